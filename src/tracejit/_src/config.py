@@ -1,0 +1,58 @@
+"""Global switches, read the way JAX reads them: `config.update("jax_enable_x64", True)`.
+
+Each option has a default that an environment variable may override at import time
+(`JAX_ENABLE_X64=1`), and is read on hot paths as a plain attribute (`config.enable_x64`), so
+reading a flag costs one attribute lookup.
+"""
+
+import os
+
+_TRUE = ("1", "true", "yes", "on", "t", "y")
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in _TRUE
+
+
+class Config:
+    """The option table. `update` checks the name so that a typo fails instead of doing nothing."""
+
+    # option name (as JAX spells it) -> (attribute, environment variable, default)
+    _options = {
+        "jax_enable_x64": ("enable_x64", "JAX_ENABLE_X64", False),
+    }
+
+    def __init__(self):
+        self._listeners = []
+        for attribute, env_name, default in self._options.values():
+            setattr(self, attribute, _env_flag(env_name, default))
+
+    def update(self, name: str, value) -> None:
+        if name not in self._options:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        attribute = self._options[name][0]
+        setattr(self, attribute, bool(value))
+        for listener in self._listeners:
+            listener(name)
+
+    def read(self, name: str):
+        if name not in self._options:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        return getattr(self, self._options[name][0])
+
+    def __getattr__(self, name: str):
+        # JAX spells reads as `config.jax_enable_x64`; attributes of the option table answer.
+        options = type(self)._options
+        if name in options:
+            return getattr(self, options[name][0])
+        raise AttributeError(name)
+
+    def on_update(self, listener) -> None:
+        """Caches keyed on an option (canonical dtypes) register here to be cleared."""
+        self._listeners.append(listener)
+
+
+config = Config()
