@@ -1,0 +1,105 @@
+"""Eager-mode dispatch cost: tracejit.numpy next to plain NumPy, measured in the same run.
+
+    python bench/eager.py [--out bench/results/eager.json]
+
+For each operation and size, the median time per call over several timing rounds, for
+NumPy and for tracejit, and the difference. Goals (issue 2): at most 2 µs per op above NumPy on
+4-element arrays, within 10% of NumPy on 1,000,000 elements, `jnp.asarray` of a small NumPy
+array at most 3 µs, `import tracejit` at most 150 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import timeit
+
+import numpy as np
+
+
+def per_call_seconds(fn, *, rounds: int = 15, target_seconds: float = 0.02) -> float:
+    """The median over `rounds` of the mean time of one call, each round about target long."""
+    number = 1
+    while timeit.timeit(fn, number=number) < target_seconds / 4:
+        number *= 4
+    times = [timeit.timeit(fn, number=number) / number for _ in range(rounds)]
+    return statistics.median(times)
+
+
+def import_seconds(module: str, runs: int = 7) -> float:
+    code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
+    times = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        times.append(float(out.stdout))
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results", "eager.json"))
+    args = parser.parse_args()
+
+    import tracejit.numpy as jnp
+
+    rows = []
+    for size in (4, 1_000_000):
+        x_np = np.linspace(0.0, 1.0, size, dtype=np.float32)
+        y_np = np.linspace(1.0, 2.0, size, dtype=np.float32)
+        x, y = jnp.asarray(x_np), jnp.asarray(y_np)
+        cases = {
+            "add": (lambda: np.add(x_np, y_np), lambda: jnp.add(x, y)),
+            "sin": (lambda: np.sin(x_np), lambda: jnp.sin(x)),
+            "x * 2 + 1": (lambda: x_np * 2 + 1, lambda: x * 2 + 1),
+        }
+        for name, (numpy_fn, tracejit_fn) in cases.items():
+            ops = 2 if name == "x * 2 + 1" else 1
+            t_numpy = per_call_seconds(numpy_fn)
+            t_tracejit = per_call_seconds(tracejit_fn)
+            rows.append(
+                {
+                    "op": name,
+                    "size": size,
+                    "numpy_us": t_numpy * 1e6,
+                    "tracejit_us": t_tracejit * 1e6,
+                    "overhead_per_op_us": (t_tracejit - t_numpy) * 1e6 / ops,
+                    "ratio": t_tracejit / t_numpy,
+                }
+            )
+        t_copy = per_call_seconds(lambda: np.array(x_np))
+        t_asarray = per_call_seconds(lambda: jnp.asarray(x_np))
+        rows.append(
+            {
+                "op": "jnp.asarray(numpy)",
+                "size": size,
+                "numpy_us": t_copy * 1e6,
+                "tracejit_us": t_asarray * 1e6,
+                "overhead_per_op_us": (t_asarray - t_copy) * 1e6,
+                "ratio": t_asarray / t_copy,
+            }
+        )
+
+    import_ms = import_seconds("tracejit") * 1e3
+    numpy_import_ms = import_seconds("numpy") * 1e3
+
+    print(f"{'op':<20} {'size':>9} {'numpy µs':>10} {'tracejit µs':>12} {'+µs/op':>8} {'ratio':>7}")
+    for r in rows:
+        print(
+            f"{r['op']:<20} {r['size']:>9} {r['numpy_us']:>10.2f} {r['tracejit_us']:>12.2f} "
+            f"{r['overhead_per_op_us']:>8.2f} {r['ratio']:>7.2f}"
+        )
+    print("(jnp.asarray is compared with np.array(x), a copy)")
+    print(f"import tracejit: {import_ms:.0f} ms (import numpy alone: {numpy_import_ms:.0f} ms)")
+
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump({"rows": rows, "import_tracejit_ms": import_ms, "import_numpy_ms": numpy_import_ms}, f, indent=2)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

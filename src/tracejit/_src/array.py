@@ -1,0 +1,134 @@
+"""`tracejit.Array`: an immutable array with a dtype that JAX's rules fixed.
+
+An Array wraps a NumPy value whose dtype is already canonical (no 64-bit types unless x64 is
+enabled) and remembers whether that dtype is *weak* (it came from a Python scalar). Arrays
+are immutable: NumPy views of them are read-only and `x[0] = 1` raises, pointing to `x.at[]`.
+Arithmetic operators and methods are attached by `tracejit.numpy` (`_src/numpy/array_methods.py`)
+so that Arrays and tracers answer the same operators the same way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracejit._src.core import ShapedArray
+
+
+class Array:
+    __slots__ = ("_value", "weak_type", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("tracejit.Array cannot be constructed directly: use jnp.array or jnp.asarray")
+
+    @property
+    def aval(self) -> ShapedArray:
+        value = self._value
+        return ShapedArray(value.shape, value.dtype, self.weak_type)
+
+    @property
+    def shape(self):
+        return self._value.shape
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def size(self):
+        return self._value.size
+
+    @property
+    def nbytes(self):
+        return self._value.nbytes
+
+    @property
+    def itemsize(self):
+        return self._value.itemsize
+
+    def __array__(self, dtype=None, copy=None):
+        if copy:
+            return np.array(self._value, dtype=dtype, copy=True)
+        view = np.asarray(self._value, dtype=dtype)
+        if view is self._value or view.base is self._value:
+            view = view.view()
+            view.flags.writeable = False
+        return view
+
+    def block_until_ready(self) -> Array:
+        return self
+
+    def is_fully_replicated(self) -> bool:
+        return True
+
+    def item(self, *args):
+        return self._value.item(*args)
+
+    def tolist(self):
+        return self._value.tolist()
+
+    def __len__(self):
+        if not self._value.ndim:
+            raise TypeError("len() of unsized object")
+        return self._value.shape[0]
+
+    def __bool__(self):
+        return bool(self._value)
+
+    def __int__(self):
+        return int(self._value)
+
+    def __float__(self):
+        return float(self._value)
+
+    def __complex__(self):
+        return complex(self._value)
+
+    def __index__(self):
+        return self._value.__index__()
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'Array'")
+
+    def __setitem__(self, index, value):
+        raise TypeError(
+            "'Array' object does not support item assignment: tracejit arrays are immutable. "
+            "Use x.at[idx].set(y) (or .add, .mul, .min, .max) for an updated copy, "
+            "e.g. x = x.at[idx].set(y)."
+        )
+
+    def __reduce__(self):
+        return (_rebuild_array, (np.asarray(self._value), self.weak_type))
+
+    def __format__(self, format_spec):
+        if self._value.ndim == 0:
+            return format(self._value.item(), format_spec)
+        return format(str(self), format_spec)
+
+    def __str__(self):
+        return str(self._value)
+
+    def __repr__(self):
+        value = np.asarray(self._value)
+        suffix = f", dtype={value.dtype.name}" + (", weak_type=True" if self.weak_type else "")
+        if value.size == 0 and value.shape != (0,):
+            body = f"[], shape={value.shape}"
+        else:
+            body = np.array2string(value, separator=", ", prefix="Array(", suffix=suffix)
+        return f"Array({body}{suffix})"
+
+
+def make_array(value, weak_type: bool = False) -> Array:
+    """Wraps a NumPy value whose dtype is already canonical. The one way Arrays are made."""
+    array = object.__new__(Array)
+    array._value = value
+    array.weak_type = weak_type
+    return array
+
+
+def _rebuild_array(value, weak_type):
+    return make_array(value, weak_type)

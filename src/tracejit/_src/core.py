@@ -1,0 +1,381 @@
+"""Abstract values, primitives, and the trace/tracer machinery every transformation is made of.
+
+A transformed function runs on *tracers* instead of arrays. Every elementary operation is a
+`Primitive`, and calling it (`sin_p.bind(x)`) asks the *current trace* to interpret it:
+
+- the eval trace (the root, `interpreters/eval.py`) runs the primitive's NumPy implementation;
+- the staging trace (`interpreters/staging.py`) records an equation into a jaxpr;
+- later transformations (JVP, batching, ...) compute their own values by binding primitives
+  again on their *parent* trace.
+
+The current trace lives in a thread-local context, not a global stack: a transformation makes a
+new trace whose `parent` is the trace that was current, installs it with `set_current_trace`
+while the user's function runs, and invalidates it afterwards. A tracer whose trace is gone and
+that shows up again (it escaped through a global, say) is caught and reported with the line
+where it was made: `UnexpectedTracerError`.
+
+A tracer stands for a value known only *abstractly*: its `aval`, a `ShapedArray(shape, dtype,
+weak_type)`. Python may branch on shapes (`if x.ndim == 0`) but not on values: `bool(tracer)`
+raises a `ConcretizationTypeError` unless the trace can provide the concrete value (as a JVP
+trace can, when its primal is concrete).
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.errors import (
+    ConcretizationTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+    describe_user_location,
+)
+
+# --------------------------------------------------------------------------------------------
+# Abstract values
+
+python_scalar_types = frozenset({bool, int, float, complex})
+
+
+class ShapedArray:
+    """What a tracer knows of its value: shape, dtype, and whether the dtype is *weak*.
+
+    A weak type (from a Python scalar) yields to the other operand in promotion:
+    `float32_array + 2.0` stays float32 because `2.0` is a weak float.
+    """
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, shape, dtype, weak_type=False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def strip_weak_type(self) -> ShapedArray:
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def str_short(self) -> str:
+        """The jaxpr printer's type: `f32[8,3]`."""
+        return f"{dtypes.short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other):
+        return (
+            type(other) is ShapedArray
+            and self.shape == other.shape
+            and self.dtype == other.dtype
+            and self.weak_type == other.weak_type
+        )
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
+
+
+def get_aval(x) -> ShapedArray:
+    """The abstract value of anything a primitive accepts: a tracer, an Array, NumPy values and
+    Python scalars (weakly typed, but for bool). Dtypes are canonicalized (no 64-bit types unless x64 is on)."""
+    if isinstance(x, Tracer):
+        return x.aval
+    aval = getattr(x, "aval", None)
+    if aval is not None:
+        return aval
+    if type(x) in python_scalar_types:
+        return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid tracejit type")
+
+
+# --------------------------------------------------------------------------------------------
+# Primitives
+
+primitives: dict[str, Primitive] = {}
+"""Every primitive ever made, by name: the rule-coverage tests walk this registry."""
+
+
+def _never_weak(all_inputs_weak, params):
+    return False
+
+
+class Primitive:
+    """An elementary operation that every interpreter knows how to handle.
+
+    Its rules are attached where the primitive is defined (see `lax/`): `impl` (NumPy),
+    `abstract_eval` (avals in, avals out), `weak_type_rule` (used by both, so eager and traced
+    results agree on weak types), and the rules of each transformation in that transformation's
+    own registry.
+    """
+
+    def __init__(self, name: str, *, multiple_results: bool = False):
+        if name in primitives:
+            raise ValueError(f"a primitive named {name!r} already exists")
+        self.name = name
+        self.multiple_results = multiple_results
+        self.weak_type_rule = _never_weak
+        primitives[name] = self
+
+    def bind(self, *args, **params):
+        return _context.trace.process_primitive(self, args, params)
+
+    def def_impl(self, impl):
+        self.impl = impl
+        return impl
+
+    def def_abstract_eval(self, abstract_eval):
+        self.abstract_eval = abstract_eval
+        return abstract_eval
+
+    def def_weak_type_rule(self, weak_type_rule):
+        """`weak_type_rule(all_inputs_weak: bool, params: dict) -> bool`."""
+        self.weak_type_rule = weak_type_rule
+        return weak_type_rule
+
+    def impl(self, *args, **params):
+        raise NotImplementedError(f"primitive {self.name} has no NumPy implementation")
+
+    def abstract_eval(self, *avals, **params):
+        raise NotImplementedError(f"primitive {self.name} has no abstract evaluation rule")
+
+    def params_to_print(self, params: dict) -> dict:
+        """The params a jaxpr printout shows; a primitive may hide defaults as JAX does."""
+        return params
+
+    def __repr__(self):
+        return self.name
+
+
+# --------------------------------------------------------------------------------------------
+# Traces and tracers
+
+
+class Trace:
+    """An interpreter of primitives. Subclasses implement `process_primitive`.
+
+    `parent` is the trace that was current when this one was made: a transformation computes
+    its own values by binding primitives on its parent.
+    """
+
+    def __init__(self, parent: Trace | None):
+        self.parent = parent
+        self.is_valid = True
+
+    def process_primitive(self, primitive: Primitive, args, params):
+        raise NotImplementedError
+
+    def invalidate(self):
+        self.is_valid = False
+
+    def describe(self) -> str:
+        """Says, for error messages, what this trace is doing (`tracing f for make_jaxpr`)."""
+        return type(self).__name__
+
+    def __repr__(self):
+        return type(self).__name__
+
+
+class Tracer:
+    """A value being traced: stands for an array within one trace.
+
+    Arithmetic operators and methods are attached by `tracejit.numpy` (they bind primitives);
+    what is defined here is what every tracer shares: its aval-derived properties and the
+    conversions to Python values, which need a concrete value the trace may not have.
+    """
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def ndim(self):
+        return self.aval.ndim
+
+    @property
+    def size(self):
+        return self.aval.size
+
+    @property
+    def weak_type(self):
+        return self.aval.weak_type
+
+    def to_concrete_value(self):
+        """The NumPy value behind this tracer when the trace knows it (e.g. the primal of a JVP
+        tracer under eager evaluation), else None."""
+        return None
+
+    def _concrete_or_raise(self, error_type, operation: str):
+        value = self.to_concrete_value()
+        if value is None:
+            raise concretization_error(self, error_type, operation)
+        return value
+
+    def __bool__(self):
+        return bool(self._concrete_or_raise(TracerBoolConversionError, "bool()"))
+
+    def __int__(self):
+        return int(self._concrete_or_raise(TracerIntegerConversionError, "int()"))
+
+    def __index__(self):
+        return int(self._concrete_or_raise(TracerIntegerConversionError, "__index__()"))
+
+    def __float__(self):
+        return float(self._concrete_or_raise(ConcretizationTypeError, "float()"))
+
+    def __complex__(self):
+        return complex(self._concrete_or_raise(ConcretizationTypeError, "complex()"))
+
+    def __array__(self, dtype=None, copy=None):
+        value = self.to_concrete_value()
+        if value is None:
+            raise concretization_error(self, TracerArrayConversionError, "numpy.asarray()")
+        return np.asarray(value, dtype=dtype)
+
+    def item(self):
+        return self._concrete_or_raise(ConcretizationTypeError, ".item()").item()
+
+    def tolist(self):
+        return np.asarray(self._concrete_or_raise(ConcretizationTypeError, ".tolist()")).tolist()
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: {type(self).__name__}")
+
+    def __setitem__(self, index, value):
+        raise TypeError(
+            f"{type(self).__name__!r} object does not support item assignment: tracejit arrays "
+            "are immutable. Use x.at[idx].set(y) (or .add, .mul, .min, .max) for an updated copy."
+        )
+
+    def __repr__(self):
+        return f"Traced<{self.aval.str_short()}>with<{self._trace!r}>"
+
+
+def concretization_error(tracer: Tracer, error_type, operation: str) -> Exception:
+    """The error for needing a concrete value from `tracer`, naming the user's line."""
+    aval = tracer.aval
+    where = describe_user_location()
+    if error_type is TracerBoolConversionError:
+        what = f"Attempted boolean conversion of traced array with shape {aval.str_short()}"
+        advice = (
+            "Python control flow (`if`, `while`, `and`/`or`) cannot branch on a traced value. "
+            "Use lax.cond or lax.select/jnp.where for value-dependent branches, lax.while_loop "
+            "for loops, or mark the argument static with static_argnums/static_argnames"
+        )
+    elif error_type is TracerIntegerConversionError:
+        what = f"The {operation} method was called on traced array with shape {aval.str_short()}"
+        advice = (
+            "An integer Python value is needed (e.g. for a shape, an index or range()). "
+            "Use lax.dynamic_slice/lax.fori_loop for value-dependent indexing and loops, or mark "
+            "the argument static with static_argnums/static_argnames"
+        )
+    elif error_type is TracerArrayConversionError:
+        what = f"The numpy.ndarray conversion method __array__() was called on traced array with shape {aval.str_short()}"  # noqa: E501
+        advice = (
+            "NumPy functions cannot operate on traced values: use tracejit.numpy (jnp) instead "
+            "of numpy inside transformed functions"
+        )
+    else:
+        what = f"Abstract tracer value encountered where concrete value is expected: {operation} of traced array with shape {aval.str_short()}"  # noqa: E501
+        advice = (
+            "Use lax.cond/lax.while_loop for value-dependent control flow, or mark the argument "
+            "static with static_argnums/static_argnames"
+        )
+    trace = tracer._trace
+    return error_type(
+        f"{what}.\nThe error occurred at {where}, {trace.describe()}: the value is only known "
+        f"abstractly there ({aval.str_short()}), not as a concrete Python value.\n{advice}."
+    )
+
+
+def escaped_tracer_error(tracer: Tracer) -> UnexpectedTracerError:
+    created = getattr(tracer, "creation_site", None)
+    made = f" It was created at {created}." if created else ""
+    return UnexpectedTracerError(
+        f"Encountered an unexpected tracer: {tracer!r}, from a transformation that has already "
+        f"finished ({tracer._trace.describe()}).{made} A traced value escaped its function "
+        "(through a global, an attribute or a closure) and was used later at "
+        f"{describe_user_location()}. Return traced values from the transformed function "
+        "instead of storing them."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The current trace
+
+
+class _TraceContext(threading.local):
+    trace: Trace = None  # the root eval trace, installed as a class default by interpreters/eval
+
+
+_context = _TraceContext()
+
+
+def current_trace() -> Trace:
+    return _context.trace
+
+
+def set_root_trace(trace: Trace) -> None:
+    """Installs the trace every thread starts with (the eval trace)."""
+    _TraceContext.trace = trace
+
+
+@contextmanager
+def set_current_trace(trace: Trace):
+    """Makes `trace` interpret primitives within the block: how a trace binds on its parent."""
+    previous = _context.trace
+    _context.trace = trace
+    try:
+        yield trace
+    finally:
+        _context.trace = previous
+
+
+@contextmanager
+def new_trace(trace: Trace):
+    """Runs the block under a freshly made trace, then invalidates it so that its tracers can
+    no longer be used: the scope of one transformation."""
+    previous = _context.trace
+    _context.trace = trace
+    try:
+        yield trace
+    finally:
+        _context.trace = previous
+        trace.invalidate()

@@ -1,0 +1,81 @@
+"""The exceptions tracejit raises for misuse of transformations, and where they point.
+
+Each derives from `JAXTypeError` (a `TypeError`) or `JAXIndexError` (an `IndexError`), so code
+written against JAX's `jax.errors` catches them under the same names. Messages say what was
+attempted, why it cannot work under tracing, what to use instead, and the user's source line
+(found by `user_location`, which skips tracejit's own frames).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class JAXTypeError(TypeError):
+    """Base of tracejit's type errors (JAX's name, kept so `except` clauses carry over)."""
+
+
+class JAXIndexError(IndexError):
+    """Base of tracejit's index errors."""
+
+
+class ConcretizationTypeError(JAXTypeError):
+    """A concrete Python value was needed from a value known only abstractly (shape and dtype)."""
+
+
+class TracerBoolConversionError(ConcretizationTypeError):
+    """`bool()` of a traced value: Python control flow cannot branch on it while staging."""
+
+
+class TracerIntegerConversionError(JAXTypeError):
+    """`int()` or `__index__` of a traced value."""
+
+
+class TracerArrayConversionError(JAXTypeError):
+    """`numpy.asarray` of a traced value: NumPy cannot compute on abstract values."""
+
+
+class UnexpectedTracerError(JAXTypeError):
+    """A tracer escaped the transformation that made it (stored in a global, returned via a side
+    channel) and was used after that transformation finished."""
+
+
+class NonConcreteBooleanIndexError(JAXIndexError):
+    """Boolean-mask indexing makes the output shape depend on values, impossible when staging."""
+
+
+class SourceLocation:
+    """A line of the user's code, kept as plain data (holding the frame would keep its locals
+    alive): `file.py:12 (fun_name): `the source line``."""
+
+    __slots__ = ("filename", "lineno", "function")
+
+    def __init__(self, filename: str, lineno: int, function: str):
+        self.filename = filename
+        self.lineno = lineno
+        self.function = function
+
+    def __str__(self):
+        import linecache
+
+        where = f"{self.filename}:{self.lineno} ({self.function})"
+        line = linecache.getline(self.filename, self.lineno).strip()
+        return f"{where}: `{line}`" if line else where
+
+
+def user_location() -> SourceLocation | None:
+    """The innermost line outside tracejit on the stack: the user's line that caused an event."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if not code.co_filename.startswith(_PACKAGE_DIR):
+            return SourceLocation(code.co_filename, frame.f_lineno, code.co_name)
+        frame = frame.f_back
+    return None
+
+
+def describe_user_location() -> str:
+    return str(user_location() or "<unknown location>")

@@ -1,0 +1,66 @@
+"""The eval trace: the root interpreter, which runs each primitive's NumPy implementation.
+
+This is eager mode. It is on the hot path of every un-jitted operation, so it does as little as
+possible: unwrap the operands to NumPy values (canonicalizing dtypes of raw NumPy inputs and
+Python scalars), call `primitive.impl`, and wrap the result with the weak type that the
+primitive's `weak_type_rule` gives, the same rule its abstract evaluation uses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.array import Array, make_array
+from tracejit._src.core import (
+    Trace,
+    Tracer,
+    escaped_tracer_error,
+    python_scalar_types,
+    set_root_trace,
+)
+
+
+def to_numpy(x):
+    """(NumPy value with a canonical dtype, weak_type) of an eager operand."""
+    if type(x) is Array:
+        return x._value, x.weak_type
+    if type(x) in python_scalar_types:
+        return dtypes.python_scalar_dtype(x).type(x), type(x) is not bool
+    if isinstance(x, (np.ndarray, np.generic)):
+        dtype = dtypes.canonicalize_dtype(x.dtype)
+        return (x if x.dtype == dtype else x.astype(dtype)), False
+    if isinstance(x, Tracer):
+        raise escaped_tracer_error(x)
+    if isinstance(x, Array):
+        return x._value, x.weak_type
+    raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid tracejit type")
+
+
+class EvalTrace(Trace):
+    def __init__(self):
+        super().__init__(parent=None)
+
+    def process_primitive(self, primitive, args, params):
+        values = []
+        all_weak = True
+        for x in args:
+            if type(x) is Array:
+                values.append(x._value)
+                all_weak = all_weak and x.weak_type
+            else:
+                value, weak = to_numpy(x)
+                values.append(value)
+                all_weak = all_weak and weak
+        out = primitive.impl(*values, **params)
+        weak = primitive.weak_type_rule(all_weak, params)
+        if primitive.multiple_results:
+            return [make_array(v, weak) for v in out]
+        return make_array(out, weak)
+
+    def describe(self):
+        return "evaluating eagerly"
+
+
+eval_trace = EvalTrace()
+set_root_trace(eval_trace)

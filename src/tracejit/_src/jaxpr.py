@@ -1,0 +1,313 @@
+"""Jaxprs: the typed, first-order IR that tracing produces and transformations consume.
+
+    { lambda c:f32[3]; a:f32[3]. let
+        b:f32[3] = sin a
+        d:f32[3] = mul b c
+      in (d,) }
+
+A `Jaxpr` has constvars (`c`, values supplied by a `ClosedJaxpr`), invars (`a`), a list of
+equations (`JaxprEqn`: a primitive applied to atoms, with static params), and outvars. Atoms are
+`Var`s (typed by an aval) or `Literal`s (scalar constants inlined into the equation that uses
+them). Names like `a`, `b`, `ba` are given at print time, in order of appearance.
+
+`check_jaxpr` type-checks a jaxpr against the primitives' abstract evaluation rules (the tests run
+it on every jaxpr they build); `eval_jaxpr` interprets one by binding its primitives on the
+current trace, which makes it the building block of every jaxpr-to-jaxpr transformation.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from tracejit._src import pretty_printer as pp
+from tracejit._src.core import Primitive, ShapedArray, get_aval
+
+_var_ids = itertools.count()
+
+
+class Var:
+    __slots__ = ("aval", "_id")
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+        self._id = next(_var_ids)
+
+    def __repr__(self):
+        return f"Var(id={self._id}):{self.aval.str_short()}"
+
+
+class DropVar(Var):
+    """An output nobody reads; printed `_`."""
+
+    def __repr__(self):
+        return f"_:{self.aval.str_short()}"
+
+
+class Literal:
+    """A scalar constant inlined into an equation: printed `2.0:f32[]`."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val, aval: ShapedArray):
+        self.val = val
+        self.aval = aval
+
+    def __repr__(self):
+        return f"{self.val}:{self.aval.str_short()}"
+
+
+class JaxprEqn:
+    __slots__ = ("invars", "outvars", "primitive", "params", "source_info")
+
+    def __init__(self, invars, outvars, primitive: Primitive, params: dict, source_info=None):
+        self.invars = list(invars)
+        self.outvars = list(outvars)
+        self.primitive = primitive
+        self.params = params
+        self.source_info = source_info
+
+    def __repr__(self):
+        return pp_eqn(self, _Names()).format()
+
+
+class Jaxpr:
+    __slots__ = ("constvars", "invars", "outvars", "eqns")
+
+    def __init__(self, constvars, invars, outvars, eqns):
+        self.constvars = list(constvars)
+        self.invars = list(invars)
+        self.outvars = list(outvars)
+        self.eqns = list(eqns)
+
+    @property
+    def in_avals(self):
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self):
+        return [v.aval for v in self.outvars]
+
+    def pretty_print(self, width: int = pp.DEFAULT_WIDTH) -> str:
+        return pp_jaxpr(self, _Names()).format(width)
+
+    def __str__(self):
+        return self.pretty_print()
+
+    __repr__ = __str__
+
+
+class ClosedJaxpr:
+    """A jaxpr together with the values of its constvars."""
+
+    __slots__ = ("jaxpr", "consts")
+
+    def __init__(self, jaxpr: Jaxpr, consts):
+        if len(jaxpr.constvars) != len(consts):
+            raise ValueError(
+                f"ClosedJaxpr: {len(jaxpr.constvars)} constvars but {len(consts)} consts"
+            )
+        self.jaxpr = jaxpr
+        self.consts = list(consts)
+
+    @property
+    def in_avals(self):
+        return self.jaxpr.in_avals
+
+    @property
+    def out_avals(self):
+        return self.jaxpr.out_avals
+
+    @property
+    def eqns(self):
+        return self.jaxpr.eqns
+
+    @property
+    def literals(self):
+        return self.consts
+
+    def pretty_print(self, width: int = pp.DEFAULT_WIDTH) -> str:
+        return self.jaxpr.pretty_print(width)
+
+    def __str__(self):
+        return self.pretty_print()
+
+    __repr__ = __str__
+
+
+# --------------------------------------------------------------------------------------------
+# Printing
+
+
+def _alphabetic_name(n: int) -> str:
+    """0 -> a, 25 -> z, 26 -> ba: base 26 with `a` as the zero digit, as JAX prints."""
+    letters = []
+    while True:
+        n, digit = divmod(n, 26)
+        letters.append(chr(ord("a") + digit))
+        if n == 0:
+            return "".join(reversed(letters))
+
+
+class _Names:
+    """Gives each Var a name the first time the printer meets it."""
+
+    def __init__(self):
+        self._names = {}
+
+    def __call__(self, var) -> str:
+        if isinstance(var, Literal):
+            return repr(var)
+        if isinstance(var, DropVar):
+            return "_"
+        name = self._names.get(var)
+        if name is None:
+            name = self._names[var] = _alphabetic_name(len(self._names))
+        return name
+
+
+def _pp_binder(var, names: _Names) -> pp.Doc:
+    return pp.text(f"{names(var)}:{var.aval.str_short()}")
+
+
+def _pp_binders(variables, names: _Names) -> pp.Doc:
+    return pp.nest(4, pp.join(pp.group(pp.brk()), [_pp_binder(v, names) for v in variables]))
+
+
+def _pp_param_value(value, names: _Names) -> pp.Doc:
+    if isinstance(value, ClosedJaxpr):
+        value = value.jaxpr
+    if isinstance(value, Jaxpr):
+        return pp_jaxpr(value, names)
+    if isinstance(value, tuple) and value and isinstance(value[0], (Jaxpr, ClosedJaxpr)):
+        items = [_pp_param_value(v, names) for v in value]
+        return pp.text("(") + pp.nest(2, pp.concat(pp.brk("") + item for item in items)) + (
+            pp.brk("") + pp.text(")")
+        )
+    if isinstance(value, np.dtype):
+        return pp.text(value.name)
+    if isinstance(value, type) and issubclass(value, np.generic):
+        return pp.text(np.dtype(value).name)
+    return pp.text(str(value))
+
+
+def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
+    lhs = pp.join(pp.text(" "), [_pp_binder(v, names) for v in eqn.outvars])
+    params = eqn.primitive.params_to_print(eqn.params)
+    rhs = pp.text(eqn.primitive.name)
+    if params:
+        items = [
+            pp.text(f"{key}=") + _pp_param_value(params[key], names) for key in sorted(params)
+        ]
+        rhs = rhs + pp.group(
+            pp.text("[")
+            + pp.nest(2, pp.brk("") + pp.join(pp.brk(), items))
+            + pp.brk("")
+            + pp.text("]")
+        )
+    args = [pp.text(names(v)) for v in eqn.invars]
+    if args:
+        rhs = rhs + pp.text(" ") + pp.join(pp.group(pp.brk()), args)
+    return lhs + pp.text(" = ") + rhs
+
+
+def pp_jaxpr(jaxpr: Jaxpr, names: _Names) -> pp.Doc:
+    header = (
+        pp.text("{ lambda ")
+        + _pp_binders(jaxpr.constvars, names)
+        + pp.text("; ")
+        + _pp_binders(jaxpr.invars, names)
+        + pp.text(". let")
+    )
+    eqns = pp.join(pp.brk("; "), [pp_eqn(eqn, names) for eqn in jaxpr.eqns])
+    outs = pp.join(pp.text(",") + pp.group(pp.brk()), [pp.text(names(v)) for v in jaxpr.outvars])
+    trailing_comma = pp.text(",") if len(jaxpr.outvars) == 1 else pp.text("")
+    body = pp.nest(4, pp.brk() + eqns)
+    tail = pp.nest(2, pp.brk() + pp.text("in (") + pp.nest(2, outs) + trailing_comma + pp.text(") }"))
+    return pp.group(header + body + tail)
+
+
+# --------------------------------------------------------------------------------------------
+# Type checking
+
+
+class JaxprTypeError(TypeError):
+    pass
+
+
+def _types_match(a: ShapedArray, b: ShapedArray) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype
+
+
+def check_jaxpr(jaxpr: Jaxpr) -> None:
+    """Raises JaxprTypeError unless every variable is bound once before use and every equation's
+    output types are what its primitive's abstract evaluation says."""
+    bound = set()
+
+    def bind(var):
+        if var in bound:
+            raise JaxprTypeError(f"variable {var!r} is bound twice")
+        bound.add(var)
+
+    def read(atom, where):
+        if isinstance(atom, Literal):
+            if atom.aval.shape != () or get_aval(atom.val).dtype != atom.aval.dtype:
+                raise JaxprTypeError(f"literal {atom!r} in {where} does not match its type")
+            return atom.aval
+        if atom not in bound:
+            raise JaxprTypeError(f"variable {atom!r} used in {where} before it is bound")
+        return atom.aval
+
+    for var in (*jaxpr.constvars, *jaxpr.invars):
+        bind(var)
+    for eqn in jaxpr.eqns:
+        where = f"equation `{eqn!r}`"
+        in_avals = [read(atom, where) for atom in eqn.invars]
+        try:
+            out = eqn.primitive.abstract_eval(*in_avals, **eqn.params)
+        except (TypeError, ValueError) as err:
+            raise JaxprTypeError(f"{where} is ill-typed: {err}") from err
+        out_avals = out if eqn.primitive.multiple_results else [out]
+        if len(out_avals) != len(eqn.outvars):
+            raise JaxprTypeError(
+                f"{where} binds {len(eqn.outvars)} outputs but its primitive gives "
+                f"{len(out_avals)}"
+            )
+        for var, aval in zip(eqn.outvars, out_avals, strict=True):
+            if not _types_match(var.aval, aval):
+                raise JaxprTypeError(
+                    f"{where}: output typed {var.aval.str_short()} but its primitive gives "
+                    f"{aval.str_short()}"
+                )
+            if not isinstance(var, DropVar):
+                bind(var)
+    for atom in jaxpr.outvars:
+        read(atom, "the outputs")
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluation
+
+
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
+    """Binds the jaxpr's primitives on the current trace: evaluation under the eval trace,
+    re-tracing under any other. Returns the list of outputs."""
+    env = {}
+
+    def read(atom):
+        return atom.val if isinstance(atom, Literal) else env[atom]
+
+    for var, value in zip(jaxpr.constvars, consts, strict=True):
+        env[var] = value
+    if len(args) != len(jaxpr.invars):
+        raise TypeError(f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
+    for var, value in zip(jaxpr.invars, args, strict=True):
+        env[var] = value
+    for eqn in jaxpr.eqns:
+        outs = eqn.primitive.bind(*map(read, eqn.invars), **eqn.params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        for var, value in zip(eqn.outvars, outs, strict=True):
+            env[var] = value
+    return [read(atom) for atom in jaxpr.outvars]
