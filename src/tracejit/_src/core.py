@@ -117,8 +117,13 @@ primitives: dict[str, Primitive] = {}
 """Every primitive ever made, by name: the rule-coverage tests walk this registry."""
 
 
-def _never_weak(all_inputs_weak, params):
+def never_weak(all_inputs_weak: bool, params: dict) -> bool:
     return False
+
+
+def weak_if_all_weak(all_inputs_weak: bool, params: dict) -> bool:
+    """Elementwise results are weak only when every operand is (`2. * 3.` is weak)."""
+    return all_inputs_weak
 
 
 class Primitive:
@@ -135,7 +140,7 @@ class Primitive:
             raise ValueError(f"a primitive named {name!r} already exists")
         self.name = name
         self.multiple_results = multiple_results
-        self.weak_type_rule = _never_weak
+        self.weak_type_rule = never_weak
         primitives[name] = self
 
     def bind(self, *args, **params):

@@ -14,6 +14,7 @@ from tracejit._src import dtypes
 from tracejit._src.array import Array, make_array
 from tracejit._src.core import (
     Trace,
+    weak_if_all_weak,
     Tracer,
     escaped_tracer_error,
     python_scalar_types,
@@ -42,25 +43,33 @@ class EvalTrace(Trace):
         super().__init__(parent=None)
 
     def process_primitive(self, primitive, args, params):
+        # Written for speed: this runs once per eager operation.
         values = []
         all_weak = True
         for x in args:
             if type(x) is Array:
                 values.append(x._value)
-                all_weak = all_weak and x.weak_type
+                if not x.weak_type:
+                    all_weak = False
             else:
                 value, weak = to_numpy(x)
                 values.append(value)
-                all_weak = all_weak and weak
-        out = primitive.impl(*values, **params)
-        weak = primitive.weak_type_rule(all_weak, params)
+                if not weak:
+                    all_weak = False
+        out = primitive.impl(*values, **params) if params else primitive.impl(*values)
+        rule = primitive.weak_type_rule
+        weak = all_weak if rule is weak_if_all_weak else rule(all_weak, params)
         if primitive.multiple_results:
             return [make_array(v, weak) for v in out]
-        return make_array(out, weak)
+        array = _new_object(Array)
+        array._value = out
+        array.weak_type = weak
+        return array
 
     def describe(self):
         return "evaluating eagerly"
 
 
+_new_object = object.__new__
 eval_trace = EvalTrace()
 set_root_trace(eval_trace)

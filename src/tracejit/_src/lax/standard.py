@@ -14,16 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import ShapedArray
-
-
-def weak_if_all_weak(all_inputs_weak: bool, params: dict) -> bool:
-    """Elementwise results are weak only when every operand is (`2. * 3.` is weak)."""
-    return all_inputs_weak
-
-
-def never_weak(all_inputs_weak: bool, params: dict) -> bool:
-    return False
+from tracejit._src.core import ShapedArray, never_weak, weak_if_all_weak  # noqa: F401
 
 
 # Dtype classes an operand may belong to, named for error messages.
