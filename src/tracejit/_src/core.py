@@ -117,13 +117,13 @@ primitives: dict[str, Primitive] = {}
 """Every primitive ever made, by name: the rule-coverage tests walk this registry."""
 
 
-def never_weak(all_inputs_weak: bool, params: dict) -> bool:
+def never_weak(weak_types: list, params: dict) -> bool:
     return False
 
 
-def weak_if_all_weak(all_inputs_weak: bool, params: dict) -> bool:
+def weak_if_all_weak(weak_types: list, params: dict) -> bool:
     """Elementwise results are weak only when every operand is (`2. * 3.` is weak)."""
-    return all_inputs_weak
+    return all(weak_types)
 
 
 class Primitive:
@@ -155,7 +155,8 @@ class Primitive:
         return abstract_eval
 
     def def_weak_type_rule(self, weak_type_rule):
-        """`weak_type_rule(all_inputs_weak: bool, params: dict) -> bool`."""
+        """`weak_type_rule(weak_types: list[bool], params: dict) -> bool`: the result's weak
+        type from each operand's."""
         self.weak_type_rule = weak_type_rule
         return weak_type_rule
 

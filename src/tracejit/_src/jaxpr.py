@@ -208,7 +208,7 @@ def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
         )
     args = [pp.text(names(v)) for v in eqn.invars]
     if args:
-        rhs = rhs + pp.text(" ") + pp.join(pp.group(pp.brk()), args)
+        rhs = rhs + pp.text(" ") + pp.nest(2, pp.join(pp.group(pp.brk()), args))
     return lhs + pp.text(" = ") + rhs
 
 

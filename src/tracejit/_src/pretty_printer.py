@@ -2,8 +2,9 @@
 
 A document is text joined with *breaks*. Inside a *group*, the breaks are either all flat (a
 space, or the text they were given) or all line breaks, chosen by whether the group fits on the
-rest of the line. A group that holds a single break gives "fill" behaviour (break only where the
-next item would not fit); `nest` sets the indentation that line breaks return to. The jaxpr
+rest of the line; only the group itself is measured, not the text that follows it (as JAX's
+printer does). A group that holds a single break gives "fill" behaviour (break once the line is
+full); `nest` sets the indentation that line breaks return to. The jaxpr
 printer builds its documents from these five constructors, so one layout algorithm decides where
 every jaxpr line breaks.
 """
@@ -84,7 +85,6 @@ _FLAT, _BREAK = 0, 1
 
 def _fits(width: int, agenda: list) -> bool:
     """Whether the agenda, read up to its first line break, fits in `width` columns."""
-    agenda = list(agenda)
     while width >= 0:
         if not agenda:
             return True
@@ -119,7 +119,7 @@ def _format(doc: Doc, width: int) -> str:
             agenda.append((indent + doc.indent, mode, doc.child))
         elif isinstance(doc, Group):
             flat = (indent, _FLAT, doc.child)
-            fits = mode == _FLAT or _fits(width - column, agenda + [flat])
+            fits = mode == _FLAT or _fits(width - column, [flat])
             agenda.append(flat if fits else (indent, _BREAK, doc.child))
         elif isinstance(doc, Break):
             if mode == _FLAT:

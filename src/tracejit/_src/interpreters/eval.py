@@ -13,6 +13,7 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.array import Array, make_array
 from tracejit._src.core import (
+    ShapedArray,
     Trace,
     weak_if_all_weak,
     Tracer,
@@ -39,32 +40,70 @@ def to_numpy(x):
 
 
 class EvalTrace(Trace):
+    """Runs NumPy. Each (primitive, operand shapes and dtypes, params) signature is checked once
+    by the primitive's abstract evaluation, which raises for bad input and says what dtype the
+    result must have; the answer is cached, so checking costs one dict lookup per operation."""
+
     def __init__(self):
         super().__init__(parent=None)
+        self.signatures = {}
 
     def process_primitive(self, primitive, args, params):
         # Written for speed: this runs once per eager operation.
         values = []
-        all_weak = True
+        weak_types = []
+        signature = [primitive]
         for x in args:
             if type(x) is Array:
-                values.append(x._value)
-                if not x.weak_type:
-                    all_weak = False
+                value = x._value
+                weak_types.append(x.weak_type)
             else:
                 value, weak = to_numpy(x)
-                values.append(value)
-                if not weak:
-                    all_weak = False
+                weak_types.append(weak)
+            values.append(value)
+            signature.append(value.shape)
+            signature.append(value.dtype)
+        if params:
+            signature.append(tuple(params.items()))
+        signature = tuple(signature)
+        try:
+            out_avals = self.signatures[signature]
+        except KeyError:
+            out_avals = self.check_signature(signature, primitive, values, params)
+        except TypeError:  # unhashable params (say, a list): check every time
+            out_avals = self.check_signature(None, primitive, values, params)
         out = primitive.impl(*values, **params) if params else primitive.impl(*values)
-        rule = primitive.weak_type_rule
-        weak = all_weak if rule is weak_if_all_weak else rule(all_weak, params)
         if primitive.multiple_results:
-            return [make_array(v, weak) for v in out]
+            return self.wrap_results(primitive, values, weak_types, params, out)
+        rule = primitive.weak_type_rule
+        weak = (False not in weak_types) if rule is weak_if_all_weak else rule(weak_types, params)
+        if out.dtype != out_avals.dtype:
+            out = out.astype(out_avals.dtype)
         array = _new_object(Array)
         array._value = out
         array.weak_type = weak
         return array
+
+    def check_signature(self, signature, primitive, values, params):
+        avals = [ShapedArray(v.shape, v.dtype) for v in values]
+        out_avals = primitive.abstract_eval(*avals, **params)
+        if signature is not None:
+            if len(self.signatures) > 50_000:
+                self.signatures.clear()
+            self.signatures[signature] = out_avals
+        return out_avals
+
+    def wrap_results(self, primitive, values, weak_types, params, outs):
+        """Wraps the outputs of a multiple-results primitive. Each output may have its own weak
+        type (sort keeps each operand's), so these take the full abstract evaluation."""
+        avals = [ShapedArray(v.shape, v.dtype, w) for v, w in zip(values, weak_types, strict=True)]
+        out_avals = primitive.abstract_eval(*avals, **params)
+        arrays = []
+        for out, aval in zip(outs, out_avals, strict=True):
+            if out.dtype != aval.dtype:
+                out = out.astype(aval.dtype)
+            arrays.append(make_array(out, aval.weak_type))
+        return arrays
 
     def describe(self):
         return "evaluating eagerly"

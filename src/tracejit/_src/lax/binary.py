@@ -1,0 +1,433 @@
+"""Binary elementwise primitives: arithmetic, bitwise logic, shifts and comparisons.
+
+Both operands have one dtype (lax does not promote; `jnp` does before it calls lax) and
+broadcast only as lax allows (see `standard.broadcast_shapes`); `pow` alone also takes an
+integer exponent with an inexact base. Results have the operands' dtype, comparisons give bool;
+a result is weak when both operands are.
+
+The eager implementations follow XLA where it differs from NumPy: integer `div` rounds toward
+zero and `rem` takes the sign of the dividend (C semantics; `x / 0` is -1, all bits set, and
+`x % 0` is x, with no error or warning); `max`/`min` propagate nan; shifts by a negative amount
+or by the bit width or more give 0 (`shift_right_arithmetic`: the sign fill); floating-point
+exceptions are silent (see `elementwise.quiet`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.lax.elementwise import quiet
+from tracejit._src.lax.standard import (
+    broadcast_shapes,
+    check_dtype,
+    check_same_dtypes,
+    elementwise_abstract_eval,
+    is_any,
+    is_float,
+    is_float_or_complex,
+    is_int,
+    is_int_or_bool,
+    is_numeric,
+    weak_if_all_weak,
+)
+
+_BOOL = np.dtype(bool)
+
+
+def _is_int_or_float(d):
+    return is_int(d) or is_float(d)
+
+
+def _is_not_complex(d):
+    return d.kind != "c"
+
+
+def _checked_abstract_eval(name: str, accepts, accepted: str, result_dtype=None):
+    """`standard.elementwise_abstract_eval` for a dtype class that `standard` does not name:
+    `accepted` names it in the error message."""
+
+    def abstract_eval(*avals, **params):
+        for aval in avals:
+            if not accepts(aval.dtype):
+                raise TypeError(
+                    f"{name} does not accept dtype {aval.dtype.name} for its operand; it needs "
+                    f"{accepted} dtype"
+                )
+        check_same_dtypes(name, *avals)
+        shape = broadcast_shapes(name, *avals)
+        dtype = avals[0].dtype if result_dtype is None else result_dtype
+        return ShapedArray(shape, dtype, all(aval.weak_type for aval in avals))
+
+    return abstract_eval
+
+
+# --- add ------------------------------------------------------------------------------------
+add_p = Primitive("add")
+
+
+def add(x, y):
+    r"""Elementwise addition: :math:`x + y`."""
+    return add_p.bind(x, y)
+
+
+add_p.def_impl(np.add)
+add_p.def_abstract_eval(elementwise_abstract_eval("add", is_numeric))
+add_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- sub ------------------------------------------------------------------------------------
+sub_p = Primitive("sub")
+
+
+def sub(x, y):
+    r"""Elementwise subtraction: :math:`x - y`."""
+    return sub_p.bind(x, y)
+
+
+sub_p.def_impl(np.subtract)
+sub_p.def_abstract_eval(elementwise_abstract_eval("sub", is_numeric))
+sub_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- mul ------------------------------------------------------------------------------------
+mul_p = Primitive("mul")
+
+
+def mul(x, y):
+    r"""Elementwise multiplication: :math:`x \times y`."""
+    return mul_p.bind(x, y)
+
+
+mul_p.def_impl(np.multiply)
+mul_p.def_abstract_eval(elementwise_abstract_eval("mul", is_numeric))
+mul_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- div ------------------------------------------------------------------------------------
+div_p = Primitive("div")
+
+
+def div(x, y):
+    r"""Elementwise division :math:`x / y`. Integer division rounds toward zero (as C does,
+    unlike Python's `//`); an integer divided by 0 gives -1 (all bits set)."""
+    return div_p.bind(x, y)
+
+
+@div_p.def_impl
+@quiet
+def _div_impl(x, y):
+    kind = x.dtype.kind
+    if kind == "u":
+        by_zero = y == 0
+        quotient = np.floor_divide(x, np.where(by_zero, 1, y))
+        return np.where(by_zero, np.invert(x.dtype.type(0)), quotient)
+    if kind == "i":
+        by_zero, by_minus_one = y == 0, y == -1
+        safe = np.where(by_zero | by_minus_one, 1, y)
+        exact = x - np.fmod(x, safe)  # x rounded toward zero to a multiple of y: no overflow
+        quotient = np.floor_divide(exact, safe)
+        quotient = np.where(by_minus_one, np.negative(x), quotient)  # -INT_MIN wraps to INT_MIN
+        return np.where(by_zero, -1, quotient)
+    return np.divide(x, y)
+
+
+div_p.def_abstract_eval(elementwise_abstract_eval("div", is_numeric))
+div_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- rem ------------------------------------------------------------------------------------
+rem_p = Primitive("rem")
+
+
+def rem(x, y):
+    r"""Elementwise remainder of :math:`x / y` rounded toward zero, with the sign of the
+    dividend (C's `fmod`, unlike Python's `%`); an integer remainder by 0 is x."""
+    return rem_p.bind(x, y)
+
+
+@rem_p.def_impl
+@quiet
+def _rem_impl(x, y):
+    if x.dtype.kind in "iu":
+        by_zero = y == 0
+        return np.where(by_zero, x, np.fmod(x, np.where(by_zero, 1, y)))
+    return np.fmod(x, y)
+
+
+rem_p.def_abstract_eval(_checked_abstract_eval("rem", _is_int_or_float, "an integer or floating"))
+rem_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- pow ------------------------------------------------------------------------------------
+pow_p = Primitive("pow")
+
+
+def pow(x, y):
+    r"""Elementwise power :math:`x^y` of a floating or complex base `x`; the exponent `y` has
+    the dtype of `x` or is an integer array."""
+    return pow_p.bind(x, y)
+
+
+@pow_p.def_impl
+@quiet
+def _pow_impl(x, y):
+    if y.dtype != x.dtype:  # an integer exponent
+        y = y.astype(x.dtype)
+    return np.power(x, y)
+
+
+@pow_p.def_abstract_eval
+def _pow_abstract_eval(x, y):
+    check_dtype("pow", x, is_float_or_complex, "first operand (the base)")
+    if not (is_int(y.dtype) or y.dtype == x.dtype):
+        raise TypeError(
+            "the first argument to pow must have an inexact dtype (float or complex), and the "
+            "second argument must have an inexact or integer dtype, and two inexact dtypes must "
+            f"match, but got {x.dtype.name} and {y.dtype.name} respectively."
+        )
+    shape = broadcast_shapes("pow", x, y)
+    return ShapedArray(shape, x.dtype, x.weak_type and y.weak_type)
+
+
+pow_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- max ------------------------------------------------------------------------------------
+max_p = Primitive("max")
+
+
+def max(x, y):
+    r"""Elementwise maximum :math:`\max(x, y)`; nan if either is nan (complex numbers compare
+    lexicographically)."""
+    return max_p.bind(x, y)
+
+
+max_p.def_impl(np.maximum)
+max_p.def_abstract_eval(elementwise_abstract_eval("max", is_any))
+max_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- min ------------------------------------------------------------------------------------
+min_p = Primitive("min")
+
+
+def min(x, y):
+    r"""Elementwise minimum :math:`\min(x, y)`; nan if either is nan (complex numbers compare
+    lexicographically)."""
+    return min_p.bind(x, y)
+
+
+min_p.def_impl(np.minimum)
+min_p.def_abstract_eval(elementwise_abstract_eval("min", is_any))
+min_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- atan2 ----------------------------------------------------------------------------------
+atan2_p = Primitive("atan2")
+
+
+def atan2(x, y):
+    r"""Elementwise two-argument arc tangent :math:`\mathrm{atan}(x / y)`, in the quadrant of
+    the point (y, x)."""
+    return atan2_p.bind(x, y)
+
+
+@atan2_p.def_impl
+@quiet
+def _atan2_impl(x, y):
+    if x.dtype.kind != "c":
+        return np.arctan2(x, y)
+    out = -1j * np.log((y + 1j * x) / np.sqrt(x * x + y * y))
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+atan2_p.def_abstract_eval(elementwise_abstract_eval("atan2", is_float_or_complex))
+atan2_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- and ------------------------------------------------------------------------------------
+and_p = Primitive("and")
+
+
+def bitwise_and(x, y):
+    r"""Elementwise bitwise AND of integers, logical AND of bools: :math:`x \wedge y`."""
+    return and_p.bind(x, y)
+
+
+and_ = bitwise_and
+
+and_p.def_impl(np.bitwise_and)
+and_p.def_abstract_eval(elementwise_abstract_eval("and", is_int_or_bool))
+and_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- or -------------------------------------------------------------------------------------
+or_p = Primitive("or")
+
+
+def bitwise_or(x, y):
+    r"""Elementwise bitwise OR of integers, logical OR of bools: :math:`x \vee y`."""
+    return or_p.bind(x, y)
+
+
+or_ = bitwise_or
+
+or_p.def_impl(np.bitwise_or)
+or_p.def_abstract_eval(elementwise_abstract_eval("or", is_int_or_bool))
+or_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- xor ------------------------------------------------------------------------------------
+xor_p = Primitive("xor")
+
+
+def bitwise_xor(x, y):
+    r"""Elementwise bitwise exclusive OR of integers, logical XOR of bools: :math:`x \oplus y`."""
+    return xor_p.bind(x, y)
+
+
+xor = bitwise_xor
+
+xor_p.def_impl(np.bitwise_xor)
+xor_p.def_abstract_eval(elementwise_abstract_eval("xor", is_int_or_bool))
+xor_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- shift_left -----------------------------------------------------------------------------
+shift_left_p = Primitive("shift_left")
+
+
+def shift_left(x, y):
+    r"""Elementwise left shift :math:`x \ll y`; 0 when y is negative or at least the bit
+    width."""
+    return shift_left_p.bind(x, y)
+
+
+shift_left_p.def_impl(np.left_shift)  # NumPy already gives 0 for out-of-range shifts
+shift_left_p.def_abstract_eval(elementwise_abstract_eval("shift_left", is_int))
+shift_left_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- shift_right_logical --------------------------------------------------------------------
+shift_right_logical_p = Primitive("shift_right_logical")
+
+
+def shift_right_logical(x, y):
+    r"""Elementwise logical right shift :math:`x \gg y`, filling with zeros (signed operands
+    are shifted as their unsigned bit patterns); 0 when y is negative or at least the bit
+    width."""
+    return shift_right_logical_p.bind(x, y)
+
+
+@shift_right_logical_p.def_impl
+def _shift_right_logical_impl(x, y):
+    if x.dtype.kind == "u":
+        return np.right_shift(x, y)
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")
+    return np.right_shift(x.view(unsigned), y.view(unsigned)).view(x.dtype)
+
+
+shift_right_logical_p.def_abstract_eval(elementwise_abstract_eval("shift_right_logical", is_int))
+shift_right_logical_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- shift_right_arithmetic -----------------------------------------------------------------
+shift_right_arithmetic_p = Primitive("shift_right_arithmetic")
+
+
+def shift_right_arithmetic(x, y):
+    r"""Elementwise arithmetic right shift :math:`x \gg y`, filling with the sign bit (unsigned
+    operands too); the sign fill when y is negative or at least the bit width."""
+    return shift_right_arithmetic_p.bind(x, y)
+
+
+@shift_right_arithmetic_p.def_impl
+def _shift_right_arithmetic_impl(x, y):
+    if x.dtype.kind == "i":
+        return np.right_shift(x, y)  # NumPy already fills with the sign when out of range
+    signed = np.dtype(f"i{x.dtype.itemsize}")
+    return np.right_shift(x.view(signed), y.view(signed)).view(x.dtype)
+
+
+shift_right_arithmetic_p.def_abstract_eval(
+    elementwise_abstract_eval("shift_right_arithmetic", is_int)
+)
+shift_right_arithmetic_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- eq -------------------------------------------------------------------------------------
+eq_p = Primitive("eq")
+
+
+def eq(x, y):
+    r"""Elementwise equality :math:`x = y`, as bool."""
+    return eq_p.bind(x, y)
+
+
+eq_p.def_impl(np.equal)
+eq_p.def_abstract_eval(elementwise_abstract_eval("eq", is_any, _BOOL))
+eq_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- ne -------------------------------------------------------------------------------------
+ne_p = Primitive("ne")
+
+
+def ne(x, y):
+    r"""Elementwise inequality :math:`x \neq y`, as bool."""
+    return ne_p.bind(x, y)
+
+
+ne_p.def_impl(np.not_equal)
+ne_p.def_abstract_eval(elementwise_abstract_eval("ne", is_any, _BOOL))
+ne_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- lt -------------------------------------------------------------------------------------
+lt_p = Primitive("lt")
+
+
+def lt(x, y):
+    r"""Elementwise less-than :math:`x < y`, as bool."""
+    return lt_p.bind(x, y)
+
+
+lt_p.def_impl(np.less)
+lt_p.def_abstract_eval(_checked_abstract_eval("lt", _is_not_complex, "a non-complex", _BOOL))
+lt_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- le -------------------------------------------------------------------------------------
+le_p = Primitive("le")
+
+
+def le(x, y):
+    r"""Elementwise less-or-equal :math:`x \leq y`, as bool."""
+    return le_p.bind(x, y)
+
+
+le_p.def_impl(np.less_equal)
+le_p.def_abstract_eval(_checked_abstract_eval("le", _is_not_complex, "a non-complex", _BOOL))
+le_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- gt -------------------------------------------------------------------------------------
+gt_p = Primitive("gt")
+
+
+def gt(x, y):
+    r"""Elementwise greater-than :math:`x > y`, as bool."""
+    return gt_p.bind(x, y)
+
+
+gt_p.def_impl(np.greater)
+gt_p.def_abstract_eval(_checked_abstract_eval("gt", _is_not_complex, "a non-complex", _BOOL))
+gt_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- ge -------------------------------------------------------------------------------------
+ge_p = Primitive("ge")
+
+
+def ge(x, y):
+    r"""Elementwise greater-or-equal :math:`x \geq y`, as bool."""
+    return ge_p.bind(x, y)
+
+
+ge_p.def_impl(np.greater_equal)
+ge_p.def_abstract_eval(_checked_abstract_eval("ge", _is_not_complex, "a non-complex", _BOOL))
+ge_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- nextafter ------------------------------------------------------------------------------
+nextafter_p = Primitive("nextafter")
+
+
+def nextafter(x1, x2):
+    r"""Elementwise next representable value after `x1` in the direction of `x2`."""
+    return nextafter_p.bind(x1, x2)
+
+
+nextafter_p.def_impl(np.nextafter)
+nextafter_p.def_abstract_eval(elementwise_abstract_eval("nextafter", is_float))
+nextafter_p.def_weak_type_rule(weak_if_all_weak)

@@ -1,0 +1,389 @@
+"""Contractions: dot_general and its wrappers lax.dot_general, lax.dot and lax.batch_matmul.
+
+`dot_general` contracts the dimensions listed in `dimension_numbers`,
+`((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))`, and pairs up the batch
+dimensions. The result's dimensions are, in order: the batch dimensions (in `lhs_batch`
+order), the remaining lhs dimensions, then the remaining rhs dimensions, as in XLA's DotGeneral.
+
+Result dtype: `preferred_element_type` when given (a wider integer accumulator, say), else a
+dtype of the inputs: operands of different dtypes may be mixed, and the result takes the dtype
+of the operand of the higher category (bool < integer < floating < complex), then the wider one,
+then the signed integer over the unsigned one and bfloat16 over float16. The result is weak
+only when both operands are. Integer results wrap around in their dtype; float16/bfloat16 are
+computed in float32 and rounded once; a complex product converted to a real type keeps its real
+part.
+
+In eager mode the contraction is one `np.matmul`: each operand is transposed to (batch, free,
+contracting) order and reshaped to a (batched) matrix, so plain and batched matrix products
+reach BLAS without copies when the layout already fits.
+
+`precision` is recorded (printed as JAX does) but has no effect on the NumPy computation,
+which is always done at full precision of the computing dtype.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import math
+import operator
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.lax.standard import weak_if_all_weak
+
+# --------------------------------------------------------------------------------------------
+# Precision
+
+
+class Precision(enum.Enum):
+    """The precision of a contraction on accelerators: `DEFAULT` (fastest, e.g. one bfloat16
+    pass), `HIGH` (three bfloat16 passes, or tensorfloat32) or `HIGHEST` (full float32).
+    Strings name them too: 'default'/'bfloat16'/'fastest', 'high'/'bfloat16_3x'/
+    'tensorfloat32', 'highest'/'float32'."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value):
+        return _PRECISION_NAMES.get(value) if isinstance(value, str) else None
+
+    def __repr__(self):
+        return f"Precision.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+
+_PRECISION_NAMES = {
+    **dict.fromkeys(("default", "bfloat16", "fastest"), Precision.DEFAULT),
+    **dict.fromkeys(("high", "bfloat16_3x", "tensorfloat32"), Precision.HIGH),
+    **dict.fromkeys(("highest", "float32"), Precision.HIGHEST),
+}
+
+
+def _one_precision(value):
+    if isinstance(value, Precision):
+        return value
+    return _PRECISION_NAMES.get(value) if isinstance(value, str) else None
+
+
+def _canonical_precision(name: str, precision):
+    """None, or a pair of Precisions (lhs, rhs): the `precision` param."""
+    if precision is None:
+        return None
+    one = _one_precision(precision)
+    if one is not None:
+        return (one, one)
+    if isinstance(precision, (tuple, list)) and len(precision) == 2:
+        pair = tuple(_one_precision(p) for p in precision)
+        if None not in pair:
+            return pair
+    raise ValueError(
+        f"{name}: precision must be None, a lax.Precision value, one of the strings "
+        f"{sorted(_PRECISION_NAMES)}, or a pair of those (for lhs and rhs); got {precision!r}"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Dimension numbers and shapes
+
+
+def _dims(value) -> tuple:
+    if isinstance(value, (int, np.integer)):
+        return (operator.index(value),)
+    return tuple(operator.index(d) for d in value)
+
+
+def _canonical_dimension_numbers(dimension_numbers) -> tuple:
+    """The `dimension_numbers` param: four tuples of ints (a single int stands for a tuple)."""
+    try:
+        return _canonical_dimension_numbers_cached(dimension_numbers)
+    except TypeError:  # unhashable (lists), or malformed: the uncached call says which
+        return _canonical_dimension_numbers_uncached(dimension_numbers)
+
+
+def _canonical_dimension_numbers_uncached(dimension_numbers) -> tuple:
+    try:
+        (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+        return (
+            (_dims(lhs_contract), _dims(rhs_contract)),
+            (_dims(lhs_batch), _dims(rhs_batch)),
+        )
+    except (TypeError, ValueError):
+        raise TypeError(
+            "dot_general: dimension_numbers must be ((lhs_contracting_dims, "
+            "rhs_contracting_dims), (lhs_batch_dims, rhs_batch_dims)), got "
+            f"{dimension_numbers!r}"
+        ) from None
+
+
+_canonical_dimension_numbers_cached = functools.lru_cache(maxsize=256)(
+    _canonical_dimension_numbers_uncached
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def _dot_general_shape(lhs_shape, rhs_shape, dimension_numbers) -> tuple:
+    """The result shape; raises TypeError for dimension numbers that do not fit the shapes."""
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    operands = f"(lhs shape {lhs_shape}, rhs shape {rhs_shape})"
+
+    def fail(message):
+        raise TypeError(f"dot_general requires {message} {operands}")
+
+    for side, shape, contract, batch in (
+        ("lhs", lhs_shape, lhs_contract, lhs_batch),
+        ("rhs", rhs_shape, rhs_contract, rhs_batch),
+    ):
+        if not all(0 <= d < len(shape) for d in (*contract, *batch)):
+            fail(
+                f"{side} dimension numbers to be nonnegative and less than the number of axes "
+                f"of the {side} value, got {side}_batch of {batch} and {side}_contracting of "
+                f"{contract} for {side} of rank {len(shape)}"
+            )
+        if len(set(contract)) != len(contract):
+            fail(f"{side} contracting dimensions to be distinct, got {side}_contracting {contract}")
+        if len(set(batch)) != len(batch):
+            fail(f"{side} batch dimensions to be distinct, got {side}_batch {batch}")
+        if set(batch) & set(contract):
+            fail(
+                f"{side} batch dimensions to be disjoint from contracting dimensions, got "
+                f"{side}_batch {batch} and {side}_contracting {contract}"
+            )
+    if len(lhs_batch) != len(rhs_batch):
+        fail(
+            f"equal numbers of lhs_batch and rhs_batch dimensions, got lhs_batch {lhs_batch} "
+            f"and rhs_batch {rhs_batch}"
+        )
+    lhs_batch_shape = tuple(lhs_shape[d] for d in lhs_batch)
+    rhs_batch_shape = tuple(rhs_shape[d] for d in rhs_batch)
+    if lhs_batch_shape != rhs_batch_shape:
+        fail(
+            "lhs batch dimensions and rhs batch dimensions to have the same shape, got "
+            f"{lhs_batch_shape} and {rhs_batch_shape}"
+        )
+    lhs_contract_shape = tuple(lhs_shape[d] for d in lhs_contract)
+    rhs_contract_shape = tuple(rhs_shape[d] for d in rhs_contract)
+    if lhs_contract_shape != rhs_contract_shape:
+        fail(
+            "contracting dimensions to have the same shape, got "
+            f"{lhs_contract_shape} and {rhs_contract_shape}"
+        )
+    lhs_used, rhs_used = {*lhs_contract, *lhs_batch}, {*rhs_contract, *rhs_batch}
+    return (
+        lhs_batch_shape
+        + tuple(d for i, d in enumerate(lhs_shape) if i not in lhs_used)
+        + tuple(d for i, d in enumerate(rhs_shape) if i not in rhs_used)
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Dtypes
+
+
+def _dtype_rank(dtype: np.dtype) -> tuple:
+    """Orders dtypes for the result of a mixed-dtype product."""
+    if dtypes.is_complex(dtype):
+        category = 3
+    elif dtypes.is_float(dtype):
+        category = 2
+    else:
+        category = 0 if dtype == np.bool_ else 1
+    preferred = dtype == dtypes.bfloat16 or dtypes.issubdtype(dtype, np.signedinteger)
+    return (category, dtype.itemsize, preferred)
+
+
+@functools.cache
+def _result_dtype(lhs_dtype: np.dtype, rhs_dtype: np.dtype) -> np.dtype:
+    if lhs_dtype == rhs_dtype:
+        return lhs_dtype
+    return max(lhs_dtype, rhs_dtype, key=_dtype_rank)
+
+
+def _bit_width(dtype: np.dtype) -> int:
+    if dtype == np.bool_:
+        return 1
+    if dtypes.is_complex(dtype):
+        return dtype.itemsize * 4
+    return dtype.itemsize * 8
+
+
+def _check_preferred(result: np.dtype, preferred: np.dtype) -> None:
+    """A preferred type may be narrower than the inputs' type only for floating inputs."""
+    if not dtypes.is_float(result) and _bit_width(preferred) < _bit_width(result):
+        raise TypeError(
+            "dot_general: `preferred_element_type` must not be narrower than the original "
+            f"type, got preferred_element_type of {preferred.name} for result type of "
+            f"{result.name}."
+        )
+
+
+def _compute_dtype(lhs_dtype: np.dtype, rhs_dtype: np.dtype, out_dtype: np.dtype) -> np.dtype:
+    """The dtype NumPy multiplies in: one that np.matmul supports, wide enough for the inputs
+    and the result (integers wrap around alike in any width from the result's up)."""
+    operands = (lhs_dtype, rhs_dtype, out_dtype)
+    if lhs_dtype.kind == "c" or rhs_dtype.kind == "c":
+        return np.dtype(np.complex128 if _WIDE_INEXACT.intersection(operands) else np.complex64)
+    if any(dtypes.is_inexact(d) for d in operands):
+        return np.dtype(np.float64 if _WIDE_INEXACT.intersection(operands) else np.float32)
+    if out_dtype == np.bool_:
+        return out_dtype
+    return np.dtype(np.int64 if max(d.itemsize for d in operands) == 8 else np.int32)
+
+
+_WIDE_INEXACT = frozenset((np.dtype(np.float64), np.dtype(np.complex128)))
+
+
+# --------------------------------------------------------------------------------------------
+# The contraction in NumPy
+
+
+@functools.lru_cache(maxsize=512)
+def _matmul_plan(dimension_numbers, lhs_ndim: int, rhs_ndim: int):
+    """Transpositions that put lhs in (batch, free, contracting) order and rhs in (batch,
+    contracting, free) order, and the number of batch/lhs-free/contracting dimensions."""
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    lhs_free = tuple(i for i in range(lhs_ndim) if i not in lhs_contract and i not in lhs_batch)
+    rhs_free = tuple(i for i in range(rhs_ndim) if i not in rhs_contract and i not in rhs_batch)
+    lhs_perm = lhs_batch + lhs_free + lhs_contract
+    rhs_perm = rhs_batch + rhs_contract + rhs_free
+    return lhs_perm, rhs_perm, len(lhs_batch), len(lhs_free), len(lhs_contract)
+
+
+def _contract(lhs, rhs, dimension_numbers):
+    lhs_perm, rhs_perm, nb, nf, nc = _matmul_plan(dimension_numbers, lhs.ndim, rhs.ndim)
+    lhs = lhs.transpose(lhs_perm)
+    rhs = rhs.transpose(rhs_perm)
+    batch_shape = lhs.shape[:nb]
+    lhs_free_shape = lhs.shape[nb : nb + nf]
+    rhs_free_shape = rhs.shape[nb + nc :]
+    m, k, n = math.prod(lhs_free_shape), math.prod(lhs.shape[nb + nf :]), math.prod(rhs_free_shape)
+    if nb:
+        b = math.prod(batch_shape)
+        out = np.matmul(lhs.reshape(b, m, k), rhs.reshape(b, k, n))
+    else:
+        out = np.matmul(lhs.reshape(m, k), rhs.reshape(k, n))
+    return out.reshape(batch_shape + lhs_free_shape + rhs_free_shape)
+
+
+# Dtypes that np.matmul multiplies in their own type (through BLAS for the inexact ones).
+_MATMUL_NATIVE = frozenset(
+    np.dtype(d) for d in (np.float32, np.float64, np.complex64, np.complex128, np.int32, np.int64)
+)
+_MATRIX_PRODUCT = (((1,), (0,)), ((), ()))
+
+
+# --- dot_general ----------------------------------------------------------------------------
+dot_general_p = Primitive("dot_general")
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """General contraction of `lhs` and `rhs`.
+
+    `dimension_numbers` is `((lhs_contracting_dims, rhs_contracting_dims), (lhs_batch_dims,
+    rhs_batch_dims))`. The result has the batch dimensions first, then the lhs dimensions that
+    are neither batch nor contracting, then those of rhs. `precision` (None, a `Precision`, a
+    string naming one, or a pair for lhs and rhs) is recorded only; `preferred_element_type`
+    sets the result dtype (by default, the inputs' dtype).
+    """
+    dimension_numbers = _canonical_dimension_numbers(dimension_numbers)
+    _dot_general_shape(np.shape(lhs), np.shape(rhs), dimension_numbers)
+    return dot_general_p.bind(
+        lhs,
+        rhs,
+        dimension_numbers=dimension_numbers,
+        precision=_canonical_precision("dot_general", precision),
+        preferred_element_type=dtypes.check_user_dtype(preferred_element_type, "dot_general"),
+    )
+
+
+@dot_general_p.def_impl
+def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+    out_dtype = preferred_element_type
+    if out_dtype is None:  # (not `or`: a NumPy dtype without fields is falsy)
+        out_dtype = _result_dtype(lhs.dtype, rhs.dtype)
+    if lhs.dtype == rhs.dtype == out_dtype and out_dtype in _MATMUL_NATIVE:
+        if dimension_numbers == _MATRIX_PRODUCT and lhs.ndim == 2 and rhs.ndim == 2:
+            return np.matmul(lhs, rhs)
+        return _contract(lhs, rhs, dimension_numbers)
+    compute = _compute_dtype(lhs.dtype, rhs.dtype, out_dtype)
+    out = _contract(
+        lhs.astype(compute, copy=False), rhs.astype(compute, copy=False), dimension_numbers
+    )
+    if compute.kind == "c" and out_dtype.kind != "c":
+        out = out.real
+    return out.astype(out_dtype, copy=False)
+
+
+@dot_general_p.def_abstract_eval
+def _dot_general_abstract_eval(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+    shape = _dot_general_shape(lhs.shape, rhs.shape, dimension_numbers)
+    dtype = _result_dtype(lhs.dtype, rhs.dtype)
+    if preferred_element_type is not None:
+        _check_preferred(dtype, preferred_element_type)
+        dtype = preferred_element_type
+    return ShapedArray(shape, dtype, lhs.weak_type and rhs.weak_type)
+
+
+dot_general_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _dot_general_params_to_print(params: dict) -> dict:
+    """As JAX prints them: dimension numbers as lists, and no `None` precision or type."""
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = params["dimension_numbers"]
+    shown = {
+        "dimension_numbers": (
+            (list(lhs_contract), list(rhs_contract)),
+            (list(lhs_batch), list(rhs_batch)),
+        )
+    }
+    if params["precision"] is not None:
+        shown["precision"] = params["precision"]
+    if params["preferred_element_type"] is not None:
+        shown["preferred_element_type"] = params["preferred_element_type"]
+    return shown
+
+
+dot_general_p.params_to_print = _dot_general_params_to_print
+
+
+# --- dot ------------------------------------------------------------------------------------
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None):
+    """Vector/matrix product of `lhs` and `rhs` (each of rank 1 or 2), contracting the last
+    dimension of `lhs` with the first of `rhs`; with `dimension_numbers`, the same as
+    `dot_general`. Stages `dot_general`."""
+    if dimension_numbers is None:
+        lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
+        if not (
+            len(lhs_shape) in (1, 2) and len(rhs_shape) in (1, 2) and lhs_shape[-1] == rhs_shape[0]
+        ):
+            raise ValueError(
+                "dot: dimension_numbers must be specified when not performing simple "
+                "un-batched matrix-matrix, matrix-vector, or vector-vector products; got "
+                f"lhs_shape={lhs_shape} rhs_shape={rhs_shape}"
+            )
+        dimension_numbers = (((len(lhs_shape) - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+
+
+# --- batch_matmul ---------------------------------------------------------------------------
+def batch_matmul(lhs, rhs, precision=None):
+    """Batched matrix product: `lhs[..., i, k] * rhs[..., k, j]` summed over `k`, with equal
+    leading (batch) dimensions. Stages `dot_general`."""
+    lhs_ndim, rhs_ndim = np.ndim(lhs), np.ndim(rhs)
+    if min(lhs_ndim, rhs_ndim) < 2:
+        raise ValueError(
+            f"Arguments to batch_matmul must be at least 2D, got {lhs_ndim}, {rhs_ndim}"
+        )
+    if lhs_ndim != rhs_ndim:
+        raise ValueError(
+            f"Arguments to batch_matmul must have same ndim, got {lhs_ndim}, {rhs_ndim}"
+        )
+    batch = tuple(range(lhs_ndim - 2))
+    dimension_numbers = (((lhs_ndim - 1,), (rhs_ndim - 2,)), (batch, batch))
+    return dot_general(lhs, rhs, dimension_numbers, precision)

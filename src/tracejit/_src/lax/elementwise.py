@@ -1,0 +1,791 @@
+"""Unary elementwise primitives (math functions), one block per primitive.
+
+Each takes one operand of the dtype class it accepts (floating, floating or complex, integer,
+...; see `standard`) and gives a result of the same shape, of the operand's dtype except where
+a block says otherwise (`is_finite` gives bool; `abs`, `real` and `imag` of complex give the
+real dtype; `conj` of a real gives complex). NumPy or SciPy implements each in eager mode, in
+the operand's dtype (`keep_dtype` casts back where SciPy computes wider).
+
+Like XLA, the implementations are silent about floating-point exceptions: `log(0.)` is `-inf`
+and `sqrt(-1.)` is `nan` without a NumPy RuntimeWarning. Impls that can raise one on finite
+input are wrapped in `quiet`, which switches NumPy's error handling off for the call (a
+context-variable set and reset: about 0.2us per call); those that only warn on inf/nan input
+are not.
+"""
+
+from __future__ import annotations
+
+import enum
+import operator
+
+import numpy as np
+import scipy.special
+
+from tracejit._src import dtypes
+from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.lax.standard import (
+    check_dtype,
+    elementwise_abstract_eval,
+    is_complex,
+    is_float,
+    is_float_or_complex,
+    is_int,
+    is_int_or_bool,
+    is_numeric,
+    is_signed,
+    keep_dtype,
+    weak_if_all_weak,
+)
+
+# --------------------------------------------------------------------------------------------
+# Silencing NumPy's floating-point warnings
+
+try:  # NumPy >= 2 keeps its error state in a context variable: setting it is cheap.
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
+    _IGNORE_ALL = _make_extobj(all="ignore")
+    _token = _extobj_contextvar.set(_IGNORE_ALL)
+    try:
+        _fast_quiet = np.geterr()["divide"] == "ignore"
+    finally:
+        _extobj_contextvar.reset(_token)
+except (ImportError, AttributeError, TypeError):
+    _fast_quiet = False
+
+
+def quiet(fn):
+    """`fn` with NumPy's floating-point error reporting off (XLA gives inf/nan silently)."""
+    if not _fast_quiet:
+        return np.errstate(all="ignore")(fn)
+    set_state, reset_state = _extobj_contextvar.set, _extobj_contextvar.reset
+
+    def quiet_fn(*args, **params):
+        token = set_state(_IGNORE_ALL)
+        try:
+            return fn(*args, **params)
+        finally:
+            reset_state(token)
+
+    quiet_fn.__wrapped__ = fn
+    return quiet_fn
+
+
+def _is_integral(x) -> bool:
+    """Whether a canonical NumPy value holds integers or bools (cheaper than issubdtype)."""
+    return x.dtype.kind in "iub"
+
+
+def _unsigned(dtype) -> np.dtype:
+    return np.dtype(f"u{dtype.itemsize}")
+
+
+def _unary(name, accepts):
+    return elementwise_abstract_eval(name, accepts)
+
+
+# --- neg ------------------------------------------------------------------------------------
+neg_p = Primitive("neg")
+
+
+def neg(x):
+    r"""Elementwise negation: :math:`-x` (wraps around for unsigned integers)."""
+    return neg_p.bind(x)
+
+
+neg_p.def_impl(np.negative)
+neg_p.def_abstract_eval(_unary("neg", is_numeric))
+neg_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- sign -----------------------------------------------------------------------------------
+sign_p = Primitive("sign")
+
+
+def sign(x):
+    r"""Elementwise sign: -1, 0 or 1 for reals (signed zeros and nan kept); :math:`x/|x|` for
+    complex (0 for 0)."""
+    return sign_p.bind(x)
+
+
+@quiet
+def _complex_sign(x):
+    magnitude = np.abs(x)
+    return np.where(magnitude == 0, x, x / magnitude)
+
+
+@sign_p.def_impl
+def _sign_impl(x):
+    kind = x.dtype.kind
+    if kind in "iu":
+        return np.sign(x)
+    if kind == "c":
+        return _complex_sign(x)
+    return np.copysign(np.sign(x), x)  # NumPy's sign(-0.) is +0.
+
+
+sign_p.def_abstract_eval(_unary("sign", is_numeric))
+sign_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- floor ----------------------------------------------------------------------------------
+floor_p = Primitive("floor")
+
+
+def floor(x):
+    r"""Elementwise floor: :math:`\lfloor x \rfloor`."""
+    return floor_p.bind(x)
+
+
+floor_p.def_impl(np.floor)
+floor_p.def_abstract_eval(_unary("floor", is_float))
+floor_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- ceil -----------------------------------------------------------------------------------
+ceil_p = Primitive("ceil")
+
+
+def ceil(x):
+    r"""Elementwise ceiling: :math:`\lceil x \rceil`."""
+    return ceil_p.bind(x)
+
+
+ceil_p.def_impl(np.ceil)
+ceil_p.def_abstract_eval(_unary("ceil", is_float))
+ceil_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- round ----------------------------------------------------------------------------------
+round_p = Primitive("round")
+
+
+class RoundingMethod(enum.IntEnum):
+    """How `round` breaks ties: away from zero (C's `round`) or to the nearest even integer."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+    def __str__(self):  # jaxprs print `rounding_method=0`, on every Python version
+        return str(self.value)
+
+
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
+    r"""Elementwise rounding to the nearest integer; `rounding_method` breaks ties (halves
+    round away from zero by default, as C's `round` does)."""
+    return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+@round_p.def_impl
+def _round_impl(x, *, rounding_method):
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return np.rint(x)
+    fraction, whole = np.modf(x)  # exact, and silent for inf and nan
+    return np.copysign(np.abs(whole) + (np.abs(fraction) >= 0.5), x)
+
+
+round_p.def_abstract_eval(_unary("round", is_float))
+round_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- is_finite ------------------------------------------------------------------------------
+is_finite_p = Primitive("is_finite")
+
+
+def is_finite(x):
+    r"""Elementwise test for finiteness (neither infinite nor nan); gives bool."""
+    return is_finite_p.bind(x)
+
+
+is_finite_p.def_impl(np.isfinite)
+is_finite_p.def_abstract_eval(elementwise_abstract_eval("is_finite", is_float, np.dtype(bool)))
+is_finite_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- exp ------------------------------------------------------------------------------------
+exp_p = Primitive("exp")
+
+
+def exp(x):
+    r"""Elementwise exponential: :math:`e^x`."""
+    return exp_p.bind(x)
+
+
+exp_p.def_impl(quiet(np.exp))
+exp_p.def_abstract_eval(_unary("exp", is_float_or_complex))
+exp_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- exp2 -----------------------------------------------------------------------------------
+exp2_p = Primitive("exp2")
+
+
+def exp2(x):
+    r"""Elementwise base-2 exponential: :math:`2^x`."""
+    return exp2_p.bind(x)
+
+
+exp2_p.def_impl(quiet(np.exp2))
+exp2_p.def_abstract_eval(_unary("exp2", is_float_or_complex))
+exp2_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- log ------------------------------------------------------------------------------------
+log_p = Primitive("log")
+
+
+def log(x):
+    r"""Elementwise natural logarithm: :math:`\log(x)`."""
+    return log_p.bind(x)
+
+
+log_p.def_impl(quiet(np.log))
+log_p.def_abstract_eval(_unary("log", is_float_or_complex))
+log_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- log1p ----------------------------------------------------------------------------------
+log1p_p = Primitive("log1p")
+
+
+def log1p(x):
+    r"""Elementwise :math:`\log(1 + x)`, accurate for small x."""
+    return log1p_p.bind(x)
+
+
+log1p_p.def_impl(quiet(np.log1p))
+log1p_p.def_abstract_eval(_unary("log1p", is_float_or_complex))
+log1p_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- expm1 ----------------------------------------------------------------------------------
+expm1_p = Primitive("expm1")
+
+
+def expm1(x):
+    r"""Elementwise :math:`e^x - 1`, accurate for small x."""
+    return expm1_p.bind(x)
+
+
+expm1_p.def_impl(quiet(np.expm1))
+expm1_p.def_abstract_eval(_unary("expm1", is_float_or_complex))
+expm1_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- tanh -----------------------------------------------------------------------------------
+tanh_p = Primitive("tanh")
+
+
+def tanh(x):
+    r"""Elementwise hyperbolic tangent: :math:`\tanh(x)`."""
+    return tanh_p.bind(x)
+
+
+tanh_p.def_impl(np.tanh)
+tanh_p.def_abstract_eval(_unary("tanh", is_float_or_complex))
+tanh_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- logistic -------------------------------------------------------------------------------
+logistic_p = Primitive("logistic")
+
+
+def logistic(x):
+    r"""Elementwise logistic (sigmoid) function: :math:`\frac{1}{1 + e^{-x}}`."""
+    return logistic_p.bind(x)
+
+
+_expit = keep_dtype(scipy.special.expit)
+
+
+@logistic_p.def_impl
+@quiet
+def _logistic_impl(x):
+    if x.dtype.kind == "c":
+        return 1 / (1 + np.exp(-x))
+    return _expit(x)
+
+
+logistic_p.def_abstract_eval(_unary("logistic", is_float_or_complex))
+logistic_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- sin ------------------------------------------------------------------------------------
+sin_p = Primitive("sin")
+
+
+def sin(x):
+    r"""Elementwise sine: :math:`\sin(x)`."""
+    return sin_p.bind(x)
+
+
+sin_p.def_impl(np.sin)
+sin_p.def_abstract_eval(elementwise_abstract_eval("sin", is_float_or_complex))
+sin_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- cos ------------------------------------------------------------------------------------
+cos_p = Primitive("cos")
+
+
+def cos(x):
+    r"""Elementwise cosine: :math:`\cos(x)`."""
+    return cos_p.bind(x)
+
+
+cos_p.def_impl(np.cos)
+cos_p.def_abstract_eval(_unary("cos", is_float_or_complex))
+cos_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- tan ------------------------------------------------------------------------------------
+tan_p = Primitive("tan")
+
+
+def tan(x):
+    r"""Elementwise tangent: :math:`\tan(x)`."""
+    return tan_p.bind(x)
+
+
+tan_p.def_impl(np.tan)
+tan_p.def_abstract_eval(_unary("tan", is_float_or_complex))
+tan_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- asin -----------------------------------------------------------------------------------
+asin_p = Primitive("asin")
+
+
+def asin(x):
+    r"""Elementwise arc sine: :math:`\mathrm{asin}(x)` (nan outside [-1, 1] for reals)."""
+    return asin_p.bind(x)
+
+
+asin_p.def_impl(quiet(np.arcsin))
+asin_p.def_abstract_eval(_unary("asin", is_float_or_complex))
+asin_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- acos -----------------------------------------------------------------------------------
+acos_p = Primitive("acos")
+
+
+def acos(x):
+    r"""Elementwise arc cosine: :math:`\mathrm{acos}(x)` (nan outside [-1, 1] for reals)."""
+    return acos_p.bind(x)
+
+
+acos_p.def_impl(quiet(np.arccos))
+acos_p.def_abstract_eval(_unary("acos", is_float_or_complex))
+acos_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- atan -----------------------------------------------------------------------------------
+atan_p = Primitive("atan")
+
+
+def atan(x):
+    r"""Elementwise arc tangent: :math:`\mathrm{atan}(x)`."""
+    return atan_p.bind(x)
+
+
+atan_p.def_impl(quiet(np.arctan))  # complex atan has poles at +-1j
+atan_p.def_abstract_eval(_unary("atan", is_float_or_complex))
+atan_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- sinh -----------------------------------------------------------------------------------
+sinh_p = Primitive("sinh")
+
+
+def sinh(x):
+    r"""Elementwise hyperbolic sine: :math:`\sinh(x)`."""
+    return sinh_p.bind(x)
+
+
+sinh_p.def_impl(quiet(np.sinh))
+sinh_p.def_abstract_eval(_unary("sinh", is_float_or_complex))
+sinh_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- cosh -----------------------------------------------------------------------------------
+cosh_p = Primitive("cosh")
+
+
+def cosh(x):
+    r"""Elementwise hyperbolic cosine: :math:`\cosh(x)`."""
+    return cosh_p.bind(x)
+
+
+cosh_p.def_impl(quiet(np.cosh))
+cosh_p.def_abstract_eval(_unary("cosh", is_float_or_complex))
+cosh_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- asinh ----------------------------------------------------------------------------------
+asinh_p = Primitive("asinh")
+
+
+def asinh(x):
+    r"""Elementwise inverse hyperbolic sine: :math:`\mathrm{asinh}(x)`."""
+    return asinh_p.bind(x)
+
+
+asinh_p.def_impl(quiet(np.arcsinh))
+asinh_p.def_abstract_eval(_unary("asinh", is_float_or_complex))
+asinh_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- acosh ----------------------------------------------------------------------------------
+acosh_p = Primitive("acosh")
+
+
+def acosh(x):
+    r"""Elementwise inverse hyperbolic cosine: :math:`\mathrm{acosh}(x)` (nan below 1 for
+    reals)."""
+    return acosh_p.bind(x)
+
+
+acosh_p.def_impl(quiet(np.arccosh))
+acosh_p.def_abstract_eval(_unary("acosh", is_float_or_complex))
+acosh_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- atanh ----------------------------------------------------------------------------------
+atanh_p = Primitive("atanh")
+
+
+def atanh(x):
+    r"""Elementwise inverse hyperbolic tangent: :math:`\mathrm{atanh}(x)` (+-inf at +-1, nan
+    beyond for reals)."""
+    return atanh_p.bind(x)
+
+
+atanh_p.def_impl(quiet(np.arctanh))
+atanh_p.def_abstract_eval(_unary("atanh", is_float_or_complex))
+atanh_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- sqrt -----------------------------------------------------------------------------------
+sqrt_p = Primitive("sqrt")
+
+
+def sqrt(x):
+    r"""Elementwise square root: :math:`\sqrt{x}` (nan for negative reals)."""
+    return sqrt_p.bind(x)
+
+
+sqrt_p.def_impl(quiet(np.sqrt))
+sqrt_p.def_abstract_eval(_unary("sqrt", is_float_or_complex))
+sqrt_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- rsqrt ----------------------------------------------------------------------------------
+rsqrt_p = Primitive("rsqrt")
+
+
+def rsqrt(x):
+    r"""Elementwise reciprocal square root: :math:`\frac{1}{\sqrt{x}}`."""
+    return rsqrt_p.bind(x)
+
+
+@rsqrt_p.def_impl
+@quiet
+def _rsqrt_impl(x):
+    return np.reciprocal(np.sqrt(x))
+
+
+rsqrt_p.def_abstract_eval(_unary("rsqrt", is_float_or_complex))
+rsqrt_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- cbrt -----------------------------------------------------------------------------------
+cbrt_p = Primitive("cbrt")
+
+
+def cbrt(x):
+    r"""Elementwise real cube root: :math:`\sqrt[3]{x}`."""
+    return cbrt_p.bind(x)
+
+
+cbrt_p.def_impl(np.cbrt)
+cbrt_p.def_abstract_eval(_unary("cbrt", is_float))
+cbrt_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- abs ------------------------------------------------------------------------------------
+abs_p = Primitive("abs")
+
+
+def abs(x):
+    r"""Elementwise absolute value :math:`|x|`; the modulus, of the real dtype, for complex x.
+    Signed integers wrap around (`abs` of the most negative value is itself)."""
+    return abs_p.bind(x)
+
+
+@abs_p.def_abstract_eval
+def _abs_abstract_eval(x):
+    check_dtype("abs", x, is_signed)
+    dtype = np.dtype(x.dtype.char.lower()) if x.dtype.kind == "c" else x.dtype
+    return ShapedArray(x.shape, dtype, x.weak_type)
+
+
+abs_p.def_impl(np.abs)
+abs_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- not ------------------------------------------------------------------------------------
+not_p = Primitive("not")
+
+
+def bitwise_not(x):
+    r"""Elementwise bitwise NOT of integers (:math:`\lnot x`), logical NOT of bools."""
+    return not_p.bind(x)
+
+
+not_ = bitwise_not
+
+not_p.def_impl(np.invert)
+not_p.def_abstract_eval(_unary("not", is_int_or_bool))
+not_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- integer_pow ----------------------------------------------------------------------------
+integer_pow_p = Primitive("integer_pow")
+
+
+def integer_pow(x, y):
+    r"""Elementwise power :math:`x^y` with a fixed Python integer exponent `y`."""
+    if isinstance(y, float) and y.is_integer():
+        y = int(y)
+    try:
+        y = operator.index(y)
+    except TypeError:
+        raise TypeError(
+            f"integer_pow needs an integer exponent y, got {y!r} of type {type(y).__name__}"
+        ) from None
+    return integer_pow_p.bind(x, y=y)
+
+
+@integer_pow_p.def_impl
+@quiet
+def _integer_pow_impl(x, *, y):
+    if y == 2:
+        return np.square(x)
+    if y < 0 and _is_integral(x):
+        raise TypeError(_negative_integer_power_message(x, y))
+    out = np.power(x, y)
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+def _negative_integer_power_message(x, y) -> str:
+    shape = ",".join(map(str, x.shape))
+    got = f"integer_pow({x.dtype.name}[{shape}], {y})"
+    return f"Integers cannot be raised to negative powers, got {got}"
+
+
+@integer_pow_p.def_abstract_eval
+def _integer_pow_abstract_eval(x, *, y):
+    check_dtype("integer_pow", x, is_numeric)
+    if y < 0 and is_int(x.dtype):
+        raise TypeError(_negative_integer_power_message(x, y))
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+integer_pow_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- square ---------------------------------------------------------------------------------
+square_p = Primitive("square")
+
+
+def square(x):
+    r"""Elementwise square: :math:`x^2`."""
+    return square_p.bind(x)
+
+
+square_p.def_impl(np.square)
+square_p.def_abstract_eval(_unary("square", is_numeric))
+square_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- erf ------------------------------------------------------------------------------------
+erf_p = Primitive("erf")
+
+
+def erf(x):
+    r"""Elementwise error function: :math:`\mathrm{erf}(x)`."""
+    return erf_p.bind(x)
+
+
+erf_p.def_impl(keep_dtype(scipy.special.erf))
+erf_p.def_abstract_eval(_unary("erf", is_float))
+erf_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- erfc -----------------------------------------------------------------------------------
+erfc_p = Primitive("erfc")
+
+
+def erfc(x):
+    r"""Elementwise complementary error function: :math:`1 - \mathrm{erf}(x)`."""
+    return erfc_p.bind(x)
+
+
+erfc_p.def_impl(keep_dtype(scipy.special.erfc))
+erfc_p.def_abstract_eval(_unary("erfc", is_float))
+erfc_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- erf_inv --------------------------------------------------------------------------------
+erf_inv_p = Primitive("erf_inv")
+
+
+def erf_inv(x):
+    r"""Elementwise inverse error function: :math:`\mathrm{erf}^{-1}(x)`."""
+    return erf_inv_p.bind(x)
+
+
+erf_inv_p.def_impl(keep_dtype(scipy.special.erfinv))
+erf_inv_p.def_abstract_eval(_unary("erf_inv", is_float))
+erf_inv_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- lgamma ---------------------------------------------------------------------------------
+lgamma_p = Primitive("lgamma")
+
+
+def lgamma(x):
+    r"""Elementwise log of the absolute value of the gamma function: :math:`\log|\Gamma(x)|`."""
+    return lgamma_p.bind(x)
+
+
+@lgamma_p.def_impl
+def _lgamma_impl(x):
+    out = scipy.special.gammaln(x)
+    out = np.where(x == -np.inf, np.inf, out)  # SciPy gives -inf there, XLA +inf
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+lgamma_p.def_abstract_eval(_unary("lgamma", is_float))
+lgamma_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- digamma --------------------------------------------------------------------------------
+digamma_p = Primitive("digamma")
+
+
+def digamma(x):
+    r"""Elementwise digamma function: :math:`\psi(x) = \frac{d}{dx}\log\Gamma(x)` (nan at
+    the poles 0, -1, -2, ...)."""
+    return digamma_p.bind(x)
+
+
+@digamma_p.def_impl
+def _digamma_impl(x):
+    out = scipy.special.digamma(x)
+    out = np.where(x == 0, np.nan, out)  # SciPy gives -+inf at +-0, XLA nan like other poles
+    return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+digamma_p.def_abstract_eval(_unary("digamma", is_float))
+digamma_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- real -----------------------------------------------------------------------------------
+real_p = Primitive("real")
+
+
+def real(x):
+    r"""Elementwise real part of a complex number, of the real dtype: :math:`\mathrm{Re}(x)`."""
+    return real_p.bind(x)
+
+
+@real_p.def_impl
+def _real_impl(x):
+    return x.real.copy()  # not a view: the input may be the caller's writable array
+
+
+@real_p.def_abstract_eval
+def _real_abstract_eval(x):
+    check_dtype("real", x, is_complex)
+    return ShapedArray(x.shape, np.dtype(x.dtype.char.lower()), x.weak_type)
+
+
+real_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- imag -----------------------------------------------------------------------------------
+imag_p = Primitive("imag")
+
+
+def imag(x):
+    r"""Elementwise imaginary part of a complex number, of the real dtype:
+    :math:`\mathrm{Im}(x)`."""
+    return imag_p.bind(x)
+
+
+@imag_p.def_impl
+def _imag_impl(x):
+    return x.imag.copy()
+
+
+@imag_p.def_abstract_eval
+def _imag_abstract_eval(x):
+    check_dtype("imag", x, is_complex)
+    return ShapedArray(x.shape, np.dtype(x.dtype.char.lower()), x.weak_type)
+
+
+imag_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- conj -----------------------------------------------------------------------------------
+conj_p = Primitive("conj")
+_COMPLEX_OF = {
+    np.dtype(np.float32): np.dtype(np.complex64),
+    np.dtype(np.float64): np.dtype(np.complex128),
+}
+
+
+def conj(x):
+    r"""Elementwise complex conjugate :math:`\overline{x}`; a float32/float64 operand gives its
+    complex counterpart (complex64/complex128). The param `input_dtype` records the operand's
+    dtype."""
+    return conj_p.bind(x, input_dtype=dtypes.dtype_of(x))
+
+
+@conj_p.def_impl
+def _conj_impl(x, *, input_dtype):
+    if x.dtype.kind == "c":
+        return np.conj(x)
+    return x.astype(_COMPLEX_OF[x.dtype])
+
+
+@conj_p.def_abstract_eval
+def _conj_abstract_eval(x, *, input_dtype):
+    if x.dtype.kind != "c" and x.dtype not in _COMPLEX_OF:
+        raise TypeError(
+            f"conj does not accept dtype {x.dtype.name} for its operand; it needs a float32, "
+            "float64 or complex dtype"
+        )
+    return ShapedArray(x.shape, _COMPLEX_OF.get(x.dtype, x.dtype), x.weak_type)
+
+
+conj_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- population_count -----------------------------------------------------------------------
+population_count_p = Primitive("population_count")
+
+
+def population_count(x):
+    r"""Elementwise count of the bits set in an integer's two's-complement representation."""
+    return population_count_p.bind(x)
+
+
+_BYTE_POPCOUNT = np.array([i.bit_count() for i in range(256)], dtype=np.uint8)
+
+
+@population_count_p.def_impl
+def _population_count_impl(x):
+    bits = x.view(_unsigned(x.dtype))  # NumPy's bitwise_count counts |x| for signed x
+    if hasattr(np, "bitwise_count"):  # NumPy >= 2
+        return np.bitwise_count(bits).astype(x.dtype)
+    per_byte = _BYTE_POPCOUNT[np.asarray(bits).view(np.uint8)]
+    counts = per_byte.reshape(np.shape(x) + (x.dtype.itemsize,)).sum(axis=-1)
+    return counts.astype(x.dtype)
+
+
+population_count_p.def_abstract_eval(_unary("population_count", is_int))
+population_count_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- clz ------------------------------------------------------------------------------------
+clz_p = Primitive("clz")
+
+
+def clz(x):
+    r"""Elementwise count of leading zero bits in an integer's two's-complement representation
+    (the bit width for 0)."""
+    return clz_p.bind(x)
+
+
+def _bit_length_32(u):
+    """Bit lengths of unsigned values below 2**32 (exact in float64, whose exponent tells)."""
+    return np.frexp(u.astype(np.float64))[1]
+
+
+@clz_p.def_impl
+def _clz_impl(x):
+    bits = x.dtype.itemsize * 8
+    u = x.view(_unsigned(x.dtype))
+    if bits <= 32:
+        length = _bit_length_32(u)
+    else:
+        high = u >> np.uint64(32)
+        low = u & np.uint64(0xFFFFFFFF)
+        length = np.where(high != 0, 32 + _bit_length_32(high), _bit_length_32(low))
+    return (bits - length).astype(x.dtype)
+
+
+clz_p.def_abstract_eval(_unary("clz", is_int))
+clz_p.def_weak_type_rule(weak_if_all_weak)

@@ -1,0 +1,333 @@
+"""Reductions over axes: reduce_sum/max/min/prod/and/or/xor and argmax/argmin.
+
+Each removes the dimensions listed in `axes` (sorted, non-negative; the wrappers normalize
+negative axes) and keeps the operand's dtype and weak type, except arg reductions, which give
+`index_dtype` and are never weak.
+
+Reductions follow XLA rather than NumPy where the two differ:
+
+- a reduction over no elements gives the monoid's identity: 0 for sums, 1 for products, the
+  lowest value (-inf, iinfo.min, False) for max, the highest for min, all ones for `and`;
+  NumPy raises for the max of nothing;
+- integer sums and products stay in the operand's dtype and wrap around (NumPy widens int32
+  to int64); float16 and bfloat16 accumulate in float32 and round once at the end;
+- max/min propagate NaN, and order -0.0 below +0.0 (`max(-0., 0.)` is `0.`);
+- argmax/argmin give the index of the first NaN, if any, and otherwise of the first extremum.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.core import Primitive, ShapedArray, get_aval
+from tracejit._src.lax.standard import (
+    check_dtype,
+    is_any,
+    is_int_or_bool,
+    is_numeric,
+    never_weak,
+    normalize_axes,
+    weak_if_all_weak,
+)
+
+
+def _reduced_shape(name: str, aval: ShapedArray, axes) -> tuple:
+    axes = normalize_axes(name, axes, aval.ndim)
+    return tuple(d for i, d in enumerate(aval.shape) if i not in axes)
+
+
+def _shape(x) -> tuple:
+    try:
+        return x.shape  # arrays and tracers
+    except AttributeError:
+        return np.shape(x)  # Python scalars
+
+
+_axes_cache: dict = {}  # (axes, ndim) -> canonical axes, for the wrappers' hot path
+
+
+def _canonical_axes(name: str, operand, axes) -> tuple:
+    """The `axes` param for a wrapper's user input: ints, negative ones counted from the end,
+    in range, no repeats, sorted."""
+    ndim = len(_shape(operand))
+    try:
+        return _axes_cache[axes, ndim]
+    except (KeyError, TypeError):  # not seen yet, or unhashable (a list)
+        pass
+    given = tuple(operator.index(a) for a in axes)
+    canonical = tuple(sorted(a + ndim if a < 0 else a for a in given))
+    if canonical and not (0 <= canonical[0] and canonical[-1] < ndim):
+        raise ValueError(
+            f"{name}: reduction axes {given} contain out-of-bounds indices for "
+            f"{get_aval(operand).str_short()}"
+        )
+    if len(set(canonical)) != len(canonical):
+        raise ValueError(f"{name}: duplicate value in 'axes' of reduction: {given}")
+    if type(axes) is tuple and len(_axes_cache) < 4096:
+        _axes_cache[axes, ndim] = canonical
+    return canonical
+
+
+def _reduction_abstract_eval(name: str, accepts):
+    def abstract_eval(operand, *, axes):
+        check_dtype(name, operand, accepts)
+        return ShapedArray(_reduced_shape(name, operand, axes), operand.dtype, operand.weak_type)
+
+    return abstract_eval
+
+
+# float16 and bfloat16 sums and products accumulate in float32, as XLA's CPU and GPU backends
+# do; NumPy would accumulate in the narrow type.
+_NARROW_FLOATS = frozenset(np.dtype(d) for d in (dtypes.float16, dtypes.bfloat16))
+
+
+def _accumulating(numpy_reduce):
+    def impl(operand, *, axes):
+        dtype = operand.dtype
+        if dtype in _NARROW_FLOATS:
+            return numpy_reduce(operand, axis=axes, dtype=np.float32).astype(dtype)
+        return numpy_reduce(operand, axis=axes, dtype=dtype)
+
+    return impl
+
+
+def _lowest(dtype: np.dtype):
+    if dtype == np.bool_:
+        return False
+    if dtype.kind in "iu":
+        return dtypes.iinfo(dtype).min
+    return -np.inf
+
+
+def _highest(dtype: np.dtype):
+    if dtype == np.bool_:
+        return True
+    if dtype.kind in "iu":
+        return dtypes.iinfo(dtype).max
+    return np.inf
+
+
+def _extremum(numpy_reduce, identity, negative_zero_wins: bool):
+    """The impl of reduce_max (`negative_zero_wins=False`: +0. beats -0.) or reduce_min."""
+
+    def impl(operand, *, axes):
+        dtype = operand.dtype
+        if operand.size == 0:
+            shape = tuple(d for i, d in enumerate(operand.shape) if i not in axes)
+            return np.full(shape, identity(dtype), dtype)
+        # ml_dtypes floats (bfloat16, ...): NumPy's NaN handling is unreliable for them.
+        x = operand.astype(np.float32) if dtype.kind == "V" else operand
+        out = numpy_reduce(x, axis=axes)
+        if x.dtype.kind == "f":
+            out = _order_signed_zeros(out, x, axes, negative_zero_wins)
+        return out if x is operand else out.astype(dtype)
+
+    return impl
+
+
+def _order_signed_zeros(out, operand, axes, negative_wins: bool):
+    """NumPy returns whichever zero it met first; XLA orders -0. below +0."""
+    if out.all():  # no zeros (NaNs are truthy)
+        return out
+    zeros = out == 0
+    signs = np.signbit(operand)
+    wanted = (operand == 0) & (signs if negative_wins else ~signs)
+    found = np.any(wanted, axis=axes)
+    winner, loser = (-0.0, 0.0) if negative_wins else (0.0, -0.0)
+    dtype = operand.dtype
+    fixed = np.where(found, dtype.type(winner), dtype.type(loser))
+    return np.where(zeros, fixed, out).astype(dtype, copy=False)
+
+
+# --- reduce_sum -----------------------------------------------------------------------------
+reduce_sum_p = Primitive("reduce_sum")
+
+
+def reduce_sum(operand, axes):
+    """Sum of `operand` over `axes`."""
+    return reduce_sum_p.bind(operand, axes=_canonical_axes("reduce_sum", operand, axes))
+
+
+reduce_sum_p.def_impl(_accumulating(np.sum))
+reduce_sum_p.def_abstract_eval(_reduction_abstract_eval("reduce_sum", is_numeric))
+reduce_sum_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- reduce_max -----------------------------------------------------------------------------
+reduce_max_p = Primitive("reduce_max")
+
+
+def reduce_max(operand, axes):
+    """Maximum of `operand` over `axes`: NaN if any element is NaN, the lowest value of the
+    dtype (-inf, iinfo.min, False) over no elements. Complex numbers compare
+    lexicographically."""
+    return reduce_max_p.bind(operand, axes=_canonical_axes("reduce_max", operand, axes))
+
+
+reduce_max_p.def_impl(_extremum(np.max, _lowest, negative_zero_wins=False))
+reduce_max_p.def_abstract_eval(_reduction_abstract_eval("reduce_max", is_any))
+reduce_max_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- reduce_min -----------------------------------------------------------------------------
+reduce_min_p = Primitive("reduce_min")
+
+
+def reduce_min(operand, axes):
+    """Minimum of `operand` over `axes`: NaN if any element is NaN, the highest value of the
+    dtype (inf, iinfo.max, True) over no elements. Complex numbers compare
+    lexicographically."""
+    return reduce_min_p.bind(operand, axes=_canonical_axes("reduce_min", operand, axes))
+
+
+reduce_min_p.def_impl(_extremum(np.min, _highest, negative_zero_wins=True))
+reduce_min_p.def_abstract_eval(_reduction_abstract_eval("reduce_min", is_any))
+reduce_min_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- reduce_prod ----------------------------------------------------------------------------
+reduce_prod_p = Primitive("reduce_prod")
+
+
+def reduce_prod(operand, axes):
+    """Product of `operand` over `axes` (integers wrap around on overflow)."""
+    return reduce_prod_p.bind(operand, axes=_canonical_axes("reduce_prod", operand, axes))
+
+
+reduce_prod_p.def_impl(_accumulating(np.prod))
+reduce_prod_p.def_abstract_eval(_reduction_abstract_eval("reduce_prod", is_numeric))
+reduce_prod_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- reduce_and -----------------------------------------------------------------------------
+reduce_and_p = Primitive("reduce_and")
+
+
+def reduce_and(operand, axes):
+    """Logical (bool) or bitwise (integers) AND of `operand` over `axes`."""
+    return reduce_and_p.bind(operand, axes=_canonical_axes("reduce_and", operand, axes))
+
+
+@reduce_and_p.def_impl
+def _reduce_and_impl(operand, *, axes):
+    if operand.dtype == np.bool_:
+        return np.all(operand, axis=axes)
+    return np.bitwise_and.reduce(operand, axis=axes)
+
+
+reduce_and_p.def_abstract_eval(_reduction_abstract_eval("reduce_and", is_int_or_bool))
+reduce_and_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- reduce_or ------------------------------------------------------------------------------
+reduce_or_p = Primitive("reduce_or")
+
+
+def reduce_or(operand, axes):
+    """Logical (bool) or bitwise (integers) OR of `operand` over `axes`."""
+    return reduce_or_p.bind(operand, axes=_canonical_axes("reduce_or", operand, axes))
+
+
+@reduce_or_p.def_impl
+def _reduce_or_impl(operand, *, axes):
+    if operand.dtype == np.bool_:
+        return np.any(operand, axis=axes)
+    return np.bitwise_or.reduce(operand, axis=axes)
+
+
+reduce_or_p.def_abstract_eval(_reduction_abstract_eval("reduce_or", is_int_or_bool))
+reduce_or_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- reduce_xor -----------------------------------------------------------------------------
+reduce_xor_p = Primitive("reduce_xor")
+
+
+def reduce_xor(operand, axes):
+    """Logical (bool) or bitwise (integers) XOR of `operand` over `axes`."""
+    return reduce_xor_p.bind(operand, axes=_canonical_axes("reduce_xor", operand, axes))
+
+
+@reduce_xor_p.def_impl
+def _reduce_xor_impl(operand, *, axes):
+    return np.bitwise_xor.reduce(operand, axis=axes)
+
+
+reduce_xor_p.def_abstract_eval(_reduction_abstract_eval("reduce_xor", is_int_or_bool))
+reduce_xor_p.def_weak_type_rule(weak_if_all_weak)
+
+
+# --- argmax / argmin helpers ----------------------------------------------------------------
+
+
+def _arg_params(name: str, operand, axis, index_dtype) -> dict:
+    shape = _shape(operand)
+    ndim = len(shape)
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"{name}: Invalid axis {axis} for operand shape {shape}")
+    axis = axis + ndim if axis < 0 else axis
+    if shape[axis] == 0:
+        raise ValueError(
+            f"{name}: argmin and argmax require non-empty reduced dimension. "
+            f"operand.shape={shape} axis={axis}"
+        )
+    index_dtype = dtypes.check_user_dtype(index_dtype, name)
+    if index_dtype is None or not dtypes.is_int(index_dtype):
+        raise TypeError(f"{name}: index_dtype must be an integer type, but got {index_dtype}")
+    return {"axes": (axis,), "index_dtype": index_dtype}
+
+
+def _arg_abstract_eval(name: str):
+    def abstract_eval(operand, *, axes, index_dtype):
+        if dtypes.is_complex(operand.dtype):
+            raise TypeError(
+                f"{name} does not accept dtype {operand.dtype.name} for its operand; it needs a "
+                "real (integer, floating-point or boolean) dtype"
+            )
+        if not dtypes.is_int(index_dtype):
+            raise TypeError(f"{name}: index_dtype must be an integer type, but got {index_dtype}")
+        shape = _reduced_shape(name, operand, axes)
+        if len(axes) != 1 or operand.shape[axes[0]] == 0:
+            raise ValueError(
+                f"{name}: argmin and argmax require one non-empty reduced dimension. "
+                f"operand {operand.str_short()}, axes={axes}"
+            )
+        return ShapedArray(shape, index_dtype)
+
+    return abstract_eval
+
+
+def _arg_impl(numpy_arg):
+    def impl(operand, *, axes, index_dtype):
+        if operand.dtype.kind == "V":  # ml_dtypes floats: NumPy's NaN handling is unreliable
+            operand = operand.astype(np.float32)
+        return numpy_arg(operand, axis=axes[0]).astype(index_dtype, copy=False)
+
+    return impl
+
+
+# --- argmax ---------------------------------------------------------------------------------
+argmax_p = Primitive("argmax")
+
+
+def argmax(operand, axis, index_dtype):
+    """Index of the maximum of `operand` along `axis`, as `index_dtype`: the first NaN if there
+    is one, else the first occurrence of the maximum."""
+    return argmax_p.bind(operand, **_arg_params("argmax", operand, axis, index_dtype))
+
+
+argmax_p.def_impl(_arg_impl(np.argmax))
+argmax_p.def_abstract_eval(_arg_abstract_eval("argmax"))
+argmax_p.def_weak_type_rule(never_weak)
+
+# --- argmin ---------------------------------------------------------------------------------
+argmin_p = Primitive("argmin")
+
+
+def argmin(operand, axis, index_dtype):
+    """Index of the minimum of `operand` along `axis`, as `index_dtype`: the first NaN if there
+    is one, else the first occurrence of the minimum."""
+    return argmin_p.bind(operand, **_arg_params("argmin", operand, axis, index_dtype))
+
+
+argmin_p.def_impl(_arg_impl(np.argmin))
+argmin_p.def_abstract_eval(_arg_abstract_eval("argmin"))
+argmin_p.def_weak_type_rule(never_weak)

@@ -1,0 +1,102 @@
+"""Sorting along one dimension: the multi-operand `sort` primitive and lax.sort/sort_key_val.
+
+`sort` takes one or more operands of one shape and sorts them along `dimension`, ordering by
+the first `num_keys` operands lexicographically (the first key primary) and permuting every
+operand the same way; it returns one array per operand, each with its operand's dtype and weak
+type. The order is XLA's: ascending, -0.0 and 0.0 equal, NaNs after everything else, complex
+numbers by real part and then imaginary part, False before True. The implementation is always
+stable (`is_stable=False` only allows an unstable sort, and equal keys are indistinguishable
+unless other operands ride along).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.lax.standard import normalize_axes, weak_if_all_weak
+
+# --- sort -----------------------------------------------------------------------------------
+sort_p = Primitive("sort", multiple_results=True)
+
+
+def sort(operand, dimension=-1, is_stable=True, num_keys=1):
+    """Sorts `operand` (an array, or a sequence of arrays of one shape) along `dimension`.
+
+    With a sequence, the first `num_keys` arrays are the keys, compared lexicographically with
+    the first key primary, and the others are permuted alike; a sequence gives a tuple of
+    arrays, an array gives an array. Ascending order, NaNs last, -0.0 equal to 0.0.
+    """
+    single = not isinstance(operand, (tuple, list))
+    operands = (operand,) if single else tuple(operand)
+    num_keys = operator.index(num_keys)
+    if not operands:
+        raise TypeError("sort requires at least one operand")
+    if single and num_keys != 1:
+        raise ValueError(f"sort: num_keys={num_keys} must equal 1 for a single operand.")
+    if not 1 <= num_keys <= len(operands):
+        raise ValueError(
+            f"sort: num_keys={num_keys} must be between 1 and len(operand)={len(operands)}"
+        )
+    shapes = [np.shape(x) for x in operands]
+    if any(shape != shapes[0] for shape in shapes):
+        raise TypeError(
+            f"Arguments to sort must have equal shapes, got: {' '.join(map(str, shapes))}"
+        )
+    ndim = len(shapes[0])
+    dimension = operator.index(dimension)
+    if not -ndim <= dimension < ndim:
+        raise ValueError(f"sort: axis {dimension} is out of bounds for array of dimension {ndim}")
+    out = sort_p.bind(
+        *operands,
+        dimension=dimension + ndim if dimension < 0 else dimension,
+        is_stable=bool(is_stable),
+        num_keys=num_keys,
+    )
+    return out[0] if single else tuple(out)
+
+
+def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    """Sorts `keys` along `dimension` and permutes `values` alike: returns (keys, values)."""
+    return sort((keys, values), dimension, is_stable, num_keys=1)
+
+
+def _sort_key(x):
+    """A NumPy array that NumPy's sorts order as XLA orders `x` (ml_dtypes floats such as
+    bfloat16 would put NaNs anywhere: they are compared as float32, which holds them exactly)."""
+    return x.astype(np.float32) if x.dtype.kind == "V" else x
+
+
+@sort_p.def_impl
+def _sort_impl(*operands, dimension, is_stable, num_keys):
+    if len(operands) == 1 and operands[0].dtype.kind != "V":
+        return [np.sort(operands[0], axis=dimension, kind="stable")]
+    if num_keys == 1:
+        perm = np.argsort(_sort_key(operands[0]), axis=dimension, kind="stable")
+    else:
+        keys = [_sort_key(key) for key in reversed(operands[:num_keys])]
+        perm = np.lexsort(keys, axis=dimension)
+    return [np.take_along_axis(x, perm, axis=dimension) for x in operands]
+
+
+@sort_p.def_abstract_eval
+def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
+    if not operands:
+        raise TypeError("sort requires at least one operand")
+    if any(x.shape != operands[0].shape for x in operands):
+        got = " ".join(x.str_short() for x in operands)
+        raise TypeError(f"Arguments to sort must have equal shapes, got: {got}")
+    if not 1 <= num_keys <= len(operands):
+        raise ValueError(
+            f"sort: num_keys={num_keys} must be between 1 and the number of operands "
+            f"{len(operands)}"
+        )
+    normalize_axes("sort", (dimension,), operands[0].ndim)
+    return [ShapedArray(x.shape, x.dtype, x.weak_type) for x in operands]
+
+
+# The eval trace gives every output of a primitive one weak type: each output is weak when all
+# operands are; the abstract evaluation above keeps each operand's own weak type.
+sort_p.def_weak_type_rule(weak_if_all_weak)
