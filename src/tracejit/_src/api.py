@@ -35,10 +35,10 @@ class ShapeDtypeStruct:
         return int(np.prod(self.shape, dtype=np.int64))
 
     def __eq__(self, other):
-        return (
-            isinstance(other, ShapeDtypeStruct)
-            and (self.shape, self.dtype, self.weak_type)
-            == (other.shape, other.dtype, other.weak_type)
+        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
+            other.shape,
+            other.dtype,
+            other.weak_type,
         )
 
     def __hash__(self):
@@ -114,4 +114,6 @@ def block_until_ready(x):
 def device_get(x):
     """The pytree `x` with every array replaced by a NumPy array."""
     leaves, tree = tree_flatten(x)
-    return tree_unflatten(tree, [np.asarray(leaf) if hasattr(leaf, "__array__") else leaf for leaf in leaves])
+    return tree_unflatten(
+        tree, [np.asarray(leaf) if hasattr(leaf, "__array__") else leaf for leaf in leaves]
+    )

@@ -19,7 +19,9 @@ class Array:
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
-        raise TypeError("tracejit.Array cannot be constructed directly: use jnp.array or jnp.asarray")
+        raise TypeError(
+            "tracejit.Array cannot be constructed directly: use jnp.array or jnp.asarray"
+        )
 
     @property
     def aval(self) -> ShapedArray:

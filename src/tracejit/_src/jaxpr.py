@@ -182,8 +182,10 @@ def _pp_param_value(value, names: _Names) -> pp.Doc:
         return pp_jaxpr(value, names)
     if isinstance(value, tuple) and value and isinstance(value[0], (Jaxpr, ClosedJaxpr)):
         items = [_pp_param_value(v, names) for v in value]
-        return pp.text("(") + pp.nest(2, pp.concat(pp.brk("") + item for item in items)) + (
-            pp.brk("") + pp.text(")")
+        return (
+            pp.text("(")
+            + pp.nest(2, pp.concat(pp.brk("") + item for item in items))
+            + (pp.brk("") + pp.text(")"))
         )
     if isinstance(value, np.dtype):
         return pp.text(value.name)
@@ -197,9 +199,7 @@ def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
     params = eqn.primitive.params_to_print(eqn.params)
     rhs = pp.text(eqn.primitive.name)
     if params:
-        items = [
-            pp.text(f"{key}=") + _pp_param_value(params[key], names) for key in sorted(params)
-        ]
+        items = [pp.text(f"{key}=") + _pp_param_value(params[key], names) for key in sorted(params)]
         rhs = rhs + pp.group(
             pp.text("[")
             + pp.nest(2, pp.brk("") + pp.join(pp.brk(), items))
@@ -224,7 +224,9 @@ def pp_jaxpr(jaxpr: Jaxpr, names: _Names) -> pp.Doc:
     outs = pp.join(pp.text(",") + pp.group(pp.brk()), [pp.text(names(v)) for v in jaxpr.outvars])
     trailing_comma = pp.text(",") if len(jaxpr.outvars) == 1 else pp.text("")
     body = pp.nest(4, pp.brk() + eqns)
-    tail = pp.nest(2, pp.brk() + pp.text("in (") + pp.nest(2, outs) + trailing_comma + pp.text(") }"))
+    tail = pp.nest(
+        2, pp.brk() + pp.text("in (") + pp.nest(2, outs) + trailing_comma + pp.text(") }")
+    )
     return pp.group(header + body + tail)
 
 
@@ -271,8 +273,7 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
         out_avals = out if eqn.primitive.multiple_results else [out]
         if len(out_avals) != len(eqn.outvars):
             raise JaxprTypeError(
-                f"{where} binds {len(eqn.outvars)} outputs but its primitive gives "
-                f"{len(out_avals)}"
+                f"{where} binds {len(eqn.outvars)} outputs but its primitive gives {len(out_avals)}"
             )
         for var, aval in zip(eqn.outvars, out_avals, strict=True):
             if not _types_match(var.aval, aval):
@@ -301,7 +302,9 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
     for var, value in zip(jaxpr.constvars, consts, strict=True):
         env[var] = value
     if len(args) != len(jaxpr.invars):
-        raise TypeError(f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}")
+        raise TypeError(
+            f"eval_jaxpr: the jaxpr takes {len(jaxpr.invars)} arguments, got {len(args)}"
+        )
     for var, value in zip(jaxpr.invars, args, strict=True):
         env[var] = value
     for eqn in jaxpr.eqns:

@@ -9,7 +9,7 @@ The eager implementations follow XLA where it differs from NumPy: integer `div` 
 zero and `rem` takes the sign of the dividend (C semantics; `x / 0` is -1, all bits set, and
 `x % 0` is x, with no error or warning); `max`/`min` propagate nan; shifts by a negative amount
 or by the bit width or more give 0 (`shift_right_arithmetic`: the sign fill); floating-point
-exceptions are silent (see `elementwise.quiet`).
+exceptions are silent (see `standard.quiet`).
 """
 
 from __future__ import annotations
@@ -17,49 +17,23 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src.core import Primitive, ShapedArray
-from tracejit._src.lax.elementwise import quiet
 from tracejit._src.lax.standard import (
     broadcast_shapes,
     check_dtype,
-    check_same_dtypes,
     elementwise_abstract_eval,
     is_any,
     is_float,
     is_float_or_complex,
     is_int,
     is_int_or_bool,
+    is_int_or_float,
+    is_not_complex,
     is_numeric,
+    quiet,
     weak_if_all_weak,
 )
 
 _BOOL = np.dtype(bool)
-
-
-def _is_int_or_float(d):
-    return is_int(d) or is_float(d)
-
-
-def _is_not_complex(d):
-    return d.kind != "c"
-
-
-def _checked_abstract_eval(name: str, accepts, accepted: str, result_dtype=None):
-    """`standard.elementwise_abstract_eval` for a dtype class that `standard` does not name:
-    `accepted` names it in the error message."""
-
-    def abstract_eval(*avals, **params):
-        for aval in avals:
-            if not accepts(aval.dtype):
-                raise TypeError(
-                    f"{name} does not accept dtype {aval.dtype.name} for its operand; it needs "
-                    f"{accepted} dtype"
-                )
-        check_same_dtypes(name, *avals)
-        shape = broadcast_shapes(name, *avals)
-        dtype = avals[0].dtype if result_dtype is None else result_dtype
-        return ShapedArray(shape, dtype, all(aval.weak_type for aval in avals))
-
-    return abstract_eval
 
 
 # --- add ------------------------------------------------------------------------------------
@@ -151,7 +125,7 @@ def _rem_impl(x, y):
     return np.fmod(x, y)
 
 
-rem_p.def_abstract_eval(_checked_abstract_eval("rem", _is_int_or_float, "an integer or floating"))
+rem_p.def_abstract_eval(elementwise_abstract_eval("rem", is_int_or_float))
 rem_p.def_weak_type_rule(weak_if_all_weak)
 
 # --- pow ------------------------------------------------------------------------------------
@@ -377,7 +351,7 @@ def lt(x, y):
 
 
 lt_p.def_impl(np.less)
-lt_p.def_abstract_eval(_checked_abstract_eval("lt", _is_not_complex, "a non-complex", _BOOL))
+lt_p.def_abstract_eval(elementwise_abstract_eval("lt", is_not_complex, _BOOL))
 lt_p.def_weak_type_rule(weak_if_all_weak)
 
 # --- le -------------------------------------------------------------------------------------
@@ -390,7 +364,7 @@ def le(x, y):
 
 
 le_p.def_impl(np.less_equal)
-le_p.def_abstract_eval(_checked_abstract_eval("le", _is_not_complex, "a non-complex", _BOOL))
+le_p.def_abstract_eval(elementwise_abstract_eval("le", is_not_complex, _BOOL))
 le_p.def_weak_type_rule(weak_if_all_weak)
 
 # --- gt -------------------------------------------------------------------------------------
@@ -403,7 +377,7 @@ def gt(x, y):
 
 
 gt_p.def_impl(np.greater)
-gt_p.def_abstract_eval(_checked_abstract_eval("gt", _is_not_complex, "a non-complex", _BOOL))
+gt_p.def_abstract_eval(elementwise_abstract_eval("gt", is_not_complex, _BOOL))
 gt_p.def_weak_type_rule(weak_if_all_weak)
 
 # --- ge -------------------------------------------------------------------------------------
@@ -416,7 +390,7 @@ def ge(x, y):
 
 
 ge_p.def_impl(np.greater_equal)
-ge_p.def_abstract_eval(_checked_abstract_eval("ge", _is_not_complex, "a non-complex", _BOOL))
+ge_p.def_abstract_eval(elementwise_abstract_eval("ge", is_not_complex, _BOOL))
 ge_p.def_weak_type_rule(weak_if_all_weak)
 
 # --- nextafter ------------------------------------------------------------------------------

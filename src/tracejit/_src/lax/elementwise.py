@@ -19,7 +19,6 @@ import enum
 import operator
 
 import numpy as np
-import scipy.special
 
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray
@@ -34,40 +33,16 @@ from tracejit._src.lax.standard import (
     is_numeric,
     is_signed,
     keep_dtype,
+    quiet,
     weak_if_all_weak,
 )
 
-# --------------------------------------------------------------------------------------------
-# Silencing NumPy's floating-point warnings
 
-try:  # NumPy >= 2 keeps its error state in a context variable: setting it is cheap.
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+def _special():
+    """scipy.special, imported on first use: it costs more than the rest of `import tracejit`."""
+    import scipy.special
 
-    _IGNORE_ALL = _make_extobj(all="ignore")
-    _token = _extobj_contextvar.set(_IGNORE_ALL)
-    try:
-        _fast_quiet = np.geterr()["divide"] == "ignore"
-    finally:
-        _extobj_contextvar.reset(_token)
-except (ImportError, AttributeError, TypeError):
-    _fast_quiet = False
-
-
-def quiet(fn):
-    """`fn` with NumPy's floating-point error reporting off (XLA gives inf/nan silently)."""
-    if not _fast_quiet:
-        return np.errstate(all="ignore")(fn)
-    set_state, reset_state = _extobj_contextvar.set, _extobj_contextvar.reset
-
-    def quiet_fn(*args, **params):
-        token = set_state(_IGNORE_ALL)
-        try:
-            return fn(*args, **params)
-        finally:
-            reset_state(token)
-
-    quiet_fn.__wrapped__ = fn
-    return quiet_fn
+    return scipy.special
 
 
 def _is_integral(x) -> bool:
@@ -282,7 +257,7 @@ def logistic(x):
     return logistic_p.bind(x)
 
 
-_expit = keep_dtype(scipy.special.expit)
+_expit = keep_dtype(lambda x: _special().expit(x))
 
 
 @logistic_p.def_impl
@@ -586,7 +561,7 @@ def erf(x):
     return erf_p.bind(x)
 
 
-erf_p.def_impl(keep_dtype(scipy.special.erf))
+erf_p.def_impl(keep_dtype(lambda x: _special().erf(x)))
 erf_p.def_abstract_eval(_unary("erf", is_float))
 erf_p.def_weak_type_rule(weak_if_all_weak)
 
@@ -599,7 +574,7 @@ def erfc(x):
     return erfc_p.bind(x)
 
 
-erfc_p.def_impl(keep_dtype(scipy.special.erfc))
+erfc_p.def_impl(keep_dtype(lambda x: _special().erfc(x)))
 erfc_p.def_abstract_eval(_unary("erfc", is_float))
 erfc_p.def_weak_type_rule(weak_if_all_weak)
 
@@ -612,7 +587,7 @@ def erf_inv(x):
     return erf_inv_p.bind(x)
 
 
-erf_inv_p.def_impl(keep_dtype(scipy.special.erfinv))
+erf_inv_p.def_impl(keep_dtype(lambda x: _special().erfinv(x)))
 erf_inv_p.def_abstract_eval(_unary("erf_inv", is_float))
 erf_inv_p.def_weak_type_rule(weak_if_all_weak)
 
@@ -627,7 +602,7 @@ def lgamma(x):
 
 @lgamma_p.def_impl
 def _lgamma_impl(x):
-    out = scipy.special.gammaln(x)
+    out = _special().gammaln(x)
     out = np.where(x == -np.inf, np.inf, out)  # SciPy gives -inf there, XLA +inf
     return out if out.dtype == x.dtype else out.astype(x.dtype)
 
@@ -647,7 +622,7 @@ def digamma(x):
 
 @digamma_p.def_impl
 def _digamma_impl(x):
-    out = scipy.special.digamma(x)
+    out = _special().digamma(x)
     out = np.where(x == 0, np.nan, out)  # SciPy gives -+inf at +-0, XLA nan like other poles
     return out if out.dtype == x.dtype else out.astype(x.dtype)
 

@@ -46,18 +46,28 @@ def is_complex(d):
     return dtypes.issubdtype(d, np.complexfloating)
 
 
+def is_int_or_float(d):
+    return is_int(d) or is_float(d)
+
+
+def is_not_complex(d):
+    return not is_complex(d)
+
+
 def is_any(d):
     return True
 
 
 _DTYPE_CLASS_NAMES = {
-    is_float: "floating-point",
-    is_float_or_complex: "floating-point or complex",
-    is_int: "integer",
-    is_int_or_bool: "integer or boolean",
-    is_signed: "signed",
-    is_numeric: "numeric",
-    is_complex: "complex",
+    is_float: "a floating-point",
+    is_float_or_complex: "a floating-point or complex",
+    is_int: "an integer",
+    is_int_or_bool: "an integer or boolean",
+    is_int_or_float: "an integer or floating-point",
+    is_not_complex: "a non-complex",
+    is_signed: "a signed",
+    is_numeric: "a numeric",
+    is_complex: "a complex",
     is_any: "any",
 }
 
@@ -65,19 +75,40 @@ _DTYPE_CLASS_NAMES = {
 def check_dtype(name: str, aval: ShapedArray, accepts, operand: str = "operand") -> None:
     if not accepts(aval.dtype):
         raise TypeError(
-            f"{name} does not accept dtype {aval.dtype.name} for its {operand}; it needs a "
+            f"{name} does not accept dtype {aval.dtype.name} for its {operand}; it needs "
             f"{_DTYPE_CLASS_NAMES[accepts]} dtype"
         )
+
+
+# The jnp function that promotes where a lax primitive does not, named in dtype errors as JAX
+# names it; primitives missing here get no tip.
+_JNP_EQUIVALENT = {
+    "add": "add",
+    "sub": "subtract",
+    "mul": "multiply",
+    "div": "divide",
+    "pow": "power",
+    "max": "maximum",
+    "min": "minimum",
+    "eq": "equal",
+    "ne": "not_equal",
+    "atan2": "arctan2",
+    "shift_left": "left_shift",
+    "nextafter": "nextafter",
+}
 
 
 def check_same_dtypes(name: str, *avals: ShapedArray) -> None:
     if len({aval.dtype for aval in avals}) > 1:
         got = ", ".join(aval.dtype.name for aval in avals)
-        raise TypeError(
-            f"lax.{name} requires arguments to have the same dtypes, got {got}. "
-            f"(Tip: jnp.{name} is a similar function that does automatic type promotion on "
-            "inputs)."
+        jnp_name = _JNP_EQUIVALENT.get(name)
+        tip = (
+            f" (Tip: jnp.{jnp_name} is a similar function that does automatic type promotion "
+            "on inputs)."
+            if jnp_name
+            else ""
         )
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}.{tip}")
 
 
 def broadcast_shapes(name: str, *avals: ShapedArray) -> tuple:
@@ -136,3 +167,35 @@ def normalize_axes(name: str, axes, ndim: int) -> tuple:
     if len(set(axes)) != len(axes):
         raise ValueError(f"{name}: axes {axes} contain duplicates")
     return axes
+
+
+# NumPy >= 2 keeps its floating-point error state in a context variable: setting it directly
+# costs about 0.2 us, where `np.errstate` costs about 1.5 us (as much as the operation itself).
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+
+    _IGNORE_ALL = _make_extobj(all="ignore")
+    _token = _extobj_contextvar.set(_IGNORE_ALL)
+    try:
+        _fast_quiet = np.geterr()["divide"] == "ignore"
+    finally:
+        _extobj_contextvar.reset(_token)
+except (ImportError, AttributeError, TypeError):
+    _fast_quiet = False
+
+
+def quiet(fn):
+    """`fn` with NumPy's floating-point warnings off: like XLA, `log(0.)` is `-inf` silently."""
+    if not _fast_quiet:
+        return np.errstate(all="ignore")(fn)
+    set_state, reset_state = _extobj_contextvar.set, _extobj_contextvar.reset
+
+    def quiet_fn(*args, **params):
+        token = set_state(_IGNORE_ALL)
+        try:
+            return fn(*args, **params)
+        finally:
+            reset_state(token)
+
+    quiet_fn.__wrapped__ = fn
+    return quiet_fn
