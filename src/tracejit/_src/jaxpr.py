@@ -206,9 +206,9 @@ def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
             + pp.brk("")
             + pp.text("]")
         )
+    # JAX prints the space before the operands even when there are none (`iota[...] `).
     args = [pp.text(names(v)) for v in eqn.invars]
-    if args:
-        rhs = rhs + pp.text(" ") + pp.nest(2, pp.join(pp.group(pp.brk()), args))
+    rhs = rhs + pp.text(" ") + pp.nest(2, pp.join(pp.group(pp.brk()), args))
     return lhs + pp.text(" = ") + rhs
 
 

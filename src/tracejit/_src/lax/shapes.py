@@ -1,0 +1,740 @@
+"""Primitives that move, reshape, pad, join, convert or choose between values, one block each.
+
+They change shapes (broadcast_in_dim, reshape, transpose, squeeze, rev, pad, concatenate), make
+values (iota), change dtypes (convert_element_type, bitcast_convert_type) or pick elements
+(select_n, clamp). Shapes and axes in params are tuples of non-negative Python ints: the public
+wrappers normalize user input, and wrappers such as `broadcast`, `expand_dims` and `select` are
+compositions that bind these primitives, as JAX's are:
+
+    lax.expand_dims(x, (0,))        b:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a
+    lax.select(p, x, y)             c:f32[3] = select_n p y x
+
+A wrapper whose result would be its operand (an identity reshape, transpose, broadcast or
+conversion of an Array or tracer) returns the operand without binding, as JAX does.
+
+The eval trace checks each eager signature with the abstract evaluation before it runs an impl,
+so impls assume valid operands and params and are plain NumPy calls. Most results keep their
+operands' weak type (weak when all are); iota and bitcast are never weak, convert_element_type's
+result is weak as its `weak_type` param says, and select_n's when all its *cases* are.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.array import Array
+from tracejit._src.core import Primitive, ShapedArray, Tracer
+from tracejit._src.lax.standard import check_same_dtypes, never_weak, weak_if_all_weak
+
+
+def _shape(x) -> tuple:
+    shape = getattr(x, "shape", None)
+    return np.shape(x) if shape is None else shape
+
+
+def _is_array(x) -> bool:
+    """An Array or tracer, which a no-op wrapper may return unchanged (a NumPy input is bound,
+    so that the result is an Array)."""
+    return type(x) is Array or isinstance(x, Tracer)
+
+
+def _ints(name: str, what: str, values) -> tuple:
+    """A shape/axes argument as a tuple of Python ints (tracers raise their concretization
+    error: shapes must be static)."""
+    try:
+        return tuple(map(operator.index, values))
+    except TypeError:
+        if isinstance(values, Tracer) or any(isinstance(v, Tracer) for v in values):
+            raise
+        raise TypeError(f"{name} {what} must be a sequence of integers, got {values!r}") from None
+
+
+def _same_dtypes(name: str, avals, tip: str | None = None) -> None:
+    if len({aval.dtype for aval in avals}) > 1:
+        got = ", ".join(aval.dtype.name for aval in avals)
+        tip = (
+            f" (Tip: {tip} is a similar function that does automatic type promotion on inputs)."
+            if tip
+            else "."
+        )
+        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}{tip}")
+
+
+# --- broadcast_in_dim -----------------------------------------------------------------------
+broadcast_in_dim_p = Primitive("broadcast_in_dim")
+
+
+def broadcast_in_dim(operand, shape, broadcast_dimensions):
+    """Broadcasts `operand` to `shape`: operand dimension `i` becomes result dimension
+    `broadcast_dimensions[i]` (its size must be 1 or equal to that dimension's size)."""
+    shape = _ints("broadcast_in_dim", "shape", shape)
+    dims = _ints("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions)
+    if _is_array(operand) and operand.shape == shape and dims == tuple(range(len(shape))):
+        return operand
+    return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims)
+
+
+def broadcast(operand, sizes):
+    """Adds leading dimensions of the given `sizes`: the result has shape
+    `(*sizes, *operand.shape)`."""
+    sizes = _ints("broadcast", "sizes", sizes)
+    if not sizes and _is_array(operand):
+        return operand
+    ndim = len(_shape(operand))
+    dims = tuple(range(len(sizes), len(sizes) + ndim))
+    return broadcast_in_dim(operand, sizes + tuple(_shape(operand)), dims)
+
+
+def broadcast_to_rank(x, rank):
+    """Adds leading dimensions of size 1 to `x` until it has rank `rank`."""
+    ndim = len(_shape(x))
+    if ndim == rank:
+        return x
+    return broadcast(x, (1,) * (rank - ndim))
+
+
+def expand_dims(array, dimensions):
+    """Inserts dimensions of size 1 at the result positions `dimensions` (negative ones count
+    from the end of the result)."""
+    dimensions = _ints("expand_dims", "dimensions", dimensions)
+    if not dimensions:
+        return array
+    shape = _shape(array)
+    ndim_out = len(shape) + len(dimensions)
+    dims = []
+    for d in dimensions:
+        if not -ndim_out <= d < ndim_out:
+            raise ValueError(f"axis {d} is out of bounds for array of dimension {ndim_out}")
+        dims.append(d % ndim_out)
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"repeated axis in lax.expand_dims: {dimensions}")
+    kept = [d for d in range(ndim_out) if d not in dims]
+    result_shape = [1] * ndim_out
+    for d, size in zip(kept, shape, strict=True):
+        result_shape[d] = size
+    return broadcast_in_dim(array, tuple(result_shape), tuple(kept))
+
+
+@broadcast_in_dim_p.def_impl
+def _broadcast_in_dim_impl(operand, *, shape, broadcast_dimensions):
+    dims = broadcast_dimensions
+    if list(dims) != sorted(dims):  # permute the operand's axes into the result's order
+        order = sorted(range(len(dims)), key=dims.__getitem__)
+        operand = operand.transpose(order)
+        dims = tuple(dims[i] for i in order)
+    expanded = [1] * len(shape)
+    for d, size in zip(dims, operand.shape, strict=True):
+        expanded[d] = size
+    operand = operand.reshape(expanded)
+    # Only a real broadcast needs broadcast_to (slow for small arrays); a view either way.
+    return operand if operand.shape == shape else np.broadcast_to(operand, shape)
+
+
+@broadcast_in_dim_p.def_abstract_eval
+def _broadcast_in_dim_abstract_eval(operand, *, shape, broadcast_dimensions):
+    dims = broadcast_dimensions
+    if any(d < 0 for d in shape):
+        raise TypeError(
+            f"broadcast_in_dim shape must have every element be nonnegative, got {shape}."
+        )
+    if len(dims) != operand.ndim:
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; got "
+            f"broadcast_dimensions {dims} for operand ndim {operand.ndim}."
+        )
+    if any(not 0 <= d < len(shape) for d in dims):
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must be a subset of output dimensions, got "
+            f"{dims} for operand ndim {operand.ndim} and shape {shape}."
+        )
+    if any(size != 1 and size != shape[d] for size, d in zip(operand.shape, dims, strict=True)):
+        raise TypeError(
+            "broadcast_in_dim operand dimension sizes must either be 1, or be equal to their "
+            "corresponding dimensions in the target broadcast shape; got operand of shape "
+            f"{operand.shape}, target broadcast shape {shape}, broadcast_dimensions {dims} "
+        )
+    if len(set(dims)) != len(dims):
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must not contain duplicates, got "
+            f"broadcast_dimensions {dims}"
+        )
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+broadcast_in_dim_p.def_weak_type_rule(weak_if_all_weak)
+# The printout omits `shape`, which the result's type shows.
+broadcast_in_dim_p.params_to_print = lambda params: {
+    "broadcast_dimensions": params["broadcast_dimensions"]
+}
+
+# --- reshape --------------------------------------------------------------------------------
+reshape_p = Primitive("reshape")
+
+
+def reshape(operand, new_sizes, dimensions=None):
+    """Reshapes `operand` to `new_sizes` in row-major order, after transposing it by
+    `dimensions` if given (`reshape(x, s, d)` is `reshape(transpose(x, d), s)`)."""
+    new_sizes = _ints("reshape", "new_sizes", new_sizes)
+    shape = _shape(operand)
+    if dimensions is not None:
+        dimensions = _ints("reshape", "dimensions", dimensions)
+        if dimensions == tuple(range(len(shape))):
+            dimensions = None
+    if shape and shape == new_sizes and dimensions is None and _is_array(operand):
+        return operand
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions)
+
+
+@reshape_p.def_impl
+def _reshape_impl(operand, *, new_sizes, dimensions):
+    if dimensions is not None:
+        operand = operand.transpose(dimensions)
+    return operand.reshape(new_sizes)
+
+
+@reshape_p.def_abstract_eval
+def _reshape_abstract_eval(operand, *, new_sizes, dimensions):
+    if any(d < 0 for d in new_sizes):
+        raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
+    size = int(np.prod(new_sizes, dtype=np.int64))
+    if size != operand.size:
+        raise TypeError(
+            f"reshape total size must be unchanged, got new_sizes {new_sizes} (of total size "
+            f"{size}) for shape {operand.shape} (of total size {operand.size})."
+        )
+    if dimensions is not None and sorted(dimensions) != list(range(operand.ndim)):
+        raise TypeError(
+            "reshape dimensions must be a permutation of operand dimensions, got dimensions "
+            f"{dimensions} for shape {operand.shape}."
+        )
+    return ShapedArray(new_sizes, operand.dtype, operand.weak_type)
+
+
+reshape_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- transpose ------------------------------------------------------------------------------
+transpose_p = Primitive("transpose")
+
+
+def transpose(operand, permutation):
+    """Permutes the dimensions of `operand`: result dimension `i` is operand dimension
+    `permutation[i]`."""
+    permutation = _ints("transpose", "permutation", permutation)
+    if permutation == tuple(range(len(_shape(operand)))) and _is_array(operand):
+        return operand
+    return transpose_p.bind(operand, permutation=permutation)
+
+
+@transpose_p.def_impl
+def _transpose_impl(operand, *, permutation):
+    return operand.transpose(permutation)
+
+
+@transpose_p.def_abstract_eval
+def _transpose_abstract_eval(operand, *, permutation):
+    if sorted(permutation) != list(range(operand.ndim)):
+        raise TypeError(
+            "transpose permutation isn't a permutation of operand dimensions, got permutation "
+            f"{permutation} for operand shape {operand.shape}."
+        )
+    shape = tuple(operand.shape[p] for p in permutation)
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+transpose_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- squeeze --------------------------------------------------------------------------------
+squeeze_p = Primitive("squeeze")
+
+
+def squeeze(array, dimensions):
+    """Removes the dimensions listed in `dimensions` (negative ones count from the end), which
+    must have size 1."""
+    dimensions = _ints("squeeze", "dimensions", dimensions)
+    ndim = len(_shape(array))
+    dims = []
+    for d in dimensions:
+        if not -ndim <= d < ndim:
+            raise ValueError(f"axis {d} is out of bounds for array of dimension {ndim}")
+        dims.append(d % ndim)
+    dims = tuple(sorted(dims))
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"dimensions are not unique: {dims}")
+    if not dims and _is_array(array):
+        return array
+    return squeeze_p.bind(array, dimensions=dims)
+
+
+@squeeze_p.def_impl
+def _squeeze_impl(operand, *, dimensions):
+    return operand.squeeze(axis=dimensions)
+
+
+@squeeze_p.def_abstract_eval
+def _squeeze_abstract_eval(operand, *, dimensions):
+    shape = operand.shape
+    if any(not 0 <= d < len(shape) for d in dimensions) or len(set(dimensions)) != len(dimensions):
+        raise ValueError(
+            f"squeeze dimensions {dimensions} must be unique and in range for an operand of "
+            f"shape {shape}"
+        )
+    if any(shape[d] != 1 for d in dimensions):
+        raise ValueError(
+            "cannot select an axis to squeeze out which has size not equal to one, got "
+            f"shape={shape} and dimensions={dimensions}"
+        )
+    result = tuple(size for i, size in enumerate(shape) if i not in dimensions)
+    return ShapedArray(result, operand.dtype, operand.weak_type)
+
+
+squeeze_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- rev ------------------------------------------------------------------------------------
+rev_p = Primitive("rev")
+
+
+def rev(operand, dimensions):
+    """Reverses `operand` along each of `dimensions` (non-negative)."""
+    dimensions = _ints("rev", "dimensions", dimensions)
+    return rev_p.bind(operand, dimensions=dimensions)
+
+
+@rev_p.def_impl
+def _rev_impl(operand, *, dimensions):
+    return np.flip(operand, dimensions)
+
+
+@rev_p.def_abstract_eval
+def _rev_abstract_eval(operand, *, dimensions):
+    if any(d < 0 for d in dimensions):
+        raise TypeError(f"rev dimensions must have every element be nonnegative, got {dimensions}.")
+    if any(d >= operand.ndim for d in dimensions):
+        raise TypeError(
+            f"rev dimensions must all be less than operand ndim, got dimensions {dimensions} "
+            f"for operand ndim {operand.ndim}."
+        )
+    if len(set(dimensions)) != len(dimensions):
+        raise TypeError(f"rev dimensions must be unique, got {dimensions}.")
+    return operand
+
+
+rev_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- pad ------------------------------------------------------------------------------------
+pad_p = Primitive("pad")
+
+
+def pad(operand, padding_value, padding_config):
+    """Pads `operand` with the scalar `padding_value`: `padding_config` has a triple
+    `(low, high, interior)` per dimension; `low`/`high` may be negative (they then crop) and
+    `interior` elements go between each pair of neighbours."""
+    try:
+        config = tuple(
+            (operator.index(lo), operator.index(hi), operator.index(mid))
+            for lo, hi, mid in padding_config
+        )
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"pad padding_config must be a sequence of (low, high, interior) integer triples, "
+            f"got {padding_config!r}"
+        ) from None
+    return pad_p.bind(operand, padding_value, padding_config=config)
+
+
+def _padded_size(size: int, low: int, high: int, interior: int) -> int:
+    return low + high + size + max(size - 1, 0) * interior
+
+
+@pad_p.def_impl
+def _pad_impl(operand, padding_value, *, padding_config):
+    out_shape, out_index, in_index = [], [], []
+    for size, (low, high, interior) in zip(operand.shape, padding_config, strict=True):
+        out_size = _padded_size(size, low, high, interior)
+        step = interior + 1
+        # Operand element k lands at result position low + k * step; keep those in range.
+        first = max(0, -(low // step)) if low < 0 else 0
+        last = min(size - 1, (out_size - 1 - low) // step) if out_size else -1
+        out_shape.append(out_size)
+        if last < first:
+            out_index.append(slice(0, 0))
+            in_index.append(slice(0, 0))
+        else:
+            out_index.append(slice(low + first * step, low + last * step + 1, step))
+            in_index.append(slice(first, last + 1))
+    out = np.full(out_shape, padding_value, dtype=operand.dtype)
+    out[tuple(out_index)] = operand[tuple(in_index)]
+    return out
+
+
+@pad_p.def_abstract_eval
+def _pad_abstract_eval(operand, padding_value, *, padding_config):
+    if operand.dtype != padding_value.dtype:
+        raise TypeError(
+            "pad operand and padding_value must be same dtype: got "
+            f"{operand.dtype.name} and {padding_value.dtype.name}."
+        )
+    if padding_value.shape:
+        raise ValueError(
+            f"padding_value must be a scalar; got np.shape(padding_value)={padding_value.shape}"
+        )
+    if len(padding_config) != operand.ndim:
+        raise ValueError(
+            "length of padding_config must equal the number of axes of operand, got "
+            f"padding_config {padding_config} for operand shape {operand.shape}"
+        )
+    if any(interior < 0 for _, _, interior in padding_config):
+        raise ValueError(
+            "interior padding in padding_config must be nonnegative, got padding_config "
+            f"{padding_config}"
+        )
+    shape = tuple(
+        _padded_size(size, *triple)
+        for size, triple in zip(operand.shape, padding_config, strict=True)
+    )
+    if any(d < 0 for d in shape):
+        raise ValueError(
+            f"Dimension size after padding is not at least 0, got result shape {shape}, for "
+            f"padding_config {padding_config} and operand shape {operand.shape}"
+        )
+    return ShapedArray(shape, operand.dtype, operand.weak_type and padding_value.weak_type)
+
+
+pad_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- concatenate ----------------------------------------------------------------------------
+concatenate_p = Primitive("concatenate")
+
+
+def concatenate(operands, dimension):
+    """Joins `operands` (same dtype, same shape but along `dimension`) along `dimension`."""
+    operands = tuple(operands)
+    if not operands:
+        raise ValueError("concatenate requires a non-empty sequences of arrays")
+    dimension = operator.index(dimension)
+    if len(operands) == 1 and _is_array(operands[0]):
+        return operands[0]
+    return concatenate_p.bind(*operands, dimension=dimension)
+
+
+@concatenate_p.def_impl
+def _concatenate_impl(*operands, dimension):
+    return np.concatenate(operands, axis=dimension)
+
+
+@concatenate_p.def_abstract_eval
+def _concatenate_abstract_eval(*operands, dimension):
+    check_same_dtypes("concatenate", *operands)
+    shapes = ", ".join(str(op.shape) for op in operands)
+    if len({op.ndim for op in operands}) != 1:
+        raise TypeError(
+            f"Cannot concatenate arrays with different numbers of dimensions: got {shapes}."
+        )
+    if not 0 <= dimension < operands[0].ndim:
+        raise TypeError(
+            f"concatenate dimension out of bounds: dimension {dimension} for shapes {shapes}."
+        )
+    first = operands[0].shape
+    if any(
+        op.shape[:dimension] + op.shape[dimension + 1 :]
+        != first[:dimension] + first[dimension + 1 :]
+        for op in operands
+    ):
+        raise TypeError(
+            "Cannot concatenate arrays with shapes that differ in dimensions other than the one "
+            f"being concatenated: concatenating along dimension {dimension} for shapes {shapes}."
+        )
+    shape = list(first)
+    shape[dimension] = sum(op.shape[dimension] for op in operands)
+    weak = all(op.weak_type for op in operands)
+    return ShapedArray(shape, operands[0].dtype, weak)
+
+
+concatenate_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- iota -----------------------------------------------------------------------------------
+iota_p = Primitive("iota")
+
+
+def iota(dtype, size):
+    """`[0, 1, ..., size - 1]` of the given dtype."""
+    dtype = dtypes.check_user_dtype(dtype, "broadcasted_iota")
+    return iota_p.bind(dtype=dtype, shape=(operator.index(size),), dimension=0)
+
+
+def broadcasted_iota(dtype, shape, dimension):
+    """An array of `shape` whose elements count up along `dimension`: element `idx` is
+    `idx[dimension]`."""
+    dtype = dtypes.check_user_dtype(dtype, "broadcasted_iota")
+    shape = _ints("broadcasted_iota", "shape", shape)
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension))
+
+
+@iota_p.def_impl
+def _iota_impl(*, dtype, shape, dimension):
+    # Counting in int64 and converting rounds (floats) or wraps (narrow ints) as XLA does.
+    values = np.arange(shape[dimension]).astype(dtype)
+    if len(shape) == 1:
+        return values
+    expanded = [1] * len(shape)
+    expanded[dimension] = shape[dimension]
+    return np.broadcast_to(values.reshape(expanded), shape)
+
+
+@iota_p.def_abstract_eval
+def _iota_abstract_eval(*, dtype, shape, dimension):
+    if not (dtypes.is_int(dtype) or dtypes.is_inexact(dtype)):
+        raise TypeError(
+            f"iota does not accept dtype {dtype.name}. Accepted dtypes are subtypes of integer, "
+            "floating, complexfloating."
+        )
+    if any(d < 0 for d in shape):
+        raise TypeError(f"iota shape must have every element be nonnegative, got {shape}.")
+    if not 0 <= dimension < len(shape):
+        raise ValueError(
+            "iota dimension must be between 0 and len(shape), got "
+            f"dimension={dimension} for shape={shape}"
+        )
+    return ShapedArray(shape, dtype)
+
+
+iota_p.def_weak_type_rule(never_weak)
+
+# --- convert_element_type -------------------------------------------------------------------
+convert_element_type_p = Primitive("convert_element_type")
+
+
+def convert_element_type(operand, new_dtype):
+    """Elementwise conversion to `new_dtype`, as XLA converts: floats to integers truncate
+    toward zero and saturate (NaN becomes 0), complex to real keeps the real part, and the
+    result is never weakly typed."""
+    if new_dtype is None:
+        raise ValueError("dtype must be specified.")
+    new_dtype = dtypes.check_user_dtype(new_dtype, "convert_element_type")
+    if _is_array(operand):
+        if operand.dtype == new_dtype and not operand.weak_type:
+            return operand
+        old_dtype = operand.dtype
+    else:
+        old_dtype = dtypes.dtype_of(operand)
+    if dtypes.is_complex(old_dtype) and not dtypes.is_complex(new_dtype):
+        warnings.warn(
+            "Casting complex values to real discards the imaginary part",
+            np.exceptions.ComplexWarning,
+            stacklevel=2,
+        )
+    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False)
+
+
+_INT_BOUNDS = {}  # integer dtype -> (min, max) as Python ints
+
+
+def int_bounds(dtype: np.dtype) -> tuple:
+    """(min, max) of an integer dtype, cached (iinfo objects are slow to make)."""
+    bounds = _INT_BOUNDS.get(dtype)
+    if bounds is None:
+        info = dtypes.iinfo(dtype)
+        bounds = _INT_BOUNDS[dtype] = (int(info.min), int(info.max))
+    return bounds
+
+
+def _float_to_int(x, dtype):
+    """Truncates toward zero, saturating out-of-range values and sending NaN to 0."""
+    low, high = int_bounds(dtype)
+    is_nan = np.isnan(x)
+    if dtype.itemsize < 8:  # the bounds are exact float64s: clip, then truncate in the cast
+        out = np.fmin(np.fmax(x, np.float64(low)), np.float64(high)).astype(dtype)
+        return np.where(is_nan, 0, out).astype(dtype, copy=False) if is_nan.any() else out
+    x = np.array(x, np.float64)  # a copy to work in; exact for every narrower float
+    np.copyto(x, 0.0, where=is_nan)
+    too_big = x >= float(high)  # 2**63 or 2**64: past the largest value, not castable
+    np.clip(x, low, high, out=x)
+    np.copyto(x, 0.0, where=too_big)
+    out = x.astype(dtype)
+    np.copyto(out, high, where=too_big)
+    return out
+
+
+@convert_element_type_p.def_impl
+def _convert_element_type_impl(operand, *, new_dtype, weak_type):
+    old = operand.dtype
+    if old == new_dtype:
+        return operand
+    if dtypes.is_complex(old) and not dtypes.is_complex(new_dtype):
+        operand = operand.real
+        old = operand.dtype
+    if dtypes.is_int(new_dtype) and dtypes.is_float(old):
+        return _float_to_int(operand, new_dtype)
+    if _may_overflow(old, new_dtype):
+        with np.errstate(over="ignore"):  # overflow to inf is the intended result
+            return operand.astype(new_dtype)
+    return operand.astype(new_dtype)
+
+
+_OVERFLOWS = {}  # (old, new) -> whether converting may overflow to inf (NumPy then warns)
+
+
+def _may_overflow(old: np.dtype, new: np.dtype) -> bool:
+    overflows = _OVERFLOWS.get((old, new))
+    if overflows is None:
+        if not dtypes.is_inexact(new):
+            overflows = False
+        else:
+            top = dtypes.finfo(old).max if dtypes.is_inexact(old) else 1
+            top = int_bounds(old)[1] if dtypes.is_int(old) else top
+            overflows = float(top) > float(dtypes.finfo(new).max)
+        _OVERFLOWS[(old, new)] = overflows
+    return overflows
+
+
+@convert_element_type_p.def_abstract_eval
+def _convert_element_type_abstract_eval(operand, *, new_dtype, weak_type):
+    return ShapedArray(operand.shape, new_dtype, weak_type)
+
+
+convert_element_type_p.def_weak_type_rule(lambda weak_types, params: params["weak_type"])
+
+# --- bitcast_convert_type -------------------------------------------------------------------
+bitcast_convert_type_p = Primitive("bitcast_convert_type")
+
+
+def bitcast_convert_type(operand, new_dtype):
+    """Reinterprets the bits of `operand` as `new_dtype`. A narrower `new_dtype` adds a trailing
+    dimension (one element per piece, least significant first); a wider one consumes a trailing
+    dimension of the width ratio."""
+    new_dtype = dtypes.check_user_dtype(new_dtype, "bitcast_convert_type")
+    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
+
+
+@bitcast_convert_type_p.def_impl
+def _bitcast_convert_type_impl(operand, *, new_dtype):
+    old = operand.dtype
+    if old.itemsize == new_dtype.itemsize:
+        return operand.view(new_dtype)
+    if old.itemsize > new_dtype.itemsize:  # a trailing unit axis splits into the pieces
+        return operand.reshape(operand.shape + (1,)).view(new_dtype)
+    return np.ascontiguousarray(operand).view(new_dtype).reshape(operand.shape[:-1])
+
+
+@bitcast_convert_type_p.def_abstract_eval
+def _bitcast_convert_type_abstract_eval(operand, *, new_dtype):
+    old = operand.dtype
+    if old != new_dtype and any(d == np.bool_ or dtypes.is_complex(d) for d in (old, new_dtype)):
+        raise TypeError(
+            "lax.bitcast_convert_type does not support bool or complex values unless the operand "
+            f"and destination types match. Got operand dtype={old}, new_dtype={new_dtype!r}. "
+            "Consider using the arr.view() method instead."
+        )
+    old_bits, new_bits = old.itemsize * 8, new_dtype.itemsize * 8
+    shape = operand.shape
+    if old_bits > new_bits:
+        shape = shape + (old_bits // new_bits,)
+    elif old_bits < new_bits:
+        if not shape or shape[-1] * old_bits != new_bits:
+            last = shape[-1] if shape else "(no trailing dimension)"
+            raise ValueError(
+                f"Attempting to convert array of shape {shape} from {old} of size {old_bits} "
+                f"bits to {new_dtype} of size {new_bits}, bits but {last} * {old_bits} != "
+                f"{new_bits}"
+            )
+        shape = shape[:-1]
+    return ShapedArray(shape, new_dtype)
+
+
+bitcast_convert_type_p.def_weak_type_rule(never_weak)
+
+# --- select_n -------------------------------------------------------------------------------
+select_n_p = Primitive("select_n")
+
+
+def select_n(which, *cases):
+    """Elementwise choice among `cases` (same shape and dtype): `cases[which]`. `which` is bool
+    (two cases at most) or an integer, scalar or of the cases' shape; an out-of-range integer
+    picks the nearest case, as XLA does."""
+    if not cases:
+        raise ValueError("select_n() must have at least one case")
+    return select_n_p.bind(which, *cases)
+
+
+def select(pred, on_true, on_false):
+    """Elementwise `on_true if pred else on_false`: `select_n(pred, on_false, on_true)`."""
+    return select_n_p.bind(pred, on_false, on_true)
+
+
+@select_n_p.def_impl
+def _select_n_impl(which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    if which.dtype == np.bool_:
+        return np.where(which, cases[1], cases[0])
+    if not which.shape:
+        return cases[min(max(int(which), 0), len(cases) - 1)]
+    if len(cases) <= 32:  # NumPy's limit on choose's choices
+        return np.choose(which, cases, mode="clip")
+    which = np.clip(which, 0, len(cases) - 1)
+    return np.select([which == i for i in range(len(cases))], cases)
+
+
+@select_n_p.def_abstract_eval
+def _select_n_abstract_eval(which, *cases):
+    if not cases:
+        raise ValueError("select_n() must have at least one case")
+    if len({case.shape for case in cases}) != 1:
+        raise TypeError(
+            f"select cases must have the same shapes, got {[case.shape for case in cases]}."
+        )
+    _same_dtypes("select", cases, tip="jnp.where")
+    if which.shape and which.shape != cases[0].shape:
+        raise TypeError(
+            "select `which` must be scalar or have the same shape as cases, got `which` shape "
+            f"{which.shape} but case shape {cases[0].shape}."
+        )
+    if not (which.dtype == np.bool_ or dtypes.is_int(which.dtype)):
+        raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype.name}.")
+    if which.dtype == np.bool_ and len(cases) > 2:
+        raise TypeError("select with boolean `which` cannot have > 2 cases.")
+    weak = all(case.weak_type for case in cases)  # `which` does not count
+    return ShapedArray(cases[0].shape, cases[0].dtype, weak)
+
+
+select_n_p.def_weak_type_rule(lambda weak_types, params: all(weak_types[1:]))
+
+# --- clamp ----------------------------------------------------------------------------------
+clamp_p = Primitive("clamp")
+
+
+def clamp(min, x, max):
+    """Elementwise `min(max(x, min), max)`; `min` and `max` are scalars or of `x`'s shape."""
+    return clamp_p.bind(min, x, max)
+
+
+@clamp_p.def_impl
+def _clamp_impl(min, x, max):
+    if x.size > 4096 and x.dtype.kind not in "bcV":  # np.clip: one pass, but slow to call
+        return np.clip(x, min, max)
+    return np.minimum(np.maximum(x, min), max)
+
+
+@clamp_p.def_abstract_eval
+def _clamp_abstract_eval(min, x, max):
+    _same_dtypes("clamp", (min, x, max))
+    for name, bound in (("min", min), ("max", max)):
+        if bound.shape and bound.shape != x.shape:
+            raise TypeError(
+                f"clamp requires {name}.shape == operand.shape or {name}.shape == (), got "
+                f"{name}.shape={bound.shape}, operand.shape={x.shape}."
+            )
+    return ShapedArray(x.shape, x.dtype, min.weak_type and x.weak_type and max.weak_type)
+
+
+clamp_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- copy -----------------------------------------------------------------------------------
+# No public wrapper, as in JAX: `copy_p.bind(x)` stages an explicit copy.
+copy_p = Primitive("copy")
+copy_p.def_impl(np.copy)
+copy_p.def_abstract_eval(lambda operand: operand)
+copy_p.def_weak_type_rule(weak_if_all_weak)

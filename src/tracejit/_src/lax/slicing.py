@@ -1,0 +1,369 @@
+"""Slicing primitives: static slices, and slices and updates at run-time start indices.
+
+`slice` takes static start/limit/stride tuples. `dynamic_slice` and `dynamic_update_slice` take
+their start indices as scalar integer *operands* (all of one dtype), so they may be traced:
+
+    lax.dynamic_slice(x, (i, 0), (1, 2))
+        c:bool[] = lt b 0:i32[]
+        d:i32[] = add b 4:i32[]
+        e:i32[] = select_n c b d
+        f:f32[1,2] = dynamic_slice[slice_sizes=(1, 2)] a e 0:i32[]
+
+As in JAX, the wrappers first wrap negative indices around (Python-style) unless
+`allow_negative_indices=False`: concrete indices (Python and NumPy integers, Arrays) in Python,
+traced ones with the `lt`/`add`/`select_n` equations above. The primitives then clamp each start
+index into `[0, operand_dim - slice_dim]`, as XLA does, so that a slice or an update never
+reaches past the operand's edge and no index is ever out of bounds.
+
+The `*_in_dim` wrappers are compositions: `slice_in_dim` and `index_in_dim` bind `slice` (and
+`squeeze` unless `keepdims`), the dynamic ones bind the dynamic primitives on one axis.
+Results keep the operand's weak type (`dynamic_update_slice`: weak only when every operand is).
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.array import Array
+from tracejit._src.core import Primitive, ShapedArray, Tracer
+from tracejit._src.lax import binary
+from tracejit._src.lax.shapes import (
+    _ints,
+    _same_dtypes,
+    _shape,
+    expand_dims,
+    int_bounds,
+    select_n,
+    squeeze,
+)
+from tracejit._src.lax.standard import weak_if_all_weak
+
+_py_slice = builtins.slice  # `slice` below is the primitive's wrapper, as in JAX
+
+
+def _normalize_axis(name: str, axis, ndim: int) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"{name}: axis {axis} is out of bounds for an operand of rank {ndim}")
+    return axis % ndim
+
+
+# --- slice ----------------------------------------------------------------------------------
+slice_p = Primitive("slice")
+
+
+def slice(operand, start_indices, limit_indices, strides=None):
+    """The elements of `operand` from `start_indices` (inclusive) to `limit_indices`
+    (exclusive) with step `strides` (default 1) along each dimension; all static."""
+    start_indices = _ints("slice", "start_indices", start_indices)
+    limit_indices = _ints("slice", "limit_indices", limit_indices)
+    if strides is not None:
+        strides = _ints("slice", "strides", strides)
+    return slice_p.bind(
+        operand, start_indices=start_indices, limit_indices=limit_indices, strides=strides
+    )
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """`slice` along one `axis`; `None` means the axis's start/end, negative indices count from
+    the end."""
+    shape = _shape(operand)
+    axis = _normalize_axis("slice_in_dim", axis, len(shape))
+    size = shape[axis]
+    start = 0 if start_index is None else operator.index(start_index)
+    limit = size if limit_index is None else operator.index(limit_index)
+    start, limit = (start + size if start < 0 else start), (limit + size if limit < 0 else limit)
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start, limit, operator.index(stride)
+    return slice(operand, starts, limits, strides)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    """The `index`-th slice of `operand` along `axis` (negative counts from the end), with that
+    axis kept (size 1) or, if not `keepdims`, squeezed out."""
+    shape = _shape(operand)
+    axis = _normalize_axis("index_in_dim", axis, len(shape))
+    size = shape[axis]
+    index = operator.index(index)
+    wrapped = index + size if index < 0 else index
+    if not 0 <= wrapped < size:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+    result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
+    return result if keepdims else squeeze(result, (axis,))
+
+
+def _slice_shape(shape, start_indices, limit_indices, strides) -> tuple:
+    strides = strides or (1,) * len(shape)
+    return tuple(
+        (limit - start + stride - 1) // stride
+        for start, limit, stride in zip(start_indices, limit_indices, strides, strict=True)
+    )
+
+
+@slice_p.def_impl
+def _slice_impl(operand, *, start_indices, limit_indices, strides):
+    if strides is None:
+        return operand[tuple(map(_py_slice, start_indices, limit_indices))]
+    return operand[tuple(map(_py_slice, start_indices, limit_indices, strides))]
+
+
+@slice_p.def_abstract_eval
+def _slice_abstract_eval(operand, *, start_indices, limit_indices, strides):
+    shape = operand.shape
+    if len(start_indices) != len(shape):
+        raise TypeError(
+            "slice start_indices must have length equal to the number of dimensions of the "
+            f"operand, got indices {start_indices} for operand shape {shape}."
+        )
+    if len(limit_indices) != len(start_indices):
+        raise TypeError(
+            "slice limit_indices must have the same length as start_indices, got start_indices "
+            f"{start_indices} and limit_indices {limit_indices}."
+        )
+    if strides is not None and len(strides) != len(shape):
+        raise TypeError(
+            "slice strides must have length equal to the number of dimensions of the operand, "
+            f"got strides {strides} for operand shape {shape}."
+        )
+    if any(limit > size for limit, size in zip(limit_indices, shape, strict=True)):
+        raise TypeError(
+            "slice limit_indices must be less than or equal to operand shape, got "
+            f"limit_indices {limit_indices} for operand shape {shape}."
+        )
+    if any(start < 0 for start in start_indices):
+        raise TypeError(
+            f"slice start_indices must have every element be nonnegative, got {start_indices}."
+        )
+    if any(limit < start for start, limit in zip(start_indices, limit_indices, strict=True)):
+        raise TypeError(
+            "slice limit_indices must be greater than or equal to start_indices, got "
+            f"start_indices {start_indices} and limit_indices {limit_indices}."
+        )
+    if strides is not None and any(stride <= 0 for stride in strides):
+        raise TypeError(f"slice strides must have every element be positive, got {strides}.")
+    result = _slice_shape(shape, start_indices, limit_indices, strides)
+    return ShapedArray(result, operand.dtype, operand.weak_type)
+
+
+slice_p.def_weak_type_rule(weak_if_all_weak)
+
+
+# --- start indices of the dynamic primitives ------------------------------------------------
+def _start_indices(name: str, shape: tuple, start_indices, allow_negative_indices) -> list:
+    """The start index operands: one scalar per dimension, negative ones wrapped around."""
+    if isinstance(start_indices, Tracer):  # a traced vector of indices: one scalar each
+        if len(start_indices.shape) != 1:
+            raise ValueError(
+                f"{name} start_indices must be a sequence of scalars or a 1D array, got "
+                f"shape {start_indices.shape}"
+            )
+        count = start_indices.shape[0]
+        indices = [index_in_dim(start_indices, k, keepdims=False) for k in range(count)]
+    elif isinstance(start_indices, (np.ndarray, Array)):
+        indices = list(np.asarray(start_indices))
+    else:
+        indices = list(start_indices)
+    if len(indices) != len(shape):
+        raise ValueError(
+            "Length of slice indices must match number of operand dimensions "
+            f"({len(indices)} vs {shape})"
+        )
+    if isinstance(allow_negative_indices, bool):
+        allow_negative_indices = (allow_negative_indices,) * len(shape)
+    allow = tuple(allow_negative_indices)
+    if len(allow) != len(shape):
+        raise ValueError(
+            f"{name}: allow_negative_indices has {len(allow)} entries for an operand of rank "
+            f"{len(shape)}"
+        )
+    return [
+        _start_index(index, size, wrap)
+        for index, size, wrap in zip(indices, shape, allow, strict=True)
+    ]
+
+
+def _start_index(index, size: int, wrap_negative: bool):
+    if type(index) is int:
+        dtype, value = dtypes.default_int_dtype(), index
+    elif isinstance(index, Tracer):
+        if wrap_negative and dtypes.is_int(index.dtype):
+            dtype = index.dtype
+            is_negative = binary.lt(index, dtype.type(0))
+            index = select_n(is_negative, index, binary.add(index, dtype.type(size)))
+        return index
+    else:  # a concrete value: NumPy integer, Array
+        dtype = getattr(index, "dtype", None)
+        if dtype is None or dtype.kind not in "iu" or np.ndim(index):
+            return index  # not an integer scalar: the abstract evaluation reports it
+        dtype, value = dtypes.canonicalize_dtype(dtype), int(index)
+    if value < 0:
+        if not wrap_negative:
+            raise ValueError(
+                f"Index {value} is out of bounds for dimension {size} if "
+                "allow_negative_indices=False"
+            )
+        value += size
+    low, high = int_bounds(dtype)
+    return dtype.type(value if low <= value <= high else min(max(value, low), high))
+
+
+def _check_start_indices(name: str, operand: ShapedArray, indices, colon: str) -> None:
+    if len(indices) != operand.ndim:
+        raise ValueError(
+            "Length of slice indices must match number of operand dimensions "
+            f"({len(indices)} vs {operand.shape})"
+        )
+    if any(index.shape for index in indices):
+        raise TypeError(
+            f"start_indices arguments to {name} must be scalars,  got indices {tuple(indices)}"
+        )
+    index_dtypes = [index.dtype for index in indices]
+    if any(not dtypes.is_int(d) for d in index_dtypes) or len(set(index_dtypes)) > 1:
+        got = ", ".join(d.name for d in index_dtypes)
+        raise TypeError(
+            f"index arguments to {name} must be integers of the same type, got{colon} {got}"
+        )
+
+
+# --- dynamic_slice --------------------------------------------------------------------------
+dynamic_slice_p = Primitive("dynamic_slice")
+
+
+def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """The slice of static shape `slice_sizes` starting at run-time `start_indices` (scalars,
+    or a 1D integer array), each clamped so that the slice stays within `operand`."""
+    indices = _start_indices(
+        "dynamic_slice", _shape(operand), start_indices, allow_negative_indices
+    )
+    slice_sizes = _ints("dynamic_slice", "slice_sizes", slice_sizes)
+    return dynamic_slice_p.bind(operand, *indices, slice_sizes=slice_sizes)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *, allow_negative_indices=True):
+    """`dynamic_slice` of `slice_size` elements along one `axis`, the whole of the others."""
+    shape = _shape(operand)
+    axis = _normalize_axis("dynamic_slice_in_dim", axis, len(shape))
+    zero = 0 if type(start_index) is int else dtypes.dtype_of(start_index).type(0)
+    starts = [zero] * len(shape)
+    starts[axis] = start_index
+    sizes = list(shape)
+    sizes[axis] = operator.index(slice_size)
+    allow = [True] * len(shape)
+    allow[axis] = allow_negative_indices
+    return dynamic_slice(operand, starts, sizes, allow_negative_indices=allow)
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *, allow_negative_indices=True):
+    """The `index`-th (run-time) slice along `axis`, kept as a size-1 axis or squeezed out."""
+    axis = _normalize_axis("dynamic_index_in_dim", axis, len(_shape(operand)))
+    result = dynamic_slice_in_dim(
+        operand, index, 1, axis, allow_negative_indices=allow_negative_indices
+    )
+    return result if keepdims else squeeze(result, (axis,))
+
+
+@dynamic_slice_p.def_impl
+def _dynamic_slice_impl(operand, *indices, slice_sizes):
+    slices = []
+    for index, dim, size in zip(indices, operand.shape, slice_sizes, strict=True):
+        start = max(min(int(index), dim - size), 0)  # clamped as XLA does
+        slices.append(_py_slice(start, start + size))
+    return operand[tuple(slices)]
+
+
+@dynamic_slice_p.def_abstract_eval
+def _dynamic_slice_abstract_eval(operand, *indices, slice_sizes):
+    _check_start_indices("dynamic_slice", operand, indices, ":")
+    if len(slice_sizes) != operand.ndim:
+        raise ValueError(
+            "dynamic_slice slice_sizes must have one size per operand dimension, got "
+            f"slice_sizes {slice_sizes} for operand shape {operand.shape}."
+        )
+    if any(size < 0 for size in slice_sizes):
+        raise TypeError(
+            "dynamic_slice slice_sizes must be greater than or equal to zero, got slice_sizes "
+            f"of {slice_sizes}."
+        )
+    if any(size > dim for size, dim in zip(slice_sizes, operand.shape, strict=True)):
+        raise TypeError(
+            "dynamic_slice slice_sizes must be less than or equal to operand shape, got "
+            f"slice_sizes {slice_sizes} for operand shape {operand.shape}."
+        )
+    return ShapedArray(slice_sizes, operand.dtype, operand.weak_type)
+
+
+dynamic_slice_p.def_weak_type_rule(lambda weak_types, params: weak_types[0])  # the operand's
+
+# --- dynamic_update_slice -------------------------------------------------------------------
+dynamic_update_slice_p = Primitive("dynamic_update_slice")
+
+
+def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
+    """`operand` with `update` written at run-time `start_indices`, each clamped so that the
+    update lies within `operand`."""
+    indices = _start_indices(
+        "dynamic_update_slice", _shape(operand), start_indices, allow_negative_indices
+    )
+    return dynamic_update_slice_p.bind(operand, update, *indices)
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis, *, allow_negative_indices=True):
+    """`dynamic_update_slice` at `start_index` along one `axis` (0 along the others)."""
+    shape = _shape(operand)
+    axis = _normalize_axis("dynamic_update_slice_in_dim", axis, len(shape))
+    zero = 0 if type(start_index) is int else dtypes.dtype_of(start_index).type(0)
+    starts = [zero] * len(shape)
+    starts[axis] = start_index
+    allow = [True] * len(shape)
+    allow[axis] = allow_negative_indices
+    return dynamic_update_slice(operand, update, starts, allow_negative_indices=allow)
+
+
+def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
+    """Writes `update` as the `index`-th slice along `axis`; `update` may lack that axis."""
+    shape = _shape(operand)
+    axis = _normalize_axis("dynamic_update_index_in_dim", axis, len(shape))
+    update_shape = _shape(update)
+    if len(update_shape) == len(shape) - 1:
+        update = expand_dims(update, (axis,))
+    return dynamic_update_slice_in_dim(
+        operand, update, index, axis, allow_negative_indices=allow_negative_indices
+    )
+
+
+@dynamic_update_slice_p.def_impl
+def _dynamic_update_slice_impl(operand, update, *indices):
+    if not indices:  # rank 0: the update replaces the operand
+        return update
+    slices = []
+    for index, dim, size in zip(indices, operand.shape, update.shape, strict=True):
+        start = max(min(int(index), dim - size), 0)  # clamped as XLA does
+        slices.append(_py_slice(start, start + size))
+    out = operand.copy()
+    out[tuple(slices)] = update
+    return out
+
+
+@dynamic_update_slice_p.def_abstract_eval
+def _dynamic_update_slice_abstract_eval(operand, update, *indices):
+    _same_dtypes("dynamic_update_slice", (operand, update))
+    if update.ndim != operand.ndim:
+        raise TypeError(
+            "dynamic_update_slice update must have the same rank as operand, got update shape "
+            f"{update.shape} for operand shape {operand.shape}."
+        )
+    if any(u > d for u, d in zip(update.shape, operand.shape, strict=True)):
+        raise TypeError(
+            "dynamic_update_slice update shape must be smaller than operand shape, got update "
+            f"shape {update.shape} for operand shape {operand.shape}."
+        )
+    _check_start_indices("dynamic_update_slice", operand, indices, "")
+    weak = operand.weak_type and update.weak_type and all(i.weak_type for i in indices)
+    return ShapedArray(operand.shape, operand.dtype, weak)
+
+
+dynamic_update_slice_p.def_weak_type_rule(weak_if_all_weak)

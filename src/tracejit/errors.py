@@ -1,0 +1,12 @@
+"""tracejit's exception types (`jax.errors`)."""
+
+from tracejit._src.errors import (  # noqa: F401
+    ConcretizationTypeError,
+    JAXIndexError,
+    JAXTypeError,
+    NonConcreteBooleanIndexError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
