@@ -337,15 +337,25 @@ def _build_join_table(x64: bool) -> dict:
     for a in nodes:
         for b in nodes:
             common = bounds_of(a) & bounds_of(b)
-            least = [c for c in common if common <= bounds_of(c)]
-            if len(least) > 1:
-                raise AssertionError(f"lattice has no unique join for {a} and {b}: {least}")
-            if least:
-                table[(a, b)] = least[0]
+            if not common:
+                continue
+            # The join is the common bound that all the others lie above: the one with most.
+            least = max(common, key=lambda c: len(bounds_of(c)))
+            if not common <= bounds_of(least):
+                raise AssertionError(f"lattice has no unique join for {a} and {b}")
+            table[(a, b)] = least
     return table
 
 
-_JOIN = {False: _build_join_table(False), True: _build_join_table(True)}
+_JOIN = {}
+
+
+def _join_table(x64: bool) -> dict:
+    """The join table of the x64 mode, built the first time that mode promotes."""
+    table = _JOIN.get(x64)
+    if table is None:
+        table = _JOIN[x64] = _build_join_table(x64)
+    return table
 
 
 _SUBBYTE_SET = frozenset(_UNSIGNED_SUBBYTE + _SIGNED_SUBBYTE)
@@ -406,7 +416,7 @@ def promote_types(a, b) -> np.dtype:
         return _promote_cache[x64][(a, b)]
     except (KeyError, TypeError):
         pass
-    joined = _join(_JOIN[x64], _promote_node(a), _promote_node(b))
+    joined = _join(_join_table(x64), _promote_node(a), _promote_node(b))
     result = joined.widest if isinstance(joined, _WeakNode) else joined
     try:
         _promote_cache[x64][(a, b)] = result
@@ -439,7 +449,7 @@ def _promote_canonical(dtypes: list, weaks: list) -> tuple:
     A weak result then takes the default dtype of its kind; bool is never weak.
     """
     x64 = config.enable_x64
-    table = _JOIN[x64]
+    table = _join_table(x64)
     first = dtypes[0]
     if len(dtypes) == 1:
         result, weak = first, weaks[0]

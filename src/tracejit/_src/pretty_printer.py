@@ -11,12 +11,12 @@ every jaxpr line breaks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 DEFAULT_WIDTH = 80
 
 
 class Doc:
+    __slots__ = ()
+
     def __add__(self, other: Doc) -> Doc:
         return Concat((self, other))
 
@@ -24,30 +24,40 @@ class Doc:
         return _format(self, width)
 
 
-@dataclass(frozen=True)
 class Text(Doc):
-    text: str
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
 
 
-@dataclass(frozen=True)
 class Concat(Doc):
-    children: tuple
+    __slots__ = ("children",)
+
+    def __init__(self, children: tuple):
+        self.children = children
 
 
-@dataclass(frozen=True)
 class Nest(Doc):
-    indent: int
-    child: Doc
+    __slots__ = ("indent", "child")
+
+    def __init__(self, indent: int, child: Doc):
+        self.indent = indent
+        self.child = child
 
 
-@dataclass(frozen=True)
 class Group(Doc):
-    child: Doc
+    __slots__ = ("child",)
+
+    def __init__(self, child: Doc):
+        self.child = child
 
 
-@dataclass(frozen=True)
 class Break(Doc):
-    text: str = " "
+    __slots__ = ("text",)
+
+    def __init__(self, text: str = " "):
+        self.text = text
 
 
 def text(s: str) -> Doc:
