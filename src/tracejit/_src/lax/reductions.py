@@ -30,6 +30,7 @@ from tracejit._src.lax.standard import (
     is_numeric,
     never_weak,
     normalize_axes,
+    shape_of,
     weak_if_all_weak,
 )
 
@@ -39,20 +40,13 @@ def _reduced_shape(name: str, aval: ShapedArray, axes) -> tuple:
     return tuple(d for i, d in enumerate(aval.shape) if i not in axes)
 
 
-def _shape(x) -> tuple:
-    try:
-        return x.shape  # arrays and tracers
-    except AttributeError:
-        return np.shape(x)  # Python scalars
-
-
 _axes_cache: dict = {}  # (axes, ndim) -> canonical axes, for the wrappers' hot path
 
 
 def _canonical_axes(name: str, operand, axes) -> tuple:
     """The `axes` param for a wrapper's user input: ints, negative ones counted from the end,
     in range, no repeats, sorted."""
-    ndim = len(_shape(operand))
+    ndim = len(shape_of(operand))
     try:
         return _axes_cache[axes, ndim]
     except (KeyError, TypeError):  # not seen yet, or unhashable (a list)
@@ -258,7 +252,7 @@ reduce_xor_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _arg_params(name: str, operand, axis, index_dtype) -> dict:
-    shape = _shape(operand)
+    shape = shape_of(operand)
     ndim = len(shape)
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:

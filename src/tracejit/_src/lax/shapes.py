@@ -28,40 +28,20 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Primitive, ShapedArray, Tracer
-from tracejit._src.lax.standard import check_same_dtypes, never_weak, weak_if_all_weak
-
-
-def _shape(x) -> tuple:
-    shape = getattr(x, "shape", None)
-    return np.shape(x) if shape is None else shape
+from tracejit._src.lax.standard import (
+    check_same_dtypes,
+    int_bounds,
+    never_weak,
+    shape_of,
+    static_ints,
+    weak_if_all_weak,
+)
 
 
 def _is_array(x) -> bool:
     """An Array or tracer, which a no-op wrapper may return unchanged (a NumPy input is bound,
     so that the result is an Array)."""
     return type(x) is Array or isinstance(x, Tracer)
-
-
-def _ints(name: str, what: str, values) -> tuple:
-    """A shape/axes argument as a tuple of Python ints (tracers raise their concretization
-    error: shapes must be static)."""
-    try:
-        return tuple(map(operator.index, values))
-    except TypeError:
-        if isinstance(values, Tracer) or any(isinstance(v, Tracer) for v in values):
-            raise
-        raise TypeError(f"{name} {what} must be a sequence of integers, got {values!r}") from None
-
-
-def _same_dtypes(name: str, avals, tip: str | None = None) -> None:
-    if len({aval.dtype for aval in avals}) > 1:
-        got = ", ".join(aval.dtype.name for aval in avals)
-        tip = (
-            f" (Tip: {tip} is a similar function that does automatic type promotion on inputs)."
-            if tip
-            else "."
-        )
-        raise TypeError(f"lax.{name} requires arguments to have the same dtypes, got {got}{tip}")
 
 
 # --- broadcast_in_dim -----------------------------------------------------------------------
@@ -71,8 +51,8 @@ broadcast_in_dim_p = Primitive("broadcast_in_dim")
 def broadcast_in_dim(operand, shape, broadcast_dimensions):
     """Broadcasts `operand` to `shape`: operand dimension `i` becomes result dimension
     `broadcast_dimensions[i]` (its size must be 1 or equal to that dimension's size)."""
-    shape = _ints("broadcast_in_dim", "shape", shape)
-    dims = _ints("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions)
+    shape = static_ints("broadcast_in_dim", "shape", shape)
+    dims = static_ints("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions)
     if _is_array(operand) and operand.shape == shape and dims == tuple(range(len(shape))):
         return operand
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims)
@@ -81,17 +61,17 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
 def broadcast(operand, sizes):
     """Adds leading dimensions of the given `sizes`: the result has shape
     `(*sizes, *operand.shape)`."""
-    sizes = _ints("broadcast", "sizes", sizes)
+    sizes = static_ints("broadcast", "sizes", sizes)
     if not sizes and _is_array(operand):
         return operand
-    ndim = len(_shape(operand))
+    ndim = len(shape_of(operand))
     dims = tuple(range(len(sizes), len(sizes) + ndim))
-    return broadcast_in_dim(operand, sizes + tuple(_shape(operand)), dims)
+    return broadcast_in_dim(operand, sizes + tuple(shape_of(operand)), dims)
 
 
 def broadcast_to_rank(x, rank):
     """Adds leading dimensions of size 1 to `x` until it has rank `rank`."""
-    ndim = len(_shape(x))
+    ndim = len(shape_of(x))
     if ndim == rank:
         return x
     return broadcast(x, (1,) * (rank - ndim))
@@ -100,10 +80,10 @@ def broadcast_to_rank(x, rank):
 def expand_dims(array, dimensions):
     """Inserts dimensions of size 1 at the result positions `dimensions` (negative ones count
     from the end of the result)."""
-    dimensions = _ints("expand_dims", "dimensions", dimensions)
+    dimensions = static_ints("expand_dims", "dimensions", dimensions)
     if not dimensions:
         return array
-    shape = _shape(array)
+    shape = shape_of(array)
     ndim_out = len(shape) + len(dimensions)
     dims = []
     for d in dimensions:
@@ -178,10 +158,10 @@ reshape_p = Primitive("reshape")
 def reshape(operand, new_sizes, dimensions=None):
     """Reshapes `operand` to `new_sizes` in row-major order, after transposing it by
     `dimensions` if given (`reshape(x, s, d)` is `reshape(transpose(x, d), s)`)."""
-    new_sizes = _ints("reshape", "new_sizes", new_sizes)
-    shape = _shape(operand)
+    new_sizes = static_ints("reshape", "new_sizes", new_sizes)
+    shape = shape_of(operand)
     if dimensions is not None:
-        dimensions = _ints("reshape", "dimensions", dimensions)
+        dimensions = static_ints("reshape", "dimensions", dimensions)
         if dimensions == tuple(range(len(shape))):
             dimensions = None
     if shape and shape == new_sizes and dimensions is None and _is_array(operand):
@@ -223,8 +203,8 @@ transpose_p = Primitive("transpose")
 def transpose(operand, permutation):
     """Permutes the dimensions of `operand`: result dimension `i` is operand dimension
     `permutation[i]`."""
-    permutation = _ints("transpose", "permutation", permutation)
-    if permutation == tuple(range(len(_shape(operand)))) and _is_array(operand):
+    permutation = static_ints("transpose", "permutation", permutation)
+    if permutation == tuple(range(len(shape_of(operand)))) and _is_array(operand):
         return operand
     return transpose_p.bind(operand, permutation=permutation)
 
@@ -254,8 +234,8 @@ squeeze_p = Primitive("squeeze")
 def squeeze(array, dimensions):
     """Removes the dimensions listed in `dimensions` (negative ones count from the end), which
     must have size 1."""
-    dimensions = _ints("squeeze", "dimensions", dimensions)
-    ndim = len(_shape(array))
+    dimensions = static_ints("squeeze", "dimensions", dimensions)
+    ndim = len(shape_of(array))
     dims = []
     for d in dimensions:
         if not -ndim <= d < ndim:
@@ -299,7 +279,7 @@ rev_p = Primitive("rev")
 
 def rev(operand, dimensions):
     """Reverses `operand` along each of `dimensions` (non-negative)."""
-    dimensions = _ints("rev", "dimensions", dimensions)
+    dimensions = static_ints("rev", "dimensions", dimensions)
     return rev_p.bind(operand, dimensions=dimensions)
 
 
@@ -469,7 +449,7 @@ def broadcasted_iota(dtype, shape, dimension):
     """An array of `shape` whose elements count up along `dimension`: element `idx` is
     `idx[dimension]`."""
     dtype = dtypes.check_user_dtype(dtype, "broadcasted_iota")
-    shape = _ints("broadcasted_iota", "shape", shape)
+    shape = static_ints("broadcasted_iota", "shape", shape)
     return iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension))
 
 
@@ -527,18 +507,6 @@ def convert_element_type(operand, new_dtype):
             stacklevel=2,
         )
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False)
-
-
-_INT_BOUNDS = {}  # integer dtype -> (min, max) as Python ints
-
-
-def int_bounds(dtype: np.dtype) -> tuple:
-    """(min, max) of an integer dtype, cached (iinfo objects are slow to make)."""
-    bounds = _INT_BOUNDS.get(dtype)
-    if bounds is None:
-        info = dtypes.iinfo(dtype)
-        bounds = _INT_BOUNDS[dtype] = (int(info.min), int(info.max))
-    return bounds
 
 
 def _float_to_int(x, dtype):
@@ -686,7 +654,7 @@ def _select_n_abstract_eval(which, *cases):
         raise TypeError(
             f"select cases must have the same shapes, got {[case.shape for case in cases]}."
         )
-    _same_dtypes("select", cases, tip="jnp.where")
+    check_same_dtypes("select", *cases)
     if which.shape and which.shape != cases[0].shape:
         raise TypeError(
             "select `which` must be scalar or have the same shape as cases, got `which` shape "
@@ -720,7 +688,7 @@ def _clamp_impl(min, x, max):
 
 @clamp_p.def_abstract_eval
 def _clamp_abstract_eval(min, x, max):
-    _same_dtypes("clamp", (min, x, max))
+    check_same_dtypes("clamp", min, x, max)
     for name, bound in (("min", min), ("max", max)):
         if bound.shape and bound.shape != x.shape:
             raise TypeError(

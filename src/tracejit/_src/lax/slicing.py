@@ -31,16 +31,14 @@ from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Primitive, ShapedArray, Tracer
 from tracejit._src.lax import binary
-from tracejit._src.lax.shapes import (
-    _ints,
-    _same_dtypes,
-    _shape,
-    expand_dims,
+from tracejit._src.lax.shapes import expand_dims, select_n, squeeze
+from tracejit._src.lax.standard import (
+    check_same_dtypes,
     int_bounds,
-    select_n,
-    squeeze,
+    shape_of,
+    static_ints,
+    weak_if_all_weak,
 )
-from tracejit._src.lax.standard import weak_if_all_weak
 
 _py_slice = builtins.slice  # `slice` below is the primitive's wrapper, as in JAX
 
@@ -59,10 +57,10 @@ slice_p = Primitive("slice")
 def slice(operand, start_indices, limit_indices, strides=None):
     """The elements of `operand` from `start_indices` (inclusive) to `limit_indices`
     (exclusive) with step `strides` (default 1) along each dimension; all static."""
-    start_indices = _ints("slice", "start_indices", start_indices)
-    limit_indices = _ints("slice", "limit_indices", limit_indices)
+    start_indices = static_ints("slice", "start_indices", start_indices)
+    limit_indices = static_ints("slice", "limit_indices", limit_indices)
     if strides is not None:
-        strides = _ints("slice", "strides", strides)
+        strides = static_ints("slice", "strides", strides)
     return slice_p.bind(
         operand, start_indices=start_indices, limit_indices=limit_indices, strides=strides
     )
@@ -71,7 +69,7 @@ def slice(operand, start_indices, limit_indices, strides=None):
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     """`slice` along one `axis`; `None` means the axis's start/end, negative indices count from
     the end."""
-    shape = _shape(operand)
+    shape = shape_of(operand)
     axis = _normalize_axis("slice_in_dim", axis, len(shape))
     size = shape[axis]
     start = 0 if start_index is None else operator.index(start_index)
@@ -85,7 +83,7 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
 def index_in_dim(operand, index, axis=0, keepdims=True):
     """The `index`-th slice of `operand` along `axis` (negative counts from the end), with that
     axis kept (size 1) or, if not `keepdims`, squeezed out."""
-    shape = _shape(operand)
+    shape = shape_of(operand)
     axis = _normalize_axis("index_in_dim", axis, len(shape))
     size = shape[axis]
     index = operator.index(index)
@@ -237,15 +235,15 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
     """The slice of static shape `slice_sizes` starting at run-time `start_indices` (scalars,
     or a 1D integer array), each clamped so that the slice stays within `operand`."""
     indices = _start_indices(
-        "dynamic_slice", _shape(operand), start_indices, allow_negative_indices
+        "dynamic_slice", shape_of(operand), start_indices, allow_negative_indices
     )
-    slice_sizes = _ints("dynamic_slice", "slice_sizes", slice_sizes)
+    slice_sizes = static_ints("dynamic_slice", "slice_sizes", slice_sizes)
     return dynamic_slice_p.bind(operand, *indices, slice_sizes=slice_sizes)
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *, allow_negative_indices=True):
     """`dynamic_slice` of `slice_size` elements along one `axis`, the whole of the others."""
-    shape = _shape(operand)
+    shape = shape_of(operand)
     axis = _normalize_axis("dynamic_slice_in_dim", axis, len(shape))
     zero = 0 if type(start_index) is int else dtypes.dtype_of(start_index).type(0)
     starts = [zero] * len(shape)
@@ -259,7 +257,7 @@ def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0, *, allow_nega
 
 def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *, allow_negative_indices=True):
     """The `index`-th (run-time) slice along `axis`, kept as a size-1 axis or squeezed out."""
-    axis = _normalize_axis("dynamic_index_in_dim", axis, len(_shape(operand)))
+    axis = _normalize_axis("dynamic_index_in_dim", axis, len(shape_of(operand)))
     result = dynamic_slice_in_dim(
         operand, index, 1, axis, allow_negative_indices=allow_negative_indices
     )
@@ -306,14 +304,14 @@ def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indic
     """`operand` with `update` written at run-time `start_indices`, each clamped so that the
     update lies within `operand`."""
     indices = _start_indices(
-        "dynamic_update_slice", _shape(operand), start_indices, allow_negative_indices
+        "dynamic_update_slice", shape_of(operand), start_indices, allow_negative_indices
     )
     return dynamic_update_slice_p.bind(operand, update, *indices)
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis, *, allow_negative_indices=True):
     """`dynamic_update_slice` at `start_index` along one `axis` (0 along the others)."""
-    shape = _shape(operand)
+    shape = shape_of(operand)
     axis = _normalize_axis("dynamic_update_slice_in_dim", axis, len(shape))
     zero = 0 if type(start_index) is int else dtypes.dtype_of(start_index).type(0)
     starts = [zero] * len(shape)
@@ -325,9 +323,9 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis, *, allow_neg
 
 def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_indices=True):
     """Writes `update` as the `index`-th slice along `axis`; `update` may lack that axis."""
-    shape = _shape(operand)
+    shape = shape_of(operand)
     axis = _normalize_axis("dynamic_update_index_in_dim", axis, len(shape))
-    update_shape = _shape(update)
+    update_shape = shape_of(update)
     if len(update_shape) == len(shape) - 1:
         update = expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(
@@ -350,7 +348,7 @@ def _dynamic_update_slice_impl(operand, update, *indices):
 
 @dynamic_update_slice_p.def_abstract_eval
 def _dynamic_update_slice_abstract_eval(operand, update, *indices):
-    _same_dtypes("dynamic_update_slice", (operand, update))
+    check_same_dtypes("dynamic_update_slice", operand, update)
     if update.ndim != operand.ndim:
         raise TypeError(
             "dynamic_update_slice update must have the same rank as operand, got update shape "

@@ -11,10 +11,12 @@ be equal after canonicalization: lax never promotes (jnp does, before calling la
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import ShapedArray, never_weak, weak_if_all_weak  # noqa: F401
+from tracejit._src.core import ShapedArray, Tracer, never_weak, weak_if_all_weak  # noqa: F401
 
 
 # Dtype classes an operand may belong to, named for error messages.
@@ -95,6 +97,7 @@ _JNP_EQUIVALENT = {
     "atan2": "arctan2",
     "shift_left": "left_shift",
     "nextafter": "nextafter",
+    "select": "where",
 }
 
 
@@ -199,3 +202,32 @@ def quiet(fn):
 
     quiet_fn.__wrapped__ = fn
     return quiet_fn
+
+
+def shape_of(x) -> tuple:
+    """The shape of an operand a wrapper received: an array, a tracer or a Python scalar."""
+    shape = getattr(x, "shape", None)
+    return np.shape(x) if shape is None else shape
+
+
+def static_ints(name: str, what: str, values) -> tuple:
+    """A shape/axes argument as a tuple of Python ints (tracers raise their concretization
+    error: shapes must be static)."""
+    try:
+        return tuple(map(operator.index, values))
+    except TypeError:
+        if isinstance(values, Tracer) or any(isinstance(v, Tracer) for v in values):
+            raise
+        raise TypeError(f"{name} {what} must be a sequence of integers, got {values!r}") from None
+
+
+_INT_BOUNDS = {}  # integer dtype -> (min, max) as Python ints
+
+
+def int_bounds(dtype: np.dtype) -> tuple:
+    """(min, max) of an integer dtype, cached (iinfo objects are slow to make)."""
+    bounds = _INT_BOUNDS.get(dtype)
+    if bounds is None:
+        info = dtypes.iinfo(dtype)
+        bounds = _INT_BOUNDS[dtype] = (int(info.min), int(info.max))
+    return bounds
