@@ -1,0 +1,241 @@
+"""Elementwise arithmetic that lax has no single primitive for, staged as JAX composes it.
+
+`floor_divide` and `remainder` follow Python's sign conventions (`-7 // 2 == -4`,
+`-7 % 2 == 1`) on top of lax's truncating `div` and C-style `rem`; `power` stages
+`integer_pow` for a Python int exponent, `pow` for inexact results, and repeated squaring for
+integer arrays; `hypot` avoids overflow by scaling; `fmax`/`fmin` ignore NaNs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from tracejit._src import dtypes
+from tracejit._src.array import Array
+from tracejit._src.lax import binary as _b
+from tracejit._src.lax import elementwise as _e
+from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.numpy import promotion
+from tracejit._src.numpy.promotion import (
+    PYTHON_SCALARS,
+    promote_args,
+    promote_args_inexact,
+    promote_args_numeric,
+    to_operand,
+)
+from tracejit._src.numpy.ufuncs import (
+    absolute,
+    add,
+    broadcast_shapes_of,
+    divide,
+    equal,
+    full_like_scalar,
+    greater,
+    isnan,
+    less,
+    logical_or,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    not_equal,
+    register_fast_table,
+    signbit,
+    sqrt,
+    square,
+    strong_scalar,
+    where,
+)
+from tracejit._src.numpy.ufuncs import (
+    one_like_scalar as _one_like_scalar,
+)
+from tracejit._src.numpy.ufuncs import (
+    zero_like_scalar as _zero_like_scalar,
+)
+
+_BOOL = np.dtype(bool)
+
+
+def hypot(x1, x2, /):
+    """Elementwise `sqrt(x1**2 + x2**2)`, without overflow for large inputs."""
+    a, b = promote_args_inexact("hypot", x1, x2)
+    if dtypes.is_complex(a.dtype):
+        raise ValueError(
+            "jnp.hypot is not well defined for complex-valued inputs. Please convert to real "
+            "values first, such as by using abs(x)"
+        )
+    a, b = absolute(a), absolute(b)
+    infinite = logical_or(equal(a, np.inf), equal(b, np.inf))
+    big, small = maximum(a, b), minimum(a, b)
+    # (staged in JAX's order: the outer `big == 0` first, then the guarded division)
+    result = where(
+        equal(big, 0),
+        big,
+        multiply(
+            big,
+            sqrt(
+                add(
+                    1.0,
+                    square(divide(small, where(equal(big, 0), full_like_scalar(big, 1.0), big))),
+                )
+            ),
+        ),
+    )
+    return where(infinite, promotion.weak_scalar(np.inf, result.dtype), result)
+
+
+def copysign(x1, x2, /):
+    """`x1` with the sign of `x2` (the sign bit, so -0.0 counts as negative)."""
+    a, b = promote_args_inexact("copysign", x1, x2)
+    if dtypes.is_complex(a.dtype):
+        raise TypeError("jnp.copysign does not support complex-valued inputs")
+    negative_sign = signbit(b)
+    return where(negative_sign, negative(absolute(a)), absolute(a))
+
+
+def heaviside(x1, x2, /):
+    """0 where `x1 < 0`, `x2` where `x1 == 0`, 1 where `x1 > 0`."""
+    x, h0 = promote_args_inexact("heaviside", x1, x2)
+    if dtypes.is_complex(x.dtype):
+        raise TypeError("jnp.heaviside does not support complex-valued inputs")
+    zero = promotion.weak_scalar(0.0, x.dtype)
+    one = promotion.weak_scalar(1.0, x.dtype)
+    return where(less(x, zero), zero, where(greater(x, zero), one, where(isnan(x), x, h0)))
+
+
+def fmax(x1, x2, /):
+    """Elementwise maximum, ignoring NaNs (NaN only where both are)."""
+    a, b = promote_args("fmax", x1, x2)
+    return where(logical_or(greater(a, b), not_equal(b, b)), a, b)
+
+
+def fmin(x1, x2, /):
+    """Elementwise minimum, ignoring NaNs (NaN only where both are)."""
+    a, b = promote_args("fmin", x1, x2)
+    return where(logical_or(less(a, b), not_equal(b, b)), a, b)
+
+
+def _check_no_complex(name: str, *operands):
+    for x in operands:
+        if dtypes.is_complex(x.dtype):
+            raise TypeError(f"{name} does not support complex-valued inputs.")
+
+
+def floor_divide(x1, x2, /):
+    """Elementwise `x1 // x2`: the floor of the quotient, as Python's `//`."""
+    a, b = promote_args_numeric("floor_divide", x1, x2)
+    dtype = a.dtype
+    _check_no_complex("floor_divide", a)
+    if dtypes.is_unsigned(dtype):
+        return _b.div_p.bind(a, b)
+    if dtypes.is_int(dtype):
+        quotient = _b.div_p.bind(a, b)
+        select = _b.and_(_b.ne(_e.sign(a), _e.sign(b)), _b.ne(_b.rem(a, b), _zero_like_scalar(a)))
+        return where(select, _b.sub(quotient, _one_like_scalar(a)), quotient)
+    return _float_divmod(a, b)[0]
+
+
+def _float_divmod(a, b):
+    """(floor(a / b), a mod b) for floats, as Python computes them."""
+    zero = promotion.weak_scalar(0.0, a.dtype)
+    mod = _b.rem_p.bind(a, b)
+    div = _b.div(where(_b.eq(b, zero), a, _b.sub(a, mod)), b)
+    adjust = _b.and_(_b.ne(mod, zero), _b.ne(_e.sign(b), _e.sign(mod)))
+    mod = _select(adjust, _b.add(mod, b), mod)
+    div = _select(adjust, _b.sub(div, promotion.weak_scalar(1.0, a.dtype)), div)
+    return _e.round(div, _e.RoundingMethod.AWAY_FROM_ZERO), mod
+
+
+def _select(pred, on_true, on_false):
+    """lax.select on operands already of one shape and dtype."""
+    return lax_shapes.select_n(pred, on_false, on_true)
+
+
+def remainder(x1, x2, /):
+    """Elementwise `x1 % x2` with the sign of the divisor, as Python's `%`."""
+    a, b = promote_args_numeric("remainder", x1, x2)
+    _check_no_complex("remainder", a)
+    zero = _zero_like_scalar(a)
+    if dtypes.is_int(a.dtype):
+        b = where(_b.eq(b, zero), full_like_scalar(b, 1), b)
+    mod = _b.rem_p.bind(a, b)
+    nonzero = _b.ne(mod, zero)
+    adjust = _b.and_(_b.ne(_b.lt(mod, zero), _b.lt(b, zero)), nonzero)
+    return _select(adjust, _b.add(mod, b), mod)
+
+
+mod = remainder
+
+
+def fmod(x1, x2, /):
+    """Elementwise remainder with the sign of the dividend (C's fmod)."""
+    a, b = promote_args_numeric("fmod", x1, x2)
+    _check_no_complex("fmod", a)
+    return _b.rem_p.bind(a, b)
+
+
+def divmod(x1, x2, /):
+    """`(floor_divide(x1, x2), remainder(x1, x2))`."""
+    a, b = promote_args_numeric("divmod", x1, x2)
+    if dtypes.is_inexact(a.dtype):
+        _check_no_complex("divmod", a)
+        return _float_divmod(a, b)
+    return floor_divide(a, b), remainder(a, b)
+
+
+_integer_pow_p = _e.integer_pow_p
+_INEXACT_FAST = set()
+register_fast_table(_INEXACT_FAST)
+
+
+def power(x1, x2, /):
+    """Elementwise `x1 ** x2`. A Python int exponent stages `integer_pow`; integer arrays are
+    raised by repeated squaring."""
+    if type(x2) is int:
+        if type(x1) is Array and x1._value.dtype in _INEXACT_FAST:
+            return _integer_pow_p.bind(x1, y=x2)
+        (x,) = promotion.promote_dtypes_numeric(to_operand("power", x1))
+        out = _e.integer_pow(x, x2)
+        if x is x1 and type(x) is Array and dtypes.is_inexact(x.dtype):
+            _INEXACT_FAST.add(x.dtype)
+        return out
+    ops = promotion.to_operands("power", (x1, x2))
+    dtype, weak = promotion.result_dtype(*ops)
+    if dtype == _BOOL:
+        dtype = np.dtype(np.int32)
+    if dtypes.is_inexact(dtype):
+        base = promotion.convert_element_type(ops[0], dtype, weak)
+        exponent = ops[1]
+        if type(exponent) in PYTHON_SCALARS or not dtypes.is_int(exponent.dtype):
+            exponent = promotion.convert_element_type(exponent, dtype, weak)
+        base, exponent = promotion.promote_shapes("power", base, exponent)
+        return _b.pow_p.bind(base, exponent)
+    base, exponent = promotion.promote_shapes(
+        "power", *[promotion.convert_element_type(x, dtype, weak) for x in ops]
+    )
+    return _integer_power(base, exponent)
+
+
+def _integer_power(base, exponent):
+    """`base ** exponent` for integer arrays, by squaring (one step per bit of a shift count)."""
+    shape = broadcast_shapes_of(base, exponent)
+    dtype = base.dtype
+    zero, one = strong_scalar(0, dtype), strong_scalar(1, dtype)
+    base_is_zero = _b.and_(_b.eq(base, zero), _b.ne(exponent, zero))
+    acc = where(base_is_zero, zero, one)
+    if acc.shape != shape:
+        acc = lax_shapes.broadcast_in_dim(
+            acc, shape, tuple(range(len(shape) - acc.ndim, len(shape)))
+        )
+    steps = int(np.log2(dtype.itemsize * 8)) + 1
+    for step in range(steps):
+        acc = where(_b.and_(exponent, one), _b.mul(acc, base), acc)
+        if step + 1 < steps:
+            base = _b.mul(base, base)
+            exponent = _b.shift_right_logical(exponent, one)
+    return acc
+
+
+def float_power(x1, x2, /):
+    """`x1 ** x2` computed in floating point."""
+    a, b = promote_args_inexact("float_power", x1, x2)
+    return _b.pow_p.bind(a, b)

@@ -1,0 +1,308 @@
+"""Operators, methods and properties of `Array` and of every `Tracer`, attached at import.
+
+Arrays and tracers answer the same operators the same way, so a function behaves alike when
+run eagerly and when traced: `x + y` is `jnp.add(x, y)`, `x / y` is `jnp.true_divide`, `x // y`
+`jnp.floor_divide`, `x % y` `jnp.remainder` (Python's sign convention), `x ** 2`
+`jnp.power` (a Python int exponent stages `integer_pow`), `x @ y` `jnp.matmul`, and so on.
+An operand of a type that jnp does not take (a list, a string, an unknown object) makes the
+operator return NotImplemented, so that Python tries the other operand's reflected method and
+otherwise raises its usual TypeError.
+
+Methods mirror NumPy's (`x.sum(axis=0)`, `x.reshape(2, -1)`, `x.astype(jnp.int32)`, `x.T`),
+`x[idx]` does basic indexing and `x.at[idx].set(y)` indexed updates (see `indexing.py`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from tracejit._src import dtypes
+from tracejit._src.array import Array
+from tracejit._src.core import Tracer
+from tracejit._src.numpy import (
+    arithmetic,
+    creation,
+    indexing,
+    manipulation,
+    products,
+    promotion,
+    reductions,
+    ufuncs,
+)
+from tracejit._src.numpy.promotion import PYTHON_SCALARS
+
+# Operand types an operator accepts; anything else gets NotImplemented.
+_ACCEPTED = (Array, Tracer, np.ndarray, np.generic)
+
+
+def _accepted(x) -> bool:
+    return type(x) is Array or type(x) in PYTHON_SCALARS or isinstance(x, _ACCEPTED)
+
+
+def _binary_operator(fun, name: str):
+    """`self <op> other` and `other <op> self` for the jnp function `fun`."""
+
+    def forward(self, other):
+        if type(other) is Array or type(other) in PYTHON_SCALARS or isinstance(other, _ACCEPTED):
+            return fun(self, other)
+        return NotImplemented
+
+    def reflected(self, other):
+        if type(other) in PYTHON_SCALARS or isinstance(other, _ACCEPTED):
+            return fun(other, self)
+        return NotImplemented
+
+    forward.__name__ = forward.__qualname__ = f"__{name}__"
+    reflected.__name__ = reflected.__qualname__ = f"__r{name}__"
+    return forward, reflected
+
+
+def _fast_binary_operator(fun, name: str):
+    """Like `_binary_operator`, but `self <op> other` is the jnp function's operator variant
+    (`fun.operator`), which has the function's fast path built in."""
+    forward, reflected = _binary_operator(fun, name)
+    fast_forward = getattr(fun, "operator", forward)
+    return fast_forward, reflected
+
+
+def _comparison(fun, name: str):
+    if hasattr(fun, "operator"):
+        return fun.operator
+
+    def compare(self, other):
+        if _accepted(other):
+            return fun(self, other)
+        return NotImplemented
+
+    compare.__name__ = compare.__qualname__ = f"__{name}__"
+    return compare
+
+
+def _divmod(self, other):
+    if not _accepted(other):
+        return NotImplemented
+    return arithmetic.divmod(self, other)
+
+
+def _rdivmod(self, other):
+    if not _accepted(other):
+        return NotImplemented
+    return arithmetic.divmod(other, self)
+
+
+# --------------------------------------------------------------------------------------------
+# Methods
+
+
+def _astype(self, dtype, copy=False, device=None):
+    """The array converted to `dtype` (never weakly typed)."""
+    target = dtypes.check_user_dtype(dtype, "astype")
+    if target is None:
+        raise ValueError("astype requires a dtype")
+    return promotion.convert_element_type(self, target, False)
+
+
+def _reshape(self, *args, order="C", **kwargs):
+    """`jnp.reshape(self, shape)`; the shape may be given as separate ints."""
+    if "shape" in kwargs:
+        if args:
+            raise TypeError("reshape() got multiple values for argument 'shape'")
+        shape = kwargs.pop("shape")
+    elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        shape = args[0]
+    else:
+        shape = args
+    if kwargs:
+        raise TypeError(f"reshape() got unexpected keyword arguments {sorted(kwargs)}")
+    return manipulation.reshape(self, shape, order=order)
+
+
+def _transpose(self, *axes):
+    """`jnp.transpose(self, axes)`; the axes may be given as separate ints."""
+    if not axes or (len(axes) == 1 and axes[0] is None):
+        return manipulation.transpose(self)
+    if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
+        axes = axes[0]
+    return manipulation.transpose(self, axes)
+
+
+def _flatten(self, order="C"):
+    """A 1-D copy of the array."""
+    return manipulation.reshape(self, (self.size,), order=order)
+
+
+def _squeeze(self, axis=None):
+    return manipulation.squeeze(self, axis)
+
+
+def _clip(self, min=None, max=None):
+    return ufuncs.clip(self, min, max)
+
+
+def _round(self, decimals=0, out=None):
+    return ufuncs.round(self, decimals, out)
+
+
+def _dunder_round(self, ndigits=None):
+    return ufuncs.round(self, 0 if ndigits is None else ndigits)
+
+
+def _dot(self, b, *, precision=None, preferred_element_type=None):
+    return products.dot(self, b, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def _copy(self):
+    return creation.array(self, copy=True)
+
+
+def _getitem(self, index):
+    return indexing.getitem(self, index)
+
+
+def _iter(self):
+    if not self.shape:
+        raise TypeError("iteration over a 0-d array")
+    return indexing.iterate(self)
+
+
+def _at(self):
+    return indexing._IndexUpdateHelper(self)
+
+
+def _repeat(self, repeats, axis=None, *, total_repeat_length=None):
+    return manipulation.repeat(self, repeats, axis, total_repeat_length=total_repeat_length)
+
+
+def _swapaxes(self, axis1, axis2):
+    return manipulation.swapaxes(self, axis1, axis2)
+
+
+def _method(fun):
+    """`fun(self, *args, **kwargs)` as a method."""
+
+    def method(self, *args, **kwargs):
+        return fun(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fun.__name__
+    method.__doc__ = fun.__doc__
+    return method
+
+
+_reduction_methods = {
+    name: _method(getattr(reductions, name))
+    for name in (
+        "sum",
+        "prod",
+        "max",
+        "min",
+        "mean",
+        "var",
+        "std",
+        "all",
+        "any",
+        "argmax",
+        "argmin",
+        "cumsum",
+        "cumprod",
+    )
+}
+
+
+def _attributes() -> dict:
+    add, radd = _fast_binary_operator(ufuncs.add, "add")
+    sub, rsub = _fast_binary_operator(ufuncs.subtract, "sub")
+    mul, rmul = _fast_binary_operator(ufuncs.multiply, "mul")
+    truediv, rtruediv = _fast_binary_operator(ufuncs.true_divide, "truediv")
+    floordiv, rfloordiv = _binary_operator(arithmetic.floor_divide, "floordiv")
+    mod, rmod = _binary_operator(arithmetic.remainder, "mod")
+    pow_, rpow = _fast_binary_operator(arithmetic.power, "pow")
+    matmul, rmatmul = _binary_operator(products.matmul, "matmul")
+    and_, rand = _binary_operator(ufuncs.bitwise_and, "and")
+    or_, ror = _binary_operator(ufuncs.bitwise_or, "or")
+    xor, rxor = _binary_operator(ufuncs.bitwise_xor, "xor")
+    lshift, rlshift = _binary_operator(ufuncs.left_shift, "lshift")
+    rshift, rrshift = _binary_operator(ufuncs.right_shift, "rshift")
+    attrs = {
+        "__add__": add,
+        "__radd__": radd,
+        "__sub__": sub,
+        "__rsub__": rsub,
+        "__mul__": mul,
+        "__rmul__": rmul,
+        "__truediv__": truediv,
+        "__rtruediv__": rtruediv,
+        "__floordiv__": floordiv,
+        "__rfloordiv__": rfloordiv,
+        "__mod__": mod,
+        "__rmod__": rmod,
+        "__divmod__": _divmod,
+        "__rdivmod__": _rdivmod,
+        "__pow__": pow_,
+        "__rpow__": rpow,
+        "__matmul__": matmul,
+        "__rmatmul__": rmatmul,
+        "__and__": and_,
+        "__rand__": rand,
+        "__or__": or_,
+        "__ror__": ror,
+        "__xor__": xor,
+        "__rxor__": rxor,
+        "__lshift__": lshift,
+        "__rlshift__": rlshift,
+        "__rshift__": rshift,
+        "__rrshift__": rrshift,
+        "__eq__": _comparison(ufuncs.equal, "eq"),
+        "__ne__": _comparison(ufuncs.not_equal, "ne"),
+        "__lt__": _comparison(ufuncs.less, "lt"),
+        "__le__": _comparison(ufuncs.less_equal, "le"),
+        "__gt__": _comparison(ufuncs.greater, "gt"),
+        "__ge__": _comparison(ufuncs.greater_equal, "ge"),
+        "__neg__": ufuncs.negative,
+        "__pos__": ufuncs.positive,
+        "__abs__": ufuncs.absolute,
+        "__invert__": ufuncs.invert,
+        "__round__": _dunder_round,
+        "__getitem__": _getitem,
+        "__iter__": _iter,
+        "astype": _astype,
+        "reshape": _reshape,
+        "transpose": _transpose,
+        "T": property(lambda self: manipulation.transpose(self)),
+        "mT": property(lambda self: manipulation.matrix_transpose(self)),
+        "ravel": _method(manipulation.ravel),
+        "flatten": _flatten,
+        "squeeze": _squeeze,
+        "swapaxes": _swapaxes,
+        "repeat": _repeat,
+        "dot": _dot,
+        "clip": _clip,
+        "round": _round,
+        "conj": _method(ufuncs.conjugate),
+        "conjugate": _method(ufuncs.conjugate),
+        "real": property(ufuncs.real),
+        "imag": property(ufuncs.imag),
+        "copy": _copy,
+        "at": property(_at),
+        **_reduction_methods,
+    }
+    return attrs
+
+
+def attach() -> None:
+    """Sets the operators and methods on Array and Tracer (idempotent)."""
+    for name, value in _attributes().items():
+        setattr(Array, name, value)
+        setattr(Tracer, name, value)
+    # Tracers are unhashable like Arrays: defining __eq__ would otherwise reset __hash__.
+    Array.__hash__ = _unhashable_array
+    Tracer.__hash__ = _unhashable_tracer
+
+
+def _unhashable_array(self):
+    raise TypeError("unhashable type: 'Array'")
+
+
+def _unhashable_tracer(self):
+    raise TypeError(f"unhashable type: {type(self).__name__}")
+
+
+attach()

@@ -1,0 +1,390 @@
+"""Basic indexing (`x[idx]`) and indexed updates (`x.at[idx].set(y)`), without gather/scatter.
+
+An index is a tuple of ints, slices, `None` and at most one `Ellipsis`. Reading stages what
+JAX stages for such indices: one `slice` (skipped when it would take everything), `rev` for
+the dimensions with negative steps, `squeeze` for the integer-indexed ones, and
+`broadcast_in_dim` for the `None`s. Integer indices out of range are clamped, as JAX clamps
+(NumPy would raise). A traced integer scalar indexes through `dynamic_slice`, its negative
+values counted from the end.
+
+Integer-array and boolean-mask indices need gather (and scatter, for updates), which are not
+built yet: they raise NotImplementedError. A traced boolean mask cannot work at all (the
+result's shape would depend on values): it raises `NonConcreteBooleanIndexError`, as in JAX.
+
+Updates (`.at[idx].set/add/multiply/divide/power/min/max/apply`) return a new array. The
+update `y` is converted to `x`'s dtype, broadcast to `x[idx]`'s shape and brought back to the
+shape of the indexed region of `x` (undoing squeezes, reversals and new axes); then:
+
+- a contiguous region is written with `dynamic_update_slice`;
+- a strided region is spread to `x`'s shape with `pad` (interior padding leaves the gaps), and
+  a mask padded the same way chooses between it and `x` with `select_n`.
+
+Indices out of range drop the update, as JAX's scatter does.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from tracejit._src import dtypes
+from tracejit._src.array import Array
+from tracejit._src.core import Tracer
+from tracejit._src.errors import NonConcreteBooleanIndexError
+from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.lax import slicing as lax_slicing
+from tracejit._src.numpy import arithmetic, manipulation, promotion, ufuncs
+
+_BOOL = np.dtype(bool)
+
+
+class _Dim:
+    """How one dimension of the operand is indexed."""
+
+    __slots__ = ("count", "kind", "oob", "start", "step", "stop", "tracer")
+
+    def __init__(self, kind, start=0, stop=0, step=1, count=0, tracer=None, oob=False):
+        self.kind = kind  # "int", "slice" or "dynamic"
+        self.start, self.stop, self.step, self.count = start, stop, step, count
+        self.tracer = tracer
+        self.oob = oob  # an int index out of range (clamped on reads, dropped on updates)
+
+
+def _is_int_scalar(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _index_error_for_array(x):
+    dtype = getattr(x, "dtype", None)
+    if isinstance(x, Tracer) and dtype == _BOOL:
+        raise NonConcreteBooleanIndexError(
+            f"Array boolean indices must be concrete; got {x.aval.str_short()}. Boolean-mask "
+            "indexing makes the result's shape depend on the values, which a traced function "
+            "cannot know. Use jnp.where(mask, x, fill) to keep the shape instead."
+        )
+    what = "boolean-mask" if dtype == _BOOL else "integer-array"
+    raise NotImplementedError(
+        f"{what} indexing needs the gather primitive, which is not built yet; only basic "
+        "indexing (integers, slices, None, Ellipsis) is supported."
+    )
+
+
+def _normalize_index(idx, ndim: int) -> list:
+    """The index as a list of entries, one per operand dimension or None, Ellipsis expanded."""
+    if isinstance(idx, list):
+        raise TypeError(
+            "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+            "`arr[array(seq)]` instead of `arr[seq]`."
+        )
+    entries = list(idx) if isinstance(idx, tuple) else [idx]
+    out = []
+    for e in entries:
+        if e is None or e is Ellipsis or isinstance(e, slice):
+            out.append(e)
+        elif isinstance(e, str):
+            raise TypeError(f"JAX does not support string indexing; got idx={e!r}")
+        elif isinstance(e, (bool, np.bool_)):
+            _index_error_for_array(np.asarray(e))
+        elif _is_int_scalar(e):
+            out.append(operator.index(e))
+        elif isinstance(e, (Array, Tracer, np.ndarray)):
+            dtype = e.dtype
+            if e.ndim == 0 and dtypes.is_int(dtype):
+                if isinstance(e, Tracer):
+                    concrete = e.to_concrete_value()
+                    out.append(e if concrete is None else int(concrete))
+                else:
+                    out.append(int(np.asarray(e)))
+            elif e.ndim == 0 and dtype != _BOOL:
+                raise TypeError(
+                    f"Indexer must have integer or boolean type, got indexer with type {dtype}"
+                )
+            else:
+                _index_error_for_array(e)
+        elif isinstance(e, (list, tuple)):
+            _index_error_for_array(np.asarray(e))
+        elif isinstance(e, (float, complex, np.floating, np.complexfloating)):
+            raise TypeError(
+                "Indexer must have integer or boolean type, got indexer with type "
+                f"{np.asarray(e).dtype}"
+            )
+        else:
+            raise TypeError(f"Unsupported index type {type(e).__name__}: {e!r}")
+    ellipses = sum(1 for e in out if e is Ellipsis)
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(1 for e in out if e is not None and e is not Ellipsis)
+    if used > ndim:
+        raise IndexError(f"Too many indices: array is {ndim}-dimensional, but {used} were indexed")
+    if ellipses:
+        i = out.index(Ellipsis)
+        out[i : i + 1] = [slice(None)] * (ndim - used)
+    else:
+        out += [slice(None)] * (ndim - used)
+    return out
+
+
+def _plan(x, idx):
+    """(dims, new_axes): a `_Dim` per operand dimension, and the positions in the result of the
+    axes `None` adds."""
+    shape = x.shape
+    entries = _normalize_index(idx, len(shape))
+    dims, new_axes = [], []
+    out_pos = 0
+    d = 0
+    for e in entries:
+        if e is None:
+            new_axes.append(out_pos)
+            out_pos += 1
+            continue
+        size = shape[d]
+        if isinstance(e, slice):
+            start, stop, step = e.indices(size)
+            count = len(range(start, stop, step))
+            if step < 0:
+                first = start + (count - 1) * step if count else 0
+                dims.append(
+                    _Dim(
+                        "slice", first, first + (count - 1) * -step + 1 if count else 0, step, count
+                    )
+                )
+            else:
+                dims.append(
+                    _Dim(
+                        "slice",
+                        start if count else min(start, size),
+                        start + (count - 1) * step + 1 if count else min(start, size),
+                        step,
+                        count,
+                    )
+                )
+            out_pos += 1
+        elif isinstance(e, Tracer):
+            if size == 0:
+                raise IndexError(f"index is out of bounds for axis {d} with size 0")
+            dims.append(_Dim("dynamic", 0, 1, 1, 1, tracer=e))
+        else:
+            if size == 0:
+                raise IndexError(f"index {e} is out of bounds for axis {d} with size 0")
+            i = e + size if e < 0 else e
+            oob = not 0 <= i < size
+            i = min(max(i, 0), size - 1)
+            dims.append(_Dim("int", i, i + 1, 1, 1, oob=oob))
+        d += 1
+    return dims, new_axes
+
+
+def _dynamic_start(index, size: int):
+    """An index (traced, or a Python int) as an int32 start, negative values counted from the
+    end."""
+    if type(index) is not int:
+        index = promotion.convert_element_type(index, np.dtype(np.int32), False)
+    return lax_shapes.select_n(lax_binary.lt(index, 0), index, lax_binary.add(index, size))
+
+
+def _region(x, dims):
+    """The part of `x` the index selects, before squeezes, reversals and new axes."""
+    start = tuple(d.start for d in dims)
+    limit = tuple(
+        d.stop if d.kind != "dynamic" else size for d, size in zip(dims, x.shape, strict=True)
+    )
+    strides = tuple(abs(d.step) if d.kind == "slice" else 1 for d in dims)
+    if start != (0,) * len(dims) or limit != tuple(x.shape) or any(s != 1 for s in strides):
+        x = lax_slicing.slice(x, start, limit, None if all(s == 1 for s in strides) else strides)
+    dynamic = [i for i, d in enumerate(dims) if d.kind == "dynamic"]
+    if dynamic:
+        # As JAX does, every start index is normalized (the static zeros too).
+        starts = [
+            _dynamic_start(d.tracer if d.kind == "dynamic" else 0, x.shape[i])
+            for i, d in enumerate(dims)
+        ]
+        sizes = [1 if d.kind == "dynamic" else x.shape[i] for i, d in enumerate(dims)]
+        x = lax_slicing.dynamic_slice(x, starts, sizes, allow_negative_indices=False)
+    return x
+
+
+def getitem(x, idx):
+    """`x[idx]` for a basic index."""
+    x = promotion.asarray_operand("getitem", x)
+    dims, new_axes = _plan(x, idx)
+    out = _region(x, dims)
+    reversed_dims = tuple(i for i, d in enumerate(dims) if d.kind == "slice" and d.step < 0)
+    if reversed_dims:
+        out = lax_shapes.rev(out, reversed_dims)
+    squeezed = tuple(i for i, d in enumerate(dims) if d.kind != "slice")
+    if squeezed:
+        out = lax_shapes.squeeze(out, squeezed)
+    if new_axes:
+        rank = out.ndim + len(new_axes)
+        shape = list(out.shape)
+        for i in new_axes:
+            shape.insert(i, 1)
+        kept = tuple(i for i in range(rank) if i not in new_axes)
+        out = lax_shapes.broadcast_in_dim(out, tuple(shape), kept)
+    return out
+
+
+def iterate(x):
+    """The sub-arrays along the leading axis, as `for row in x` gives them."""
+    if not x.shape:
+        raise TypeError("iteration over a 0-d array")
+    n, rest = x.shape[0], tuple(x.shape[1:])
+    strides = (1,) * x.ndim
+    for i in range(n):
+        row = lax_slicing.slice(x, (i,) + (0,) * len(rest), (i + 1,) + rest, strides)
+        yield lax_shapes.squeeze(row, (0,))
+
+
+# --------------------------------------------------------------------------------------------
+# Indexed updates
+
+
+def _update_region(x, dims, new_axes, y):
+    """`y` (broadcast to x[idx]'s shape) reshaped to the shape of the selected region."""
+    out_shape = getitem_shape(x.shape, dims, new_axes)
+    if y.shape != out_shape:
+        y = manipulation.broadcast_to(y, out_shape)
+    if new_axes:
+        y = lax_shapes.squeeze(y, tuple(new_axes))
+    region_shape = tuple(d.count for d in dims)
+    if y.shape != region_shape:
+        kept = tuple(i for i, d in enumerate(dims) if d.kind == "slice")
+        y = lax_shapes.broadcast_in_dim(y, region_shape, kept)
+    reversed_dims = tuple(i for i, d in enumerate(dims) if d.kind == "slice" and d.step < 0)
+    if reversed_dims:
+        y = lax_shapes.rev(y, reversed_dims)
+    return y
+
+
+def getitem_shape(shape, dims, new_axes) -> tuple:
+    out = [d.count for d in dims if d.kind == "slice"]
+    for i in new_axes:
+        out.insert(i, 1)
+    return tuple(out)
+
+
+def _write(x, dims, region):
+    """`x` with its selected region replaced by `region`."""
+    if any(d.kind == "slice" and abs(d.step) > 1 for d in dims):
+        if any(d.kind == "dynamic" for d in dims):
+            raise NotImplementedError(
+                "updates combining a traced index with a strided slice need scatter, which is "
+                "not built yet"
+            )
+        config = []
+        for d, size in zip(dims, x.shape, strict=True):
+            step = abs(d.step) if d.kind == "slice" else 1
+            if d.count == 0:
+                return x
+            last = d.start + (d.count - 1) * step
+            config.append((d.start, size - last - 1, step - 1))
+        config = tuple(config)
+        spread = lax_shapes.pad(region, promotion.convert_element_type(0, x.dtype, False), config)
+        mask = lax_shapes.pad(lax_shapes.broadcast_in_dim(True, region.shape, ()), False, config)
+        return lax_shapes.select_n(mask, x, spread)
+    if any(d.count == 0 for d in dims):
+        return x
+    starts = [
+        _dynamic_start(d.tracer, size) if d.kind == "dynamic" else d.start
+        for d, size in zip(dims, x.shape, strict=True)
+    ]
+    if all(type(s) is int for s in starts):
+        if region.shape == x.shape:
+            return region
+        starts = [np.int32(s) for s in starts]
+    return lax_slicing.dynamic_update_slice(x, region, starts, allow_negative_indices=False)
+
+
+def _read_region(x, dims):
+    """The selected region of `x` (shape: a count per dimension)."""
+    return _region(x, dims)
+
+
+class _IndexUpdateHelper:
+    """`x.at`: indexing it gives the object whose methods make updated copies."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self):
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+class _IndexUpdateRef:
+    """`x.at[idx]`: `set`, `add`, `multiply`, ... return the updated copy of `x`."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array = array
+        self.index = index
+
+    def __repr__(self):
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None):
+        """`x[idx]`."""
+        return getitem(self.array, self.index)
+
+    def _update(self, name: str, combine, values):
+        x = promotion.asarray_operand(f"at[].{name}", self.array)
+        dims, new_axes = _plan(x, self.index)
+        if any(d.oob or d.count == 0 for d in dims):
+            return x  # out-of-range updates are dropped; an empty region changes nothing
+        y = promotion.convert_element_type(
+            promotion.to_operand(f"at[].{name}", values), x.dtype, x.weak_type
+        )
+        region = _update_region(x, dims, new_axes, y)
+        if combine is not None:
+            region = combine(_read_region(x, dims), region)
+            region = promotion.convert_element_type(region, x.dtype, x.weak_type)
+        return _write(x, dims, region)
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x` with `x[idx] = values`."""
+        return self._update("set", None, values)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x` with `x[idx] += values`."""
+        return self._update("add", ufuncs.add, values)
+
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x` with `x[idx] -= values`."""
+        return self._update("subtract", ufuncs.subtract, values)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x` with `x[idx] *= values`."""
+        return self._update("multiply", ufuncs.multiply, values)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x` with `x[idx] /= values`."""
+        return self._update("divide", ufuncs.divide, values)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x` with `x[idx] **= values`."""
+        return self._update("power", arithmetic.power, values)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x` with `x[idx] = minimum(x[idx], values)`."""
+        return self._update("min", ufuncs.minimum, values)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x` with `x[idx] = maximum(x[idx], values)`."""
+        return self._update("max", ufuncs.maximum, values)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x` with `x[idx] = func(x[idx])`."""
+        x = promotion.asarray_operand("at[].apply", self.array)
+        dims, _ = _plan(x, self.index)
+        if any(d.oob or d.count == 0 for d in dims):
+            return x
+        region = promotion.convert_element_type(func(_read_region(x, dims)), x.dtype, x.weak_type)
+        return _write(x, dims, region)

@@ -1,0 +1,520 @@
+"""Shape manipulation: reshape, transpose and friends, joining, splitting, broadcasting, padding.
+
+Each stages the lax shape ops JAX stages (`reshape`, `transpose`, `squeeze`, `broadcast_in_dim`,
+`rev`, `concatenate`, `slice`, `pad`) and stages nothing when the result would be the operand
+itself (`x.reshape(x.shape)`, `jnp.transpose(x, (0, 1))`), as JAX does. Where current JAX has a
+dedicated primitive that this project does not (`stack`, `split`, `tile`), the older
+composition of the basic ops is staged instead: `broadcast_in_dim` + `concatenate` for
+`stack`, `slice` for `split`, `broadcast_in_dim` + `reshape` for `tile` and `repeat`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import operator
+
+import numpy as np
+from tracejit._src import dtypes
+from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.lax import slicing as lax_slicing
+from tracejit._src.numpy import promotion
+from tracejit._src.numpy.promotion import asarray_operand
+
+
+def normalize_axis(axis, ndim: int, name: str = "axis") -> int:
+    """A non-negative axis, or NumPy's error for one out of range."""
+    try:
+        axis = operator.index(axis)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer, got {axis!r}") from None
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis + ndim if axis < 0 else axis
+
+
+def normalize_axis_tuple(axis, ndim: int, argname: str = "axis") -> tuple:
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(normalize_axis(a, ndim) for a in axis)
+    else:
+        axes = (normalize_axis(axis, ndim),)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis in `{argname}` argument")
+    return axes
+
+
+def ndim(a) -> int:
+    """The number of dimensions of `a`."""
+    return np.ndim(a) if not hasattr(a, "ndim") else a.ndim
+
+
+def shape(a) -> tuple:
+    """The shape of `a`."""
+    return np.shape(a) if not hasattr(a, "shape") else tuple(a.shape)
+
+
+def size(a, axis=None) -> int:
+    """The number of elements of `a` (along `axis`, if given)."""
+    s = shape(a)
+    if axis is None:
+        return int(np.prod(s, dtype=np.int64))
+    return s[normalize_axis(axis, len(s))]
+
+
+# --------------------------------------------------------------------------------------------
+# reshape
+
+
+def _resolve_shape(old_shape: tuple, new_shape) -> tuple:
+    if isinstance(new_shape, (int, np.integer)) or not np.iterable(new_shape):
+        new_shape = (new_shape,)
+    new_shape = tuple(operator.index(d) for d in new_shape)
+    old_size = int(np.prod(old_shape, dtype=np.int64))
+    unknown = [i for i, d in enumerate(new_shape) if d == -1]
+    if len(unknown) > 1:
+        raise TypeError(
+            f"can only specify one unknown axis size with a `-1` value, got {new_shape}"
+        )
+    if any(d < -1 for d in new_shape):
+        raise TypeError(f"reshape new_sizes must all be non-negative or -1, got {new_shape}")
+    if unknown:
+        known = int(np.prod([d for d in new_shape if d != -1], dtype=np.int64))
+        if known == 0 or old_size % known:
+            raise TypeError(
+                f"cannot reshape array of shape {old_shape} (size {old_size}) into shape "
+                f"{new_shape} because the product of specified axis sizes ({known}) does not "
+                f"evenly divide {old_size}"
+            )
+        i = unknown[0]
+        new_shape = new_shape[:i] + (old_size // known,) + new_shape[i + 1 :]
+    new_size = int(np.prod(new_shape, dtype=np.int64))
+    if new_size != old_size:
+        shown = new_shape[0] if len(new_shape) == 1 else new_shape
+        raise TypeError(
+            f"cannot reshape array of shape {old_shape} (size {old_size}) into shape {shown} "
+            f"(size {new_size})"
+        )
+    return new_shape
+
+
+def reshape(a, shape=None, order="C", *, copy=None):
+    """`a` with a new shape holding the same elements (one dimension may be -1)."""
+    if shape is None:
+        raise TypeError("jnp.reshape requires the 'shape' argument")
+    x = asarray_operand("reshape", a)
+    new_shape = _resolve_shape(x.shape, shape)
+    if order == "C":
+        if new_shape == x.shape:
+            return x
+        return lax_shapes.reshape(x, new_shape)
+    if order == "F":
+        dims = tuple(range(x.ndim - 1, -1, -1))
+        out = lax_shapes.reshape(x, new_shape[::-1], dims)
+        return transpose(out)
+    raise NotImplementedError(f"reshape with order={order!r} is not supported")
+
+
+def ravel(a, order="C"):
+    """`a` flattened to one dimension."""
+    x = asarray_operand("ravel", a)
+    if order == "C" and x.ndim == 1:
+        return x
+    return reshape(x, (x.size,), order=order)
+
+
+def expand_dims_reshape(x, axis: int):
+    """`x` with a new size-1 axis, staged as `reshape` (what linspace does in JAX)."""
+    return lax_shapes.reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
+
+
+# --------------------------------------------------------------------------------------------
+# Axis permutations
+
+
+def transpose(a, axes=None):
+    """`a` with its axes permuted (reversed when `axes` is None)."""
+    x = asarray_operand("transpose", a)
+    if axes is None:
+        perm = tuple(range(x.ndim - 1, -1, -1))
+    else:
+        perm = tuple(normalize_axis(i, x.ndim) for i in axes)
+        if sorted(perm) != list(range(x.ndim)):
+            raise ValueError(f"axes {tuple(axes)} don't match array of dimension {x.ndim}")
+    if perm == tuple(range(x.ndim)):
+        return x
+    return lax_shapes.transpose(x, perm)
+
+
+def matrix_transpose(x, /):
+    """Swaps the last two axes."""
+    x = asarray_operand("matrix_transpose", x)
+    if x.ndim < 2:
+        raise ValueError(f"x must be at least two-dimensional for matrix_transpose; got {x.ndim=}")
+    perm = list(range(x.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return transpose(x, perm)
+
+
+def moveaxis(a, source, destination):
+    """`a` with the axes `source` moved to positions `destination`."""
+    x = asarray_operand("moveaxis", a)
+    src = normalize_axis_tuple(source, x.ndim, "source")
+    dst = normalize_axis_tuple(destination, x.ndim, "destination")
+    if len(src) != len(dst):
+        raise ValueError(
+            "`source` and `destination` arguments must have the same number of elements"
+        )
+    rest = [i for i in range(x.ndim) if i not in src]
+    perm = [None] * x.ndim
+    for s, d in sorted(zip(dst, src, strict=True)):
+        perm[s] = d
+    remaining = iter(rest)
+    perm = [p if p is not None else next(remaining) for p in perm]
+    return transpose(x, perm)
+
+
+def swapaxes(a, axis1, axis2):
+    """`a` with two axes exchanged."""
+    x = asarray_operand("swapaxes", a)
+    i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
+    perm = list(range(x.ndim))
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(x, perm)
+
+
+# --------------------------------------------------------------------------------------------
+# Adding and removing size-1 axes
+
+
+def squeeze(a, axis=None):
+    """`a` without its size-1 axes (only those in `axis`, if given)."""
+    x = asarray_operand("squeeze", a)
+    if axis is None:
+        dims = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    else:
+        dims = tuple(sorted(normalize_axis_tuple(axis, x.ndim)))
+        bad = [i for i in dims if x.shape[i] != 1]
+        if bad:
+            raise ValueError(
+                "cannot select an axis to squeeze out which has size not equal to one, got "
+                f"shape={x.shape} and dimensions={tuple(bad)}"
+            )
+    if not dims:
+        return x
+    return lax_shapes.squeeze(x, dims)
+
+
+def expand_dims(a, axis):
+    """`a` with new size-1 axes at the positions `axis` of the result."""
+    x = asarray_operand("expand_dims", a)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    out_ndim = x.ndim + len(axes)
+    new = set(normalize_axis_tuple(tuple(axes), out_ndim))
+    it = iter(x.shape)
+    out_shape = tuple(1 if i in new else next(it) for i in range(out_ndim))
+    dims = tuple(i for i in range(out_ndim) if i not in new)
+    return lax_shapes.broadcast_in_dim(x, out_shape, dims)
+
+
+def _atleast(x, nd: int):
+    if x.ndim >= nd:
+        return x
+    if nd == 3 and x.ndim == 1:
+        return lax_shapes.broadcast_in_dim(x, (1, x.shape[0], 1), (1,))
+    if nd == 3 and x.ndim == 2:
+        return lax_shapes.broadcast_in_dim(x, x.shape + (1,), (0, 1))
+    lead = nd - x.ndim
+    return lax_shapes.broadcast_in_dim(x, (1,) * lead + x.shape, tuple(range(lead, nd)))
+
+
+def _atleast_nd(name: str, nd: int, arys):
+    out = [_atleast(asarray_operand(name, a, i), nd) for i, a in enumerate(arys)]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys):
+    """The arguments with at least one dimension."""
+    return _atleast_nd("atleast_1d", 1, arys)
+
+
+def atleast_2d(*arys):
+    """The arguments with at least two dimensions (1-D arrays become rows)."""
+    return _atleast_nd("atleast_2d", 2, arys)
+
+
+def atleast_3d(*arys):
+    """The arguments with at least three dimensions (as NumPy: (N,) -> (1, N, 1))."""
+    return _atleast_nd("atleast_3d", 3, arys)
+
+
+# --------------------------------------------------------------------------------------------
+# Broadcasting
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """The shape that arrays of the given shapes broadcast to."""
+    return promotion.broadcast_shapes(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes])
+
+
+def broadcast_to(array, shape):
+    """`array` broadcast to `shape` (NumPy's rules)."""
+    x = asarray_operand("broadcast_to", array)
+    shape = (
+        (shape,)
+        if isinstance(shape, (int, np.integer))
+        else tuple(operator.index(d) for d in shape)
+    )
+    if x.shape == shape:
+        return x
+    if len(shape) < x.ndim:
+        raise ValueError(
+            f"Cannot broadcast to shape with fewer dimensions: arr_shape={x.shape} shape={shape}"
+        )
+    lead = len(shape) - x.ndim
+    for have, want in zip(x.shape, shape[lead:], strict=True):
+        if have != 1 and have != want:
+            dims = ",".join(map(str, x.shape)), ",".join(map(str, shape))
+            raise ValueError(
+                f"Incompatible types for broadcasting: input type={x.dtype.name}[{dims[0]}] and "
+                f"requested type={x.dtype.name}[{dims[1]}]"
+            )
+    return lax_shapes.broadcast_in_dim(x, shape, tuple(range(lead, len(shape))))
+
+
+def broadcast_arrays(*args):
+    """The arguments broadcast to their common shape."""
+    operands = [asarray_operand("broadcast_arrays", a, i) for i, a in enumerate(args)]
+    target = promotion.broadcast_shapes(*[x.shape for x in operands])
+    return [broadcast_to(x, target) for x in operands]
+
+
+# --------------------------------------------------------------------------------------------
+# Joining
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    """The arrays joined along an existing axis (flattened first when `axis` is None)."""
+    if isinstance(arrays, (np.ndarray,)) or hasattr(arrays, "aval"):
+        arrays = [arrays[i] for i in range(len(arrays))]
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("Need at least one array to concatenate.")
+    operands = [asarray_operand("concatenate", a, i) for i, a in enumerate(arrays)]
+    if axis is None:
+        operands = [ravel(x) for x in operands]
+        axis = 0
+    user_dtype = dtypes.check_user_dtype(dtype, "concatenate")
+    if user_dtype is not None:
+        operands = [promotion.convert_element_type(x, user_dtype) for x in operands]
+    else:
+        operands = promotion.promote_dtypes(*operands)
+    if len(operands) == 1:
+        return operands[0]
+    rank = operands[0].ndim
+    if any(x.ndim != rank for x in operands):
+        shapes = ", ".join(str(x.shape) for x in operands)
+        raise TypeError(
+            f"Cannot concatenate arrays with different numbers of dimensions: got {shapes}."
+        )
+    if rank == 0:
+        raise ValueError("Zero-dimensional arrays cannot be concatenated.")
+    axis = normalize_axis(axis, rank)
+    first = operands[0].shape
+    for x in operands[1:]:
+        if any(a != b for i, (a, b) in enumerate(zip(first, x.shape, strict=True)) if i != axis):
+            shapes = ", ".join(str(x.shape) for x in operands)
+            raise TypeError(
+                "Cannot concatenate arrays with shapes that differ in dimensions other than the "
+                f"one being concatenated: concatenating along dimension {axis} for shapes "
+                f"{shapes}."
+            )
+    return lax_shapes.concatenate(operands, axis)
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0, out=None, dtype=None):
+    """The arrays (all of one shape) joined along a new axis."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.stack is not supported.")
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("Need at least one array to stack.")
+    operands = [asarray_operand("stack", a, i) for i, a in enumerate(arrays)]
+    shapes = {x.shape for x in operands}
+    if len(shapes) > 1:
+        got = ", ".join(str(x.shape) for x in operands)
+        raise ValueError(f"All input arrays must have the same shape. Got {got}.")
+    axis = normalize_axis(axis, operands[0].ndim + 1)
+    return concatenate([expand_dims(x, axis) for x in operands], axis, dtype=dtype)
+
+
+def hstack(tup, dtype=None):
+    """The arrays joined along their second axis (the first for 1-D arrays)."""
+    arrays = [atleast_1d(a) for a in tup]
+    axis = 0 if arrays and arrays[0].ndim == 1 else 1
+    return concatenate(arrays, axis, dtype=dtype)
+
+
+def vstack(tup, dtype=None):
+    """The arrays joined along their first axis (1-D arrays become rows)."""
+    return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype)
+
+
+row_stack = vstack
+
+
+def dstack(tup, dtype=None):
+    """The arrays joined along their third axis."""
+    return concatenate([atleast_3d(a) for a in tup], 2, dtype=dtype)
+
+
+def column_stack(tup):
+    """1-D arrays as columns of a 2-D array; 2-D arrays joined along their second axis."""
+    arrays = []
+    for a in tup:
+        x = asarray_operand("column_stack", a)
+        arrays.append(lax_shapes.broadcast_in_dim(x, (x.shape[0], 1), (0,)) if x.ndim < 2 else x)
+    return concatenate(arrays, 1)
+
+
+# --------------------------------------------------------------------------------------------
+# Splitting
+
+
+def _split(name: str, ary, indices_or_sections, axis, equal: bool):
+    x = asarray_operand(name, ary)
+    axis = normalize_axis(axis, x.ndim)
+    length = x.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = operator.index(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if equal and length % sections:
+            raise ValueError(
+                f"array split does not result in an equal division: rest is {length % sections}"
+            )
+        base, extra = divmod(length, sections)
+        sizes = [base + 1] * extra + [base] * (sections - extra)
+        bounds = np.cumsum([0] + sizes).tolist()
+    else:
+        points = [operator.index(i) for i in indices_or_sections]
+        bounds = (
+            [0]
+            + [builtins.min(builtins.max(p + length if p < 0 else p, 0), length) for p in points]
+            + [length]
+        )
+    out = []
+    for start, stop in itertools.pairwise(bounds):
+        stop = builtins.max(start, stop)
+        out.append(lax_slicing.slice_in_dim(x, start, stop, 1, axis))
+    return out
+
+
+def split(ary, indices_or_sections, axis=0):
+    """`ary` cut into equal sections, or at the given indices, along `axis`."""
+    return _split("split", ary, indices_or_sections, axis, equal=True)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Like `split`, but the sections may differ in length by one."""
+    return _split("array_split", ary, indices_or_sections, axis, equal=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Reversing, tiling, repeating, padding
+
+
+def flip(m, axis=None):
+    """`m` with the order of its elements reversed along `axis` (all axes if None)."""
+    x = asarray_operand("flip", m)
+    if axis is None:
+        dims = tuple(range(x.ndim))
+    else:
+        dims = normalize_axis_tuple(axis, x.ndim)
+    if not dims:
+        return x
+    return lax_shapes.rev(x, dims)
+
+
+def fliplr(m):
+    """Reverses the second axis."""
+    return flip(m, 1)
+
+
+def flipud(m):
+    """Reverses the first axis."""
+    return flip(m, 0)
+
+
+def tile(A, reps):
+    """`A` repeated `reps` times along each axis."""
+    x = asarray_operand("tile", A)
+    reps = (operator.index(reps),) if np.ndim(reps) == 0 else tuple(operator.index(r) for r in reps)
+    rank = builtins.max(len(reps), x.ndim)
+    reps = (1,) * (rank - len(reps)) + reps
+    x = reshape(x, (1,) * (rank - x.ndim) + x.shape)
+    if all(r == 1 for r in reps):
+        return x
+    interleaved = tuple(d for pair in zip(reps, x.shape, strict=True) for d in pair)
+    wide = lax_shapes.broadcast_in_dim(x, interleaved, tuple(range(1, 2 * rank, 2)))
+    return reshape(wide, tuple(r * d for r, d in zip(reps, x.shape, strict=True)))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """Each element of `a` repeated `repeats` times (an integer; arrays of repeats need a
+    gather, which is not built yet)."""
+    x = asarray_operand("repeat", a)
+    if np.ndim(repeats) != 0:
+        raise NotImplementedError(
+            "jnp.repeat with an array of repeats is not implemented yet (it needs gather)"
+        )
+    repeats = operator.index(repeats if not hasattr(repeats, "__index__") else repeats.__index__())
+    if repeats < 0:
+        raise ValueError("repeats may not contain negative values.")
+    if axis is None:
+        x = ravel(x)
+        axis = 0
+    axis = normalize_axis(axis, x.ndim)
+    wide_shape = x.shape[: axis + 1] + (repeats,) + x.shape[axis + 1 :]
+    dims = tuple(i if i <= axis else i + 1 for i in range(x.ndim))
+    wide = lax_shapes.broadcast_in_dim(x, wide_shape, dims)
+    out_shape = x.shape[:axis] + (x.shape[axis] * repeats,) + x.shape[axis + 1 :]
+    return reshape(wide, out_shape)
+
+
+def _pad_widths(pad_width, rank: int) -> list:
+    widths = np.asarray(pad_width)
+    if not np.issubdtype(widths.dtype, np.integer):
+        raise TypeError(f"`pad_width` must be of integral type, got {pad_width!r}")
+    if widths.ndim == 0:
+        widths = np.broadcast_to(widths, (rank, 2))
+    elif widths.shape == (1,) or widths.shape == (2,) or widths.shape == (1, 2):
+        widths = (
+            np.broadcast_to(widths.reshape(-1)[:2], (rank, 2))
+            if widths.size == 2
+            else (np.broadcast_to(widths.reshape(()), (rank, 2)))
+        )
+    elif widths.shape != (rank, 2):
+        raise ValueError(f"jnp.pad: pad_width with shape {widths.shape} does not fit rank {rank}")
+    if (widths < 0).any():
+        raise ValueError("index can't contain negative values")
+    return [(int(lo), int(hi)) for lo, hi in widths]
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """`array` padded with `constant_values` (only mode='constant' is implemented)."""
+    if mode != "constant":
+        raise NotImplementedError(f"jnp.pad with mode={mode!r} is not implemented yet")
+    constant_values = kwargs.pop("constant_values", 0)
+    if kwargs:
+        raise ValueError(f"unsupported keyword arguments for mode 'constant': {set(kwargs)}")
+    x = asarray_operand("pad", array)
+    widths = _pad_widths(pad_width, x.ndim)
+    if np.ndim(constant_values) != 0:
+        raise NotImplementedError("jnp.pad with per-axis constant_values is not implemented yet")
+    value = promotion.convert_element_type(
+        promotion.to_operand("pad", constant_values), x.dtype, False
+    )
+    return lax_shapes.pad(x, value, tuple((lo, hi, 0) for lo, hi in widths))

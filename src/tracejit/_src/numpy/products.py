@@ -1,0 +1,372 @@
+"""Products: dot, matmul, vdot, inner, outer, tensordot, einsum.
+
+Each stages one `dot_general` (plus the `squeeze`/`transpose`/`broadcast_in_dim` that NumPy's
+shape rules need), as JAX does. Operands are not converted to a common dtype first: the
+result's dtype is passed as `preferred_element_type` (`dot_general` multiplies an int32 and a
+float32 array into float32), and the result's weak type is JAX's: weak only when both
+operands are.
+
+`matmul` follows NumPy: 1-D operands act as a row (left) or a column (right) that is removed
+from the result, and leading (batch) dimensions broadcast. Equal batch dimensions become
+`dot_general` batch dimensions; a batch dimension of size 1 facing a larger one is squeezed
+away and the larger one becomes an ordinary free dimension of its operand, after which a
+`transpose` puts the result's dimensions in NumPy's order.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+from tracejit._src import dtypes
+from tracejit._src.lax import dot as lax_dot
+from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.numpy import manipulation, promotion, reductions, ufuncs
+from tracejit._src.numpy.promotion import asarray_operand
+
+
+def _operands(name: str, a, b):
+    return asarray_operand(name, a, 0), asarray_operand(name, b, 1)
+
+
+def _result_type(a, b, preferred_element_type, name: str):
+    if preferred_element_type is None:
+        return promotion.result_dtype(a, b)
+    return dtypes.check_user_dtype(preferred_element_type, name), False
+
+
+def _dot_general(a, b, dimension_numbers, precision, dtype, weak):
+    out = lax_dot.dot_general(
+        a, b, dimension_numbers, precision=precision, preferred_element_type=dtype
+    )
+    return promotion.convert_element_type(out, dtype, weak)
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None):
+    """NumPy's dot: the sum product over the last axis of `a` and the second-to-last of `b`
+    (the only one for 1-D `b`); a scalar operand multiplies elementwise."""
+    a, b = _operands("dot", a, b)
+    dtype, weak = _result_type(a, b, preferred_element_type, "dot")
+    if a.ndim == 0 or b.ndim == 0:
+        contract = ((), ())
+    else:
+        contract = ((a.ndim - 1,), (b.ndim - 1 if b.ndim == 1 else b.ndim - 2,))
+    return _dot_general(a, b, (contract, ((), ())), precision, dtype, weak)
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
+    """NumPy's matmul (`a @ b`): matrix products broadcast over leading batch dimensions."""
+    a, b = _operands("matmul", a, b)
+    for i, x in enumerate((a, b)):
+        if x.ndim == 0:
+            raise ValueError(
+                f"matmul input operand {i} must have ndim at least 1, but it has ndim 0"
+            )
+    dtype, weak = _result_type(a, b, preferred_element_type, "matmul")
+    a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    a_batch = a.shape[:-2]
+    b_batch = b.shape[:-2]
+    nbatch = max(len(a_batch), len(b_batch))
+    a_off, b_off = nbatch - len(a_batch), nbatch - len(b_batch)
+    a_squeeze, b_squeeze = [], []
+    batch_pairs = []  # (axis in a, axis in b)
+    roles = []  # per result batch position: ("batch", k), ("a", axis), ("b", axis) or ("one",)
+    for i in range(nbatch):
+        da = a_batch[i - a_off] if i >= a_off else None
+        db = b_batch[i - b_off] if i >= b_off else None
+        if da is not None and db is not None and da == db and da != 1:
+            roles.append(("batch", len(batch_pairs)))
+            batch_pairs.append((i - a_off, i - b_off))
+        elif da is not None and db is not None and da == 1 and db == 1:
+            a_squeeze.append(i - a_off)
+            b_squeeze.append(i - b_off)
+            roles.append(("one",))
+        elif da is None or da == 1:
+            if da is not None:
+                a_squeeze.append(i - a_off)
+            roles.append(("b", i - b_off))
+        elif db is None or db == 1:
+            if db is not None:
+                b_squeeze.append(i - b_off)
+            roles.append(("a", i - a_off))
+        else:
+            raise ValueError(
+                "Incompatible types for matmul arguments: "
+                f"{a.dtype.name}[{','.join(map(str, a.shape))}] and "
+                f"{b.dtype.name}[{','.join(map(str, b.shape))}]"
+            )
+    a_axes = _renumber(a.ndim, a_squeeze)
+    b_axes = _renumber(b.ndim, b_squeeze)
+    if a_squeeze:
+        a = lax_shapes.squeeze(a, tuple(a_squeeze))
+    if b_squeeze:
+        b = lax_shapes.squeeze(b, tuple(b_squeeze))
+    a_contract = a.ndim - 1
+    b_contract = 0 if b_vec else b.ndim - 2
+    batch_a = tuple(a_axes[p] for p, _ in batch_pairs)
+    batch_b = tuple(b_axes[q] for _, q in batch_pairs)
+    dimension_numbers = (((a_contract,), (b_contract,)), (batch_a, batch_b))
+    out = _dot_general(a, b, dimension_numbers, precision, dtype, weak)
+    # dot_general's order: batch dims, a's free dims, b's free dims (each in axis order).
+    a_free = [i for i in range(a.ndim) if i not in batch_a and i != a_contract]
+    b_free = [i for i in range(b.ndim) if i not in batch_b and i != b_contract]
+    position = {("batch", k): k for k in range(len(batch_pairs))}
+    for k, axis in enumerate(a_free):
+        position[("a", axis)] = len(batch_pairs) + k
+    for k, axis in enumerate(b_free):
+        position[("b", axis)] = len(batch_pairs) + len(a_free) + k
+    order = []
+    ones = []
+    for i, role in enumerate(roles):
+        if role[0] == "one":
+            ones.append(i)
+        elif role[0] == "batch":
+            order.append(position[role])
+        else:
+            squeezed = a_axes if role[0] == "a" else b_axes
+            order.append(position[(role[0], squeezed[role[1]])])
+    if not a_vec:
+        order.append(position[("a", a.ndim - 2)])
+    if not b_vec:
+        order.append(position[("b", b.ndim - 1)])
+    if order != list(range(len(order))):
+        out = lax_shapes.transpose(out, tuple(order))
+    if ones:
+        rank = out.ndim + len(ones)
+        kept = tuple(i for i in range(rank) if i not in ones)
+        shape = list(out.shape)
+        for i in ones:
+            shape.insert(i, 1)
+        out = lax_shapes.broadcast_in_dim(out, tuple(shape), kept)
+    return out
+
+
+def _renumber(ndim: int, removed) -> dict:
+    """Old axis -> axis after removing the axes in `removed`."""
+    mapping, k = {}, 0
+    for i in range(ndim):
+        if i not in removed:
+            mapping[i] = k
+            k += 1
+    return mapping
+
+
+def vdot(a, b, *, precision=None, preferred_element_type=None):
+    """The dot product of the flattened arrays, conjugating `a` if complex."""
+    a, b = _operands("vdot", a, b)
+    if dtypes.is_complex(a.dtype):
+        a = ufuncs.conj(a)
+    return dot(
+        manipulation.ravel(a),
+        manipulation.ravel(b),
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    """Conjugated dot product of vectors along `axis`, broadcast over the other axes."""
+    a, b = _operands("vecdot", x1, x2)
+    a = manipulation.moveaxis(a, axis, -1)
+    b = manipulation.moveaxis(b, axis, -1)
+    if dtypes.is_complex(a.dtype):
+        a = ufuncs.conj(a)
+    a = manipulation.expand_dims(a, -2)
+    b = manipulation.expand_dims(b, -1)
+    out = matmul(a, b, precision=precision, preferred_element_type=preferred_element_type)
+    return manipulation.squeeze(out, (-2, -1))
+
+
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    """The sum product over the last axes of `a` and `b`."""
+    a, b = _operands("inner", a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        if preferred_element_type is not None:
+            dtype = dtypes.check_user_dtype(preferred_element_type, "inner")
+            a = promotion.convert_element_type(a, dtype)
+            b = promotion.convert_element_type(b, dtype)
+        return ufuncs.multiply(a, b)
+    dtype, weak = _result_type(a, b, preferred_element_type, "inner")
+    dimension_numbers = (((a.ndim - 1,), (b.ndim - 1,)), ((), ()))
+    return _dot_general(a, b, dimension_numbers, precision, dtype, weak)
+
+
+def outer(a, b, out=None):
+    """`a.ravel()[:, None] * b.ravel()[None, :]`."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.outer is not supported.")
+    a, b = _operands("outer", a, b)
+    a, b = manipulation.ravel(a), manipulation.ravel(b)
+    column = lax_shapes.broadcast_in_dim(a, (a.shape[0], 1), (0,))
+    row = lax_shapes.broadcast_in_dim(b, (1, b.shape[0]), (1,))
+    return ufuncs.multiply(column, row)
+
+
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    """The sum product over the last `axes` axes of `a` and the first of `b`, or over the
+    axes listed in the pair `axes`."""
+    a, b = _operands("tensordot", a, b)
+    if isinstance(axes, (int, np.integer)):
+        n = operator.index(axes)
+        if n < 0 or n > min(a.ndim, b.ndim):
+            raise TypeError(
+                f"Number of tensordot axes (axes {n}) exceeds input ranks ({a.shape} and {b.shape})"
+            )
+        a_axes = tuple(range(a.ndim - n, a.ndim))
+        b_axes = tuple(range(n))
+    else:
+        try:
+            a_spec, b_spec = axes
+        except (TypeError, ValueError):
+            raise TypeError(
+                "tensordot axes argument must be an int, a pair of ints, or a pair of lists/tuples "
+                f"of ints, got {axes!r}"
+            ) from None
+        a_spec = (a_spec,) if np.ndim(a_spec) == 0 else tuple(a_spec)
+        b_spec = (b_spec,) if np.ndim(b_spec) == 0 else tuple(b_spec)
+        if len(a_spec) != len(b_spec):
+            raise TypeError(
+                f"tensordot requires axes lists to have equal length, got {a_spec} and {b_spec}."
+            )
+        a_axes = tuple(manipulation.normalize_axis(i, a.ndim) for i in a_spec)
+        b_axes = tuple(manipulation.normalize_axis(i, b.ndim) for i in b_spec)
+    dtype, weak = _result_type(a, b, preferred_element_type, "tensordot")
+    return _dot_general(a, b, ((a_axes, b_axes), ((), ())), precision, dtype, weak)
+
+
+# --------------------------------------------------------------------------------------------
+# einsum
+
+
+def _parse_einsum(subscripts: str, shapes):
+    subscripts = subscripts.replace(" ", "")
+    if "->" in subscripts:
+        inputs, output = subscripts.split("->")
+    else:
+        inputs, output = subscripts, None
+    terms = inputs.split(",")
+    if len(terms) != len(shapes):
+        raise ValueError(
+            f"einsum: {len(terms)} operand subscripts given for {len(shapes)} operands"
+        )
+    if any("." in t for t in terms) or (output is not None and "." in output):
+        terms, output = _expand_ellipsis(terms, output, shapes)
+    for term, shape in zip(terms, shapes, strict=True):
+        if len(term) != len(shape):
+            raise ValueError(
+                f"einsum: subscripts {term!r} do not match an operand of rank {len(shape)}"
+            )
+    if output is None:
+        counts = {}
+        for term in terms:
+            for c in term:
+                counts[c] = counts.get(c, 0) + 1
+        output = "".join(sorted(c for c, k in counts.items() if k == 1))
+    return terms, output
+
+
+def _expand_ellipsis(terms, output, shapes):
+    used = set("".join(terms) + (output or "")) - {"."}
+    spare = iter(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used)
+    widest = 0
+    expanded = []
+    for term, shape in zip(terms, shapes, strict=True):
+        if "..." in term:
+            widest = max(widest, len(shape) - (len(term) - 3))
+    letters = "".join(next(spare) for _ in range(widest))
+    for term, shape in zip(terms, shapes, strict=True):
+        if "..." in term:
+            n = len(shape) - (len(term) - 3)
+            term = term.replace("...", letters[widest - n :])
+        expanded.append(term)
+    if output is None:
+        counts = {}
+        for term in expanded:
+            for c in term:
+                counts[c] = counts.get(c, 0) + 1
+        rest = "".join(sorted(c for c, k in counts.items() if k == 1 and c not in letters))
+        output = letters + rest
+    else:
+        output = output.replace("...", letters)
+    return expanded, output
+
+
+def _sum_out(x, term: str, keep: set):
+    """Sums the axes of `x` whose letters are not in `keep` (and merges repeated letters)."""
+    # repeated letters within one term (a diagonal) need gather-like indexing
+    if len(set(term)) != len(term):
+        raise NotImplementedError("einsum with a repeated index in one operand is not implemented")
+    axes = tuple(i for i, c in enumerate(term) if c not in keep)
+    if axes:
+        x = (
+            reductions.sum(x, axis=axes, promote_integers=False)
+            if x.dtype != np.bool_
+            else (reductions.any(x, axis=axes))
+        )
+        term = "".join(c for c in term if c in keep)
+    return x, term
+
+
+def einsum(
+    subscripts, *operands, optimize="auto", precision=None, preferred_element_type=None, out=None
+):
+    """Einstein summation over the operands, contracted pairwise (in the order opt_einsum
+    picks) with `dot_general`."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
+    if not isinstance(subscripts, str):
+        raise NotImplementedError("einsum's interleaved (sublist) form is not supported")
+    ops = [asarray_operand("einsum", x, i) for i, x in enumerate(operands)]
+    dtype, weak = promotion.result_dtype(*ops) if ops else (None, False)
+    if preferred_element_type is not None:
+        dtype, weak = dtypes.check_user_dtype(preferred_element_type, "einsum"), False
+    terms, output = _parse_einsum(subscripts, [x.shape for x in ops])
+    if len(ops) > 2 and optimize is not False:
+        import opt_einsum
+
+        spec = ",".join(terms) + "->" + output
+        strategy = "auto" if optimize is True else optimize
+        _, info = opt_einsum.contract_path(
+            spec, *[x.shape for x in ops], shapes=True, optimize=strategy
+        )
+        path = [tuple(step[0]) for step in info.contraction_list]
+    else:
+        path = [(0, 1)] if len(ops) == 2 else []
+        path += [(0, 1)] * max(len(ops) - 2, 0)
+    items = list(zip(ops, terms, strict=True))
+    for positions in path:
+        positions = sorted(positions, reverse=True)
+        picked = [items.pop(p) for p in positions]
+        remaining_letters = set(output) | {c for _, t in items for c in t}
+        if len(picked) == 1:
+            x, t = _sum_out(picked[0][0], picked[0][1], remaining_letters)
+            items.append((x, t))
+            continue
+        (x, tx), (y, ty) = picked[1], picked[0]
+        items.append(_contract_pair(x, tx, y, ty, remaining_letters, precision, dtype))
+    ((x, term),) = items
+    x, term = _sum_out(x, term, set(output))
+    if term != output:
+        x = lax_shapes.transpose(x, tuple(term.index(c) for c in output))
+    return promotion.convert_element_type(x, dtype, weak)
+
+
+def _contract_pair(x, tx, y, ty, keep, precision, dtype):
+    x, tx = _sum_out(x, tx, keep | set(ty))
+    y, ty = _sum_out(y, ty, keep | set(tx))
+    shared = [c for c in tx if c in ty]
+    batch = [c for c in shared if c in keep]
+    contract = [c for c in shared if c not in keep]
+    dimension_numbers = (
+        (tuple(tx.index(c) for c in contract), tuple(ty.index(c) for c in contract)),
+        (tuple(tx.index(c) for c in batch), tuple(ty.index(c) for c in batch)),
+    )
+    out = lax_dot.dot_general(
+        x, y, dimension_numbers, precision=precision, preferred_element_type=dtype
+    )
+    term = (
+        "".join(batch)
+        + "".join(c for c in tx if c not in shared)
+        + "".join(c for c in ty if c not in shared)
+    )
+    return out, term

@@ -1,0 +1,665 @@
+"""Elementwise `jnp` functions: arithmetic, comparisons, bitwise and logical ops, math functions,
+classification, complex parts, `where`, `clip` and `isclose`.
+
+Each promotes its operands (see `promotion.py`) and binds one lax primitive, or stages a short
+composition of them where lax has none (`log2`, `trunc`, `isinf`, `sinc`...) the way JAX stages
+it; the longer arithmetic compositions (`floor_divide`, `remainder`, `power`, `hypot`...) live in
+`arithmetic.py`.
+
+The functions that bind a single primitive are built by `unary_ufunc` and `binary_ufunc`, which
+give them a fast path for eager calls: an Array whose dtype the function has already seen to need
+no conversion goes straight to `primitive.bind`, and so does a pair of Arrays of one dtype, or an
+Array and a Python scalar whose type the function has seen keep the Array's dtype (the scalar
+comes from a cache of converted scalars). What a function may take the fast path for is learned
+on the slow path: it promotes, binds (eager evaluation checks the operands by the primitive's
+abstract evaluation), and records the case only when nothing had to be converted and the bind
+succeeded. On the fast path, operands whose shapes differ in rank or do not broadcast make the
+bind raise; the slow path then promotes ranks, or raises JAX's error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from tracejit._src import dtypes
+from tracejit._src.array import Array
+from tracejit._src.config import config
+from tracejit._src.core import Tracer
+from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import elementwise as lax_elementwise
+from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.numpy import promotion
+from tracejit._src.numpy.promotion import (
+    PYTHON_SCALARS,
+    WEAK_PYTHON_SCALARS,
+    asarray_operand,
+    cached_scalar,
+    promote_args,
+    promote_args_inexact,
+    promote_args_numeric,
+    scalar_cache,
+    to_operand,
+)
+
+_BOOL = np.dtype(bool)
+
+# Every learned fast-path table, so that a change of x64 mode can forget them.
+_fast_tables: list = []
+
+
+def _forget_fast_paths(option_name: str) -> None:
+    for table in _fast_tables:
+        table.clear()
+
+
+config.on_update(_forget_fast_paths)
+
+
+def register_fast_table(table) -> None:
+    """Registers a learned fast-path table, to be emptied when the x64 mode changes."""
+    _fast_tables.append(table)
+
+
+def _finish(fun, name: str, doc: str):
+    fun.__name__ = fun.__qualname__ = name
+    fun.__doc__ = doc
+    fun.__module__ = "tracejit.numpy"
+    return fun
+
+
+def unary_ufunc(name: str, primitive, doc: str, *, inexact: bool = False):
+    """A jnp function binding `primitive` on its promoted operand (integer and bool operands
+    become the default float type when `inexact`)."""
+    bind = primitive.bind
+    fast = set()
+    _fast_tables.append(fast)
+
+    def slow(x):
+        x = to_operand(name, x)
+        if inexact:
+            (operand,) = promotion.promote_dtypes_inexact(x)
+        else:
+            operand = asarray_operand(name, x)
+        out = bind(operand)
+        if operand is x and type(x) is Array:
+            fast.add(x._value.dtype)  # bound without conversion, and the dtype was accepted
+        return out
+
+    def fun(x, /):
+        if type(x) is Array and x._value.dtype in fast:
+            return bind(x)
+        return slow(x)
+
+    return _finish(fun, name, doc)
+
+
+def binary_ufunc(
+    name: str, primitive, doc: str, *, promote=promote_args, on_bool=None, on_complex=None
+):
+    """A jnp function binding `primitive` on its two promoted operands; `on_bool` is the
+    primitive used instead for bool operands (`add` is `or` on bools), `on_complex` a function
+    of the two operands used for complex ones."""
+    bind = primitive.bind
+    fast_dtypes = set()  # dtypes of two same-dtype Arrays that need no conversion
+    scalar_plans = {}  # (Array dtype, weak, Python scalar type) -> cache of converted scalars
+    _fast_tables.extend((fast_dtypes, scalar_plans))
+
+    def learn(x, y, a, b):
+        x_type, y_type = type(x), type(y)
+        if x_type is Array and y_type is Array:
+            if a is x and b is y and x._value.dtype is y._value.dtype:
+                fast_dtypes.add(x._value.dtype)
+        elif x_type is Array and y_type in WEAK_PYTHON_SCALARS and a is x:
+            dtype = x._value.dtype
+            scalar_plans[(dtype, x.weak_type, y_type)] = scalar_cache(dtype, y_type)
+        elif y_type is Array and x_type in WEAK_PYTHON_SCALARS and b is y:
+            dtype = y._value.dtype
+            scalar_plans[(dtype, y.weak_type, x_type)] = scalar_cache(dtype, x_type)
+
+    def slow(x, y):
+        a, b = promote(name, x, y)
+        if on_complex is not None and dtypes.is_complex(a.dtype):
+            return on_complex(a, b)
+        target = primitive
+        if on_bool is not None and a.dtype == _BOOL:
+            target = on_bool
+        out = target.bind(a, b)
+        if target is primitive:
+            learn(x, y, a, b)  # bound without conversion, and the dtypes were accepted
+        return out
+
+    def with_fast_path(fallback):
+        def fun(x, y, /):
+            if type(x) is Array:
+                if type(y) is Array:
+                    dtype = x._value.dtype
+                    if dtype is y._value.dtype and dtype in fast_dtypes:
+                        try:
+                            return bind(x, y)
+                        except (TypeError, ValueError):  # shapes that do not broadcast
+                            pass  # the slow path raises JAX's error
+                else:
+                    cache = scalar_plans.get((x._value.dtype, x.weak_type, type(y)))
+                    if cache is not None:
+                        scalar = cache.get(y)
+                        if scalar is None:
+                            scalar = cached_scalar(cache, y, x._value.dtype)
+                        return bind(x, scalar)
+            elif type(y) is Array:
+                cache = scalar_plans.get((y._value.dtype, y.weak_type, type(x)))
+                if cache is not None:
+                    scalar = cache.get(x)
+                    if scalar is None:
+                        scalar = cached_scalar(cache, x, y._value.dtype)
+                    return bind(scalar, y)
+            return fallback(x, y)
+
+        return fun
+
+    def operator_fallback(x, y):
+        if type(y) in PYTHON_SCALARS or isinstance(y, _OPERAND_TYPES):
+            return slow(x, y)
+        return NotImplemented
+
+    fun = _finish(with_fast_path(slow), name, doc)
+    # `x <op> y` for Arrays and tracers: the same fast path, and NotImplemented for operands jnp
+    # does not take, so that Python can try the other operand's reflected method.
+    fun.operator = with_fast_path(operator_fallback)
+    return fun
+
+
+_OPERAND_TYPES = (Array, Tracer, np.ndarray, np.generic)
+
+_e = lax_elementwise
+_b = lax_binary
+
+# --------------------------------------------------------------------------------------------
+# Arithmetic
+
+add = binary_ufunc(
+    "add",
+    _b.add_p,
+    "Elementwise `x + y` with NumPy-style promotion and broadcasting (logical or for bools).",
+    on_bool=_b.or_p,
+)
+subtract = binary_ufunc("subtract", _b.sub_p, "Elementwise `x - y`.")
+multiply = binary_ufunc(
+    "multiply", _b.mul_p, "Elementwise `x * y` (logical and for bools).", on_bool=_b.and_p
+)
+true_divide = binary_ufunc(
+    "true_divide",
+    _b.div_p,
+    "Elementwise `x / y`; integers are divided as floats.",
+    promote=promote_args_inexact,
+)
+divide = true_divide
+maximum = binary_ufunc("maximum", _b.max_p, "Elementwise maximum; NaN if either is NaN.")
+minimum = binary_ufunc("minimum", _b.min_p, "Elementwise minimum; NaN if either is NaN.")
+arctan2 = binary_ufunc(
+    "arctan2",
+    _b.atan2_p,
+    "Elementwise arc tangent of `x1 / x2`, in the quadrant of (x2, x1).",
+    promote=promote_args_inexact,
+)
+atan2 = arctan2
+
+negative = unary_ufunc("negative", _e.neg_p, "Elementwise `-x`.")
+sign = unary_ufunc("sign", _e.sign_p, "Elementwise sign: -1, 0 or 1 (x / |x| for complex).")
+sqrt = unary_ufunc("sqrt", _e.sqrt_p, "Elementwise square root.", inexact=True)
+cbrt = unary_ufunc("cbrt", _e.cbrt_p, "Elementwise cube root.", inexact=True)
+exp = unary_ufunc("exp", _e.exp_p, "Elementwise exponential.", inexact=True)
+exp2 = unary_ufunc("exp2", _e.exp2_p, "Elementwise `2 ** x`.", inexact=True)
+expm1 = unary_ufunc("expm1", _e.expm1_p, "Elementwise `exp(x) - 1`, accurate near 0.", inexact=True)
+log = unary_ufunc("log", _e.log_p, "Elementwise natural logarithm.", inexact=True)
+log1p = unary_ufunc("log1p", _e.log1p_p, "Elementwise `log(1 + x)`, accurate near 0.", inexact=True)
+sin = unary_ufunc("sin", _e.sin_p, "Elementwise sine.", inexact=True)
+cos = unary_ufunc("cos", _e.cos_p, "Elementwise cosine.", inexact=True)
+tan = unary_ufunc("tan", _e.tan_p, "Elementwise tangent.", inexact=True)
+arcsin = unary_ufunc("arcsin", _e.asin_p, "Elementwise inverse sine.", inexact=True)
+arccos = unary_ufunc("arccos", _e.acos_p, "Elementwise inverse cosine.", inexact=True)
+arctan = unary_ufunc("arctan", _e.atan_p, "Elementwise inverse tangent.", inexact=True)
+sinh = unary_ufunc("sinh", _e.sinh_p, "Elementwise hyperbolic sine.", inexact=True)
+cosh = unary_ufunc("cosh", _e.cosh_p, "Elementwise hyperbolic cosine.", inexact=True)
+tanh = unary_ufunc("tanh", _e.tanh_p, "Elementwise hyperbolic tangent.", inexact=True)
+arcsinh = unary_ufunc("arcsinh", _e.asinh_p, "Elementwise inverse hyperbolic sine.", inexact=True)
+arccosh = unary_ufunc("arccosh", _e.acosh_p, "Elementwise inverse hyperbolic cosine.", inexact=True)
+arctanh = unary_ufunc(
+    "arctanh", _e.atanh_p, "Elementwise inverse hyperbolic tangent.", inexact=True
+)
+asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
+
+
+def positive(x, /):
+    """Elementwise `+x`: `x` itself."""
+    return asarray_operand("positive", x)
+
+
+def _square_slow(x):
+    (x,) = promotion.promote_dtypes_numeric(to_operand("square", x))
+    return _e.square_p.bind(x)
+
+
+_square_bind = _e.square_p.bind
+_SQUARE_FAST = frozenset(
+    np.dtype(d)
+    for d in (
+        np.float16,
+        np.float32,
+        np.float64,
+        np.int8,
+        np.int16,
+        np.int32,
+        np.int64,
+        np.uint8,
+        np.uint16,
+        np.uint32,
+        np.uint64,
+        np.complex64,
+        np.complex128,
+        dtypes.bfloat16,
+    )
+)
+
+
+def square(x, /):
+    """Elementwise `x * x` (bools count as integers)."""
+    if type(x) is Array and x._value.dtype in _SQUARE_FAST:
+        return _square_bind(x)
+    return _square_slow(x)
+
+
+def absolute(x, /):
+    """Elementwise absolute value; complex numbers give their (real) modulus."""
+    x = asarray_operand("absolute", x)
+    if x.dtype == _BOOL or dtypes.is_unsigned(x.dtype):
+        return x
+    return _e.abs_p.bind(x)
+
+
+abs = absolute
+
+
+def reciprocal(x, /):
+    """Elementwise `1 / x`, computed in floating point."""
+    (x,) = promotion.promote_dtypes_inexact(to_operand("reciprocal", x))
+    return _e.integer_pow(x, -1)
+
+
+def floor(x, /):
+    """Elementwise floor; integers are returned unchanged."""
+    x = asarray_operand("floor", x)
+    if not dtypes.is_inexact(x.dtype):
+        return x
+    return _e.floor_p.bind(x)
+
+
+def ceil(x, /):
+    """Elementwise ceiling; integers are returned unchanged."""
+    x = asarray_operand("ceil", x)
+    if not dtypes.is_inexact(x.dtype):
+        return x
+    return _e.ceil_p.bind(x)
+
+
+def trunc(x, /):
+    """Elementwise rounding toward zero; integers are returned unchanged."""
+    x = asarray_operand("trunc", x)
+    if not dtypes.is_inexact(x.dtype):
+        return x
+    return where(less(x, 0), ceil(x), floor(x))
+
+
+def _complex_from_parts(re, im, dtype):
+    """`re + im * 1j` as `dtype` (there is no lax `complex` primitive yet)."""
+    re = promotion.convert_element_type(re, dtype, False)
+    im = promotion.convert_element_type(im, dtype, False)
+    return _b.add(re, _b.mul(im, strong_scalar(1j, dtype)))
+
+
+def _round_inexact(x, method):
+    if dtypes.is_complex(x.dtype):
+        return _complex_from_parts(
+            _e.round(_e.real(x), method), _e.round(_e.imag(x), method), x.dtype
+        )
+    return _e.round(x, method)
+
+
+def round(a, decimals=0, out=None):
+    """Rounds to `decimals` decimals, halves to even (NumPy's rule)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.round is not supported.")
+    x = asarray_operand("round", a)
+    decimals = int(decimals)
+    if x.dtype == _BOOL:
+        raise ValueError(f"data type {np.bool_} not inexact")
+    if not dtypes.is_inexact(x.dtype):
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
+        return x
+    method = _e.RoundingMethod.TO_NEAREST_EVEN
+    if decimals == 0:
+        return _round_inexact(x, method)
+    factor = promotion.weak_scalar(10.0**decimals, x.dtype)
+    return divide(_round_inexact(multiply(x, factor), method), factor)
+
+
+around = round
+
+
+def rint(x, /):
+    """Rounds to the nearest integer value (halves to even), in floating point."""
+    x = asarray_operand("rint", x)
+    if not dtypes.is_inexact(x.dtype):
+        return promotion.convert_element_type(x, dtypes.default_float_dtype(), False)
+    return _round_inexact(x, _e.RoundingMethod.TO_NEAREST_EVEN)
+
+
+def log2(x, /):
+    """Elementwise base-2 logarithm."""
+    (x,) = promotion.promote_dtypes_inexact(to_operand("log2", x))
+    return _b.div(log(x), log(strong_scalar(2.0, x.dtype)))
+
+
+def log10(x, /):
+    """Elementwise base-10 logarithm."""
+    (x,) = promotion.promote_dtypes_inexact(to_operand("log10", x))
+    return _b.mul(log(x), strong_scalar(float(np.log10(np.e)), x.dtype))
+
+
+def deg2rad(x, /):
+    """Converts degrees to radians."""
+    (x,) = promotion.promote_dtypes_inexact(to_operand("deg2rad", x))
+    return _b.mul(x, promotion.weak_scalar(float(np.pi / 180), x.dtype))
+
+
+def rad2deg(x, /):
+    """Converts radians to degrees."""
+    (x,) = promotion.promote_dtypes_inexact(to_operand("rad2deg", x))
+    return _b.mul(x, promotion.weak_scalar(float(180 / np.pi), x.dtype))
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def sinc(x, /):
+    """The normalized sinc function `sin(pi x) / (pi x)`, 1 at 0."""
+    (x,) = promotion.promote_dtypes_inexact(to_operand("sinc", x))
+    is_zero = equal(x, 0)
+    pi_x = multiply(promotion.weak_scalar(float(np.pi), x.dtype), x)
+    safe = where(is_zero, promotion.weak_scalar(1.0, x.dtype), pi_x)
+    return where(is_zero, full_like_scalar(x, 1.0), divide(sin(safe), safe))
+
+
+def zero_like_scalar(x):
+    """A weak scalar 0 of `x`'s dtype (False for bools)."""
+    return promotion.weak_scalar(0, x.dtype) if x.dtype != _BOOL else False
+
+
+def one_like_scalar(x):
+    """A weak scalar 1 of `x`'s dtype (True for bools)."""
+    return promotion.weak_scalar(1, x.dtype) if x.dtype != _BOOL else True
+
+
+def strong_scalar(value, dtype):
+    """A strongly typed scalar constant (JAX's `_constant_like`)."""
+    return promotion.convert_element_type(value, dtype, False)
+
+
+def full_like_scalar(x, value):
+    """An array of `x`'s shape and dtype filled with the Python scalar `value`."""
+    scalar = promotion.convert_element_type(value, x.dtype, x.weak_type)
+    if not x.shape:
+        return scalar
+    return lax_shapes.broadcast_in_dim(scalar, x.shape, ())
+
+
+def signbit(x, /):
+    """True where the sign bit is set (negative numbers, -0.0, -nan)."""
+    x = asarray_operand("signbit", x)
+    dtype = x.dtype
+    if dtype == _BOOL:
+        return _full_bool(x, False)
+    if dtypes.is_int(dtype):
+        return less(x, strong_scalar(0, dtype))
+    if dtypes.is_complex(dtype):
+        raise ValueError("jnp.signbit is not defined for complex-valued inputs.")
+    int_dtype = np.dtype({2: np.int16, 4: np.int32, 8: np.int64}[dtype.itemsize])
+    as_int = lax_shapes.bitcast_convert_type(x, int_dtype)
+    sign = _b.shift_right_arithmetic(as_int, strong_scalar(dtype.itemsize * 8 - 1, int_dtype))
+    return promotion.convert_element_type(sign, _BOOL, False)
+
+
+# --------------------------------------------------------------------------------------------
+# Comparisons
+
+equal = binary_ufunc("equal", _b.eq_p, "Elementwise `x1 == x2`.")
+not_equal = binary_ufunc("not_equal", _b.ne_p, "Elementwise `x1 != x2`.")
+
+
+def _complex_order(primitive):
+    """Orders complex numbers lexicographically (real part first), as NumPy does."""
+
+    def compare(a, b):
+        re_a, re_b = _e.real(a), _e.real(b)
+        tie = _b.eq(re_a, re_b)
+        by_imag = primitive.bind(_e.imag(a), _e.imag(b))
+        by_real = primitive.bind(_e.real(a), _e.real(b))
+        return lax_shapes.select_n(tie, by_real, by_imag)
+
+    return compare
+
+
+less = binary_ufunc("less", _b.lt_p, "Elementwise `x1 < x2`.", on_complex=_complex_order(_b.lt_p))
+less_equal = binary_ufunc(
+    "less_equal", _b.le_p, "Elementwise `x1 <= x2`.", on_complex=_complex_order(_b.le_p)
+)
+greater = binary_ufunc(
+    "greater", _b.gt_p, "Elementwise `x1 > x2`.", on_complex=_complex_order(_b.gt_p)
+)
+greater_equal = binary_ufunc(
+    "greater_equal", _b.ge_p, "Elementwise `x1 >= x2`.", on_complex=_complex_order(_b.ge_p)
+)
+
+# --------------------------------------------------------------------------------------------
+# Bitwise and logical operations
+
+bitwise_and = binary_ufunc("bitwise_and", _b.and_p, "Elementwise bitwise and (logical for bools).")
+bitwise_or = binary_ufunc("bitwise_or", _b.or_p, "Elementwise bitwise or (logical for bools).")
+bitwise_xor = binary_ufunc("bitwise_xor", _b.xor_p, "Elementwise bitwise xor (logical for bools).")
+bitwise_not = unary_ufunc("bitwise_not", _e.not_p, "Elementwise bitwise not (logical for bools).")
+invert = bitwise_not
+bitwise_invert = bitwise_not
+
+
+def left_shift(x1, x2, /):
+    """Elementwise `x1 << x2`."""
+    a, b = promote_args_numeric("left_shift", x1, x2)
+    return _b.shift_left_p.bind(a, b)
+
+
+def right_shift(x1, x2, /):
+    """Elementwise `x1 >> x2`: arithmetic for signed integers, logical for unsigned ones."""
+    a, b = promote_args_numeric("right_shift", x1, x2)
+    if dtypes.is_unsigned(a.dtype):
+        return _b.shift_right_logical_p.bind(a, b)
+    return _b.shift_right_arithmetic_p.bind(a, b)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+
+
+def _to_bool(x):
+    if x.dtype == _BOOL:
+        return x
+    return _b.ne(x, zero_like_scalar(x))
+
+
+def _logical(name: str, primitive):
+    def fun(x1, x2, /):
+        a, b = promote_args(name, x1, x2)
+        return primitive.bind(_to_bool(a), _to_bool(b))
+
+    return _finish(fun, name, f"Elementwise logical {name.split('_')[1]}: nonzero values are true.")
+
+
+logical_and = _logical("logical_and", _b.and_p)
+logical_or = _logical("logical_or", _b.or_p)
+logical_xor = _logical("logical_xor", _b.xor_p)
+
+
+def logical_not(x, /):
+    """Elementwise logical not: true where `x` is zero."""
+    return _e.not_p.bind(_to_bool(asarray_operand("logical_not", x)))
+
+
+# --------------------------------------------------------------------------------------------
+# Floating-point classification
+
+
+def isfinite(x, /):
+    """True where `x` is neither infinite nor NaN (always true for integers and bools)."""
+    x = asarray_operand("isfinite", x)
+    if dtypes.is_float(x.dtype):
+        return _e.is_finite_p.bind(x)
+    if dtypes.is_complex(x.dtype):
+        return logical_and(isfinite(real(x)), isfinite(imag(x)))
+    return _full_bool(x, True)
+
+
+def _full_bool(x, value: bool):
+    if not x.shape:
+        return promotion.convert_element_type(value, _BOOL)
+    return lax_shapes.broadcast_in_dim(value, x.shape, ())
+
+
+def isnan(x, /):
+    """True where `x` is NaN."""
+    x = asarray_operand("isnan", x)
+    return not_equal(x, x)
+
+
+def isinf(x, /):
+    """True where `x` is infinite."""
+    x = asarray_operand("isinf", x)
+    if dtypes.is_float(x.dtype):
+        return _b.eq(absolute(x), strong_scalar(np.inf, x.dtype))
+    if dtypes.is_complex(x.dtype):
+        re, im = real(x), imag(x)
+        return logical_or(isinf(re), isinf(im))
+    return _full_bool(x, False)
+
+
+def isposinf(x, /):
+    x = asarray_operand("isposinf", x)
+    if not dtypes.is_float(x.dtype):
+        return _full_bool(x, False)
+    return equal(x, promotion.weak_scalar(np.inf, x.dtype))
+
+
+def isneginf(x, /):
+    x = asarray_operand("isneginf", x)
+    if not dtypes.is_float(x.dtype):
+        return _full_bool(x, False)
+    return equal(x, promotion.weak_scalar(-np.inf, x.dtype))
+
+
+# --------------------------------------------------------------------------------------------
+# Complex parts
+
+
+def real(val, /):
+    """The real part (the value itself for real dtypes)."""
+    x = asarray_operand("real", val)
+    if dtypes.is_complex(x.dtype):
+        return _e.real(x)
+    return x
+
+
+def imag(val, /):
+    """The imaginary part (zeros for real dtypes)."""
+    x = asarray_operand("imag", val)
+    if dtypes.is_complex(x.dtype):
+        return _e.imag(x)
+    return full_like_scalar(x, 0)
+
+
+def conjugate(x, /):
+    """The complex conjugate (the value itself for real dtypes)."""
+    x = asarray_operand("conjugate", x)
+    if dtypes.is_complex(x.dtype):
+        return _e.conj(x)
+    return x
+
+
+conj = conjugate
+
+# --------------------------------------------------------------------------------------------
+# Selection
+
+
+def where(condition, x=None, y=None, /):
+    """`x` where `condition` is true, else `y`, broadcast together (3-argument form only)."""
+    if x is None and y is None:
+        raise NotImplementedError(
+            "jnp.where(condition) with one argument (jnp.nonzero) is not implemented yet: its "
+            "output shape depends on the values."
+        )
+    if x is None or y is None:
+        raise ValueError("Either both or neither of the x and y arguments should be provided.")
+    cond = asarray_operand("where", condition, 0)
+    x, y = promotion.promote_dtypes(
+        promotion.to_operand("where", x, 1), promotion.to_operand("where", y, 2)
+    )
+    if cond.dtype != _BOOL:
+        cond = _b.ne(cond, zero_like_scalar(cond))
+    shape = broadcast_shapes_of(cond, x, y)
+    if cond.shape:  # a scalar condition stays one: select_n takes it as it is
+        cond = _broadcast_to(cond, shape)
+    x, y = _broadcast_to(x, shape), _broadcast_to(y, shape)
+    return lax_shapes.select_n_p.bind(cond, y, x)
+
+
+def broadcast_shapes_of(*operands) -> tuple:
+    return promotion.broadcast_shapes(*[np.shape(x) for x in operands])
+
+
+def _broadcast_to(x, shape: tuple):
+    if x.shape == shape:
+        return x
+    return lax_shapes.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
+
+
+def clip(arr=None, /, min=None, max=None):
+    """`arr` limited to [min, max]; either bound may be None."""
+    if arr is None:
+        raise ValueError("clip requires an array argument")
+    x = asarray_operand("clip", arr)
+    if min is not None:
+        x = maximum(min, x)
+    if max is not None:
+        x = minimum(max, x)
+    return x
+
+
+# --------------------------------------------------------------------------------------------
+# Closeness
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True where `|a - b| <= atol + rtol * |b|` (and where both are NaN, with equal_nan)."""
+    a, b = promote_args("isclose", a, b)
+    dtype = a.dtype
+    if not dtypes.is_inexact(dtype):
+        return equal(a, b)
+    if dtypes.is_complex(dtype):
+        tol_dtype = np.dtype(dtypes.finfo(dtype).dtype)
+    else:
+        tol_dtype = dtype
+    rtol = promotion.convert_element_type(rtol, tol_dtype, True)
+    atol = promotion.convert_element_type(atol, tol_dtype, True)
+    both_nan = logical_and(isnan(a), isnan(b))
+    finite = isfinite(b)
+    within = less_equal(absolute(subtract(a, b)), add(atol, multiply(rtol, absolute(b))))
+    out = logical_or(equal(a, b), logical_and(finite, within))
+    if equal_nan:
+        out = logical_or(out, both_nan)
+    return out
