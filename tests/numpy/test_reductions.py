@@ -342,9 +342,6 @@ def test_methods():
     np.testing.assert_allclose(float(a.sum()), x.sum(), rtol=1e-5)
 
 
-@pytest.mark.xfail(
-    reason="core: StagingTracer's slot `var` (its jaxpr Var) shadows the `var` method", strict=True
-)
 def test_var_method_on_tracers():
     check_traced_matches_eager(lambda v: v.var(axis=0), jnp.ones((2, 3)))
 

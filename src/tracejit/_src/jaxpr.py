@@ -151,15 +151,17 @@ def _alphabetic_name(n: int) -> str:
 
 
 class _Names:
-    """Gives each Var a name the first time the printer meets it."""
+    """Gives each Var a name the first time the printer meets it; variables nothing reads are
+    printed `_`, as JAX prints them."""
 
     def __init__(self):
         self._names = {}
+        self.unused = set()
 
     def __call__(self, var) -> str:
         if isinstance(var, Literal):
             return repr(var)
-        if isinstance(var, DropVar):
+        if isinstance(var, DropVar) or var in self.unused:
             return "_"
         name = self._names.get(var)
         if name is None:
@@ -194,6 +196,13 @@ def _pp_param_value(value, names: _Names) -> pp.Doc:
     return pp.text(str(value))
 
 
+def _unused_eqn_outputs(jaxpr: Jaxpr) -> set:
+    read = set(v for v in jaxpr.outvars if isinstance(v, Var))
+    for eqn in jaxpr.eqns:
+        read.update(v for v in eqn.invars if isinstance(v, Var))
+    return {v for eqn in jaxpr.eqns for v in eqn.outvars if v not in read}
+
+
 def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
     lhs = pp.join(pp.text(" "), [_pp_binder(v, names) for v in eqn.outvars])
     params = eqn.primitive.params_to_print(eqn.params)
@@ -213,6 +222,7 @@ def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _Names) -> pp.Doc:
+    names.unused |= _unused_eqn_outputs(jaxpr)
     header = (
         pp.text("{ lambda ")
         + _pp_binders(jaxpr.constvars, names)

@@ -39,6 +39,20 @@ def to_numpy(x):
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid tracejit type")
 
 
+def _unwrap(primitive, args):
+    """(NumPy values, weak types, signature) of any operands."""
+    values = []
+    weak_types = []
+    signature = [primitive]
+    for x in args:
+        value, weak = to_numpy(x)
+        values.append(value)
+        weak_types.append(weak)
+        signature.append(value.shape)
+        signature.append(value.dtype)
+    return values, weak_types, tuple(signature)
+
+
 class EvalTrace(Trace):
     """Runs NumPy. Each (primitive, operand shapes and dtypes, params) signature is checked once
     by the primitive's abstract evaluation, which raises for bad input and says what dtype the
@@ -49,23 +63,27 @@ class EvalTrace(Trace):
         self.signatures = {}
 
     def process_primitive(self, primitive, args, params):
-        # Written for speed: this runs once per eager operation.
-        values = []
-        weak_types = []
-        signature = [primitive]
-        for x in args:
-            if type(x) is Array:
-                value = x._value
-                weak_types.append(x.weak_type)
-            else:
-                value, weak = to_numpy(x)
-                weak_types.append(weak)
-            values.append(value)
-            signature.append(value.shape)
-            signature.append(value.dtype)
+        # Written for speed: this runs once per eager operation. One or two Array operands
+        # (most operations) are read without building lists.
+        n = len(args)
+        if n == 1 and type(args[0]) is Array:
+            x = args[0]
+            value = x._value
+            values = (value,)
+            weak_types = (x.weak_type,)
+            signature = (primitive, value.shape, value.dtype)
+        elif n == 2 and type(args[0]) is Array and type(args[1]) is Array:
+            x, y = args
+            x_value, y_value = x._value, y._value
+            values = (x_value, y_value)
+            weak_types = (x.weak_type, y.weak_type)
+            signature = (
+                primitive, x_value.shape, x_value.dtype, y_value.shape, y_value.dtype
+            )  # fmt: skip
+        else:
+            values, weak_types, signature = _unwrap(primitive, args)
         if params:
-            signature.append(tuple(params.items()))
-        signature = tuple(signature)
+            signature = (signature, tuple(params.items()))
         try:
             out_avals = self.signatures[signature]
         except KeyError:
@@ -76,12 +94,13 @@ class EvalTrace(Trace):
         if primitive.multiple_results:
             return self.wrap_results(primitive, values, weak_types, params, out)
         rule = primitive.weak_type_rule
-        weak = (False not in weak_types) if rule is weak_if_all_weak else rule(weak_types, params)
         if out.dtype != out_avals.dtype:
             out = out.astype(out_avals.dtype)
         array = _new_object(Array)
         array._value = out
-        array.weak_type = weak
+        array.weak_type = (
+            (False not in weak_types) if rule is weak_if_all_weak else rule(weak_types, params)
+        )
         return array
 
     def check_signature(self, signature, primitive, values, params):

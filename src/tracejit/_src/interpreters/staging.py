@@ -29,12 +29,12 @@ from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 
 class StagingTracer(Tracer):
-    __slots__ = ("_aval", "var", "creation_site")
+    __slots__ = ("_aval", "jaxpr_var", "creation_site")
 
     def __init__(self, trace: StagingTrace, aval: ShapedArray, var: Var, creation_site=None):
         self._trace = trace
         self._aval = aval
-        self.var = var
+        self.jaxpr_var = var
         self.creation_site = creation_site
 
     @property
@@ -69,7 +69,7 @@ class StagingTrace(Trace):
     def to_atom(self, x):
         """The jaxpr atom standing for `x`: its Var, a Literal, or a new constvar."""
         if isinstance(x, StagingTracer) and x._trace is self:
-            return x.var
+            return x.jaxpr_var
         if isinstance(x, Tracer) and not x._trace.is_valid:
             raise escaped_tracer_error(x)
         if not isinstance(x, Tracer) and _is_scalar(x):

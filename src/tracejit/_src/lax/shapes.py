@@ -146,10 +146,12 @@ def _broadcast_in_dim_abstract_eval(operand, *, shape, broadcast_dimensions):
 
 
 broadcast_in_dim_p.def_weak_type_rule(weak_if_all_weak)
-# The printout omits `shape`, which the result's type shows.
-broadcast_in_dim_p.params_to_print = lambda params: {
-    "broadcast_dimensions": params["broadcast_dimensions"]
-}
+# As JAX prints it: no `shape` (the result's type shows it), no empty `broadcast_dimensions`.
+broadcast_in_dim_p.params_to_print = lambda params: (
+    {"broadcast_dimensions": params["broadcast_dimensions"]}
+    if params["broadcast_dimensions"]
+    else {}
+)
 
 # --- reshape --------------------------------------------------------------------------------
 reshape_p = Primitive("reshape")
