@@ -60,7 +60,7 @@ def tolerance(dtype):
     return {f16: 2e-2, bf16: 8e-2, f32: 2e-5, c64: 2e-5}.get(dtype, 0)
 
 
-@pytest.mark.parametrize("name,dtype,axis,keepdims", cases())
+@pytest.mark.parametrize("name,dtype,axis,keepdims", list(cases()))
 def test_reduction(name, dtype, axis, keepdims):
     ref, table = REDUCTIONS[name]
     x = sample((2, 3, 4), dtype)

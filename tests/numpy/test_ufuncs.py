@@ -144,7 +144,7 @@ def assert_close(out, expected, dtype):
         np.testing.assert_allclose(got, expected, rtol=tol, atol=tol, equal_nan=True)
 
 
-@pytest.mark.parametrize("op,dtype,shape", unary_cases())
+@pytest.mark.parametrize("op,dtype,shape", list(unary_cases()))
 def test_unary(op, dtype, shape):
     x = sample(shape, dtype, *op.domain)
     fun = getattr(jnp, op.name)
@@ -281,7 +281,7 @@ def binary_cases():
                 yield pytest.param(op, dtype, sx, sy, id=f"{op.name}-{dtype.name}-{sx}-{sy}")
 
 
-@pytest.mark.parametrize("op,dtype,sx,sy", binary_cases())
+@pytest.mark.parametrize("op,dtype,sx,sy", list(binary_cases()))
 def test_binary(op, dtype, sx, sy):
     x = sample(sx, dtype, *op.x_range, seed=1)
     y = sample(sy, dtype, *op.y_range, seed=2)
