@@ -248,3 +248,14 @@ def test_every_primitive_has_an_implementation_and_an_abstract_evaluation_rule()
         if "impl" not in vars(p) or "abstract_eval" not in vars(p)
     ]
     assert not missing, f"primitives without impl/abstract_eval: {missing}"
+
+
+def test_jax_enable_x64_environment_variable_enables_64_bit_types():
+    import os
+    import subprocess
+    import sys
+
+    code = "import tracejit.numpy as jnp; print(jnp.ones(2).dtype, (jnp.arange(2) + 1).dtype)"
+    env = dict(os.environ, JAX_ENABLE_X64="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == ["float64", "int64"], out.stderr
