@@ -1,16 +1,27 @@
 """tracejit: composable transformations of Python+NumPy programs, after JAX.
 
-    import tracejit as jax
-    import tracejit.numpy as jnp
+import tracejit as jax
+import tracejit.numpy as jnp
 
-    jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 3.0))(jnp.ones(8))
+jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 3.0))(jnp.ones(8))
 """
 
-from tracejit._src.config import config
-from tracejit._src.interpreters import eval as _eval  # noqa: F401  (installs the eager trace)
+from tracejit import errors, lax, numpy, test_util, tree, tree_util
+from tracejit._src.api import (
+    ShapeDtypeStruct,
+    block_until_ready,
+    device_get,
+    grad,
+    jvp,
+    linearize,
+    make_jaxpr,
+    value_and_grad,
+    vjp,
+)
 from tracejit._src.array import Array
-from tracejit._src.api import ShapeDtypeStruct, block_until_ready, device_get, make_jaxpr
-from tracejit import errors, lax, numpy, tree, tree_util  # noqa: F401
+from tracejit._src.config import config
+from tracejit._src.custom_derivatives import custom_jvp, custom_vjp
+from tracejit._src.interpreters import eval as _eval  # noqa: F401  (installs the eager trace)
 
 __version__ = "0.1.0"
 
@@ -19,11 +30,19 @@ __all__ = [
     "ShapeDtypeStruct",
     "block_until_ready",
     "config",
+    "custom_jvp",
+    "custom_vjp",
     "device_get",
     "errors",
+    "grad",
+    "jvp",
     "lax",
+    "linearize",
     "make_jaxpr",
     "numpy",
+    "test_util",
     "tree",
     "tree_util",
+    "value_and_grad",
+    "vjp",
 ]

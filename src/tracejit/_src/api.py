@@ -1,4 +1,4 @@
-"""The public transformations, as functions of functions. So far: `make_jaxpr`.
+"""The public transformations, as functions of functions: `make_jaxpr` and autodiff.
 
 Each transformation flattens its arguments to a list of array leaves (pytrees), runs the
 user's function under its trace, and rebuilds the outputs' structure.
@@ -12,14 +12,16 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.core import ShapedArray, get_aval
+from tracejit._src.interpreters import ad, partial_eval, transpose
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 
 
 class ShapeDtypeStruct:
     """A stand-in for an array of a given shape and dtype: tracing needs nothing more."""
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("dtype", "shape", "weak_type")
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(shape)
@@ -117,3 +119,213 @@ def device_get(x):
     return tree_unflatten(
         tree, [np.asarray(leaf) if hasattr(leaf, "__array__") else leaf for leaf in leaves]
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Automatic differentiation
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """(fun(*primals), the directional derivative of fun at primals along tangents)."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
+    flat_primals, in_tree = tree_flatten(tuple(primals))
+    flat_tangents, tangent_tree = tree_flatten(tuple(tangents))
+    if in_tree != tangent_tree:
+        raise TypeError(
+            "primal and tangent arguments to jax.jvp must have the same tree structure; "
+            f"primals have tree structure {in_tree} whereas tangents have tree structure "
+            f"{tangent_tree}."
+        )
+    for p, t in zip(flat_primals, flat_tangents, strict=True):
+        expected = ad.tangent_aval(shaped_abstractify(p))
+        got = shaped_abstractify(t)
+        if expected.shape != got.shape or (
+            expected.dtype != got.dtype and expected.dtype != dtypes.float0
+        ):
+            raise TypeError(
+                "primal and tangent arguments to jax.jvp do not match; dtypes must be equal, "
+                "or in case of int/bool primal dtype the tangent dtype must be float0. Got "
+                f"primal dtype {shaped_abstractify(p).dtype} and so expected tangent dtype "
+                f"{expected.dtype}, but got tangent dtype {got.dtype} (shapes {expected.shape} "
+                f"and {got.shape})."
+            )
+    flat_fun, out_info = _flatten_fun(fun, in_tree, has_aux)
+    tangents_in = [
+        ad.Zero(ad.tangent_aval(shaped_abstractify(p))) if ad.tangent_dtype(
+            shaped_abstractify(p).dtype) == dtypes.float0 else t
+        for p, t in zip(flat_primals, flat_tangents, strict=True)
+    ]  # fmt: skip
+    primals_out, tangents_out = ad.jvp_flat(flat_fun, flat_primals, tangents_in)
+    tangents_out = [ad.instantiate_zeros(t) for t in tangents_out]
+    out_tree = out_info["tree"]
+    result = (tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out))
+    return (*result, out_info["aux"]) if has_aux else result
+
+
+def _flatten_fun(fun, in_tree, has_aux=False):
+    """`fun` on flat inputs with flat outputs; the output structure (and aux) land in `info`."""
+    info = {}
+
+    def flat_fun(*flat_args):
+        out = fun(*tree_unflatten(in_tree, flat_args))
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError(
+                    "has_aux=True requires the function to return a pair (output, aux), got "
+                    f"{type(out).__name__}"
+                )
+            out, info["aux"] = out
+        out_flat, info["tree"] = tree_flatten(out)
+        return out_flat
+
+    return flat_fun, info
+
+
+def linearize(fun, *primals, has_aux=False):
+    """(fun(*primals), f_jvp) where f_jvp(*tangents) evaluates the linearization of fun at
+    primals, reusing the forward pass' residuals."""
+    flat_primals, in_tree = tree_flatten(primals)
+    flat_fun, out_info = _flatten_fun(fun, in_tree, has_aux)
+    primals_out, linear = partial_eval.linearize_flat(
+        flat_fun, flat_primals, DebugInfo(fun, "linearize")
+    )
+    out_tree = out_info["tree"]
+
+    def f_jvp(*tangents):
+        flat_tangents, tangent_tree = tree_flatten(tangents)
+        if tangent_tree != in_tree:
+            raise ValueError(
+                f"linearized function called on tangents with tree structure {tangent_tree}, "
+                f"expected {in_tree}"
+            )
+        outs = eval_jaxpr(linear.jaxpr, linear.consts, *flat_tangents)
+        return tree_unflatten(out_tree, outs)
+
+    result = (tree_unflatten(out_tree, primals_out), f_jvp)
+    return (*result, out_info["aux"]) if has_aux else result
+
+
+def vjp(fun, *primals, has_aux=False):
+    """(fun(*primals), f_vjp) where f_vjp(cotangent) pulls an output cotangent back to a tuple
+    of input cotangents (one per primal argument)."""
+    flat_primals, in_tree = tree_flatten(primals)
+    flat_fun, out_info = _flatten_fun(fun, in_tree, has_aux)
+    primals_out, linear = partial_eval.linearize_flat(flat_fun, flat_primals, DebugInfo(fun, "vjp"))
+    out_tree = out_info["tree"]
+    out_avals = [shaped_abstractify(p) for p in primals_out]
+    in_avals = [ad.tangent_aval(shaped_abstractify(p)) for p in flat_primals]
+
+    def f_vjp(cotangent):
+        flat_cts, ct_tree = tree_flatten(cotangent)
+        if ct_tree != out_tree:
+            raise ValueError(
+                "unexpected tree structure of argument to vjp function: got "
+                f"{ct_tree}, but expected to match {out_tree}"
+            )
+        for ct, aval in zip(flat_cts, out_avals, strict=True):
+            got, want = shaped_abstractify(ct), ad.tangent_aval(aval)
+            if got.shape != want.shape or (got.dtype != want.dtype and want.dtype != dtypes.float0):
+                raise ValueError(
+                    "unexpected JAX type (e.g. shape/dtype) for argument to vjp function: got "
+                    f"{got.str_short()}, but expected {want.str_short()} because the "
+                    "corresponding output of the function had that type"
+                )
+        cts_in = transpose.backward_pass(linear.jaxpr, linear.consts, flat_cts)
+        cts_in = [
+            ad.zeros_like_aval(aval) if type(ct) is ad.Zero else ct
+            for ct, aval in zip(cts_in, in_avals, strict=True)
+        ]
+        return tree_unflatten(in_tree, cts_in)
+
+    result = (tree_unflatten(out_tree, primals_out), f_vjp)
+    return (*result, out_info["aux"]) if has_aux else result
+
+
+def _normalize_argnums_grad(argnums, num_args: int):
+    single = isinstance(argnums, int)
+    argnums_tuple = (argnums,) if single else tuple(argnums)
+    for i in argnums_tuple:
+        if not -num_args <= i < num_args:
+            raise TypeError(
+                f"differentiating with respect to argnums={argnums} requires at least "
+                f"{max(argnums_tuple) + 1} positional arguments to be passed by the caller, but "
+                f"got only {num_args} positional arguments."
+            )
+    return single, tuple(i % num_args for i in argnums_tuple)
+
+
+def _check_grad_inputs(name: str, args, holomorphic: bool, allow_int: bool):
+    for leaf in tree_flatten(args)[0]:
+        dtype = shaped_abstractify(leaf).dtype
+        if holomorphic:
+            if not dtypes.is_complex(dtype):
+                raise TypeError(
+                    f"{name} with holomorphic=True requires inputs with complex dtype, but got "
+                    f"{dtype.name}."
+                )
+        elif not dtypes.is_inexact(dtype) and not allow_int:
+            raise TypeError(
+                f"{name} requires real- or complex-valued inputs (input dtype that is a "
+                f"sub-dtype of np.inexact), but got {dtype.name}. If you want to use Boolean- "
+                "or integer-valued inputs, use vjp or set allow_int to True."
+            )
+
+
+def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """A function returning (fun(*args), its gradient w.r.t. the arguments in `argnums`)."""
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        single, nums = _normalize_argnums_grad(argnums, len(args))
+        diff_args = [args[i] for i in nums]
+        _check_grad_inputs("grad", diff_args, holomorphic, allow_int)
+
+        def partial_fun(*diff):
+            full = list(args)
+            for i, a in zip(nums, diff, strict=True):
+                full[i] = a
+            return fun(*full, **kwargs)
+
+        out = vjp(partial_fun, *diff_args, has_aux=has_aux)
+        ans, f_vjp = out[0], out[1]
+        aval = shaped_abstractify(ans) if not isinstance(ans, (tuple, list, dict)) else None
+        if aval is None or aval.shape != ():
+            shape = "a pytree" if aval is None else aval.shape
+            raise TypeError(
+                f"Gradient only defined for scalar-output functions. Output had shape: {shape}."
+            )
+        if holomorphic:
+            if not dtypes.is_complex(aval.dtype):
+                raise TypeError(
+                    "grad with holomorphic=True requires outputs with complex dtype, but got "
+                    f"{aval.dtype.name}."
+                )
+        elif not dtypes.is_float(aval.dtype):
+            raise TypeError(
+                "grad requires real-valued outputs (output dtype that is a sub-dtype of "
+                f"np.floating), but got {aval.dtype.name}. For holomorphic differentiation, "
+                "pass holomorphic=True. For differentiation of non-holomorphic functions "
+                "involving complex outputs, use jax.vjp directly."
+            )
+        grads = f_vjp(np.ones((), aval.dtype))
+        grads = grads[0] if single else tuple(grads)
+        value = (ans, out[2]) if has_aux else ans
+        return value, grads
+
+    return value_and_grad_f
+
+
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The gradient of a scalar-valued `fun` w.r.t. its argument(s) `argnums`."""
+    value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        value, g = value_and_grad_f(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return grad_f

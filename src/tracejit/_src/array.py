@@ -15,7 +15,7 @@ from tracejit._src.core import ShapedArray
 
 
 class Array:
-    __slots__ = ("_value", "weak_type", "__weakref__")
+    __slots__ = ("__weakref__", "_value", "weak_type")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):

@@ -50,7 +50,7 @@ class ShapedArray:
     `float32_array + 2.0` stays float32 because `2.0` is a weak float.
     """
 
-    __slots__ = ("shape", "dtype", "weak_type")
+    __slots__ = ("dtype", "shape", "weak_type")
 
     def __init__(self, shape, dtype, weak_type=False):
         self.shape = tuple(int(d) for d in shape)
@@ -192,6 +192,15 @@ class Trace:
     def process_primitive(self, primitive: Primitive, args, params):
         raise NotImplementedError
 
+    def process_custom_jvp_call(self, primitive, call, args):
+        """A function with a custom JVP rule (`custom_derivatives.CustomJVPCall`). Traces that
+        do not differentiate or stage just run the function."""
+        return call.fun(*args)
+
+    def process_custom_vjp_call(self, primitive, call, args):
+        """A function with custom forward/backward rules (`custom_derivatives.CustomVJPCall`)."""
+        return call.fun(*args)
+
     def invalidate(self):
         self.is_valid = False
 
@@ -241,7 +250,7 @@ class Tracer:
     def to_concrete_value(self):
         """The NumPy value behind this tracer when the trace knows it (e.g. the primal of a JVP
         tracer under eager evaluation), else None."""
-        return None
+        return
 
     def _concrete_or_raise(self, error_type, operation: str):
         value = self.to_concrete_value()
@@ -313,13 +322,13 @@ def concretization_error(tracer: Tracer, error_type, operation: str) -> Exceptio
             "the argument static with static_argnums/static_argnames"
         )
     elif error_type is TracerArrayConversionError:
-        what = f"The numpy.ndarray conversion method __array__() was called on traced array with shape {aval.str_short()}"  # noqa: E501
+        what = f"The numpy.ndarray conversion method __array__() was called on traced array with shape {aval.str_short()}"
         advice = (
             "NumPy functions cannot operate on traced values: use tracejit.numpy (jnp) instead "
             "of numpy inside transformed functions"
         )
     else:
-        what = f"Abstract tracer value encountered where concrete value is expected: {operation} of traced array with shape {aval.str_short()}"  # noqa: E501
+        what = f"Abstract tracer value encountered where concrete value is expected: {operation} of traced array with shape {aval.str_short()}"
         advice = (
             "Use lax.cond/lax.while_loop for value-dependent control flow, or mark the argument "
             "static with static_argnums/static_argnames"

@@ -51,7 +51,7 @@ class SourceLocation:
     """A line of the user's code, kept as plain data (holding the frame would keep its locals
     alive): `file.py:12 (fun_name): `the source line``."""
 
-    __slots__ = ("filename", "lineno", "function")
+    __slots__ = ("filename", "function", "lineno")
 
     def __init__(self, filename: str, lineno: int, function: str):
         self.filename = filename

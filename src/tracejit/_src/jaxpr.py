@@ -28,7 +28,7 @@ _var_ids = itertools.count()
 
 
 class Var:
-    __slots__ = ("aval", "_id")
+    __slots__ = ("_id", "aval")
 
     def __init__(self, aval: ShapedArray):
         self.aval = aval
@@ -48,7 +48,7 @@ class DropVar(Var):
 class Literal:
     """A scalar constant inlined into an equation: printed `2.0:f32[]`."""
 
-    __slots__ = ("val", "aval")
+    __slots__ = ("aval", "val")
 
     def __init__(self, val, aval: ShapedArray):
         self.val = val
@@ -59,7 +59,7 @@ class Literal:
 
 
 class JaxprEqn:
-    __slots__ = ("invars", "outvars", "primitive", "params", "source_info")
+    __slots__ = ("invars", "outvars", "params", "primitive", "source_info")
 
     def __init__(self, invars, outvars, primitive: Primitive, params: dict, source_info=None):
         self.invars = list(invars)
@@ -73,7 +73,7 @@ class JaxprEqn:
 
 
 class Jaxpr:
-    __slots__ = ("constvars", "invars", "outvars", "eqns")
+    __slots__ = ("constvars", "eqns", "invars", "outvars")
 
     def __init__(self, constvars, invars, outvars, eqns):
         self.constvars = list(constvars)
@@ -101,7 +101,7 @@ class Jaxpr:
 class ClosedJaxpr:
     """A jaxpr together with the values of its constvars."""
 
-    __slots__ = ("jaxpr", "consts")
+    __slots__ = ("consts", "jaxpr")
 
     def __init__(self, jaxpr: Jaxpr, consts):
         if len(jaxpr.constvars) != len(consts):

@@ -39,7 +39,7 @@ class Concat(Doc):
 
 
 class Nest(Doc):
-    __slots__ = ("indent", "child")
+    __slots__ = ("child", "indent")
 
     def __init__(self, indent: int, child: Doc):
         self.indent = indent

@@ -203,6 +203,8 @@ from tracejit._src.lax.shapes import (  # noqa: F401
     select_n_p,
     squeeze,
     squeeze_p,
+    stop_gradient,
+    stop_gradient_p,
     transpose,
     transpose_p,
 )

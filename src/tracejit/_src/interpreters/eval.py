@@ -15,11 +15,11 @@ from tracejit._src.array import Array, make_array
 from tracejit._src.core import (
     ShapedArray,
     Trace,
-    weak_if_all_weak,
     Tracer,
     escaped_tracer_error,
     python_scalar_types,
     set_root_trace,
+    weak_if_all_weak,
 )
 
 

@@ -18,10 +18,10 @@ from tracejit._src.core import (
     ShapedArray,
     Trace,
     Tracer,
+    current_trace,
     escaped_tracer_error,
     get_aval,
     new_trace,
-    current_trace,
     python_scalar_types,
 )
 from tracejit._src.errors import user_location
@@ -29,7 +29,7 @@ from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
 
 
 class StagingTracer(Tracer):
-    __slots__ = ("_aval", "jaxpr_var", "creation_site")
+    __slots__ = ("_aval", "creation_site", "jaxpr_var")
 
     def __init__(self, trace: StagingTrace, aval: ShapedArray, var: Var, creation_site=None):
         self._trace = trace
@@ -90,6 +90,28 @@ class StagingTrace(Trace):
         self.eqns.append(JaxprEqn(in_atoms, out_vars, primitive, params, source))
         tracers = [StagingTracer(self, v.aval, v, source) for v in out_vars]
         return tracers if primitive.multiple_results else tracers[0]
+
+    def process_custom_jvp_call(self, primitive, call, args):
+        return self.stage_call(primitive, call, args, jvp=call.jvp)
+
+    def process_custom_vjp_call(self, primitive, call, args):
+        return self.stage_call(primitive, call, args, fwd=call.fwd, bwd=call.bwd)
+
+    def stage_call(self, primitive, call, args, **rules):
+        """Stages a call of `call.fun` as one equation holding its jaxpr (closure-converted:
+        values the function closes over become leading operands, `num_consts` of them)."""
+        in_avals = [self.to_atom(x).aval for x in args]
+        closed = trace_to_jaxpr(call.fun, in_avals, DebugInfo(call.fun, primitive.name))
+        inner = closed.jaxpr
+        converted = Jaxpr([], inner.constvars + inner.invars, inner.outvars, inner.eqns)
+        params = dict(
+            name=call.name,
+            call_jaxpr=ClosedJaxpr(converted, []),
+            num_consts=len(closed.consts),
+            symbolic_zeros=call.symbolic_zeros,
+            **rules,
+        )
+        return self.process_primitive(primitive, [*closed.consts, *args], params)
 
     def to_jaxpr(self, outputs) -> ClosedJaxpr:
         outvars = [self.to_atom(x) for x in outputs]

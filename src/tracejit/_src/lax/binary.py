@@ -17,8 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.ad import Zero
+from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax.standard import (
     broadcast_shapes,
+    broadcast_to_shape,
     check_dtype,
     elementwise_abstract_eval,
     is_any,
@@ -30,6 +34,7 @@ from tracejit._src.lax.standard import (
     is_not_complex,
     is_numeric,
     quiet,
+    unbroadcast,
     weak_if_all_weak,
 )
 
@@ -48,6 +53,28 @@ def add(x, y):
 add_p.def_impl(np.add)
 add_p.def_abstract_eval(elementwise_abstract_eval("add", is_numeric))
 add_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _add_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = add(x, y)
+    if type(tx) is Zero:
+        return out, broadcast_to_shape(ty, out.shape)
+    if type(ty) is Zero:
+        return out, broadcast_to_shape(tx, out.shape)
+    return out, add(tx, ty)
+
+
+def _add_transpose(ct, x, y):
+    return [
+        unbroadcast(x.aval, ct) if is_undefined_primal(x) else None,
+        unbroadcast(y.aval, ct) if is_undefined_primal(y) else None,
+    ]
+
+
+ad.jvp_rules[add_p] = _add_jvp
+transpose_rules[add_p] = _add_transpose
 
 # --- sub ------------------------------------------------------------------------------------
 sub_p = Primitive("sub")
@@ -74,6 +101,18 @@ def mul(x, y):
 mul_p.def_impl(np.multiply)
 mul_p.def_abstract_eval(elementwise_abstract_eval("mul", is_numeric))
 mul_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
+
+
+def _mul_transpose(ct, x, y):
+    if is_undefined_primal(x) == is_undefined_primal(y):
+        raise TypeError("mul is linear in one operand only: transposing it in both")
+    if is_undefined_primal(x):
+        return [unbroadcast(x.aval, mul(ct, y)), None]
+    return [None, unbroadcast(y.aval, mul(x, ct))]
+
+
+transpose_rules[mul_p] = _mul_transpose
 
 # --- div ------------------------------------------------------------------------------------
 div_p = Primitive("div")

@@ -22,6 +22,8 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.interpreters import ad
+from tracejit._src.lax import binary
 from tracejit._src.lax.standard import (
     check_dtype,
     elementwise_abstract_eval,
@@ -283,6 +285,7 @@ def sin(x):
 sin_p.def_impl(np.sin)
 sin_p.def_abstract_eval(elementwise_abstract_eval("sin", is_float_or_complex))
 sin_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp(sin_p, lambda t, x: binary.mul(t, cos(x)))
 
 # --- cos ------------------------------------------------------------------------------------
 cos_p = Primitive("cos")

@@ -23,6 +23,9 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray, get_aval
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.transpose import transpose_rules
+from tracejit._src.lax import shapes
 from tracejit._src.lax.standard import (
     check_dtype,
     is_any,
@@ -148,6 +151,16 @@ def reduce_sum(operand, axes):
 reduce_sum_p.def_impl(_accumulating(np.sum))
 reduce_sum_p.def_abstract_eval(_reduction_abstract_eval("reduce_sum", is_numeric))
 reduce_sum_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(reduce_sum_p)
+
+
+def _reduce_sum_transpose(ct, operand, *, axes):
+    shape = operand.aval.shape
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    return [shapes.broadcast_in_dim(ct, shape, kept)]
+
+
+transpose_rules[reduce_sum_p] = _reduce_sum_transpose
 
 # --- reduce_max -----------------------------------------------------------------------------
 reduce_max_p = Primitive("reduce_max")

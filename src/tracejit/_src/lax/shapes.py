@@ -28,6 +28,9 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Primitive, ShapedArray, Tracer
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.transpose import transpose_rules
+from tracejit._src.lax import reductions
 from tracejit._src.lax.standard import (
     check_same_dtypes,
     int_bounds,
@@ -152,6 +155,26 @@ broadcast_in_dim_p.params_to_print = lambda params: (
     if params["broadcast_dimensions"]
     else {}
 )
+ad.deflinear(broadcast_in_dim_p)
+
+
+def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions):
+    in_shape = operand.aval.shape
+    new_dims = [d for d in range(len(shape)) if d not in broadcast_dimensions]
+    stretched = [d for i, d in enumerate(broadcast_dimensions) if in_shape[i] != shape[d]]
+    summed = reductions.reduce_sum(ct, tuple(sorted(new_dims + stretched)))
+    return [reshape(summed, in_shape)]
+
+
+transpose_rules[broadcast_in_dim_p] = _broadcast_in_dim_transpose
+
+
+def _zeros_like_aval(aval: ShapedArray):
+    zero = np.zeros((), aval.dtype)
+    return broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
+
+
+ad.def_zeros_maker(_zeros_like_aval)
 
 # --- reshape --------------------------------------------------------------------------------
 reshape_p = Primitive("reshape")
@@ -708,3 +731,23 @@ copy_p = Primitive("copy")
 copy_p.def_impl(np.copy)
 copy_p.def_abstract_eval(lambda operand: operand)
 copy_p.def_weak_type_rule(weak_if_all_weak)
+
+# --- stop_gradient --------------------------------------------------------------------------
+stop_gradient_p = Primitive("stop_gradient")
+
+
+def stop_gradient(x):
+    """`x` unchanged, but with a zero derivative: autodiff treats it as a constant. Works on
+    pytrees; integer and boolean leaves are left as they are."""
+    from tracejit._src.tree_util import tree_map
+
+    def stop(leaf):
+        return stop_gradient_p.bind(leaf) if dtypes.is_inexact(dtypes.dtype_of(leaf)) else leaf
+
+    return tree_map(stop, x)
+
+
+stop_gradient_p.def_impl(lambda operand: operand)
+stop_gradient_p.def_abstract_eval(lambda operand: operand)
+stop_gradient_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(stop_gradient_p)

@@ -231,3 +231,37 @@ def int_bounds(dtype: np.dtype) -> tuple:
         info = dtypes.iinfo(dtype)
         bounds = _INT_BOUNDS[dtype] = (int(info.min), int(info.max))
     return bounds
+
+
+# --- broadcasting in derivative rules -------------------------------------------------------
+# lax broadcasts rank-0 and size-1 operands of elementwise primitives implicitly, so a tangent
+# of one operand may need broadcasting to the result's shape (JVP), and a cotangent of the
+# result needs summing back down to an operand's shape (transpose).
+
+
+def broadcast_to_shape(x, shape: tuple):
+    """`x` (rank 0, or of equal rank with 1s where `shape` is larger) broadcast to `shape`."""
+    from tracejit._src.lax.shapes import broadcast_in_dim
+
+    x_shape = shape_of(x)
+    if tuple(x_shape) == tuple(shape):
+        return x
+    dims = tuple(range(len(shape))) if x_shape else ()
+    return broadcast_in_dim(x, shape, dims)
+
+
+def unbroadcast(aval: ShapedArray, x):
+    """`x`, of an elementwise result's shape, summed down to operand `aval`'s shape."""
+    from tracejit._src.interpreters.ad import Zero
+    from tracejit._src.lax.reductions import reduce_sum
+    from tracejit._src.lax.shapes import reshape
+
+    if type(x) is Zero:
+        return Zero(aval)
+    shape = shape_of(x)
+    if tuple(shape) == aval.shape:
+        return x
+    if not aval.shape:
+        return reduce_sum(x, tuple(range(len(shape))))
+    dims = tuple(i for i, (a, b) in enumerate(zip(aval.shape, shape, strict=True)) if a != b)
+    return reshape(reduce_sum(x, dims), aval.shape)

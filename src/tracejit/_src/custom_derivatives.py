@@ -1,0 +1,294 @@
+"""`custom_jvp` and `custom_vjp`: functions that bring their own derivative rules.
+
+A call of such a function binds a call primitive (`custom_jvp_call`, `custom_vjp_call`) that
+each trace interprets in its own way (`Trace.process_custom_jvp_call`): eagerly the function
+just runs; the JVP trace runs the user's rule instead of differentiating the function's body;
+staging records one equation holding the function's jaxpr and the rule, so that transforming
+the staged jaxpr later still finds the rule. For custom_vjp, the JVP trace runs `fwd` and
+represents the output tangent as `custom_lin`, a linear primitive whose transpose is `bwd`:
+reverse mode works, forward mode is refused.
+
+The user's functions take and return pytrees; the `_Flat*` wrappers here give the traces flat
+lists of arrays, and print as the user's function names in jaxprs (`jvp=log1pexp_jvp`).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from tracejit._src.core import Primitive, current_trace, get_aval
+from tracejit._src.interpreters.ad import Zero, tangent_aval
+from tracejit._src.jaxpr import eval_jaxpr
+from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+
+
+class CustomJVPCall:
+    """What a trace needs to process a custom_jvp call: flat `fun(*args) -> list` and
+    `jvp(primals, tangents) -> (primals_out, tangents_out)`."""
+
+    __slots__ = ("fun", "jvp", "name", "symbolic_zeros")
+
+    def __init__(self, fun, jvp, symbolic_zeros, name):
+        self.fun, self.jvp, self.symbolic_zeros, self.name = fun, jvp, symbolic_zeros, name
+
+
+class CustomVJPCall:
+    """Flat `fun(*args) -> list`, `fwd(*args) -> (outs, residuals)` and
+    `bwd(residuals, cotangents) -> cotangents of args`."""
+
+    __slots__ = ("bwd", "fun", "fwd", "name", "symbolic_zeros")
+
+    def __init__(self, fun, fwd, bwd, symbolic_zeros, name):
+        self.fun, self.fwd, self.bwd = fun, fwd, bwd
+        self.symbolic_zeros, self.name = symbolic_zeros, name
+
+
+class CustomCallPrimitive(Primitive):
+    """A call primitive: binding it hands the call record to the current trace. Rebinding a
+    staged equation (from `eval_jaxpr`) rebuilds the record from the equation's params."""
+
+    def __init__(self, name, process_method):
+        super().__init__(name, multiple_results=True)
+        self.process_method = process_method
+
+    def bind_call(self, call, args):
+        return getattr(current_trace(), self.process_method)(self, call, list(args))
+
+    def bind(self, *args, name, call_jaxpr, num_consts, symbolic_zeros, **rules):
+        consts, args = args[:num_consts], args[num_consts:]
+
+        def fun(*xs):
+            return eval_jaxpr(call_jaxpr.jaxpr, (), *consts, *xs)
+
+        if "jvp" in rules:
+            call = CustomJVPCall(fun, rules["jvp"], symbolic_zeros, name)
+        else:
+            call = CustomVJPCall(fun, rules["fwd"], rules["bwd"], symbolic_zeros, name)
+        return self.bind_call(call, args)
+
+    def params_to_print(self, params):
+        return {k: v for k, v in params.items() if k != "num_consts" or v}
+
+
+def _call_abstract_eval(*avals, call_jaxpr, **params):
+    return call_jaxpr.out_avals
+
+
+custom_jvp_call_p = CustomCallPrimitive("custom_jvp_call", "process_custom_jvp_call")
+custom_jvp_call_p.def_abstract_eval(_call_abstract_eval)
+custom_vjp_call_p = CustomCallPrimitive("custom_vjp_call", "process_custom_vjp_call")
+custom_vjp_call_p.def_abstract_eval(_call_abstract_eval)
+
+
+@custom_jvp_call_p.def_impl
+@custom_vjp_call_p.def_impl
+def _call_impl(*args, **params):
+    raise AssertionError("custom call primitives are processed by their trace, never run")
+
+
+class _Named:
+    """A flat wrapper of a user function that prints as that function's name in jaxprs."""
+
+    def __init__(self, fn, user_fn):
+        self.fn = fn
+        self.name = getattr(user_fn, "__name__", repr(user_fn))
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def __repr__(self):
+        return self.name
+
+
+def _split_nondiff(args, nondiff_argnums):
+    static = {i: args[i] for i in nondiff_argnums}
+    dynamic = [a for i, a in enumerate(args) if i not in static]
+    return static, dynamic
+
+
+def _merge_nondiff(static, dynamic, n):
+    dynamic = iter(dynamic)
+    return [static[i] if i in static else next(dynamic) for i in range(n)]
+
+
+def _check_output_types(where: str, primal_outs, tangent_outs):
+    for p, t in zip(primal_outs, tangent_outs, strict=True):
+        if type(t) is Zero:
+            continue
+        expected, got = tangent_aval(get_aval(p)), get_aval(t)
+        if (expected.shape, expected.dtype) != (got.shape, got.dtype):
+            raise TypeError(
+                f"{where}: the tangent output {got.str_short()} does not match the primal "
+                f"output, whose tangent type is {expected.str_short()}"
+            )
+
+
+class custom_jvp:
+    """A function with a custom JVP rule (JAX's `jax.custom_jvp`).
+
+    @custom_jvp
+    def f(x): ...
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        return primal_out, tangent_out
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+        self.symbolic_zeros = False
+
+    def defjvp(self, jvp, symbolic_zeros=False):
+        self.jvp = jvp
+        self.symbolic_zeros = symbolic_zeros
+        return jvp
+
+    def defjvps(self, *tangent_fns):
+        """One function per argument, `t -> output tangent`, summed (None: no dependence)."""
+
+        def jvp(primals, tangents):
+            primal_out = self(*primals)
+            tangent_out = None
+            for fn, t in zip(tangent_fns, tangents, strict=True):
+                if fn is None:
+                    continue
+                term = fn(t, primal_out, *primals)
+                tangent_out = (
+                    term if tangent_out is None else tree_map(lambda a, b: a + b, tangent_out, term)
+                )
+            if tangent_out is None:
+                tangent_out = tree_map(lambda p: p * 0, primal_out)
+            return primal_out, tangent_out
+
+        self.defjvp(jvp)
+
+    def __get__(self, instance, owner):
+        return self if instance is None else functools.partial(self, instance)
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"custom_jvp function {self.__name__} takes positional arguments only")
+        if self.jvp is None:
+            raise AttributeError(
+                f"No JVP defined for custom_jvp function {self.__name__} using defjvp."
+            )
+        static, dynamic = _split_nondiff(args, self.nondiff_argnums)
+        flat_args, in_tree = tree_flatten(dynamic)
+        n, out_trees = len(args), []
+
+        def fun(*xs):
+            out = self.fun(*_merge_nondiff(static, tree_unflatten(in_tree, xs), n))
+            out_flat, out_tree = tree_flatten(out)
+            out_trees.append(out_tree)
+            return out_flat
+
+        def jvp(primals, tangents):
+            primals_tree = tree_unflatten(in_tree, primals)
+            tangents_tree = tree_unflatten(in_tree, tangents)
+            nondiff = [static[i] for i in self.nondiff_argnums]
+            primal_out, tangent_out = self.jvp(*nondiff, tuple(primals_tree), tuple(tangents_tree))
+            primals_out, out_tree = tree_flatten(primal_out)
+            tangents_out = tree_flatten(tangent_out)[0]
+            if tree_structure(tangent_out) != out_tree:
+                raise TypeError(
+                    f"Custom JVP rule {self.jvp.__name__} for function {self.__name__} must "
+                    "produce primal and tangent outputs with equal container (pytree) "
+                    f"structures, but got {out_tree} and {tree_structure(tangent_out)}."
+                )
+            _check_output_types(f"custom_jvp rule {self.jvp.__name__}", primals_out, tangents_out)
+            out_trees.append(out_tree)
+            return primals_out, tangents_out
+
+        call = CustomJVPCall(
+            _Named(fun, self.fun), _Named(jvp, self.jvp), self.symbolic_zeros, self.__name__
+        )
+        out_flat = custom_jvp_call_p.bind_call(call, flat_args)
+        return tree_unflatten(out_trees[-1], out_flat)
+
+
+class custom_vjp:
+    """A function with custom forward and backward passes (JAX's `jax.custom_vjp`).
+
+    @custom_vjp
+    def f(x): ...
+    def f_fwd(x): return f(x), residuals
+    def f_bwd(residuals, g): return (cotangent_of_x,)
+    f.defvjp(f_fwd, f_bwd)
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+        self.symbolic_zeros = False
+
+    def defvjp(self, fwd, bwd, symbolic_zeros=False):
+        self.fwd, self.bwd, self.symbolic_zeros = fwd, bwd, symbolic_zeros
+
+    def __get__(self, instance, owner):
+        return self if instance is None else functools.partial(self, instance)
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"custom_vjp function {self.__name__} takes positional arguments only")
+        if self.fwd is None:
+            raise AttributeError(
+                f"No VJP defined for custom_vjp function {self.__name__} using defvjp."
+            )
+        static, dynamic = _split_nondiff(args, self.nondiff_argnums)
+        flat_args, in_tree = tree_flatten(dynamic)
+        n, out_trees, res_trees = len(args), [], []
+        nondiff = [static[i] for i in self.nondiff_argnums]
+
+        def fun(*xs):
+            out = self.fun(*_merge_nondiff(static, tree_unflatten(in_tree, xs), n))
+            out_flat, out_tree = tree_flatten(out)
+            out_trees.append(out_tree)
+            return out_flat
+
+        def fwd(*xs):
+            out, residuals = self.fwd(*_merge_nondiff(static, tree_unflatten(in_tree, xs), n))
+            out_flat, out_tree = tree_flatten(out)
+            res_flat, res_tree = tree_flatten(residuals)
+            out_trees.append(out_tree)
+            res_trees.append(res_tree)
+            return out_flat, res_flat
+
+        def bwd(res_flat, cts_flat):
+            residuals = tree_unflatten(res_trees[-1], list(res_flat))
+            cts = tree_unflatten(out_trees[-1], list(cts_flat))
+            cts_in = self.bwd(*nondiff, residuals, cts)
+            if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(dynamic):
+                raise TypeError(
+                    f"Custom VJP bwd rule {self.bwd.__name__} must produce a tuple of length "
+                    f"equal to the number of differentiable arguments ({len(dynamic)}), got "
+                    f"{cts_in!r}"
+                )
+            return _flatten_cotangents(cts_in, dynamic)
+
+        call = CustomVJPCall(
+            _Named(fun, self.fun),
+            _Named(fwd, self.fwd),
+            _Named(bwd, self.bwd),
+            self.symbolic_zeros,
+            self.__name__,
+        )
+        out_flat = custom_vjp_call_p.bind_call(call, flat_args)
+        return tree_unflatten(out_trees[-1], out_flat)
+
+
+def _flatten_cotangents(cts_in, args) -> list:
+    """The bwd rule's cotangents as a flat list matching the arguments' leaves; None in the
+    place of an argument's subtree means zero cotangents for it."""
+    flat = []
+    for ct, arg in zip(cts_in, args, strict=True):
+        leaves = tree_flatten(arg)[0]
+        if ct is None:
+            flat.extend([None] * len(leaves))
+        else:
+            flat.extend(tree_flatten(ct, is_leaf=lambda x: x is None)[0])
+    return flat

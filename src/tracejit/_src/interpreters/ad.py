@@ -1,0 +1,299 @@
+"""Forward-mode automatic differentiation: the JVP trace.
+
+A `JVPTracer` carries a primal value and its tangent. Binding a primitive on JVP tracers runs
+the primitive's JVP rule on the *parent* trace, which computes both the primal output and the
+tangent output:
+
+    sin(x + εt) = sin(x) + ε cos(x) t        jvp_rules[sin_p]: (x,), (t,) -> sin(x), cos(x) * t
+
+Tangents that are known to be zero are kept symbolic (`Zero(aval)`) and never materialized,
+so differentiating with respect to one argument costs nothing for the others. Integer and
+boolean values have `float0` tangents, which are always symbolic zeros.
+
+Rules (registered in each primitive's block, `lax/<family>.py`):
+
+- `jvp_rules[p](primals, tangents, **params) -> (primal_out, tangent_out)`; tangents may be
+  `Zero`. The helpers below build the common cases: `defjvp` from one function per operand
+  (`lambda t, x: mul(t, cos(x))`), `deflinear` for linear primitives, `defjvp_zero` for
+  outputs that have no derivative (comparisons, integer-valued results).
+
+Reverse mode is this trace run under partial evaluation (`partial_eval.py`), then transposed
+(`transpose.py`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.array import Array
+from tracejit._src.core import (
+    Primitive,
+    ShapedArray,
+    Trace,
+    Tracer,
+    current_trace,
+    get_aval,
+    new_trace,
+    set_current_trace,
+    weak_if_all_weak,
+)
+
+# --------------------------------------------------------------------------------------------
+# Symbolic zeros and tangent types
+
+
+def tangent_dtype(dtype) -> np.dtype:
+    """Inexact values have tangents of their own dtype; integers and booleans have float0."""
+    return np.dtype(dtype) if dtypes.is_inexact(dtype) else dtypes.float0
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    return ShapedArray(aval.shape, tangent_dtype(aval.dtype), aval.weak_type)
+
+
+class Zero:
+    """A tangent (or cotangent) known to be zero, kept symbolic."""
+
+    __slots__ = ("aval",)
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    @staticmethod
+    def from_primal_value(x) -> Zero:
+        return Zero(tangent_aval(get_aval(x)))
+
+    def __repr__(self):
+        return f"Zero({self.aval.str_short()})"
+
+
+_zeros_maker = None
+
+
+def def_zeros_maker(make_zeros) -> None:
+    """lax registers how a zero array of an aval is built (`broadcast_in_dim 0.0`): ad sits
+    below lax and cannot build arrays itself."""
+    global _zeros_maker
+    _zeros_maker = make_zeros
+
+
+def zeros_like_aval(aval: ShapedArray):
+    if aval.dtype == dtypes.float0:
+        return np.zeros(aval.shape, dtypes.float0)
+    return _zeros_maker(aval)
+
+
+def instantiate_zeros(tangent):
+    return zeros_like_aval(tangent.aval) if type(tangent) is Zero else tangent
+
+
+def add_tangents(x, y):
+    """Sum of two tangents, symbolic zeros included (`add_any`: no promotion, no broadcasting)."""
+    if type(x) is Zero:
+        return y
+    if type(y) is Zero:
+        return x
+    return add_any_p.bind(x, y)
+
+
+# --------------------------------------------------------------------------------------------
+# add_any: the sum of tangents/cotangents that JVP rules and transposition produce
+
+add_any_p = Primitive("add_any")
+
+
+def _add_any_abstract_eval(x, y):
+    if (x.shape, x.dtype) != (y.shape, y.dtype):
+        raise TypeError(f"add_any: operands differ: {x.str_short()} and {y.str_short()}")
+    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
+
+
+add_any_p.def_impl(np.add)
+add_any_p.def_abstract_eval(_add_any_abstract_eval)
+add_any_p.def_weak_type_rule(weak_if_all_weak)
+
+# --------------------------------------------------------------------------------------------
+# Rule registry and helpers
+
+jvp_rules: dict[Primitive, object] = {}
+
+
+def defjvp(primitive: Primitive, *tangent_contributions) -> None:
+    """JVP rule from one function per operand, `g(t, *primals, **params)`, giving that
+    operand's contribution to the output tangent (None: the output does not depend on it
+    differentiably). The contributions are summed; zero tangents contribute nothing."""
+
+    def rule(primals, tangents, **params):
+        primal_out = primitive.bind(*primals, **params)
+        tangent_out = Zero.from_primal_value(primal_out)
+        for contribution, t in zip(tangent_contributions, tangents, strict=True):
+            if contribution is not None and type(t) is not Zero:
+                tangent_out = add_tangents(tangent_out, contribution(t, *primals, **params))
+        return primal_out, tangent_out
+
+    jvp_rules[primitive] = rule
+
+
+def defjvp_zero(primitive: Primitive) -> None:
+    """The output is piecewise constant (a comparison, a rounding, an index): zero tangent."""
+
+    def rule(primals, tangents, **params):
+        out = primitive.bind(*primals, **params)
+        if primitive.multiple_results:
+            return out, [Zero.from_primal_value(o) for o in out]
+        return out, Zero.from_primal_value(out)
+
+    jvp_rules[primitive] = rule
+
+
+def deflinear(primitive: Primitive) -> None:
+    """The primitive is linear in all its operands: its JVP is itself applied to the tangents,
+    with zero tangents instantiated only if some operand has a nonzero one."""
+
+    def rule(primals, tangents, **params):
+        primal_out = primitive.bind(*primals, **params)
+        if all(type(t) is Zero for t in tangents):
+            zero = Zero.from_primal_value
+            return primal_out, (
+                [zero(o) for o in primal_out] if primitive.multiple_results else zero(primal_out)
+            )
+        return primal_out, primitive.bind(*map(instantiate_zeros, tangents), **params)
+
+    jvp_rules[primitive] = rule
+
+
+def defjvp_linear_in(primitive: Primitive, *linear_argnums: int) -> None:
+    """The primitive is linear in the operands `linear_argnums` jointly and takes the others
+    (indices, say) as non-differentiable: its JVP applies it to those operands' tangents."""
+
+    def rule(primals, tangents, **params):
+        primal_out = primitive.bind(*primals, **params)
+        if all(type(tangents[i]) is Zero for i in linear_argnums):
+            return primal_out, Zero.from_primal_value(primal_out)
+        args = [
+            instantiate_zeros(tangents[i]) if i in linear_argnums else x
+            for i, x in enumerate(primals)
+        ]
+        return primal_out, primitive.bind(*args, **params)
+
+    jvp_rules[primitive] = rule
+
+
+# --------------------------------------------------------------------------------------------
+# The JVP trace
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace: JVPTrace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self):
+        return get_aval(self.primal)
+
+    def to_concrete_value(self):
+        primal = self.primal
+        if isinstance(primal, Tracer):
+            return primal.to_concrete_value()
+        return np.asarray(primal._value) if type(primal) is Array else np.asarray(primal)
+
+
+class JVPTrace(Trace):
+    def to_primal_tangent(self, x):
+        """(primal, tangent) of an operand: values this trace does not own are constants."""
+        if isinstance(x, JVPTracer) and x._trace is self:
+            return x.primal, x.tangent
+        return x, Zero.from_primal_value(x)
+
+    def process_primitive(self, primitive, args, params):
+        primals, tangents = zip(*map(self.to_primal_tangent, args)) if args else ((), ())
+        if all(type(t) is Zero for t in tangents):
+            with set_current_trace(self.parent):
+                return primitive.bind(*primals, **params)
+        rule = jvp_rules.get(primitive)
+        if rule is None:
+            raise NotImplementedError(
+                f"[jvp] differentiation rule for '{primitive.name}' is not implemented"
+            )
+        with set_current_trace(self.parent):
+            primal_out, tangent_out = rule(primals, tangents, **params)
+        if primitive.multiple_results:
+            return [self.new_tracer(p, t) for p, t in zip(primal_out, tangent_out, strict=True)]
+        return self.new_tracer(primal_out, tangent_out)
+
+    def new_tracer(self, primal, tangent):
+        return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
+
+    def process_custom_jvp_call(self, primitive, call, args):
+        primals, tangents = zip(*map(self.to_primal_tangent, args)) if args else ((), ())
+        if all(type(t) is Zero for t in tangents):
+            with set_current_trace(self.parent):
+                return primitive.bind_call(call, primals)
+        if not call.symbolic_zeros:
+            tangents = [instantiate_zeros(t) for t in tangents]
+        with set_current_trace(self.parent):
+            primals_out, tangents_out = call.jvp(primals, tangents)
+        return [self.new_tracer(p, t) for p, t in zip(primals_out, tangents_out, strict=True)]
+
+    def process_custom_vjp_call(self, primitive, call, args):
+        primals, tangents = zip(*map(self.to_primal_tangent, args)) if args else ((), ())
+        if all(type(t) is Zero for t in tangents):
+            with set_current_trace(self.parent):
+                return primitive.bind_call(call, primals)
+        with set_current_trace(self.parent):
+            primals_out, residuals = call.fwd(*primals)
+            tangents_in = [instantiate_zeros(t) for t in tangents]
+            tangents_out = custom_lin_p.bind(
+                *residuals,
+                *tangents_in,
+                num_res=len(residuals),
+                bwd=call.bwd,
+                out_avals=tuple(get_aval(p) for p in primals_out),
+                in_avals=tuple(get_aval(p) for p in primals),
+            )
+        return [self.new_tracer(p, t) for p, t in zip(primals_out, tangents_out, strict=True)]
+
+    def describe(self):
+        return "while differentiating (jvp)"
+
+
+# --------------------------------------------------------------------------------------------
+# custom_lin: the tangent of a custom_vjp function, linear in its tangents, whose transpose is
+# the user's bwd. It only exists to be transposed: evaluating it means forward mode was asked.
+
+custom_lin_p = Primitive("custom_lin", multiple_results=True)
+
+
+@custom_lin_p.def_impl
+def _custom_lin_impl(*args, num_res, bwd, out_avals, in_avals):
+    raise TypeError(
+        "can't apply forward-mode autodiff (jvp) to a custom_vjp function; use reverse mode "
+        "(grad, vjp) or define a custom_jvp rule instead."
+    )
+
+
+@custom_lin_p.def_abstract_eval
+def _custom_lin_abstract_eval(*avals, num_res, bwd, out_avals, in_avals):
+    return [tangent_aval(a) for a in out_avals]
+
+
+custom_lin_p.params_to_print = lambda params: {"num_res": params["num_res"], "bwd": params["bwd"]}
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+
+
+def jvp_flat(fun, primals, tangents):
+    """Runs `fun(*tracers) -> list of outputs` under a new JVP trace; returns the primal and
+    tangent outputs (tangents may be symbolic zeros)."""
+    trace = JVPTrace(parent=current_trace())
+    with new_trace(trace):
+        tracers = [trace.new_tracer(p, t) for p, t in zip(primals, tangents, strict=True)]
+        outs = fun(*tracers)
+        pairs = [trace.to_primal_tangent(o) for o in outs]
+    return [p for p, _ in pairs], [t for _, t in pairs]
