@@ -11,7 +11,7 @@ import functools
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import ShapedArray, get_aval
+from tracejit._src.core import ShapedArray, current_trace, get_aval, new_trace
 from tracejit._src.interpreters import ad, partial_eval, transpose
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
@@ -329,3 +329,162 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         return (g, value[1]) if has_aux else g
 
     return grad_f
+
+
+def _jacobian_inputs(name, fun, argnums, args, kwargs, holomorphic):
+    """(is argnums an int, flat differentiable inputs, their tree, the function of them)."""
+    single, nums = _normalize_argnums_grad(argnums, len(args))
+    diff_args = tuple(args[i] for i in nums)
+    for leaf in tree_flatten(diff_args)[0]:
+        dtype = shaped_abstractify(leaf).dtype
+        if holomorphic and not dtypes.is_complex(dtype):
+            raise TypeError(
+                f"{name} with holomorphic=True requires inputs with complex dtype, but got "
+                f"{dtype.name}."
+            )
+        if not holomorphic and not dtypes.is_float(dtype):
+            raise TypeError(
+                f"{name} requires real-valued inputs (input dtype that is a sub-dtype of "
+                f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
+                f"holomorphic=True. For differentiation of non-holomorphic functions involving "
+                f"complex inputs or integer inputs, use jax.jvp directly."
+            )
+
+    def partial_fun(*diff):
+        full = list(args)
+        for i, a in zip(nums, diff, strict=True):
+            full[i] = a
+        return fun(*full, **kwargs)
+
+    flat, in_tree = tree_flatten(diff_args)
+    return single, flat, in_tree, partial_fun
+
+
+def _one_hot(aval, index: int):
+    basis = np.zeros(aval.size, aval.dtype)
+    basis[index] = 1
+    return basis.reshape(aval.shape)
+
+
+def _assemble_jacobian(blocks, out_avals, in_avals, out_tree, in_tree, single, out_major):
+    """Jacobian blocks J[o][i] (shape out.shape + in.shape) arranged as JAX returns them: the
+    output's structure outside, the inputs' structure (per argnum) inside."""
+    import tracejit.numpy as jnp
+
+    def block(o, i):
+        rows = blocks[o][i]
+        if out_major:  # one row per output element, each of the input's shape
+            return jnp.reshape(jnp.stack(rows), out_avals[o].shape + in_avals[i].shape)
+        # one column per input element, each of the output's shape: move input axes last
+        stacked = jnp.reshape(jnp.stack(rows), in_avals[i].shape + out_avals[o].shape)
+        n_in = len(in_avals[i].shape)
+        return jnp.moveaxis(stacked, tuple(range(n_in)), tuple(range(-n_in, 0))) if n_in else stacked
+
+    per_output = []
+    for o in range(len(out_avals)):
+        per_input = tree_unflatten(in_tree, [block(o, i) for i in range(len(in_avals))])
+        per_output.append(per_input[0] if single else tuple(per_input))
+    return tree_unflatten(out_tree, per_output)
+
+
+def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Jacobian of `fun` by forward mode: one JVP per input element."""
+
+    @functools.wraps(fun)
+    def jacfwd_f(*args, **kwargs):
+        single, flat_in, in_tree, partial_fun = _jacobian_inputs(
+            "jacfwd", fun, argnums, args, kwargs, holomorphic
+        )
+        flat_fun, out_info = _flatten_fun(partial_fun, in_tree, has_aux)
+        in_avals = [shaped_abstractify(x) for x in flat_in]
+        columns = None
+        for i, aval in enumerate(in_avals):
+            for k in range(aval.size):
+                tangents = [
+                    _one_hot(a, k) if j == i else ad.Zero(ad.tangent_aval(a))
+                    for j, a in enumerate(in_avals)
+                ]
+                primals_out, tangents_out = ad.jvp_flat(flat_fun, flat_in, tangents)
+                if columns is None:
+                    columns = [[[] for _ in in_avals] for _ in primals_out]
+                for o, t in enumerate(tangents_out):
+                    columns[o][i].append(ad.instantiate_zeros(t))
+        if columns is None:  # no input elements at all: evaluate once for the output types
+            primals_out = flat_fun(*flat_in)
+            columns = [[[] for _ in in_avals] for _ in primals_out]
+        out_avals = [shaped_abstractify(p) for p in primals_out]
+        jac = _assemble_jacobian(
+            columns, out_avals, in_avals, out_info["tree"], in_tree, single, out_major=False
+        )
+        return (jac, out_info["aux"]) if has_aux else jac
+
+    return jacfwd_f
+
+
+def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+    """The Jacobian of `fun` by reverse mode: one forward pass, one VJP per output element."""
+
+    @functools.wraps(fun)
+    def jacrev_f(*args, **kwargs):
+        single, flat_in, in_tree, partial_fun = _jacobian_inputs(
+            "jacrev", fun, argnums, args, kwargs, holomorphic
+        )
+        flat_fun, out_info = _flatten_fun(partial_fun, in_tree, has_aux)
+        primals_out, linear = partial_eval.linearize_flat(
+            flat_fun, flat_in, DebugInfo(fun, "jacrev")
+        )
+        in_avals = [shaped_abstractify(x) for x in flat_in]
+        out_avals = [shaped_abstractify(p) for p in primals_out]
+        rows = [[[] for _ in in_avals] for _ in out_avals]
+        for o, aval in enumerate(out_avals):
+            for k in range(aval.size):
+                cts = [
+                    _one_hot(ad.tangent_aval(a), k) if j == o else ad.Zero(ad.tangent_aval(a))
+                    for j, a in enumerate(out_avals)
+                ]
+                cts_in = transpose.backward_pass(linear.jaxpr, linear.consts, cts)
+                for i, (ct, in_aval) in enumerate(zip(cts_in, in_avals, strict=True)):
+                    rows[o][i].append(
+                        ad.zeros_like_aval(ad.tangent_aval(in_aval)) if type(ct) is ad.Zero else ct
+                    )
+        jac = _assemble_jacobian(
+            rows, out_avals, in_avals, out_info["tree"], in_tree, single, out_major=True
+        )
+        return (jac, out_info["aux"]) if has_aux else jac
+
+    return jacrev_f
+
+
+def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
+    """The Hessian of a scalar `fun`: forward-over-reverse, jacfwd(jacrev(fun))."""
+    return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
+
+
+def linear_transpose(fun, *primals):
+    """The transpose of the linear function `fun`, at arguments shaped like `primals`: a
+    function from output cotangents to a tuple of input cotangents."""
+    flat_primals, in_tree = tree_flatten(primals)
+    in_avals = [shaped_abstractify(p) for p in flat_primals]
+    flat_fun, out_info = _flatten_fun(fun, in_tree)
+    trace = partial_eval.PartialEvalTrace(current_trace(), DebugInfo(fun, "linear_transpose"))
+    with new_trace(trace):
+        outs = flat_fun(*[trace.new_arg(aval) for aval in in_avals])
+        linear = trace.to_jaxpr(outs)
+    out_tree = out_info["tree"]
+
+    def transposed(*cotangents):
+        cotangent = cotangents[0] if len(cotangents) == 1 else cotangents
+        flat_cts, ct_tree = tree_flatten(cotangent)
+        if ct_tree != out_tree:
+            raise TypeError(
+                f"cotangent tree does not match function output, expected {out_tree} but got "
+                f"{ct_tree}"
+            )
+        cts_in = transpose.backward_pass(linear.jaxpr, linear.consts, flat_cts)
+        cts_in = [
+            ad.zeros_like_aval(aval) if type(ct) is ad.Zero else ct
+            for ct, aval in zip(cts_in, in_avals, strict=True)
+        ]
+        return tree_unflatten(in_tree, cts_in)
+
+    return transposed

@@ -208,7 +208,8 @@ def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
     params = eqn.primitive.params_to_print(eqn.params)
     rhs = pp.text(eqn.primitive.name)
     if params:
-        items = [pp.text(f"{key}=") + _pp_param_value(params[key], names) for key in sorted(params)]
+        keys = sorted(params, key=lambda k: (k != "name", k))  # JAX prints `name` first
+        items = [pp.text(f"{key}=") + _pp_param_value(params[key], names) for key in keys]
         rhs = rhs + pp.group(
             pp.text("[")
             + pp.nest(2, pp.brk("") + pp.join(pp.brk(), items))

@@ -1,0 +1,311 @@
+"""The autodiff API: jvp, linearize, vjp, grad and friends, custom rules, and their errors."""
+
+import numpy as np
+import pytest
+
+import tracejit as jax
+import tracejit.numpy as jnp
+from tracejit import lax
+from tracejit._src import dtypes
+from tracejit._src.jaxpr import check_jaxpr
+from tracejit.test_util import check_grads
+
+
+def close(a, b, tol=1e-5):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
+
+
+def jaxpr_text(fun, *args):
+    closed = jax.make_jaxpr(fun)(*args)
+    check_jaxpr(closed.jaxpr)
+    return str(closed)
+
+
+# --- forward and reverse mode on pytrees ----------------------------------------------------
+
+
+def test_jvp_of_a_pytree_function():
+    def f(p):
+        return {"y": p["a"] * jnp.sin(p["b"]), "z": p["a"]}
+
+    primals = ({"a": jnp.float32(2.0), "b": jnp.float32(0.5)},)
+    tangents = ({"a": jnp.float32(1.0), "b": jnp.float32(3.0)},)
+    out, out_dot = jax.jvp(f, primals, tangents)
+    close(out["y"], 2.0 * np.sin(0.5))
+    close(out_dot["y"], np.sin(0.5) + 2.0 * np.cos(0.5) * 3.0)
+    close(out_dot["z"], 1.0)
+
+
+def test_vjp_returns_one_cotangent_per_argument():
+    y, f_vjp = jax.vjp(lambda x, w: jnp.sum(x * w), jnp.arange(3.0), jnp.ones(3))
+    ct_x, ct_w = f_vjp(jnp.float32(2.0))
+    close(ct_x, [2.0, 2.0, 2.0])
+    close(ct_w, [0.0, 2.0, 4.0])
+
+
+def test_linearize_reuses_the_forward_pass():
+    y, f_jvp = jax.linearize(jnp.sin, 1.0)
+    close(y, np.sin(1.0))
+    close(f_jvp(2.0), 2.0 * np.cos(1.0))
+    close(f_jvp(3.0), 3.0 * np.cos(1.0))
+
+
+def test_grad_argnums_has_aux_and_value_and_grad():
+    def f(x, y):
+        return jnp.sum(x * y**2), {"aux": x}
+
+    g, aux = jax.grad(f, argnums=(0, 1), has_aux=True)(jnp.ones(2), jnp.arange(2.0))
+    close(g[0], [0.0, 1.0])
+    close(g[1], [0.0, 2.0])
+    close(aux["aux"], [1.0, 1.0])
+    (value, _), g1 = jax.value_and_grad(f, argnums=1, has_aux=True)(jnp.ones(2), jnp.arange(2.0))
+    close(value, 1.0)
+    close(g1, [0.0, 2.0])
+
+
+def test_grad_of_a_complex_holomorphic_function():
+    close(jax.grad(lambda z: z * z, holomorphic=True)(jnp.complex64(1 + 1j)), 2 + 2j)
+
+
+def test_integer_inputs_raise_or_give_float0():
+    with pytest.raises(TypeError, match="grad requires real- or complex-valued inputs"):
+        jax.grad(lambda x: x * 2.0)(3)
+    g = jax.grad(lambda x, n: x * n, argnums=(0, 1), allow_int=True)(2.0, 3)
+    close(g[0], 3.0)
+    assert np.asarray(g[1]).dtype == dtypes.float0
+
+
+def test_non_scalar_outputs_raise():
+    with pytest.raises(TypeError, match="scalar-output functions. Output had shape: \\(3,\\)"):
+        jax.grad(jnp.sin)(jnp.ones(3))
+
+
+def test_jvp_rejects_mismatched_tangents():
+    with pytest.raises(TypeError, match="do not match"):
+        jax.jvp(jnp.sin, (jnp.ones(3),), (jnp.ones(4),))
+    with pytest.raises(TypeError, match="same tree structure"):
+        jax.jvp(lambda x, y: x, (1.0, 2.0), (1.0,))
+
+
+def test_vjp_rejects_mismatched_cotangents():
+    _, f_vjp = jax.vjp(jnp.sin, jnp.ones(3))
+    with pytest.raises(ValueError, match="expected f32\\[3\\]"):
+        f_vjp(jnp.ones(4))
+
+
+def test_stop_gradient():
+    close(jax.grad(lambda x: x * lax.stop_gradient(x))(3.0), 3.0)
+
+
+def test_linear_transpose():
+    transposed = jax.linear_transpose(lambda x: (2.0 * x, jnp.sum(x)), jnp.ones(3))
+    (ct,) = transposed((jnp.arange(3.0), jnp.float32(1.0)))
+    close(ct, [1.0, 3.0, 5.0])
+
+
+# --- arbitrary order and mixed modes ---------------------------------------------------------
+
+
+def test_grad_of_grad_of_grad():
+    close(jax.grad(jax.grad(jax.grad(jnp.sin)))(0.5), -np.cos(0.5))
+
+
+def test_hessian_vector_products_forward_over_reverse_and_reverse_over_forward():
+    def f(x):
+        return jnp.sum(jnp.tanh(x) * x**2)
+
+    x = jnp.linspace(-1.0, 1.0, 4)
+    v = jnp.arange(4.0)
+    hvp_fwd_rev = jax.jvp(jax.grad(f), (x,), (v,))[1]
+    hvp_rev_fwd = jax.grad(lambda y: jax.jvp(f, (y,), (v,))[1])(x)
+    full = jax.hessian(f)(x)
+    close(hvp_fwd_rev, np.asarray(full) @ np.asarray(v), 1e-4)
+    close(hvp_rev_fwd, hvp_fwd_rev, 1e-4)
+
+
+def test_jacfwd_of_jacrev_equals_jacrev_of_jacfwd():
+    def f(x):
+        return jnp.sin(x) * jnp.sum(x**2)
+
+    x = jnp.array([0.1, 0.7, -0.3])
+    close(jax.jacfwd(jax.jacrev(f))(x), jax.jacrev(jax.jacfwd(f))(x), 1e-4)
+    close(jax.jacfwd(f)(x), jax.jacrev(f)(x))
+
+
+def test_check_grads_reports_the_largest_discrepancy():
+    @jax.custom_jvp
+    def wrong(x):
+        return jnp.sin(x)
+
+    wrong.defjvp(lambda p, t: (jnp.sin(p[0]), 2.0 * t[0]))
+    with pytest.raises(AssertionError, match="largest discrepancy"):
+        check_grads(wrong, (jnp.array([0.3, 0.5]),), order=1, modes=("fwd",))
+
+
+# --- Python control flow on values (the seed's slide) ----------------------------------------
+
+
+def seed_f(x):
+    if x > 0:
+        return 2 * x**3.0
+    else:
+        return 3 * x
+
+
+def test_python_control_flow_on_values_under_grad():
+    close(jax.grad(seed_f)(1.0), 6.0)
+    close(jax.grad(seed_f)(-1.0), 3.0)
+
+
+def test_python_control_flow_on_values_cannot_be_staged():
+    with pytest.raises(jax.errors.TracerBoolConversionError):
+        jax.make_jaxpr(seed_f)(1.0)
+
+
+# --- staged autodiff -------------------------------------------------------------------------
+
+
+def test_staged_grad_prints_as_jax():
+    assert jaxpr_text(jax.grad(jnp.sin), 1.0) == (
+        "{ lambda ; a:f32[]. let\n"
+        "    _:f32[] = sin a\n"
+        "    b:f32[] = cos a\n"
+        "    c:f32[] = mul 1.0:f32[] b\n"
+        "  in (c,) }"
+    )
+
+
+def test_staged_jvp_prints_as_jax():
+    assert jaxpr_text(lambda x, t: jax.jvp(jnp.sin, (x,), (t,)), 1.0, 1.0) == (
+        "{ lambda ; a:f32[] b:f32[]. let\n"
+        "    c:f32[] = sin a\n"
+        "    d:f32[] = cos a\n"
+        "    e:f32[] = mul b d\n"
+        "  in (c, e) }"
+    )
+
+
+def test_staged_grad_materializes_no_zero_tangents():
+    text = jaxpr_text(jax.grad(lambda x, y: jnp.sum(x * 2.0) + y), jnp.ones(3), 1.0)
+    assert "0.0:f32[]" not in text
+
+
+# --- custom_jvp --------------------------------------------------------------------------------
+
+
+@jax.custom_jvp
+def log1pexp(x):
+    return jnp.log(1.0 + jnp.exp(x))
+
+
+@log1pexp.defjvp
+def log1pexp_jvp(primals, tangents):
+    (x,) = primals
+    (x_dot,) = tangents
+    ans = log1pexp(x)
+    ans_dot = (1 - 1 / (1 + jnp.exp(x))) * x_dot
+    return ans, ans_dot
+
+
+def test_custom_jvp_log1pexp_is_stable_where_autodiff_is_not():
+    close(jax.grad(log1pexp)(100.0), 1.0)
+    close(jax.grad(log1pexp)(0.0), 0.5)
+    close(jax.grad(jax.grad(log1pexp))(0.0), 0.25)
+    assert np.isnan(float(jax.grad(lambda x: jnp.log(1.0 + jnp.exp(x)))(100.0)))
+
+
+def test_custom_jvp_call_is_staged_with_its_rule():
+    assert jaxpr_text(log1pexp, 1.0) == (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = custom_jvp_call[\n"
+        "      name=log1pexp\n"
+        "      call_jaxpr={ lambda ; c:f32[]. let\n"
+        "          d:f32[] = exp c\n"
+        "          e:f32[] = add 1.0:f32[] d\n"
+        "          f:f32[] = log e\n"
+        "        in (f,) }\n"
+        "      jvp=log1pexp_jvp\n"
+        "      symbolic_zeros=False\n"
+        "    ] a\n"
+        "  in (b,) }"
+    )
+    staged = jax.make_jaxpr(log1pexp)(1.0)
+    (g,) = jax.grad(lambda x: jax._src.jaxpr.eval_jaxpr(staged.jaxpr, staged.consts, x)[0])(100.0),
+    close(g, 1.0)
+
+
+def test_custom_jvp_defjvps_and_nondiff_argnums():
+    @jax.custom_jvp
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    f.defjvps(lambda t, ans, x, y: jnp.cos(x) * t * y, lambda t, ans, x, y: jnp.sin(x) * t)
+    close(jax.grad(f, argnums=(0, 1))(0.5, 2.0), (np.cos(0.5) * 2.0, np.sin(0.5)))
+
+    from functools import partial
+
+    @partial(jax.custom_jvp, nondiff_argnums=(0,))
+    def app(g, x):
+        return g(x)
+
+    @app.defjvp
+    def app_jvp(g, primals, tangents):
+        (x,), (t,) = primals, tangents
+        return app(g, x), 2.0 * t  # deliberately not g's derivative
+
+    close(jax.grad(lambda x: app(jnp.sin, x))(0.3), 2.0)
+
+
+# --- custom_vjp --------------------------------------------------------------------------------
+
+
+@jax.custom_vjp
+def clip_gradient(x):
+    return x
+
+
+def clip_gradient_fwd(x):
+    return x, None
+
+
+def clip_gradient_bwd(_, g):
+    return (jnp.clip(g, -1.0, 1.0),)
+
+
+clip_gradient.defvjp(clip_gradient_fwd, clip_gradient_bwd)
+
+
+def test_custom_vjp_gradient_clipping():
+    close(jax.grad(lambda x: clip_gradient(x) * 10.0)(2.0), 1.0)
+    close(jax.grad(lambda x: clip_gradient(x) * 0.5)(2.0), 0.5)
+    close(clip_gradient(3.0), 3.0)
+
+
+def test_custom_vjp_with_residuals_and_grad_of_grad():
+    @jax.custom_vjp
+    def f(x):
+        return jnp.sin(x)
+
+    def f_fwd(x):
+        return jnp.sin(x), jnp.cos(x)
+
+    def f_bwd(cos_x, g):
+        return (cos_x * g,)
+
+    f.defvjp(f_fwd, f_bwd)
+    close(jax.grad(f)(0.5), np.cos(0.5))
+    close(jax.grad(jax.grad(f))(0.5), -np.sin(0.5))
+
+
+def test_custom_vjp_refuses_forward_mode():
+    with pytest.raises(TypeError, match="forward-mode"):
+        jax.jvp(clip_gradient, (1.0,), (1.0,))
+
+
+def test_custom_vjp_inside_make_jaxpr():
+    staged = jax.make_jaxpr(jax.grad(lambda x: clip_gradient(x) * 10.0))(2.0)
+    check_jaxpr(staged.jaxpr)
+    (g,) = jax._src.jaxpr.eval_jaxpr(staged.jaxpr, staged.consts, 2.0)
+    close(g, 1.0)
+    text = jaxpr_text(lambda x: clip_gradient(x) * 10.0, 2.0)
+    assert "custom_vjp_call[" in text and "bwd=clip_gradient_bwd" in text
