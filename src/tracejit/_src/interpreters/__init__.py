@@ -1,0 +1,1 @@
+"""Interpreters of primitives: eager evaluation, staging, JVP, partial evaluation, transposition."""
