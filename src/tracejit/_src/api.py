@@ -11,7 +11,8 @@ import functools
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import ShapedArray, current_trace, get_aval, new_trace
+from tracejit._src.array import Array, make_array
+from tracejit._src.core import ShapedArray, Tracer, current_trace, get_aval, new_trace
 from tracejit._src.interpreters import ad, partial_eval, transpose
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
@@ -160,10 +161,22 @@ def jvp(fun, primals, tangents, has_aux=False):
         for p, t in zip(flat_primals, flat_tangents, strict=True)
     ]  # fmt: skip
     primals_out, tangents_out = ad.jvp_flat(flat_fun, flat_primals, tangents_in)
-    tangents_out = [ad.instantiate_zeros(t) for t in tangents_out]
+    tangents_out = [_as_array(ad.instantiate_zeros(t)) for t in tangents_out]
     out_tree = out_info["tree"]
+    primals_out = [_as_array(p) for p in primals_out]
     result = (tree_unflatten(out_tree, primals_out), tree_unflatten(out_tree, tangents_out))
     return (*result, out_info["aux"]) if has_aux else result
+
+
+def _as_array(x):
+    """Transformation outputs are Arrays (or tracers), even where the function or a cotangent
+    handed back a NumPy value or Python scalar unchanged; float0 values stay NumPy arrays."""
+    if type(x) is Array or isinstance(x, Tracer):
+        return x
+    value = np.asarray(x)
+    if value.dtype == dtypes.float0:
+        return value
+    return make_array(np.asarray(value, dtypes.canonicalize_dtype(value.dtype)), dtypes.is_weakly_typed(x))
 
 
 def _flatten_fun(fun, in_tree, has_aux=False):
@@ -203,8 +216,9 @@ def linearize(fun, *primals, has_aux=False):
                 f"expected {in_tree}"
             )
         outs = eval_jaxpr(linear.jaxpr, linear.consts, *flat_tangents)
-        return tree_unflatten(out_tree, outs)
+        return tree_unflatten(out_tree, [_as_array(o) for o in outs])
 
+    primals_out = [_as_array(p) for p in primals_out]
     result = (tree_unflatten(out_tree, primals_out), f_jvp)
     return (*result, out_info["aux"]) if has_aux else result
 
@@ -236,11 +250,12 @@ def vjp(fun, *primals, has_aux=False):
                 )
         cts_in = transpose.backward_pass(linear.jaxpr, linear.consts, flat_cts)
         cts_in = [
-            ad.zeros_like_aval(aval) if type(ct) is ad.Zero else ct
+            _as_array(ad.zeros_like_aval(aval) if type(ct) is ad.Zero else ct)
             for ct, aval in zip(cts_in, in_avals, strict=True)
         ]
         return tree_unflatten(in_tree, cts_in)
 
+    primals_out = [_as_array(p) for p in primals_out]
     result = (tree_unflatten(out_tree, primals_out), f_vjp)
     return (*result, out_info["aux"]) if has_aux else result
 

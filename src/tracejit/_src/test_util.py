@@ -41,13 +41,15 @@ def _random_like(rng, x):
     return out.astype(value.dtype)
 
 
-def _inner(xs, ys) -> complex:
+def _inner(xs, ys) -> float:
+    """The real part of the bilinear pairing sum(x * y): the identity JAX's (unconjugated)
+    transposes satisfy for complex-linear and merely real-linear maps (complex <-> real)."""
     total = 0.0
     for x, y in zip(tree_flatten(xs)[0], tree_flatten(ys)[0], strict=True):
         x, y = np.asarray(x), np.asarray(y)
         if x.dtype == dtypes.float0 or y.dtype == dtypes.float0:
             continue
-        total += np.sum(x.astype(np.complex128) * y.astype(np.complex128))
+        total += np.real(np.sum(x.astype(np.complex128) * y.astype(np.complex128)))
     return total
 
 

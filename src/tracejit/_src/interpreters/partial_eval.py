@@ -15,6 +15,7 @@ reverse mode keeps from the forward pass to the backward one. Transposing that l
 
 from __future__ import annotations
 
+from tracejit._src import dtypes
 from tracejit._src.core import current_trace, new_trace, set_current_trace
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.staging import DebugInfo, StagingTrace, StagingTracer
@@ -56,7 +57,12 @@ def linearize_flat(fun, primals, debug_info: DebugInfo):
     trace = PartialEvalTrace(current_trace(), debug_info)
     with new_trace(trace):
         tangents_in = [trace.new_arg(ad.tangent_aval(ad.get_aval(p))) for p in primals]
-        primals_out, tangents_out = ad.jvp_flat(fun, primals, tangents_in)
+        # Integer and boolean inputs have float0 tangents: inputs of the linear jaxpr, but
+        # symbolic zeros to the JVP rules.
+        jvp_tangents = [
+            ad.Zero(t.aval) if t.aval.dtype == dtypes.float0 else t for t in tangents_in
+        ]
+        primals_out, tangents_out = ad.jvp_flat(fun, primals, jvp_tangents)
         tangents_out = [ad.instantiate_zeros(t) for t in tangents_out]
         linear_jaxpr: ClosedJaxpr = trace.to_jaxpr(tangents_out)
     return primals_out, linear_jaxpr

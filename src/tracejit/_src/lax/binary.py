@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.ad import Zero
+from tracejit._src.interpreters.ad import Zero, add_tangents
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.lax import elementwise, shapes
 from tracejit._src.lax.standard import (
     broadcast_shapes,
     broadcast_to_shape,
@@ -41,6 +42,17 @@ from tracejit._src.lax.standard import (
 _BOOL = np.dtype(bool)
 
 
+def _full(value, dtype, shape: tuple):
+    """A constant of `dtype` filling `shape` (for derivative rules): a literal when rank 0."""
+    constant = np.dtype(dtype).type(value)
+    return shapes.broadcast_in_dim(constant, shape, ()) if shape else constant
+
+
+def _full_like(x, value):
+    aval = get_aval(x)
+    return _full(value, aval.dtype, aval.shape)
+
+
 # --- add ------------------------------------------------------------------------------------
 add_p = Primitive("add")
 
@@ -50,7 +62,7 @@ def add(x, y):
     return add_p.bind(x, y)
 
 
-add_p.def_impl(np.add)
+add_p.def_impl(quiet(np.add))  # inf + -inf is nan, silently, as in XLA
 add_p.def_abstract_eval(elementwise_abstract_eval("add", is_numeric))
 add_p.def_weak_type_rule(weak_if_all_weak)
 
@@ -85,9 +97,31 @@ def sub(x, y):
     return sub_p.bind(x, y)
 
 
-sub_p.def_impl(np.subtract)
+sub_p.def_impl(quiet(np.subtract))
 sub_p.def_abstract_eval(elementwise_abstract_eval("sub", is_numeric))
 sub_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _sub_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = sub(x, y)
+    if type(tx) is Zero:
+        return out, broadcast_to_shape(elementwise.neg(ty), out.shape)
+    if type(ty) is Zero:
+        return out, broadcast_to_shape(tx, out.shape)
+    return out, sub(tx, ty)
+
+
+def _sub_transpose(ct, x, y):
+    return [
+        unbroadcast(x.aval, ct) if is_undefined_primal(x) else None,
+        unbroadcast(y.aval, elementwise.neg(ct)) if is_undefined_primal(y) else None,
+    ]
+
+
+ad.jvp_rules[sub_p] = _sub_jvp
+transpose_rules[sub_p] = _sub_transpose
 
 # --- mul ------------------------------------------------------------------------------------
 mul_p = Primitive("mul")
@@ -98,7 +132,7 @@ def mul(x, y):
     return mul_p.bind(x, y)
 
 
-mul_p.def_impl(np.multiply)
+mul_p.def_impl(quiet(np.multiply))  # 0 * inf is nan, silently
 mul_p.def_abstract_eval(elementwise_abstract_eval("mul", is_numeric))
 mul_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
@@ -145,6 +179,22 @@ def _div_impl(x, y):
 div_p.def_abstract_eval(elementwise_abstract_eval("div", is_numeric))
 div_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _div_jvp_rhs(t, x, y):
+    return mul(mul(elementwise.neg(t), x), elementwise.integer_pow(y, -2))  # -x / y**2
+
+
+ad.defjvp(div_p, lambda t, x, y: div(t, y), _div_jvp_rhs)
+
+
+def _div_transpose(ct, x, y):
+    if is_undefined_primal(y):
+        raise TypeError("div is linear in its numerator only: transposing it in the denominator")
+    return [unbroadcast(x.aval, div(ct, y)), None]
+
+
+transpose_rules[div_p] = _div_transpose
+
 # --- rem ------------------------------------------------------------------------------------
 rem_p = Primitive("rem")
 
@@ -166,6 +216,21 @@ def _rem_impl(x, y):
 
 rem_p.def_abstract_eval(elementwise_abstract_eval("rem", is_int_or_float))
 rem_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _rem_jvp_lhs(t, x, y):
+    return broadcast_to_shape(t, broadcast_shapes("rem", get_aval(x), get_aval(y)))
+
+
+def _rem_jvp_rhs(t, x, y):
+    # rem(x, y) = x - y * trunc(x / y), so d/dy = -trunc(x / y) (trunc as sign * floor(abs))
+    neg_t = elementwise.neg(t)
+    return mul(
+        neg_t, mul(elementwise.sign(div(x, y)), elementwise.floor(elementwise.abs(div(x, y))))
+    )
+
+
+ad.defjvp(rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
 
 # --- pow ------------------------------------------------------------------------------------
 pow_p = Primitive("pow")
@@ -200,6 +265,36 @@ def _pow_abstract_eval(x, y):
 
 pow_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _pow_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = pow(x, y)
+    tangent_out = Zero.from_primal_value(out)
+    if type(tx) is not Zero:  # d/dx = y * x**(y - 1)
+        if is_int(get_aval(y).dtype):
+            # an integer exponent 0 gives 0, even at x = 0 (x**0 is 1 everywhere)
+            y_float = shapes.convert_element_type(y, get_aval(x).dtype)
+            y_float = broadcast_to_shape(y_float, out.shape)
+            is_zero = eq(y_float, _full(0, get_aval(y_float).dtype, ()))
+            one = _full_like(y_float, 1)
+            jac = mul(shapes.select_n(is_zero, y_float, one), pow(x, sub(y_float, one)))
+            jac = shapes.select_n(is_zero, jac, _full_like(y_float, 0))
+        else:
+            jac = mul(y, pow(x, sub(y, _full_like(y, 1))))
+        tangent_out = add_tangents(tangent_out, mul(tx, jac))
+    if type(ty) is not Zero and not is_int(get_aval(y).dtype):  # integer exponents: no tangent
+        # d/dy = log(x) * x**y, with log(x) taken as 0 at x = 0
+        x_aval = get_aval(x)
+        is_zero = eq(x, _full(0, x_aval.dtype, ()))
+        safe_x = shapes.select_n(is_zero, x, _full(1, x_aval.dtype, x_aval.shape))
+        jac = mul(elementwise.log(safe_x), out)
+        tangent_out = add_tangents(tangent_out, mul(ty, jac))
+    return out, tangent_out
+
+
+ad.jvp_rules[pow_p] = _pow_jvp
+
 # --- max ------------------------------------------------------------------------------------
 max_p = Primitive("max")
 
@@ -214,6 +309,38 @@ max_p.def_impl(np.maximum)
 max_p.def_abstract_eval(elementwise_abstract_eval("max", is_any))
 max_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _balanced_eq(x, out, y):
+    """d out / d x of max/min: 1 where `x` alone is the result, 1/2 where `y` is too (a tie
+    splits the derivative evenly), 0 elsewhere (nan results included)."""
+    aval = get_aval(out)
+    is_x = eq(x, out)
+    one, zero = _full(1, aval.dtype, aval.shape), _full(0, aval.dtype, aval.shape)
+    picked = shapes.select_n(is_x, zero, one)
+    is_y = eq(y, out)
+    two, one = _full(2, aval.dtype, aval.shape), _full(1, aval.dtype, aval.shape)
+    shared = shapes.select_n(is_y, one, two)
+    return div(picked, shared)
+
+
+def _max_min_jvp(fun, primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = fun(x, y)
+    tangent_out = Zero.from_primal_value(out)
+    if type(tx) is not Zero:
+        tangent_out = add_tangents(tangent_out, mul(tx, _balanced_eq(x, out, y)))
+    if type(ty) is not Zero:
+        tangent_out = add_tangents(tangent_out, mul(ty, _balanced_eq(y, out, x)))
+    return out, tangent_out
+
+
+def _max_jvp(primals, tangents):
+    return _max_min_jvp(max, primals, tangents)
+
+
+ad.jvp_rules[max_p] = _max_jvp
+
 # --- min ------------------------------------------------------------------------------------
 min_p = Primitive("min")
 
@@ -227,6 +354,13 @@ def min(x, y):
 min_p.def_impl(np.minimum)
 min_p.def_abstract_eval(elementwise_abstract_eval("min", is_any))
 min_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _min_jvp(primals, tangents):
+    return _max_min_jvp(min, primals, tangents)
+
+
+ad.jvp_rules[min_p] = _min_jvp
 
 # --- atan2 ----------------------------------------------------------------------------------
 atan2_p = Primitive("atan2")
@@ -250,6 +384,19 @@ def _atan2_impl(x, y):
 atan2_p.def_abstract_eval(elementwise_abstract_eval("atan2", is_float_or_complex))
 atan2_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _atan2_jvp_lhs(t, x, y):
+    return mul(t, div(y, add(elementwise.square(x), elementwise.square(y))))  # y / (x**2 + y**2)
+
+
+def _atan2_jvp_rhs(t, x, y):
+    return mul(
+        t, div(elementwise.neg(x), add(elementwise.square(x), elementwise.square(y)))
+    )  # -x / (x**2 + y**2)
+
+
+ad.defjvp(atan2_p, _atan2_jvp_lhs, _atan2_jvp_rhs)
+
 # --- and ------------------------------------------------------------------------------------
 and_p = Primitive("and")
 
@@ -264,6 +411,7 @@ and_ = bitwise_and
 and_p.def_impl(np.bitwise_and)
 and_p.def_abstract_eval(elementwise_abstract_eval("and", is_int_or_bool))
 and_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(and_p)
 
 # --- or -------------------------------------------------------------------------------------
 or_p = Primitive("or")
@@ -279,6 +427,7 @@ or_ = bitwise_or
 or_p.def_impl(np.bitwise_or)
 or_p.def_abstract_eval(elementwise_abstract_eval("or", is_int_or_bool))
 or_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(or_p)
 
 # --- xor ------------------------------------------------------------------------------------
 xor_p = Primitive("xor")
@@ -294,6 +443,7 @@ xor = bitwise_xor
 xor_p.def_impl(np.bitwise_xor)
 xor_p.def_abstract_eval(elementwise_abstract_eval("xor", is_int_or_bool))
 xor_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(xor_p)
 
 # --- shift_left -----------------------------------------------------------------------------
 shift_left_p = Primitive("shift_left")
@@ -308,6 +458,7 @@ def shift_left(x, y):
 shift_left_p.def_impl(np.left_shift)  # NumPy already gives 0 for out-of-range shifts
 shift_left_p.def_abstract_eval(elementwise_abstract_eval("shift_left", is_int))
 shift_left_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(shift_left_p)
 
 # --- shift_right_logical --------------------------------------------------------------------
 shift_right_logical_p = Primitive("shift_right_logical")
@@ -330,6 +481,7 @@ def _shift_right_logical_impl(x, y):
 
 shift_right_logical_p.def_abstract_eval(elementwise_abstract_eval("shift_right_logical", is_int))
 shift_right_logical_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(shift_right_logical_p)
 
 # --- shift_right_arithmetic -----------------------------------------------------------------
 shift_right_arithmetic_p = Primitive("shift_right_arithmetic")
@@ -353,6 +505,7 @@ shift_right_arithmetic_p.def_abstract_eval(
     elementwise_abstract_eval("shift_right_arithmetic", is_int)
 )
 shift_right_arithmetic_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(shift_right_arithmetic_p)
 
 # --- eq -------------------------------------------------------------------------------------
 eq_p = Primitive("eq")
@@ -366,6 +519,7 @@ def eq(x, y):
 eq_p.def_impl(np.equal)
 eq_p.def_abstract_eval(elementwise_abstract_eval("eq", is_any, _BOOL))
 eq_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(eq_p)
 
 # --- ne -------------------------------------------------------------------------------------
 ne_p = Primitive("ne")
@@ -379,6 +533,7 @@ def ne(x, y):
 ne_p.def_impl(np.not_equal)
 ne_p.def_abstract_eval(elementwise_abstract_eval("ne", is_any, _BOOL))
 ne_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(ne_p)
 
 # --- lt -------------------------------------------------------------------------------------
 lt_p = Primitive("lt")
@@ -392,6 +547,7 @@ def lt(x, y):
 lt_p.def_impl(np.less)
 lt_p.def_abstract_eval(elementwise_abstract_eval("lt", is_not_complex, _BOOL))
 lt_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(lt_p)
 
 # --- le -------------------------------------------------------------------------------------
 le_p = Primitive("le")
@@ -405,6 +561,7 @@ def le(x, y):
 le_p.def_impl(np.less_equal)
 le_p.def_abstract_eval(elementwise_abstract_eval("le", is_not_complex, _BOOL))
 le_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(le_p)
 
 # --- gt -------------------------------------------------------------------------------------
 gt_p = Primitive("gt")
@@ -418,6 +575,7 @@ def gt(x, y):
 gt_p.def_impl(np.greater)
 gt_p.def_abstract_eval(elementwise_abstract_eval("gt", is_not_complex, _BOOL))
 gt_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(gt_p)
 
 # --- ge -------------------------------------------------------------------------------------
 ge_p = Primitive("ge")
@@ -431,6 +589,7 @@ def ge(x, y):
 ge_p.def_impl(np.greater_equal)
 ge_p.def_abstract_eval(elementwise_abstract_eval("ge", is_not_complex, _BOOL))
 ge_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(ge_p)
 
 # --- nextafter ------------------------------------------------------------------------------
 nextafter_p = Primitive("nextafter")
@@ -444,3 +603,12 @@ def nextafter(x1, x2):
 nextafter_p.def_impl(np.nextafter)
 nextafter_p.def_abstract_eval(elementwise_abstract_eval("nextafter", is_float))
 nextafter_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _nextafter_jvp(primals, tangents):
+    # JAX defines no derivative here: the step to the next float is piecewise constant, but
+    # the result follows x, so a zero tangent would be wrong; differentiating is an error.
+    raise NotImplementedError("[jvp] differentiation rule for 'nextafter' is not implemented")
+
+
+ad.jvp_rules[nextafter_p] = _nextafter_jvp

@@ -8,6 +8,11 @@ As for the reductions, integer results wrap around in the operand's dtype, float
 accumulate in float32 and are rounded once, NaNs propagate, and cummax/cummin order -0.0 below
 +0.0 as XLA does. Complex cummax/cummin compare lexicographically (real part first).
 cumlogsumexp accepts only floating-point operands.
+
+Derivatives: cumsum is linear (its transpose is the cumsum in the other direction); the JVPs of
+the others are those of a parallel prefix scan of the pairwise operation (see the derivatives
+section below), as JAX defines them: exact where cumprod meets zeros, and splitting the tangent
+of cummax/cummin among ties as JAX's do.
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, get_aval
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.transpose import transpose_rules
+from tracejit._src.lax import binary, elementwise, shapes, slicing
 from tracejit._src.lax.standard import (
     check_dtype,
     is_float,
@@ -85,6 +93,114 @@ def _order_signed_zeros(out, x, axis, negative_wins: bool):
     return np.where(zeros, fixed, out).astype(dtype, copy=False)
 
 
+# --- derivatives: a parallel prefix scan of (value, tangent) pairs ---------------------------
+# cumsum is linear. The JVPs of the other scans are those of their definition as a parallel
+# prefix scan (Ladner-Fischer/Blelloch style, as JAX defines them): combine neighbouring pairs,
+# scan the half-length result recursively, which gives the prefixes ending at odd positions,
+# then combine those with the elements at even positions. Each `combine` gives the combined
+# value and its tangent, linear in the tangents; the tangent of the result is built from
+# strided slices, pads and sums, all linear. This makes the derivatives exact where a
+# closed form would divide by zero (cumprod with zeros: no `out / x`), stable where one would
+# overflow (cumlogsumexp), and split the tangent among ties as JAX does (cummax: the
+# tangent of a pairwise max at a tie is half each operand's, compounded along the tree).
+
+
+def _scan_slice(x, start: int, stop: int, axis: int, stride: int = 1):
+    return slicing.slice_in_dim(x, start, stop, stride, axis)
+
+
+def _interleave(even, odd, axis: int):
+    """The array whose even positions along `axis` hold `even` and odd positions `odd`
+    (`even` has as many elements as `odd`, or one more)."""
+    n_even, n_odd = get_aval(even).shape[axis], get_aval(odd).shape[axis]
+    ndim = get_aval(even).ndim
+    zero = np.zeros((), get_aval(even).dtype)
+    even_config, odd_config = [(0, 0, 0)] * ndim, [(0, 0, 0)] * ndim
+    even_config[axis] = (0, n_odd - n_even + 1, 1)
+    odd_config[axis] = (1, n_even - n_odd, 1)
+    return binary.add(shapes.pad(even, zero, even_config), shapes.pad(odd, zero, odd_config))
+
+
+def _prefix_scan(combine, x, t, axis: int, primal_needed: bool):
+    """The inclusive prefix scan of the pairs (x, t) along `axis` with `combine(a, ta, b, tb)`:
+    (scanned values, or None unless `primal_needed`; scanned tangents)."""
+    n = get_aval(x).shape[axis]
+    if n < 2:
+        return x, t
+    pairs = combine(
+        _scan_slice(x, 0, n - 1, axis, 2),
+        _scan_slice(t, 0, n - 1, axis, 2),
+        _scan_slice(x, 1, n, axis, 2),
+        _scan_slice(t, 1, n, axis, 2),
+    )
+    odd_x, odd_t = _prefix_scan(combine, *pairs, axis, primal_needed=True)  # ends 1, 3, ...
+    first_x = _scan_slice(x, 0, 1, axis) if primal_needed else None
+    first_t = _scan_slice(t, 0, 1, axis)
+    m = (n - 1) // 2  # the even positions 2, 4, ...: the prefix ending just before, combined
+    if m:
+        if m < n // 2:
+            prev_x, prev_t = _scan_slice(odd_x, 0, m, axis), _scan_slice(odd_t, 0, m, axis)
+        else:
+            prev_x, prev_t = odd_x, odd_t
+        rest_x, rest_t = combine(
+            prev_x, prev_t, _scan_slice(x, 2, n, axis, 2), _scan_slice(t, 2, n, axis, 2)
+        )
+        even_x = shapes.concatenate((first_x, rest_x), axis) if primal_needed else None
+        even_t = shapes.concatenate((first_t, rest_t), axis)
+    else:
+        even_x, even_t = first_x, first_t
+    out_x = _interleave(even_x, odd_x, axis) if primal_needed else None
+    return out_x, _interleave(even_t, odd_t, axis)
+
+
+def _scan_jvp(primitive: Primitive, combine):
+    def rule(primals, tangents, *, axis, reverse):
+        (x,), (t,) = primals, tangents
+        out = primitive.bind(x, axis=axis, reverse=reverse)
+        if reverse:
+            x, t = shapes.rev(x, (axis,)), shapes.rev(t, (axis,))
+        _, t_out = _prefix_scan(combine, x, t, axis, primal_needed=False)
+        return out, shapes.rev(t_out, (axis,)) if reverse else t_out
+
+    return rule
+
+
+def _mul_combine(a, ta, b, tb):
+    return binary.mul(a, b), ad.add_tangents(binary.mul(ta, b), binary.mul(a, tb))
+
+
+def _chooser_combine(chooser):
+    """max/min of a pair; at a tie each operand's tangent counts half (JAX's max/min JVP)."""
+
+    def combine(a, ta, b, tb):
+        out = chooser(a, b)
+        dtype = get_aval(out).dtype
+        one = np.ones((), dtype)
+        a_chosen = shapes.convert_element_type(binary.eq(a, out), dtype)
+        b_chosen = shapes.convert_element_type(binary.eq(b, out), dtype)
+        a_weight = binary.div(a_chosen, binary.add(one, b_chosen))
+        b_weight = binary.div(b_chosen, binary.add(one, a_chosen))
+        return out, ad.add_tangents(binary.mul(ta, a_weight), binary.mul(tb, b_weight))
+
+    return combine
+
+
+def _logaddexp(a, b):
+    """log(exp(a) + exp(b)) without overflow; a + b where both are infinite alike (or NaN)."""
+    diff = binary.sub(a, b)
+    out = binary.add(
+        binary.max(a, b), elementwise.log1p(elementwise.exp(elementwise.neg(elementwise.abs(diff))))
+    )
+    return shapes.select_n(binary.ne(diff, diff), out, binary.add(a, b))
+
+
+def _logaddexp_combine(a, ta, b, tb):
+    out = _logaddexp(a, b)
+    a_weight = elementwise.exp(binary.sub(a, out))  # d out / d a, in [0, 1]
+    b_weight = elementwise.exp(binary.sub(b, out))
+    return out, ad.add_tangents(binary.mul(ta, a_weight), binary.mul(tb, b_weight))
+
+
 # --- cumsum ---------------------------------------------------------------------------------
 cumsum_p = Primitive("cumsum")
 
@@ -99,6 +215,14 @@ def cumsum(operand, axis=0, reverse=False):
 cumsum_p.def_impl(_scan(lambda x, axis: np.cumsum(x, axis=axis, dtype=x.dtype)))
 cumsum_p.def_abstract_eval(_cumulative_abstract_eval("cumsum", is_numeric))
 cumsum_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(cumsum_p)
+
+
+def _cumsum_transpose(ct, operand, *, axis, reverse):
+    return [cumsum_p.bind(ct, axis=axis, reverse=not reverse)]
+
+
+transpose_rules[cumsum_p] = _cumsum_transpose
 
 # --- cumprod --------------------------------------------------------------------------------
 cumprod_p = Primitive("cumprod")
@@ -114,6 +238,8 @@ def cumprod(operand, axis=0, reverse=False):
 cumprod_p.def_impl(_scan(lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype)))
 cumprod_p.def_abstract_eval(_cumulative_abstract_eval("cumprod", is_numeric))
 cumprod_p.def_weak_type_rule(weak_if_all_weak)
+_cumprod_jvp = _scan_jvp(cumprod_p, _mul_combine)
+ad.jvp_rules[cumprod_p] = _cumprod_jvp
 
 # --- cummax ---------------------------------------------------------------------------------
 cummax_p = Primitive("cummax")
@@ -129,6 +255,8 @@ def cummax(operand, axis=0, reverse=False):
 cummax_p.def_impl(_scan(np.maximum.accumulate, accumulates=False, negative_zero_wins=False))
 cummax_p.def_abstract_eval(_cumulative_abstract_eval("cummax", is_numeric))
 cummax_p.def_weak_type_rule(weak_if_all_weak)
+_cummax_jvp = _scan_jvp(cummax_p, _chooser_combine(binary.max))
+ad.jvp_rules[cummax_p] = _cummax_jvp
 
 # --- cummin ---------------------------------------------------------------------------------
 cummin_p = Primitive("cummin")
@@ -144,6 +272,8 @@ def cummin(operand, axis=0, reverse=False):
 cummin_p.def_impl(_scan(np.minimum.accumulate, accumulates=False, negative_zero_wins=True))
 cummin_p.def_abstract_eval(_cumulative_abstract_eval("cummin", is_numeric))
 cummin_p.def_weak_type_rule(weak_if_all_weak)
+_cummin_jvp = _scan_jvp(cummin_p, _chooser_combine(binary.min))
+ad.jvp_rules[cummin_p] = _cummin_jvp
 
 # --- cumlogsumexp ---------------------------------------------------------------------------
 cumlogsumexp_p = Primitive("cumlogsumexp")
@@ -165,3 +295,5 @@ def _logaddexp_accumulate(x, axis):
 cumlogsumexp_p.def_impl(_scan(_logaddexp_accumulate))
 cumlogsumexp_p.def_abstract_eval(_cumulative_abstract_eval("cumlogsumexp", is_float))
 cumlogsumexp_p.def_weak_type_rule(weak_if_all_weak)
+_cumlogsumexp_jvp = _scan_jvp(cumlogsumexp_p, _logaddexp_combine)
+ad.jvp_rules[cumlogsumexp_p] = _cumlogsumexp_jvp

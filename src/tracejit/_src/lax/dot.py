@@ -19,6 +19,12 @@ reach BLAS without copies when the layout already fits.
 
 `precision` is recorded (printed as JAX does) but has no effect on the NumPy computation,
 which is always done at full precision of the computing dtype.
+
+Derivatives: dot_general is bilinear, so its JVP is `dot_general(t_lhs, rhs) + dot_general(lhs,
+t_rhs)` with the same params, and its transpose with respect to one operand contracts the
+result's cotangent with the other operand over that operand's free dimensions (pairing the
+batch dimensions), then transposes and converts the product to the operand's own layout and
+dtype, as JAX's rule does.
 """
 
 from __future__ import annotations
@@ -32,6 +38,9 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.lax import shapes
 from tracejit._src.lax.standard import weak_if_all_weak
 
 # --------------------------------------------------------------------------------------------
@@ -350,6 +359,65 @@ def _dot_general_params_to_print(params: dict) -> dict:
 
 
 dot_general_p.params_to_print = _dot_general_params_to_print
+
+# dot_general is bilinear: its tangent is the product with one operand's tangent plus the
+# product with the other's.
+ad.defjvp(
+    dot_general_p,
+    lambda t, lhs, rhs, **params: dot_general_p.bind(t, rhs, **params),
+    lambda t, lhs, rhs, **params: dot_general_p.bind(lhs, t, **params),
+)
+
+
+def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+    if is_undefined_primal(lhs) == is_undefined_primal(rhs):
+        raise TypeError("dot_general is linear in each operand only: transposing it in both")
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    params = {"precision": precision, "preferred_element_type": preferred_element_type}
+    if is_undefined_primal(lhs):
+        dims = (lhs_contract, rhs_contract, lhs_batch, rhs_batch)
+        return [_transpose_operand(ct, rhs, lhs.aval, *dims, True, params), None]
+    dims = (rhs_contract, lhs_contract, rhs_batch, lhs_batch)
+    return [None, _transpose_operand(ct, lhs, rhs.aval, *dims, False, params)]
+
+
+def _transpose_operand(ct, y, x_aval, x_contract, y_contract, x_batch, y_batch, x_is_lhs, params):
+    """The cotangent of operand x of `dot_general` (x_aval: its aval), given the other operand y
+    and the result's cotangent `ct`.
+
+    `ct` has the result's layout: batch dimensions, lhs free dimensions, rhs free dimensions.
+    Contracting `ct` with y over y's free dimensions (pairing the batch dimensions) gives x's
+    batch dimensions, x's free dimensions in order, then y's contracting dimensions in
+    increasing order, each of the size of the x dimension it contracted with; a transpose puts
+    those in x's layout, and a conversion gives x's dtype (the result's dtype may differ:
+    `preferred_element_type`, mixed operand dtypes).
+    """
+    y_ndim = ad.get_aval(y).ndim
+    nb = len(x_batch)
+    x_free = [d for d in range(x_aval.ndim) if d not in x_contract and d not in x_batch]
+    y_free = tuple(d for d in range(y_ndim) if d not in y_contract and d not in y_batch)
+    ct_y_free_start = nb + len(x_free) if x_is_lhs else nb
+    ct_y_free = tuple(range(ct_y_free_start, ct_y_free_start + len(y_free)))
+    dimension_numbers = ((ct_y_free, y_free), (tuple(range(nb)), tuple(y_batch)))
+    out = dot_general_p.bind(ct, y, dimension_numbers=dimension_numbers, **params)
+    # Where each x dimension is in `out`.
+    position = [0] * x_aval.ndim
+    for k, d in enumerate(x_batch):
+        position[d] = k
+    for k, d in enumerate(x_free):
+        position[d] = nb + k
+    y_contract_sorted = sorted(y_contract)
+    for x_d, y_d in zip(x_contract, y_contract, strict=True):
+        position[x_d] = nb + len(x_free) + y_contract_sorted.index(y_d)
+    out = shapes.transpose(out, tuple(position))
+    if ad.get_aval(out).dtype != x_aval.dtype:  # (complex to real: the real part, no warning)
+        out = shapes.convert_element_type_p.bind(
+            out, new_dtype=x_aval.dtype, weak_type=x_aval.weak_type
+        )
+    return out
+
+
+transpose_rules[dot_general_p] = _dot_general_transpose
 
 
 # --- dot ------------------------------------------------------------------------------------

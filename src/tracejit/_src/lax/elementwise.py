@@ -11,6 +11,13 @@ and `sqrt(-1.)` is `nan` without a NumPy RuntimeWarning. Impls that can raise on
 input are wrapped in `quiet`, which switches NumPy's error handling off for the call (a
 context-variable set and reset: about 0.2us per call); those that only warn on inf/nan input
 are not.
+
+Derivatives: each block registers its JVP rule, built from the wrappers here and in `binary`
+and `shapes` (so rules differentiate again), with JAX's formulas; rules whose derivative reads
+the primitive's own result (exp, tanh, sqrt, ...) compute it once (`_jvp_using_result`).
+Piecewise-constant and integer-valued primitives have zero tangents; the linear ones (neg,
+real, imag, conj) have transposes. `polygamma`, at the end, is the binary primitive that
+digamma's derivative needs.
 """
 
 from __future__ import annotations
@@ -21,10 +28,13 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
-from tracejit._src.lax import binary
+from tracejit._src.interpreters.ad import Zero
+from tracejit._src.interpreters.transpose import transpose_rules
+from tracejit._src.lax import binary, shapes
 from tracejit._src.lax.standard import (
+    broadcast_to_shape,
     check_dtype,
     elementwise_abstract_eval,
     is_complex,
@@ -60,6 +70,29 @@ def _unary(name, accepts):
     return elementwise_abstract_eval(name, accepts)
 
 
+# Derivative rules call the wrappers of this module and of `binary`/`shapes`, so that they can
+# themselves be differentiated (to any order), staged or evaluated.
+
+
+def _const(x, value):
+    """`value` as a rank-0 constant of x's dtype (a literal in jaxprs; lax broadcasts it)."""
+    return np.array(value, get_aval(x).dtype)
+
+
+def _jvp_using_result(primitive, tangent_of):
+    """The JVP rule of a unary primitive whose derivative reads its own result, computed once:
+    `tangent_of(t, ans, x, **params)` (exp's derivative is exp itself)."""
+
+    def rule(primals, tangents, **params):
+        ans = primitive.bind(*primals, **params)
+        (t,) = tangents
+        if type(t) is Zero:
+            return ans, Zero.from_primal_value(ans)
+        return ans, tangent_of(t, ans, *primals, **params)
+
+    return rule
+
+
 # --- neg ------------------------------------------------------------------------------------
 neg_p = Primitive("neg")
 
@@ -72,6 +105,14 @@ def neg(x):
 neg_p.def_impl(np.negative)
 neg_p.def_abstract_eval(_unary("neg", is_numeric))
 neg_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(neg_p)
+
+
+def _neg_transpose(ct, x):
+    return [neg(ct)]
+
+
+transpose_rules[neg_p] = _neg_transpose
 
 # --- sign -----------------------------------------------------------------------------------
 sign_p = Primitive("sign")
@@ -101,6 +142,7 @@ def _sign_impl(x):
 
 sign_p.def_abstract_eval(_unary("sign", is_numeric))
 sign_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(sign_p)
 
 # --- floor ----------------------------------------------------------------------------------
 floor_p = Primitive("floor")
@@ -114,6 +156,7 @@ def floor(x):
 floor_p.def_impl(np.floor)
 floor_p.def_abstract_eval(_unary("floor", is_float))
 floor_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(floor_p)
 
 # --- ceil -----------------------------------------------------------------------------------
 ceil_p = Primitive("ceil")
@@ -127,6 +170,7 @@ def ceil(x):
 ceil_p.def_impl(np.ceil)
 ceil_p.def_abstract_eval(_unary("ceil", is_float))
 ceil_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(ceil_p)
 
 # --- round ----------------------------------------------------------------------------------
 round_p = Primitive("round")
@@ -158,6 +202,7 @@ def _round_impl(x, *, rounding_method):
 
 round_p.def_abstract_eval(_unary("round", is_float))
 round_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(round_p)
 
 # --- is_finite ------------------------------------------------------------------------------
 is_finite_p = Primitive("is_finite")
@@ -171,6 +216,7 @@ def is_finite(x):
 is_finite_p.def_impl(np.isfinite)
 is_finite_p.def_abstract_eval(elementwise_abstract_eval("is_finite", is_float, np.dtype(bool)))
 is_finite_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(is_finite_p)
 
 # --- exp ------------------------------------------------------------------------------------
 exp_p = Primitive("exp")
@@ -185,6 +231,13 @@ exp_p.def_impl(quiet(np.exp))
 exp_p.def_abstract_eval(_unary("exp", is_float_or_complex))
 exp_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _exp_jvp(t, ans, x):
+    return binary.mul(t, ans)
+
+
+ad.jvp_rules[exp_p] = _jvp_using_result(exp_p, _exp_jvp)
+
 # --- exp2 -----------------------------------------------------------------------------------
 exp2_p = Primitive("exp2")
 
@@ -197,6 +250,13 @@ def exp2(x):
 exp2_p.def_impl(quiet(np.exp2))
 exp2_p.def_abstract_eval(_unary("exp2", is_float_or_complex))
 exp2_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _exp2_jvp(t, ans, x):
+    return binary.mul(log(_const(x, 2)), binary.mul(t, ans))
+
+
+ad.jvp_rules[exp2_p] = _jvp_using_result(exp2_p, _exp2_jvp)
 
 # --- log ------------------------------------------------------------------------------------
 log_p = Primitive("log")
@@ -211,6 +271,13 @@ log_p.def_impl(quiet(np.log))
 log_p.def_abstract_eval(_unary("log", is_float_or_complex))
 log_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _log_jvp(t, x):
+    return binary.div(t, x)
+
+
+ad.defjvp(log_p, _log_jvp)
+
 # --- log1p ----------------------------------------------------------------------------------
 log1p_p = Primitive("log1p")
 
@@ -223,6 +290,13 @@ def log1p(x):
 log1p_p.def_impl(quiet(np.log1p))
 log1p_p.def_abstract_eval(_unary("log1p", is_float_or_complex))
 log1p_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _log1p_jvp(t, x):
+    return binary.div(t, binary.add(x, _const(x, 1)))
+
+
+ad.defjvp(log1p_p, _log1p_jvp)
 
 # --- expm1 ----------------------------------------------------------------------------------
 expm1_p = Primitive("expm1")
@@ -237,6 +311,13 @@ expm1_p.def_impl(quiet(np.expm1))
 expm1_p.def_abstract_eval(_unary("expm1", is_float_or_complex))
 expm1_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _expm1_jvp(t, ans, x):
+    return binary.mul(t, binary.add(ans, _const(ans, 1)))
+
+
+ad.jvp_rules[expm1_p] = _jvp_using_result(expm1_p, _expm1_jvp)
+
 # --- tanh -----------------------------------------------------------------------------------
 tanh_p = Primitive("tanh")
 
@@ -249,6 +330,13 @@ def tanh(x):
 tanh_p.def_impl(np.tanh)
 tanh_p.def_abstract_eval(_unary("tanh", is_float_or_complex))
 tanh_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _tanh_jvp(t, ans, x):  # (1 - tanh^2) t, as (t + t tanh)(1 - tanh)
+    return binary.mul(binary.add(t, binary.mul(t, ans)), binary.sub(_const(x, 1), ans))
+
+
+ad.jvp_rules[tanh_p] = _jvp_using_result(tanh_p, _tanh_jvp)
 
 # --- logistic -------------------------------------------------------------------------------
 logistic_p = Primitive("logistic")
@@ -273,6 +361,13 @@ def _logistic_impl(x):
 logistic_p.def_abstract_eval(_unary("logistic", is_float_or_complex))
 logistic_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _logistic_jvp(t, ans, x):
+    return binary.mul(t, binary.mul(ans, binary.sub(_const(ans, 1), ans)))
+
+
+ad.jvp_rules[logistic_p] = _jvp_using_result(logistic_p, _logistic_jvp)
+
 # --- sin ------------------------------------------------------------------------------------
 sin_p = Primitive("sin")
 
@@ -285,7 +380,13 @@ def sin(x):
 sin_p.def_impl(np.sin)
 sin_p.def_abstract_eval(elementwise_abstract_eval("sin", is_float_or_complex))
 sin_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp(sin_p, lambda t, x: binary.mul(t, cos(x)))
+
+
+def _sin_jvp(t, x):
+    return binary.mul(t, cos(x))
+
+
+ad.defjvp(sin_p, _sin_jvp)
 
 # --- cos ------------------------------------------------------------------------------------
 cos_p = Primitive("cos")
@@ -300,6 +401,13 @@ cos_p.def_impl(np.cos)
 cos_p.def_abstract_eval(_unary("cos", is_float_or_complex))
 cos_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _cos_jvp(t, x):
+    return neg(binary.mul(t, sin(x)))
+
+
+ad.defjvp(cos_p, _cos_jvp)
+
 # --- tan ------------------------------------------------------------------------------------
 tan_p = Primitive("tan")
 
@@ -312,6 +420,13 @@ def tan(x):
 tan_p.def_impl(np.tan)
 tan_p.def_abstract_eval(_unary("tan", is_float_or_complex))
 tan_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _tan_jvp(t, ans, x):
+    return binary.mul(t, binary.add(_const(x, 1), square(ans)))
+
+
+ad.jvp_rules[tan_p] = _jvp_using_result(tan_p, _tan_jvp)
 
 # --- asin -----------------------------------------------------------------------------------
 asin_p = Primitive("asin")
@@ -326,6 +441,13 @@ asin_p.def_impl(quiet(np.arcsin))
 asin_p.def_abstract_eval(_unary("asin", is_float_or_complex))
 asin_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _asin_jvp(t, x):
+    return binary.mul(t, rsqrt(binary.sub(_const(x, 1), square(x))))
+
+
+ad.defjvp(asin_p, _asin_jvp)
+
 # --- acos -----------------------------------------------------------------------------------
 acos_p = Primitive("acos")
 
@@ -338,6 +460,13 @@ def acos(x):
 acos_p.def_impl(quiet(np.arccos))
 acos_p.def_abstract_eval(_unary("acos", is_float_or_complex))
 acos_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _acos_jvp(t, x):
+    return binary.mul(t, neg(rsqrt(binary.sub(_const(x, 1), square(x)))))
+
+
+ad.defjvp(acos_p, _acos_jvp)
 
 # --- atan -----------------------------------------------------------------------------------
 atan_p = Primitive("atan")
@@ -352,6 +481,13 @@ atan_p.def_impl(quiet(np.arctan))  # complex atan has poles at +-1j
 atan_p.def_abstract_eval(_unary("atan", is_float_or_complex))
 atan_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _atan_jvp(t, x):
+    return binary.div(t, binary.add(_const(x, 1), square(x)))
+
+
+ad.defjvp(atan_p, _atan_jvp)
+
 # --- sinh -----------------------------------------------------------------------------------
 sinh_p = Primitive("sinh")
 
@@ -364,6 +500,13 @@ def sinh(x):
 sinh_p.def_impl(quiet(np.sinh))
 sinh_p.def_abstract_eval(_unary("sinh", is_float_or_complex))
 sinh_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _sinh_jvp(t, x):
+    return binary.mul(t, cosh(x))
+
+
+ad.defjvp(sinh_p, _sinh_jvp)
 
 # --- cosh -----------------------------------------------------------------------------------
 cosh_p = Primitive("cosh")
@@ -378,6 +521,13 @@ cosh_p.def_impl(quiet(np.cosh))
 cosh_p.def_abstract_eval(_unary("cosh", is_float_or_complex))
 cosh_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _cosh_jvp(t, x):
+    return binary.mul(t, sinh(x))
+
+
+ad.defjvp(cosh_p, _cosh_jvp)
+
 # --- asinh ----------------------------------------------------------------------------------
 asinh_p = Primitive("asinh")
 
@@ -390,6 +540,13 @@ def asinh(x):
 asinh_p.def_impl(quiet(np.arcsinh))
 asinh_p.def_abstract_eval(_unary("asinh", is_float_or_complex))
 asinh_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _asinh_jvp(t, x):
+    return binary.mul(t, rsqrt(binary.add(square(x), _const(x, 1))))
+
+
+ad.defjvp(asinh_p, _asinh_jvp)
 
 # --- acosh ----------------------------------------------------------------------------------
 acosh_p = Primitive("acosh")
@@ -405,6 +562,17 @@ acosh_p.def_impl(quiet(np.arccosh))
 acosh_p.def_abstract_eval(_unary("acosh", is_float_or_complex))
 acosh_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _acosh_jvp(t, x):
+    one = _const(x, 1)
+    if get_aval(x).dtype.kind == "c":
+        # 1/sqrt(x^2 - 1) (as for reals) has the wrong sign where Re(x) < 0
+        return binary.mul(t, binary.mul(rsqrt(binary.sub(x, one)), rsqrt(binary.add(x, one))))
+    return binary.mul(t, rsqrt(binary.sub(square(x), one)))
+
+
+ad.defjvp(acosh_p, _acosh_jvp)
+
 # --- atanh ----------------------------------------------------------------------------------
 atanh_p = Primitive("atanh")
 
@@ -419,6 +587,14 @@ atanh_p.def_impl(quiet(np.arctanh))
 atanh_p.def_abstract_eval(_unary("atanh", is_float_or_complex))
 atanh_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _atanh_jvp(t, x):
+    one = _const(x, 1)
+    return binary.mul(integer_pow(binary.add(one, x), -1), binary.div(t, binary.sub(one, x)))
+
+
+ad.defjvp(atanh_p, _atanh_jvp)
+
 # --- sqrt -----------------------------------------------------------------------------------
 sqrt_p = Primitive("sqrt")
 
@@ -431,6 +607,13 @@ def sqrt(x):
 sqrt_p.def_impl(quiet(np.sqrt))
 sqrt_p.def_abstract_eval(_unary("sqrt", is_float_or_complex))
 sqrt_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _sqrt_jvp(t, ans, x):
+    return binary.mul(t, binary.div(_const(x, 0.5), ans))
+
+
+ad.jvp_rules[sqrt_p] = _jvp_using_result(sqrt_p, _sqrt_jvp)
 
 # --- rsqrt ----------------------------------------------------------------------------------
 rsqrt_p = Primitive("rsqrt")
@@ -450,6 +633,13 @@ def _rsqrt_impl(x):
 rsqrt_p.def_abstract_eval(_unary("rsqrt", is_float_or_complex))
 rsqrt_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _rsqrt_jvp(t, ans, x):
+    return binary.mul(t, binary.mul(_const(x, -0.5), binary.div(ans, x)))
+
+
+ad.jvp_rules[rsqrt_p] = _jvp_using_result(rsqrt_p, _rsqrt_jvp)
+
 # --- cbrt -----------------------------------------------------------------------------------
 cbrt_p = Primitive("cbrt")
 
@@ -462,6 +652,13 @@ def cbrt(x):
 cbrt_p.def_impl(np.cbrt)
 cbrt_p.def_abstract_eval(_unary("cbrt", is_float))
 cbrt_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _cbrt_jvp(t, ans, x):
+    return binary.mul(t, binary.mul(_const(x, 1 / 3), integer_pow(ans, -2)))
+
+
+ad.jvp_rules[cbrt_p] = _jvp_using_result(cbrt_p, _cbrt_jvp)
 
 # --- abs ------------------------------------------------------------------------------------
 abs_p = Primitive("abs")
@@ -483,6 +680,21 @@ def _abs_abstract_eval(x):
 abs_p.def_impl(np.abs)
 abs_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _abs_jvp(t, ans, x):
+    aval = get_aval(x)
+    if aval.dtype.kind != "c":  # the slope at 0 is 1
+        return shapes.select_n(binary.ge(x, _const(x, 0)), neg(t), t)
+    # Re(t conj(x) / |x|), with |x| replaced by 1 where it is 0 (the slope at 0 is 0)
+    x_conj = conj(x)
+    modulus = shapes.convert_element_type(ans, aval.dtype)
+    is_zero = binary.eq(modulus, _const(x, 0))
+    safe = shapes.select_n(is_zero, modulus, broadcast_to_shape(_const(x, 1), aval.shape))
+    return real(binary.mul(t, binary.div(x_conj, safe)))
+
+
+ad.jvp_rules[abs_p] = _jvp_using_result(abs_p, _abs_jvp)
+
 # --- not ------------------------------------------------------------------------------------
 not_p = Primitive("not")
 
@@ -497,6 +709,7 @@ not_ = bitwise_not
 not_p.def_impl(np.invert)
 not_p.def_abstract_eval(_unary("not", is_int_or_bool))
 not_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(not_p)
 
 # --- integer_pow ----------------------------------------------------------------------------
 integer_pow_p = Primitive("integer_pow")
@@ -542,6 +755,17 @@ def _integer_pow_abstract_eval(x, *, y):
 
 integer_pow_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _integer_pow_jvp(t, x, *, y):
+    if y == 0:  # constant 1 (0^0 included)
+        return Zero.from_primal_value(x)
+    if y == 1:
+        return t
+    return binary.mul(t, binary.mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
+
+
+ad.defjvp(integer_pow_p, _integer_pow_jvp)
+
 # --- square ---------------------------------------------------------------------------------
 square_p = Primitive("square")
 
@@ -554,6 +778,13 @@ def square(x):
 square_p.def_impl(np.square)
 square_p.def_abstract_eval(_unary("square", is_numeric))
 square_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _square_jvp(t, x):
+    return binary.mul(t, binary.mul(_const(x, 2), x))
+
+
+ad.defjvp(square_p, _square_jvp)
 
 # --- erf ------------------------------------------------------------------------------------
 erf_p = Primitive("erf")
@@ -568,6 +799,13 @@ erf_p.def_impl(keep_dtype(lambda x: _special().erf(x)))
 erf_p.def_abstract_eval(_unary("erf", is_float))
 erf_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _erf_jvp(t, x):
+    return binary.mul(_const(x, 2 / np.sqrt(np.pi)), binary.mul(t, exp(neg(square(x)))))
+
+
+ad.defjvp(erf_p, _erf_jvp)
+
 # --- erfc -----------------------------------------------------------------------------------
 erfc_p = Primitive("erfc")
 
@@ -581,6 +819,13 @@ erfc_p.def_impl(keep_dtype(lambda x: _special().erfc(x)))
 erfc_p.def_abstract_eval(_unary("erfc", is_float))
 erfc_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _erfc_jvp(t, x):
+    return binary.mul(_const(x, -2 / np.sqrt(np.pi)), binary.mul(t, exp(neg(square(x)))))
+
+
+ad.defjvp(erfc_p, _erfc_jvp)
+
 # --- erf_inv --------------------------------------------------------------------------------
 erf_inv_p = Primitive("erf_inv")
 
@@ -593,6 +838,13 @@ def erf_inv(x):
 erf_inv_p.def_impl(keep_dtype(lambda x: _special().erfinv(x)))
 erf_inv_p.def_abstract_eval(_unary("erf_inv", is_float))
 erf_inv_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _erf_inv_jvp(t, ans, x):
+    return binary.mul(_const(x, np.sqrt(np.pi) / 2), binary.mul(t, exp(square(ans))))
+
+
+ad.jvp_rules[erf_inv_p] = _jvp_using_result(erf_inv_p, _erf_inv_jvp)
 
 # --- lgamma ---------------------------------------------------------------------------------
 lgamma_p = Primitive("lgamma")
@@ -613,6 +865,13 @@ def _lgamma_impl(x):
 lgamma_p.def_abstract_eval(_unary("lgamma", is_float))
 lgamma_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _lgamma_jvp(t, x):
+    return binary.mul(t, digamma(x))
+
+
+ad.defjvp(lgamma_p, _lgamma_jvp)
+
 # --- digamma --------------------------------------------------------------------------------
 digamma_p = Primitive("digamma")
 
@@ -632,6 +891,13 @@ def _digamma_impl(x):
 
 digamma_p.def_abstract_eval(_unary("digamma", is_float))
 digamma_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _digamma_jvp(t, x):
+    return binary.mul(t, polygamma(_const(x, 1), x))
+
+
+ad.defjvp(digamma_p, _digamma_jvp)
 
 # --- real -----------------------------------------------------------------------------------
 real_p = Primitive("real")
@@ -654,6 +920,14 @@ def _real_abstract_eval(x):
 
 
 real_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(real_p)
+
+
+def _real_transpose(ct, x):  # Re(ct + 0j)
+    return [shapes.convert_element_type(ct, x.aval.dtype)]
+
+
+transpose_rules[real_p] = _real_transpose
 
 # --- imag -----------------------------------------------------------------------------------
 imag_p = Primitive("imag")
@@ -677,6 +951,15 @@ def _imag_abstract_eval(x):
 
 
 imag_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(imag_p)
+
+
+def _imag_transpose(ct, x):  # -1j * ct, as JAX transposes it
+    dtype = x.aval.dtype
+    return [binary.mul(shapes.convert_element_type(ct, dtype), np.array(1j, dtype))]
+
+
+transpose_rules[imag_p] = _imag_transpose
 
 # --- conj -----------------------------------------------------------------------------------
 conj_p = Primitive("conj")
@@ -711,6 +994,14 @@ def _conj_abstract_eval(x, *, input_dtype):
 
 
 conj_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(conj_p)
+
+
+def _conj_transpose(ct, x, *, input_dtype):
+    return [conj(ct) if dtypes.is_complex(input_dtype) else real(ct)]
+
+
+transpose_rules[conj_p] = _conj_transpose
 
 # --- population_count -----------------------------------------------------------------------
 population_count_p = Primitive("population_count")
@@ -736,6 +1027,7 @@ def _population_count_impl(x):
 
 population_count_p.def_abstract_eval(_unary("population_count", is_int))
 population_count_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(population_count_p)
 
 # --- clz ------------------------------------------------------------------------------------
 clz_p = Primitive("clz")
@@ -767,3 +1059,43 @@ def _clz_impl(x):
 
 clz_p.def_abstract_eval(_unary("clz", is_int))
 clz_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(clz_p)
+
+# --- polygamma ------------------------------------------------------------------------------
+polygamma_p = Primitive("polygamma")
+
+
+def polygamma(m, x):
+    r"""Elementwise polygamma function :math:`\psi^{(m)}(x)`, the m-th derivative of digamma.
+    `m` has x's floating dtype and broadcasts with it as lax allows; it must hold a
+    non-negative integer (nan otherwise). At the poles x = 0, -1, -2, ... the result is inf for
+    odd m and nan for even m; at x = inf it is nan for m > 0."""
+    return polygamma_p.bind(m, x)
+
+
+@polygamma_p.def_impl
+@quiet
+def _polygamma_impl(m, x):
+    m, x = np.broadcast_arrays(m, x)
+    order = np.where(np.isfinite(m) & (m >= 0) & (m == np.floor(m)), m, np.nan)
+    out = np.where(order == 0, _digamma_impl(x), _special().polygamma(order, x))
+    pole = (x <= 0) & (x == np.floor(x))
+    odd = np.fmod(order, 2) == 1
+    out = np.where(pole, np.where(odd, np.inf, np.nan), out)
+    out = np.where((x == np.inf) & (order != 0), np.nan, out)
+    return out.astype(x.dtype, copy=False)
+
+
+polygamma_p.def_abstract_eval(elementwise_abstract_eval("polygamma", is_float))
+polygamma_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _polygamma_jvp_m(t, m, x):
+    raise ValueError("polygamma gradient with respect to m is not supported")
+
+
+def _polygamma_jvp_x(t, m, x):
+    return binary.mul(t, polygamma(binary.add(m, _const(m, 1)), x))
+
+
+ad.defjvp(polygamma_p, _polygamma_jvp_m, _polygamma_jvp_x)

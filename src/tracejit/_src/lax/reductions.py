@@ -13,10 +13,17 @@ Reductions follow XLA rather than NumPy where the two differ:
   to int64); float16 and bfloat16 accumulate in float32 and round once at the end;
 - max/min propagate NaN, and order -0.0 below +0.0 (`max(-0., 0.)` is `0.`);
 - argmax/argmin give the index of the first NaN, if any, and otherwise of the first extremum.
+
+Derivatives, as JAX defines them: reduce_sum is linear (its transpose broadcasts back);
+reduce_max/reduce_min pass on the tangent at the extremum, averaged over the positions that tie
+for it; reduce_prod's derivative by each element is the product of all the others, computed
+from exclusive prefix and suffix products so that it is exact where elements are zero; the
+bitwise and arg reductions have zero tangents.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -177,6 +184,29 @@ reduce_max_p.def_impl(_extremum(np.max, _lowest, negative_zero_wins=False))
 reduce_max_p.def_abstract_eval(_reduction_abstract_eval("reduce_max", is_any))
 reduce_max_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _reduce_chooser_jvp(chooser_p: Primitive):
+    """The JVP of reduce_max/reduce_min: the tangent at the chosen value, averaged over the
+    positions that tie for it (as JAX: `grad(max)([1., 3., 3.])` is `[0., .5, .5]`)."""
+
+    def rule(primals, tangents, *, axes):
+        from tracejit._src.lax import binary
+
+        (operand,), (t,) = primals, tangents
+        out = chooser_p.bind(operand, axes=axes)
+        aval = get_aval(operand)
+        kept_shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
+        chosen = binary.eq(operand, shapes.reshape(out, kept_shape))  # size-1 dims broadcast
+        mask = shapes.convert_element_type(chosen, aval.dtype)
+        counts = reduce_sum(mask, axes)
+        return out, binary.div(reduce_sum(binary.mul(t, mask), axes), counts)
+
+    return rule
+
+
+_reduce_max_jvp = _reduce_chooser_jvp(reduce_max_p)
+ad.jvp_rules[reduce_max_p] = _reduce_max_jvp
+
 # --- reduce_min -----------------------------------------------------------------------------
 reduce_min_p = Primitive("reduce_min")
 
@@ -191,6 +221,8 @@ def reduce_min(operand, axes):
 reduce_min_p.def_impl(_extremum(np.min, _highest, negative_zero_wins=True))
 reduce_min_p.def_abstract_eval(_reduction_abstract_eval("reduce_min", is_any))
 reduce_min_p.def_weak_type_rule(weak_if_all_weak)
+_reduce_min_jvp = _reduce_chooser_jvp(reduce_min_p)
+ad.jvp_rules[reduce_min_p] = _reduce_min_jvp
 
 # --- reduce_prod ----------------------------------------------------------------------------
 reduce_prod_p = Primitive("reduce_prod")
@@ -204,6 +236,47 @@ def reduce_prod(operand, axes):
 reduce_prod_p.def_impl(_accumulating(np.prod))
 reduce_prod_p.def_abstract_eval(_reduction_abstract_eval("reduce_prod", is_numeric))
 reduce_prod_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _reduce_prod_jvp(primals, tangents, *, axes):
+    from tracejit._src.lax import binary
+
+    (operand,), (t,) = primals, tangents
+    out = reduce_prod_p.bind(operand, axes=axes)
+    if not axes:
+        return out, t
+    return out, reduce_sum(binary.mul(t, _product_of_others(operand, axes)), axes)
+
+
+def _product_of_others(x, axes: tuple):
+    """Element i: the product over `axes` of all the elements but x[i] itself (the derivative
+    of the product by x[i]), as the product of an exclusive prefix and an exclusive suffix
+    product, so that it is exact where x has zeros (no division by x)."""
+    from tracejit._src.lax import binary, cumulative
+
+    aval = get_aval(x)
+    shape, ndim = aval.shape, aval.ndim
+    if len(axes) == 1:
+        (axis,), flat = axes, x
+    else:  # the reduced axes, moved last and flattened into one
+        kept = tuple(i for i in range(ndim) if i not in axes)
+        flat_shape = tuple(shape[i] for i in kept) + (math.prod(shape[i] for i in axes),)
+        axis, flat = len(kept), shapes.reshape(x, flat_shape, kept + axes)
+    one = np.dtype(aval.dtype).type(1)
+    no_padding = [(0, 0, 0)] * get_aval(flat).ndim
+    shift_right, shift_left = list(no_padding), list(no_padding)
+    shift_right[axis], shift_left[axis] = (1, -1, 0), (-1, 1, 0)
+    before = cumulative.cumprod(shapes.pad(flat, one, shift_right), axis)
+    after = cumulative.cumprod(shapes.pad(flat, one, shift_left), axis, reverse=True)
+    others = binary.mul(before, after)
+    if len(axes) == 1:
+        return others
+    permutation = kept + axes
+    permuted = shapes.reshape(others, tuple(shape[i] for i in permutation))
+    return shapes.transpose(permuted, tuple(np.argsort(permutation).tolist()))
+
+
+ad.jvp_rules[reduce_prod_p] = _reduce_prod_jvp
 
 # --- reduce_and -----------------------------------------------------------------------------
 reduce_and_p = Primitive("reduce_and")
@@ -223,6 +296,7 @@ def _reduce_and_impl(operand, *, axes):
 
 reduce_and_p.def_abstract_eval(_reduction_abstract_eval("reduce_and", is_int_or_bool))
 reduce_and_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(reduce_and_p)
 
 # --- reduce_or ------------------------------------------------------------------------------
 reduce_or_p = Primitive("reduce_or")
@@ -242,6 +316,7 @@ def _reduce_or_impl(operand, *, axes):
 
 reduce_or_p.def_abstract_eval(_reduction_abstract_eval("reduce_or", is_int_or_bool))
 reduce_or_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(reduce_or_p)
 
 # --- reduce_xor -----------------------------------------------------------------------------
 reduce_xor_p = Primitive("reduce_xor")
@@ -259,6 +334,7 @@ def _reduce_xor_impl(operand, *, axes):
 
 reduce_xor_p.def_abstract_eval(_reduction_abstract_eval("reduce_xor", is_int_or_bool))
 reduce_xor_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(reduce_xor_p)
 
 
 # --- argmax / argmin helpers ----------------------------------------------------------------
@@ -324,6 +400,7 @@ def argmax(operand, axis, index_dtype):
 argmax_p.def_impl(_arg_impl(np.argmax))
 argmax_p.def_abstract_eval(_arg_abstract_eval("argmax"))
 argmax_p.def_weak_type_rule(never_weak)
+ad.defjvp_zero(argmax_p)
 
 # --- argmin ---------------------------------------------------------------------------------
 argmin_p = Primitive("argmin")
@@ -338,3 +415,4 @@ def argmin(operand, axis, index_dtype):
 argmin_p.def_impl(_arg_impl(np.argmin))
 argmin_p.def_abstract_eval(_arg_abstract_eval("argmin"))
 argmin_p.def_weak_type_rule(never_weak)
+ad.defjvp_zero(argmin_p)

@@ -29,9 +29,10 @@ from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Primitive, ShapedArray, Tracer
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.transpose import transpose_rules
-from tracejit._src.lax import reductions
+from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.lax import binary, reductions
 from tracejit._src.lax.standard import (
+    broadcast_to_shape,
     check_same_dtypes,
     int_bounds,
     never_weak,
@@ -220,6 +221,19 @@ def _reshape_abstract_eval(operand, *, new_sizes, dimensions):
 
 
 reshape_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(reshape_p)
+
+
+def _reshape_transpose(ct, operand, *, new_sizes, dimensions):
+    shape = operand.aval.shape
+    if dimensions is None:
+        return [reshape(ct, shape)]
+    # reshape(x, s, d) is reshape(transpose(x, d), s): undo the reshape, then the transpose.
+    permuted = reshape(ct, tuple(shape[d] for d in dimensions))
+    return [transpose(permuted, tuple(np.argsort(dimensions).tolist()))]
+
+
+transpose_rules[reshape_p] = _reshape_transpose
 
 # --- transpose ------------------------------------------------------------------------------
 transpose_p = Primitive("transpose")
@@ -251,6 +265,14 @@ def _transpose_abstract_eval(operand, *, permutation):
 
 
 transpose_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(transpose_p)
+
+
+def _transpose_transpose(ct, operand, *, permutation):
+    return [transpose(ct, tuple(np.argsort(permutation).tolist()))]
+
+
+transpose_rules[transpose_p] = _transpose_transpose
 
 # --- squeeze --------------------------------------------------------------------------------
 squeeze_p = Primitive("squeeze")
@@ -297,6 +319,14 @@ def _squeeze_abstract_eval(operand, *, dimensions):
 
 
 squeeze_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(squeeze_p)
+
+
+def _squeeze_transpose(ct, operand, *, dimensions):
+    return [expand_dims(ct, dimensions)]
+
+
+transpose_rules[squeeze_p] = _squeeze_transpose
 
 # --- rev ------------------------------------------------------------------------------------
 rev_p = Primitive("rev")
@@ -328,6 +358,14 @@ def _rev_abstract_eval(operand, *, dimensions):
 
 
 rev_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(rev_p)
+
+
+def _rev_transpose(ct, operand, *, dimensions):
+    return [rev(ct, dimensions)]
+
+
+transpose_rules[rev_p] = _rev_transpose
 
 # --- pad ------------------------------------------------------------------------------------
 pad_p = Primitive("pad")
@@ -409,6 +447,32 @@ def _pad_abstract_eval(operand, padding_value, *, padding_config):
 
 
 pad_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(pad_p)  # linear in the operand and the padding value jointly
+
+
+def _pad_transpose(ct, operand, padding_value, *, padding_config):
+    from tracejit._src.lax import slicing  # slicing imports this module's names
+
+    # Undo the low/high padding (negative ones were crops: pad the cotangent back there with
+    # zeros), then take every (interior + 1)-th element: the operand's own positions.
+    zero = np.zeros((), ct.dtype)
+    unpadded = pad(ct, zero, tuple((-lo, -hi, 0) for lo, hi, _ in padding_config))
+    ct_operand = slicing.slice(
+        unpadded,
+        (0,) * len(padding_config),
+        unpadded.shape,
+        tuple(interior + 1 for _, _, interior in padding_config),
+    )
+    ct_padding_value = None
+    if is_undefined_primal(padding_value):  # every other element of the result is padding
+        axes = tuple(range(len(padding_config)))
+        ct_padding_value = binary.sub(
+            reductions.reduce_sum(ct, axes), reductions.reduce_sum(ct_operand, axes)
+        )
+    return [ct_operand if is_undefined_primal(operand) else None, ct_padding_value]
+
+
+transpose_rules[pad_p] = _pad_transpose
 
 # --- concatenate ----------------------------------------------------------------------------
 concatenate_p = Primitive("concatenate")
@@ -459,6 +523,27 @@ def _concatenate_abstract_eval(*operands, dimension):
 
 
 concatenate_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(concatenate_p)
+
+
+def _concatenate_transpose(ct, *operands, dimension):
+    from tracejit._src.lax import slicing  # slicing imports this module's names
+
+    cts, start = [], 0
+    for operand in operands:
+        size = operand.aval.shape[dimension] if is_undefined_primal(operand) else None
+        if size is None:
+            start += shape_of(operand)[dimension]
+            cts.append(None)
+            continue
+        starts, limits = [0] * len(ct.shape), list(ct.shape)
+        starts[dimension], limits[dimension] = start, start + size
+        cts.append(slicing.slice(ct, starts, limits))
+        start += size
+    return cts
+
+
+transpose_rules[concatenate_p] = _concatenate_transpose
 
 # --- iota -----------------------------------------------------------------------------------
 iota_p = Primitive("iota")
@@ -507,6 +592,7 @@ def _iota_abstract_eval(*, dtype, shape, dimension):
 
 
 iota_p.def_weak_type_rule(never_weak)
+ad.defjvp_zero(iota_p)
 
 # --- convert_element_type -------------------------------------------------------------------
 convert_element_type_p = Primitive("convert_element_type")
@@ -590,6 +676,24 @@ def _convert_element_type_abstract_eval(operand, *, new_dtype, weak_type):
 
 convert_element_type_p.def_weak_type_rule(lambda weak_types, params: params["weak_type"])
 
+
+def _convert_element_type_jvp(primals, tangents, *, new_dtype, weak_type):
+    (operand,), (t,) = primals, tangents
+    out = convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
+    old_dtype = ad.get_aval(operand).dtype
+    if type(t) is ad.Zero or not (dtypes.is_inexact(old_dtype) and dtypes.is_inexact(new_dtype)):
+        return out, ad.Zero.from_primal_value(out)  # integers and booleans: no derivative
+    return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
+
+
+def _convert_element_type_transpose(ct, operand, *, new_dtype, weak_type):
+    aval = operand.aval
+    return [convert_element_type_p.bind(ct, new_dtype=aval.dtype, weak_type=aval.weak_type)]
+
+
+ad.jvp_rules[convert_element_type_p] = _convert_element_type_jvp
+transpose_rules[convert_element_type_p] = _convert_element_type_transpose
+
 # --- bitcast_convert_type -------------------------------------------------------------------
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
@@ -638,6 +742,7 @@ def _bitcast_convert_type_abstract_eval(operand, *, new_dtype):
 
 
 bitcast_convert_type_p.def_weak_type_rule(never_weak)
+ad.defjvp_zero(bitcast_convert_type_p)
 
 # --- select_n -------------------------------------------------------------------------------
 select_n_p = Primitive("select_n")
@@ -695,6 +800,31 @@ def _select_n_abstract_eval(which, *cases):
 
 select_n_p.def_weak_type_rule(lambda weak_types, params: all(weak_types[1:]))
 
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    out = select_n_p.bind(which, *cases)
+    case_tangents = tangents[1:]  # `which` is an integer or a boolean: no derivative
+    if all(type(t) is ad.Zero for t in case_tangents):
+        return out, ad.Zero.from_primal_value(out)
+    return out, select_n_p.bind(which, *map(ad.instantiate_zeros, case_tangents))
+
+
+def _select_n_transpose(ct, which, *cases):
+    if len(cases) == 1:
+        return [None, ct if is_undefined_primal(cases[0]) else None]
+    zeros = ad.zeros_like_aval(ad.get_aval(ct))
+    return [None] + [
+        select_n_p.bind(which, *(ct if j == i else zeros for j in range(len(cases))))
+        if is_undefined_primal(case)
+        else None
+        for i, case in enumerate(cases)
+    ]
+
+
+ad.jvp_rules[select_n_p] = _select_n_jvp
+transpose_rules[select_n_p] = _select_n_transpose
+
 # --- clamp ----------------------------------------------------------------------------------
 clamp_p = Primitive("clamp")
 
@@ -725,12 +855,44 @@ def _clamp_abstract_eval(min, x, max):
 
 clamp_p.def_weak_type_rule(weak_if_all_weak)
 
+
+def _clamp_jvp(primals, tangents):
+    # As JAX: `x` passes its tangent strictly inside (min, max), `min` where it is the result
+    # (and below max), `max` where x exceeds it; at a tie (x == min or x == max) none does.
+    min, x, max = primals
+    out = clamp_p.bind(min, x, max)
+    masks = (
+        lambda: binary.bitwise_and(binary.gt(min, x), binary.lt(min, max)),
+        lambda: binary.bitwise_and(binary.gt(x, min), binary.lt(x, max)),
+        lambda: binary.lt(max, x),
+    )
+    contributions = []
+    for mask, t in zip(masks, tangents, strict=True):
+        if type(t) is not ad.Zero:  # a scalar bound's tangent is broadcast to x's shape
+            t = broadcast_to_shape(t, out.shape)
+            contributions.append(select_n_p.bind(mask(), ad.zeros_like_aval(ad.get_aval(t)), t))
+    tangent_out = ad.Zero.from_primal_value(out)
+    for contribution in contributions:
+        tangent_out = ad.add_tangents(tangent_out, contribution)
+    return out, tangent_out
+
+
+ad.jvp_rules[clamp_p] = _clamp_jvp
+
 # --- copy -----------------------------------------------------------------------------------
 # No public wrapper, as in JAX: `copy_p.bind(x)` stages an explicit copy.
 copy_p = Primitive("copy")
 copy_p.def_impl(np.copy)
 copy_p.def_abstract_eval(lambda operand: operand)
 copy_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(copy_p)
+
+
+def _copy_transpose(ct, operand):
+    return [copy_p.bind(ct)]
+
+
+transpose_rules[copy_p] = _copy_transpose
 
 # --- stop_gradient --------------------------------------------------------------------------
 stop_gradient_p = Primitive("stop_gradient")

@@ -29,9 +29,11 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.array import Array
-from tracejit._src.core import Primitive, ShapedArray, Tracer
+from tracejit._src.core import Primitive, ShapedArray, Tracer, get_aval
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import binary
-from tracejit._src.lax.shapes import expand_dims, select_n, squeeze
+from tracejit._src.lax.shapes import expand_dims, pad, select_n, squeeze
 from tracejit._src.lax.standard import (
     check_same_dtypes,
     int_bounds,
@@ -148,6 +150,22 @@ def _slice_abstract_eval(operand, *, start_indices, limit_indices, strides):
 
 
 slice_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(slice_p)
+
+
+def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
+    # Spread the cotangent back over the operand's shape: zeros before the start, between the
+    # strided elements (interior padding) and after the last one taken.
+    shape = operand.aval.shape
+    strides = strides or (1,) * len(shape)
+    config = []
+    for size, start, stride, taken in zip(shape, start_indices, strides, ct.shape, strict=True):
+        spread = taken + max(taken - 1, 0) * (stride - 1)
+        config.append((start, size - start - spread, stride - 1))
+    return [pad(ct, np.zeros((), ct.dtype), config)]
+
+
+transpose_rules[slice_p] = _slice_transpose
 
 
 # --- start indices of the dynamic primitives ------------------------------------------------
@@ -295,6 +313,17 @@ def _dynamic_slice_abstract_eval(operand, *indices, slice_sizes):
 
 
 dynamic_slice_p.def_weak_type_rule(lambda weak_types, params: weak_types[0])  # the operand's
+ad.defjvp_linear_in(dynamic_slice_p, 0)  # the start indices are integers: no derivative
+
+
+def _dynamic_slice_transpose(ct, operand, *indices, slice_sizes):
+    # The primitive clamps the start indices as dynamic_update_slice does, so the cotangent
+    # lands where the slice was taken.
+    zeros = ad.zeros_like_aval(operand.aval)
+    return [dynamic_update_slice_p.bind(zeros, ct, *indices)] + [None] * len(indices)
+
+
+transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
 
 # --- dynamic_update_slice -------------------------------------------------------------------
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
@@ -365,3 +394,18 @@ def _dynamic_update_slice_abstract_eval(operand, update, *indices):
 
 
 dynamic_update_slice_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_linear_in(dynamic_update_slice_p, 0, 1)  # linear in operand and update jointly
+
+
+def _dynamic_update_slice_transpose(ct, operand, update, *indices):
+    update_aval = update.aval if is_undefined_primal(update) else get_aval(update)
+    ct_operand = ct_update = None
+    if is_undefined_primal(operand):  # what the update overwrote gets no cotangent
+        zeros = ad.zeros_like_aval(ad.tangent_aval(update_aval))
+        ct_operand = dynamic_update_slice_p.bind(ct, zeros, *indices)
+    if is_undefined_primal(update):
+        ct_update = dynamic_slice_p.bind(ct, *indices, slice_sizes=update_aval.shape)
+    return [ct_operand, ct_update] + [None] * len(indices)
+
+
+transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose

@@ -16,7 +16,11 @@ import operator
 import numpy as np
 
 from tracejit._src.core import Primitive, ShapedArray
-from tracejit._src.lax.standard import normalize_axes, weak_if_all_weak
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.ad import Zero
+from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.lax import shapes
+from tracejit._src.lax.standard import normalize_axes, shape_of, weak_if_all_weak
 
 # --- sort -----------------------------------------------------------------------------------
 sort_p = Primitive("sort", multiple_results=True)
@@ -100,3 +104,59 @@ def _sort_abstract_eval(*operands, dimension, is_stable, num_keys):
 # The eval trace gives every output of a primitive one weak type: each output is weak when all
 # operands are; the abstract evaluation above keeps each operand's own weak type.
 sort_p.def_weak_type_rule(weak_if_all_weak)
+
+# Derivatives. Sorting permutes every operand by the permutation its keys define, so with the
+# keys fixed, sort is linear in the operands that ride along (those past `num_keys`): the JVP
+# sorts the tangents, of the keys and of the others alike, as extra operands riding along with
+# the keys (`sort[num_keys=k] keys... tangents...`), which permutes them as the primal
+# operands are permuted (the implementation is deterministic: the same keys give the same
+# permutation). That use of sort is linear in its riding operands, and its transpose applies the
+# inverse permutation to their cotangents: sorting `iota` with the keys gives the permutation
+# `perm` (`out[i] = x[perm[i]]`), and sorting the cotangents along with `perm` as the only key
+# puts `ct[i]` back at position `perm[i]`. That is again a sort linear in its riding operands,
+# so derivatives of any order follow.
+
+
+def _sort_jvp(primals, tangents, *, dimension, is_stable, num_keys):
+    params = {"dimension": dimension, "is_stable": is_stable, "num_keys": num_keys}
+    outs = sort_p.bind(*primals, **params)
+    tangents_out = [Zero.from_primal_value(out) for out in outs]
+    moving = [i for i, t in enumerate(tangents) if type(t) is not Zero]
+    if moving:
+        sorted_tangents = sort_p.bind(*primals[:num_keys], *(tangents[i] for i in moving), **params)
+        for i, t in zip(moving, sorted_tangents[num_keys:], strict=True):
+            tangents_out[i] = t
+    return outs, tangents_out
+
+
+def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
+    keys = operands[:num_keys]
+    if any(map(is_undefined_primal, keys)):
+        raise TypeError(
+            "sort is linear in the operands it permutes, not in its keys: can't transpose"
+        )
+    riding = [
+        i
+        for i in range(num_keys, len(operands))
+        if is_undefined_primal(operands[i]) and type(cts[i]) is not Zero
+    ]
+    cts_in = [None] * len(operands)
+    if riding:
+        shape = shape_of(keys[0])
+        perm = sort_p.bind(
+            *keys,
+            shapes.broadcasted_iota(np.int32, shape, dimension),
+            dimension=dimension,
+            is_stable=is_stable,
+            num_keys=num_keys,
+        )[-1]
+        unsorted = sort_p.bind(
+            perm, *(cts[i] for i in riding), dimension=dimension, is_stable=False, num_keys=1
+        )
+        for i, ct in zip(riding, unsorted[1:], strict=True):
+            cts_in[i] = ct
+    return cts_in
+
+
+ad.jvp_rules[sort_p] = _sort_jvp
+transpose_rules[sort_p] = _sort_transpose
