@@ -132,6 +132,8 @@ from tracejit._src.lax.elementwise import (  # noqa: F401
     not_,
     not_p,
     population_count,
+    polygamma,
+    polygamma_p,
     population_count_p,
     real,
     real_p,

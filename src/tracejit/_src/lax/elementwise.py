@@ -956,7 +956,7 @@ ad.deflinear(imag_p)
 
 def _imag_transpose(ct, x):  # -1j * ct, as JAX transposes it
     dtype = x.aval.dtype
-    return [binary.mul(shapes.convert_element_type(ct, dtype), np.array(1j, dtype))]
+    return [binary.mul(shapes.convert_element_type(neg(ct), dtype), np.array(1j, dtype))]
 
 
 transpose_rules[imag_p] = _imag_transpose
