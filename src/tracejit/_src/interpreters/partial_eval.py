@@ -23,11 +23,13 @@ from tracejit._src.jaxpr import ClosedJaxpr
 
 
 class PartialEvalTrace(StagingTrace):
+    stage_everything = False  # set while building values that belong in the staged jaxpr
+
     def is_unknown(self, x) -> bool:
         return isinstance(x, StagingTracer) and x._trace is self
 
     def process_primitive(self, primitive, args, params):
-        if any(map(self.is_unknown, args)):
+        if self.stage_everything or any(map(self.is_unknown, args)):
             return super().process_primitive(primitive, args, params)
         with set_current_trace(self.parent):
             return primitive.bind(*args, **params)
@@ -43,6 +45,17 @@ class PartialEvalTrace(StagingTrace):
             return super().process_custom_vjp_call(primitive, call, args)
         with set_current_trace(self.parent):
             return primitive.bind_call(call, args)
+
+    def instantiate_zeros(self, tangent):
+        """A symbolic zero output tangent made an array inside the staged (linear) jaxpr, not
+        on the parent trace where nothing would read it."""
+        if type(tangent) is not ad.Zero:
+            return tangent
+        self.stage_everything = True
+        try:
+            return ad.zeros_like_aval(tangent.aval)
+        finally:
+            self.stage_everything = False
 
     def describe(self):
         return f"while linearizing the function {self.debug_info.fun_name}"
@@ -63,6 +76,6 @@ def linearize_flat(fun, primals, debug_info: DebugInfo):
             ad.Zero(t.aval) if t.aval.dtype == dtypes.float0 else t for t in tangents_in
         ]
         primals_out, tangents_out = ad.jvp_flat(fun, primals, jvp_tangents)
-        tangents_out = [ad.instantiate_zeros(t) for t in tangents_out]
+        tangents_out = [trace.instantiate_zeros(t) for t in tangents_out]
         linear_jaxpr: ClosedJaxpr = trace.to_jaxpr(tangents_out)
     return primals_out, linear_jaxpr

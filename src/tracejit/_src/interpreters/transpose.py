@@ -45,9 +45,9 @@ def is_undefined_primal(x) -> bool:
 def backward_pass(jaxpr: Jaxpr, consts, cotangents_out) -> list:
     """Cotangents of the jaxpr's invars given those of its outvars (which may be `Zero`).
 
-    Every equation is linear in the variables it reads that derive from the invars; constvars
-    and literals are fixed values. Runs on the current trace, so a backward pass can itself be
-    differentiated or staged.
+    Every equation is linear in the variables it reads that derive from the invars; constvars,
+    literals and what equations compute from them alone are fixed values. Runs on the current
+    trace, so a backward pass can itself be differentiated or staged.
     """
     known = {v: c for v, c in zip(jaxpr.constvars, consts, strict=True)}
     cotangents = {}
@@ -66,9 +66,21 @@ def backward_pass(jaxpr: Jaxpr, consts, cotangents_out) -> list:
             return atom.val
         return known[atom] if atom in known else UndefinedPrimal(atom.aval)
 
+    # Forward: equations that read no linear variable compute fixed values (an instantiated
+    # zero, a residual computed inside the jaxpr); evaluate them now.
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        operands = [read_operand(atom) for atom in eqn.invars]
+        if any(map(is_undefined_primal, operands)):
+            linear_eqns.append((eqn, operands))
+            continue
+        outs = eqn.primitive.bind(*operands, **eqn.params)
+        for var, value in zip(eqn.outvars, outs if eqn.primitive.multiple_results else [outs]):
+            known[var] = value
+    # Backward: the linear equations, in reverse.
     for var, ct in zip(jaxpr.outvars, cotangents_out, strict=True):
         add_cotangent(var, ct)
-    for eqn in reversed(jaxpr.eqns):
+    for eqn, operands in reversed(linear_eqns):
         cts_out = [pop_cotangent(v) for v in eqn.outvars]
         if all(type(ct) is Zero for ct in cts_out):
             continue
@@ -78,7 +90,6 @@ def backward_pass(jaxpr: Jaxpr, consts, cotangents_out) -> list:
                 f"[transpose] transpose rule for '{eqn.primitive.name}' is not implemented: it "
                 "is either not linear or its rule is missing"
             )
-        operands = [read_operand(atom) for atom in eqn.invars]
         ct = cts_out if eqn.primitive.multiple_results else cts_out[0]
         cts_in = rule(ct, *operands, **eqn.params)
         for atom, operand, ct_in in zip(eqn.invars, operands, cts_in, strict=True):

@@ -372,36 +372,50 @@ ad.defjvp(
 def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     if is_undefined_primal(lhs) == is_undefined_primal(rhs):
         raise TypeError("dot_general is linear in each operand only: transposing it in both")
-    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
-    params = {"precision": precision, "preferred_element_type": preferred_element_type}
-    if is_undefined_primal(lhs):
-        dims = (lhs_contract, rhs_contract, lhs_batch, rhs_batch)
-        return [_transpose_operand(ct, rhs, lhs.aval, *dims, True, params), None]
-    dims = (rhs_contract, lhs_contract, rhs_batch, lhs_batch)
-    return [None, _transpose_operand(ct, lhs, rhs.aval, *dims, False, params)]
+    x, y = (lhs, rhs) if is_undefined_primal(lhs) else (rhs, lhs)
+    ct_dims, permutation = _transpose_plan(
+        dimension_numbers, x.aval.ndim, ad.get_aval(y).ndim, x is lhs
+    )
+    out = dot_general_p.bind(
+        ct,
+        y,
+        dimension_numbers=ct_dims,
+        precision=precision,
+        preferred_element_type=preferred_element_type,
+    )
+    out = shapes.transpose(out, permutation)
+    if ad.get_aval(out).dtype != x.aval.dtype:  # (complex to real: the real part, no warning)
+        out = shapes.convert_element_type_p.bind(
+            out, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type
+        )
+    return [out, None] if x is lhs else [None, out]
 
 
-def _transpose_operand(ct, y, x_aval, x_contract, y_contract, x_batch, y_batch, x_is_lhs, params):
-    """The cotangent of operand x of `dot_general` (x_aval: its aval), given the other operand y
-    and the result's cotangent `ct`.
+@functools.lru_cache(maxsize=512)
+def _transpose_plan(dimension_numbers, x_ndim: int, y_ndim: int, x_is_lhs: bool):
+    """How to get the cotangent of operand x of `dot_general` (the lhs if `x_is_lhs`) from the
+    result's cotangent `ct` and the other operand y: the dimension numbers of the product
+    `dot_general(ct, y)`, and the permutation that puts its dimensions in x's layout.
 
     `ct` has the result's layout: batch dimensions, lhs free dimensions, rhs free dimensions.
-    Contracting `ct` with y over y's free dimensions (pairing the batch dimensions) gives x's
+    Contracting it with y over y's free dimensions (pairing the batch dimensions) gives x's
     batch dimensions, x's free dimensions in order, then y's contracting dimensions in
-    increasing order, each of the size of the x dimension it contracted with; a transpose puts
-    those in x's layout, and a conversion gives x's dtype (the result's dtype may differ:
-    `preferred_element_type`, mixed operand dtypes).
+    increasing order, each of the size of the x dimension it contracted with. The product then
+    has the result's dtype, which may differ from x's (`preferred_element_type`, mixed operand
+    dtypes): the rule converts it.
     """
-    y_ndim = ad.get_aval(y).ndim
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    if x_is_lhs:
+        x_contract, y_contract, x_batch, y_batch = lhs_contract, rhs_contract, lhs_batch, rhs_batch
+    else:
+        x_contract, y_contract, x_batch, y_batch = rhs_contract, lhs_contract, rhs_batch, lhs_batch
     nb = len(x_batch)
-    x_free = [d for d in range(x_aval.ndim) if d not in x_contract and d not in x_batch]
+    x_free = [d for d in range(x_ndim) if d not in x_contract and d not in x_batch]
     y_free = tuple(d for d in range(y_ndim) if d not in y_contract and d not in y_batch)
     ct_y_free_start = nb + len(x_free) if x_is_lhs else nb
     ct_y_free = tuple(range(ct_y_free_start, ct_y_free_start + len(y_free)))
-    dimension_numbers = ((ct_y_free, y_free), (tuple(range(nb)), tuple(y_batch)))
-    out = dot_general_p.bind(ct, y, dimension_numbers=dimension_numbers, **params)
-    # Where each x dimension is in `out`.
-    position = [0] * x_aval.ndim
+    ct_dims = ((ct_y_free, y_free), (tuple(range(nb)), tuple(y_batch)))
+    position = [0] * x_ndim  # where each x dimension is in the product
     for k, d in enumerate(x_batch):
         position[d] = k
     for k, d in enumerate(x_free):
@@ -409,12 +423,7 @@ def _transpose_operand(ct, y, x_aval, x_contract, y_contract, x_batch, y_batch, 
     y_contract_sorted = sorted(y_contract)
     for x_d, y_d in zip(x_contract, y_contract, strict=True):
         position[x_d] = nb + len(x_free) + y_contract_sorted.index(y_d)
-    out = shapes.transpose(out, tuple(position))
-    if ad.get_aval(out).dtype != x_aval.dtype:  # (complex to real: the real part, no warning)
-        out = shapes.convert_element_type_p.bind(
-            out, new_dtype=x_aval.dtype, weak_type=x_aval.weak_type
-        )
-    return out
+    return ct_dims, tuple(position)
 
 
 transpose_rules[dot_general_p] = _dot_general_transpose
