@@ -53,16 +53,27 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 
 
 class Zero:
-    """A tangent (or cotangent) known to be zero, kept symbolic."""
+    """A tangent (or cotangent) known to be zero, kept symbolic. Made from a primal value, its
+    aval is only computed if asked for: most zeros are just skipped."""
 
-    __slots__ = ("aval",)
+    __slots__ = ("_aval", "_primal")
 
     def __init__(self, aval: ShapedArray):
-        self.aval = aval
+        self._aval = aval
 
     @staticmethod
     def from_primal_value(x) -> Zero:
-        return Zero(tangent_aval(get_aval(x)))
+        zero = object.__new__(Zero)
+        zero._aval = None
+        zero._primal = x
+        return zero
+
+    @property
+    def aval(self) -> ShapedArray:
+        if self._aval is None:
+            self._aval = tangent_aval(get_aval(self._primal))
+            self._primal = None
+        return self._aval
 
     def __repr__(self):
         return f"Zero({self.aval.str_short()})"
@@ -126,10 +137,13 @@ def defjvp(primitive: Primitive, *tangent_contributions) -> None:
 
     def rule(primals, tangents, **params):
         primal_out = primitive.bind(*primals, **params)
-        tangent_out = Zero.from_primal_value(primal_out)
+        tangent_out = None
         for contribution, t in zip(tangent_contributions, tangents, strict=True):
             if contribution is not None and type(t) is not Zero:
-                tangent_out = add_tangents(tangent_out, contribution(t, *primals, **params))
+                term = contribution(t, *primals, **params)
+                tangent_out = term if tangent_out is None else add_tangents(tangent_out, term)
+        if tangent_out is None:
+            tangent_out = Zero.from_primal_value(primal_out)
         return primal_out, tangent_out
 
     jvp_rules[primitive] = rule

@@ -24,6 +24,7 @@ from tracejit._src.jaxpr import ClosedJaxpr
 
 class PartialEvalTrace(StagingTrace):
     stage_everything = False  # set while building values that belong in the staged jaxpr
+    records_source_lines = False  # linear jaxprs are transposed at once, never lowered alone
 
     def is_unknown(self, x) -> bool:
         return isinstance(x, StagingTracer) and x._trace is self

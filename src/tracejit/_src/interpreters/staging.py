@@ -53,6 +53,7 @@ class DebugInfo:
 
 
 class StagingTrace(Trace):
+    records_source_lines = True  # for error messages that point at the user's line
     def __init__(self, parent: Trace, debug_info: DebugInfo):
         super().__init__(parent)
         self.debug_info = debug_info
@@ -85,7 +86,7 @@ class StagingTrace(Trace):
         in_avals = [atom.aval for atom in in_atoms]
         out = primitive.abstract_eval(*in_avals, **params)
         out_avals = out if primitive.multiple_results else [out]
-        source = user_location()
+        source = user_location() if self.records_source_lines else None
         out_vars = [Var(aval) for aval in out_avals]
         self.eqns.append(JaxprEqn(in_atoms, out_vars, primitive, params, source))
         tracers = [StagingTracer(self, v.aval, v, source) for v in out_vars]
