@@ -25,6 +25,7 @@ from tracejit._src.api import (
 from tracejit._src.array import Array
 from tracejit._src.config import config
 from tracejit._src.custom_derivatives import custom_jvp, custom_vjp
+from tracejit._src.jit import jit
 from tracejit._src.interpreters import eval as _eval  # noqa: F401  (installs the eager trace)
 
 __version__ = "0.1.0"
@@ -42,6 +43,7 @@ __all__ = [
     "hessian",
     "jacfwd",
     "jacrev",
+    "jit",
     "jvp",
     "linear_transpose",
     "lax",

@@ -20,6 +20,7 @@ from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, add_tangents
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.lax import elementwise, shapes
 from tracejit._src.lax.standard import (
     broadcast_shapes,
@@ -87,6 +88,7 @@ def _add_transpose(ct, x, y):
 
 ad.jvp_rules[add_p] = _add_jvp
 transpose_rules[add_p] = _add_transpose
+lowering_rules[add_p] = lambda ctx, x, y: ctx.op("stablehlo.add", ctx.broadcast_operands(x, y))
 
 # --- sub ------------------------------------------------------------------------------------
 sub_p = Primitive("sub")

@@ -33,6 +33,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import binary, shapes
+from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.lax.standard import (
     broadcast_to_shape,
     check_dtype,
@@ -387,6 +388,7 @@ def _sin_jvp(t, x):
 
 
 ad.defjvp(sin_p, _sin_jvp)
+lowering_rules[sin_p] = lambda ctx, x: ctx.op("stablehlo.sine", [x])
 
 # --- cos ------------------------------------------------------------------------------------
 cos_p = Primitive("cos")

@@ -33,6 +33,7 @@ from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import shapes
+from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.lax.standard import (
     check_dtype,
     is_any,
@@ -168,6 +169,7 @@ def _reduce_sum_transpose(ct, operand, *, axes):
 
 
 transpose_rules[reduce_sum_p] = _reduce_sum_transpose
+lowering_rules[reduce_sum_p] = lambda ctx, x, *, axes: ctx.reduce(x, "stablehlo.add", 0, axes)
 
 # --- reduce_max -----------------------------------------------------------------------------
 reduce_max_p = Primitive("reduce_max")

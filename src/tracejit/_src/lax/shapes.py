@@ -31,6 +31,8 @@ from tracejit._src.core import Primitive, ShapedArray, Tracer
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import binary, reductions
+from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.lax.standard import (
     broadcast_to_shape,
     check_same_dtypes,
@@ -168,6 +170,9 @@ def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions):
 
 
 transpose_rules[broadcast_in_dim_p] = _broadcast_in_dim_transpose
+lowering_rules[broadcast_in_dim_p] = lambda ctx, x, *, shape, broadcast_dimensions: ctx.op(
+    "stablehlo.broadcast_in_dim", [x], {"broadcast_dimensions": hlo.i64_array(broadcast_dimensions)}
+)
 
 
 def _zeros_like_aval(aval: ShapedArray):

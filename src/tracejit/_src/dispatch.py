@@ -1,0 +1,129 @@
+"""Running a jitted jaxpr: compile once with XLA through PJRT, or evaluate with NumPy.
+
+The backend is PJRT (`runtime/`) when a plugin loads, else the NumPy evaluator, which runs the
+staged jaxpr with `eval_jaxpr` on the eval trace (still traced once per signature), with a
+one-time warning. `TRACEJIT_PLATFORM=numpy` forces the NumPy evaluator. A jaxpr holding a
+primitive that has no lowering rule yet is also evaluated with NumPy, with a warning naming it.
+
+Compiled programs are cached per jaxpr object (the jit trace cache keeps those alive) and, to
+share executables between equal programs, per StableHLO text.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+from tracejit._src import dtypes
+from tracejit._src.array import make_array
+from tracejit._src.interpreters.eval import to_numpy
+from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
+
+_backend = None
+_warned = set()
+
+
+def _warn_once(key, message):
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
+def backend() -> str:
+    """'pjrt' or 'numpy'."""
+    global _backend
+    if _backend is None:
+        if os.environ.get("TRACEJIT_PLATFORM", "").lower() == "numpy":
+            _backend = "numpy"
+        else:
+            from tracejit._src import runtime
+
+            _backend = "pjrt" if runtime.platform_available() else "numpy"
+            if _backend == "numpy":
+                _warn_once(
+                    "no-plugin",
+                    "No PJRT plugin could be loaded (XLA's CPU plugin, xla_cpu_pjrt, has wheels "
+                    "for Linux x86-64 only): jit evaluates its staged programs with NumPy.",
+                )
+    return _backend
+
+
+class CompiledProgram:
+    """A jaxpr compiled by XLA: call it with flat arguments, get flat Arrays back."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str, text: str, executable):
+        self.closed = closed
+        self.name = name
+        self.text = text
+        self.executable = executable
+        self.out_avals = closed.out_avals
+        self.client = executable.client
+
+    def __call__(self, args):
+        client = self.client
+        buffers = [client.buffer_from_numpy(to_numpy(x)[0]) for x in args]
+        outs = self.executable.execute_one(buffers)
+        return [
+            make_array(buffer.to_numpy(), aval.weak_type)
+            for buffer, aval in zip(outs, self.out_avals, strict=True)
+        ]
+
+    def as_text(self) -> str:
+        try:
+            return self.executable.optimized_program()[0]
+        except Exception:
+            return self.text
+
+    def cost_analysis(self):
+        return self.executable.cost_analysis()
+
+
+class EvaluatedProgram:
+    """The NumPy evaluator's stand-in for a compiled program."""
+
+    def __init__(self, closed: ClosedJaxpr, name: str):
+        self.closed = closed
+        self.name = name
+
+    def __call__(self, args):
+        return eval_jaxpr(self.closed.jaxpr, self.closed.consts, *args)
+
+    def as_text(self) -> str:
+        return str(self.closed)
+
+    def cost_analysis(self):
+        return {}
+
+
+_programs: dict = {}  # ClosedJaxpr -> program
+_programs_by_text: dict = {}  # StableHLO text -> program's executable
+
+
+def compiled_program(closed: ClosedJaxpr, name: str):
+    program = _programs.get(closed)
+    if program is None:
+        program = _programs[closed] = _compile(closed, name)
+    return program
+
+
+def _compile(closed: ClosedJaxpr, name: str):
+    if backend() == "numpy" or any(a.dtype == dtypes.float0 for a in closed.in_avals):
+        return EvaluatedProgram(closed, name)
+    from tracejit._src.lowering.lower import lower_jaxpr_to_module
+
+    try:
+        text = lower_jaxpr_to_module(closed, f"jit_{name}")
+    except NotImplementedError as err:
+        _warn_once(str(err), f"{err}; jit evaluates {name} with NumPy instead.")
+        return EvaluatedProgram(closed, name)
+    executable = _programs_by_text.get(text)
+    if executable is None:
+        from tracejit._src.runtime import get_client
+
+        executable = _programs_by_text[text] = get_client().compile(text)
+    return CompiledProgram(closed, name, text, executable)
+
+
+def run_jaxpr(closed: ClosedJaxpr, name: str, args):
+    return compiled_program(closed, name)(args)
+

@@ -1,0 +1,215 @@
+"""`jit`: trace once per signature, compile with XLA, call the compiled program.
+
+`jit(f)(*args)` looks up its *trace cache* with the call's monomorphic signature (the argument
+pytree's structure, each leaf's shape/dtype/weak type, the static arguments' values). On a
+miss it stages `f` into a closed jaxpr. Either way it binds the `jit` call primitive with that
+jaxpr, and the current trace decides what a call means:
+
+- eagerly, the jaxpr is lowered to StableHLO, compiled by XLA through PJRT (once per jaxpr:
+  the *compile cache*) and executed (`dispatch.py`);
+- staging records one `jit[name=f jaxpr={ ... }]` equation: jit nests;
+- the JVP trace differentiates the jaxpr into a new one and binds `jit` again, so
+  `jvp(jit(f))` stays compiled; partial evaluation inlines the jaxpr, computing what is known.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from tracejit._src.core import Primitive, current_trace
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.partial_eval import PartialEvalTrace
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
+from tracejit._src.tree_util import tree_flatten, tree_unflatten
+
+# --- the call primitive -----------------------------------------------------------------------
+
+
+class JitPrimitive(Primitive):
+    def bind(self, *args, jaxpr, name):
+        trace = current_trace()
+        if isinstance(trace, PartialEvalTrace):  # inline: known parts computed, the rest staged
+            return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
+        return trace.process_primitive(self, args, {"jaxpr": jaxpr, "name": name})
+
+
+jit_p = JitPrimitive("jit", multiple_results=True)
+
+
+@jit_p.def_abstract_eval
+def _jit_abstract_eval(*avals, jaxpr, name):
+    return jaxpr.out_avals
+
+
+@jit_p.def_impl
+def _jit_impl(*args, jaxpr, name):
+    from tracejit._src import dispatch
+
+    return dispatch.run_jaxpr(jaxpr, name, args)
+
+
+def _jit_jvp(primals, tangents, *, jaxpr, name):
+    nonzero = [type(t) is not ad.Zero for t in tangents]
+    in_avals = jaxpr.in_avals
+    tangent_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero, strict=True) if nz]
+
+    def jvp_of_jaxpr(*args):
+        primals_in, tangents_nz = args[: len(in_avals)], iter(args[len(in_avals) :])
+        tangents_in = [
+            next(tangents_nz) if nz else ad.Zero(ad.tangent_aval(a))
+            for a, nz in zip(in_avals, nonzero, strict=True)
+        ]
+        outs, out_tangents = ad.jvp_flat(
+            lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs), primals_in, tangents_in
+        )
+        return [*outs, *map(ad.instantiate_zeros, out_tangents)]
+
+    jvp_jaxpr = trace_to_jaxpr(
+        jvp_of_jaxpr, [*in_avals, *tangent_avals], DebugInfo(jvp_of_jaxpr, "jvp")
+    )
+    nonzero_tangents = [t for t in tangents if type(t) is not ad.Zero]
+    outs = jit_p.bind(*primals, *nonzero_tangents, jaxpr=jvp_jaxpr, name=f"jvp({name})")
+    n = len(jaxpr.out_avals)
+    return outs[:n], outs[n:]
+
+
+ad.jvp_rules[jit_p] = _jit_jvp
+jit_p.params_to_print = lambda params: {"name": params["name"], "jaxpr": params["jaxpr"]}
+
+# --- the API ----------------------------------------------------------------------------------
+
+
+def _argnums_from_names(fun, static_argnames) -> tuple:
+    try:
+        parameters = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        return ()
+    return tuple(parameters.index(n) for n in static_argnames if n in parameters)
+
+
+class Jitted:
+    """A jitted function: callable, with `.lower(*args)` for the StableHLO and compiled forms."""
+
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, keep_unused):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        if isinstance(static_argnums, int):
+            static_argnums = (static_argnums,)
+        if isinstance(static_argnames, str):
+            static_argnames = (static_argnames,)
+        self.static_argnames = tuple(static_argnames or ())
+        self.static_argnums = tuple(static_argnums or ()) + _argnums_from_names(
+            fun, self.static_argnames
+        )
+        self.donate_argnums = donate_argnums
+        self.keep_unused = keep_unused
+        self.name = getattr(fun, "__name__", "fun")
+        self._cache: dict = {}  # signature -> (closed jaxpr, output tree)
+
+    def _split(self, args, kwargs):
+        n = len(args)
+        static = {i % n for i in self.static_argnums if -n <= i < n}
+        static_kwargs = {k: v for k, v in kwargs.items() if k in self.static_argnames}
+        dynamic_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        dynamic = [a for i, a in enumerate(args) if i not in static]
+        static_values = tuple((i, args[i]) for i in sorted(static))
+        return static, static_values, static_kwargs, dynamic, dynamic_kwargs
+
+    def _trace(self, args, kwargs):
+        """(closed jaxpr, flat dynamic arguments, output tree) for this call's signature."""
+        from tracejit._src.api import shaped_abstractify
+
+        static, static_values, static_kwargs, dynamic, dynamic_kwargs = self._split(args, kwargs)
+        leaves, in_tree = tree_flatten((dynamic, dynamic_kwargs))
+        avals = tuple(shaped_abstractify(x) for x in leaves)
+        try:
+            key = (in_tree, avals, static_values, tuple(sorted(static_kwargs.items())))
+            hash(key)
+        except TypeError as err:
+            raise ValueError(
+                f"Non-hashable static arguments are not supported: jit of {self.name} got {err}"
+            ) from None
+        entry = self._cache.get(key)
+        if entry is None:
+            out_trees = []
+
+            def flat_fun(*flat_args):
+                dyn, kw = tree_unflatten(in_tree, flat_args)
+                dyn = iter(dyn)
+                full = [args[i] if i in static else next(dyn) for i in range(len(args))]
+                out = self.fun(*full, **kw, **static_kwargs)
+                out_leaves, out_tree = tree_flatten(out)
+                out_trees.append(out_tree)
+                return out_leaves
+
+            closed = trace_to_jaxpr(flat_fun, avals, DebugInfo(self.fun, "jit"))
+            entry = self._cache[key] = (closed, out_trees[0])
+        return entry[0], leaves, entry[1]
+
+    def __call__(self, *args, **kwargs):
+        closed, leaves, out_tree = self._trace(args, kwargs)
+        outs = jit_p.bind(*leaves, jaxpr=closed, name=self.name)
+        return tree_unflatten(out_tree, outs)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        closed, _, out_tree = self._trace(args, kwargs)
+        return Lowered(closed, self.name, out_tree)
+
+    def __get__(self, instance, owner):
+        return self if instance is None else functools.partial(self, instance)
+
+
+class Lowered:
+    """A jitted function lowered for one signature: its StableHLO module."""
+
+    def __init__(self, jaxpr: ClosedJaxpr, name: str, out_tree):
+        self.jaxpr = jaxpr
+        self.name = name
+        self.out_tree = out_tree
+
+    def as_text(self) -> str:
+        from tracejit._src.lowering.lower import lower_jaxpr_to_module
+
+        return lower_jaxpr_to_module(self.jaxpr, f"jit_{self.name}")
+
+    def compile(self) -> Compiled:
+        from tracejit._src import dispatch
+
+        return Compiled(self, dispatch.compiled_program(self.jaxpr, self.name))
+
+
+class Compiled:
+    """A compiled program for one signature: call it with arguments of that signature."""
+
+    def __init__(self, lowered: Lowered, program):
+        self.lowered = lowered
+        self.program = program
+
+    def as_text(self) -> str:
+        return self.program.as_text()
+
+    def cost_analysis(self):
+        return self.program.cost_analysis()
+
+    def __call__(self, *args):
+        leaves, _ = tree_flatten(args)
+        return tree_unflatten(self.lowered.out_tree, self.program(leaves))
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), keep_unused=False):
+    """Compiles `fun` with XLA, tracing it once per monomorphic signature. Usable as a
+    decorator, with or without arguments."""
+    if fun is None:
+        return functools.partial(
+            jit,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
+            donate_argnums=donate_argnums,
+            keep_unused=keep_unused,
+        )
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, keep_unused)
+
+
+

@@ -1,0 +1,1 @@
+"""Lowering jaxprs to StableHLO text for XLA."""

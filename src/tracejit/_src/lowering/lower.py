@@ -1,0 +1,150 @@
+"""Lowering: a jaxpr interpreter that emits StableHLO instead of computing.
+
+`lower_jaxpr_to_module` walks a closed jaxpr's equations in order and asks each primitive's
+lowering rule to emit the StableHLO operations computing it from the values of its operands:
+
+    lowering_rules[sin_p] = lambda ctx, x: ctx.op("stablehlo.sine", [x])
+
+Rules (registered in each primitive's block, `lax/<family>.py`):
+
+- `lowering_rules[p](ctx, *operands, **params) -> Value | list[Value]`: operands are
+  `stablehlo.Value`s; `ctx.avals_in`/`ctx.avals_out` give the jaxpr types; `ctx.op(name,
+  operands, attributes=..., regions=...)` emits an operation whose result types default to
+  those of `ctx.avals_out`; `ctx.block` is the builder for anything else (constants, regions);
+  `ctx.lower_sub_jaxpr(block, closed_jaxpr, args)` lowers a nested jaxpr into a region.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Literal
+from tracejit._src.lowering import stablehlo as hlo
+
+lowering_rules: dict[Primitive, object] = {}
+
+
+def aval_type(aval: ShapedArray) -> str:
+    return hlo.tensor_type(aval.shape, aval.dtype)
+
+
+class LoweringContext:
+    """What a lowering rule sees of the equation it lowers."""
+
+    __slots__ = ("block", "avals_in", "avals_out", "module", "eqn")
+
+    def __init__(self, block, avals_in, avals_out, module, eqn):
+        self.block = block
+        self.avals_in = avals_in
+        self.avals_out = avals_out
+        self.module = module
+        self.eqn = eqn
+
+    def op(self, name, operands, attributes=None, regions=(), result_avals=None):
+        """Emits one operation; returns its single result, or the list of several."""
+        avals = self.avals_out if result_avals is None else result_avals
+        results = self.block.op(
+            name, operands, [aval_type(a) for a in avals], attributes, regions
+        )
+        return results[0] if len(results) == 1 else results
+
+    def constant(self, value, dtype) -> hlo.Value:
+        return self.block.constant(np.asarray(value, dtype))
+
+    def broadcast_operands(self, *operands) -> list:
+        """The operands of an elementwise primitive broadcast to its result's shape (lax
+        broadcasts rank-0 and size-1 operands implicitly; StableHLO does not)."""
+        shape = self.avals_out[0].shape
+        return [
+            x if aval.shape == shape else self.broadcast(x, aval, shape)
+            for x, aval in zip(operands, self.avals_in, strict=True)
+        ]
+
+    def broadcast(self, x, aval, shape) -> hlo.Value:
+        """`x` (rank 0, or of equal rank with 1s) broadcast to `shape`."""
+        dims = list(range(len(shape))) if aval.shape else []
+        return self.block.op1(
+            "stablehlo.broadcast_in_dim",
+            [x],
+            hlo.tensor_type(shape, aval.dtype),
+            {"broadcast_dimensions": hlo.i64_array(dims)},
+        )
+
+    def reduce(self, x, combiner: str, init, axes) -> hlo.Value:
+        """`stablehlo.reduce` of `x` over `axes` with the binary op `combiner` from `init`."""
+        aval = self.avals_in[0]
+        scalar = hlo.tensor_type((), aval.dtype)
+        region = self.block.region([scalar, scalar])
+        (combined,) = region.op(combiner, region.args, [scalar])
+        region.ret([combined])
+        init_value = self.constant(init, aval.dtype)
+        return self.op(
+            "stablehlo.reduce",
+            [x, init_value],
+            attributes={"dimensions": hlo.i64_array(axes)},
+            regions=[region],
+        )
+
+    def lower_sub_jaxpr(self, block, closed: ClosedJaxpr, args):
+        return lower_jaxpr(block, closed.jaxpr, closed.consts, args, self.module)
+
+
+class LoweringError(Exception):
+    """A primitive could not be lowered; names the primitive and the user's source line."""
+
+
+def lower_jaxpr(block, jaxpr: Jaxpr, consts, args, module) -> list:
+    """Emits `jaxpr` into `block`, reading its invars from `args` (Values); returns the Values
+    of its outvars."""
+    env = {}
+
+    def read(atom):
+        if isinstance(atom, Literal):
+            return block.constant(np.asarray(atom.val, atom.aval.dtype))
+        return env[atom]
+
+    for var, value in zip(jaxpr.constvars, consts, strict=True):
+        env[var] = block.constant(np.asarray(value, var.aval.dtype))
+    for var, value in zip(jaxpr.invars, args, strict=True):
+        env[var] = value
+    for eqn in jaxpr.eqns:
+        rule = lowering_rules.get(eqn.primitive)
+        where = f" (from {eqn.source_info})" if eqn.source_info else ""
+        if rule is None:
+            raise NotImplementedError(
+                f"[lowering] primitive '{eqn.primitive.name}' has no StableHLO lowering rule{where}"
+            )
+        ctx = LoweringContext(
+            block, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], module, eqn
+        )
+        try:
+            out = rule(ctx, *map(read, eqn.invars), **eqn.params)
+        except NotImplementedError:
+            raise
+        except Exception as err:
+            raise LoweringError(
+                f"[lowering] could not lower '{eqn.primitive.name}'{where}: {err}"
+            ) from err
+        outs = out if eqn.primitive.multiple_results else [out]
+        for var, value in zip(eqn.outvars, outs, strict=True):
+            env[var] = value
+    return [read(atom) for atom in jaxpr.outvars]
+
+
+def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "jit_fun", num_replicas: int = 1):
+    """The StableHLO module text of a closed jaxpr, as a `main` function of its inputs.
+    Its constants are embedded in the module."""
+    jaxpr = closed.jaxpr
+    module = hlo.Module(_module_name(name), num_replicas=num_replicas)
+    main = module.function(
+        "main", [aval_type(v.aval) for v in jaxpr.invars], [aval_type(a) for a in closed.out_avals]
+    )
+    outs = lower_jaxpr(main.body, jaxpr, closed.consts, main.body.args, module)
+    main.body.ret(outs, op_name="func.return")
+    return module.text()
+
+
+def _module_name(name: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+    return cleaned if cleaned and not cleaned[0].isdigit() else f"jit_{cleaned}"
