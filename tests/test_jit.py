@@ -1,0 +1,106 @@
+"""jit: one trace per signature, compiled (or NumPy-evaluated) results equal to eager ones, and
+composition with the other transformations. Runs on both backends."""
+
+import warnings
+from functools import partial
+
+import numpy as np
+import pytest
+
+import tracejit as jax
+import tracejit.numpy as jnp
+from tracejit._src import dispatch, runtime
+
+
+@pytest.fixture(params=["pjrt", "numpy"], autouse=True)
+def backend(request, monkeypatch):
+    if request.param == "pjrt" and not runtime.platform_available():
+        pytest.skip("no PJRT plugin on this platform")
+    monkeypatch.setattr(dispatch, "_backend", request.param)
+    monkeypatch.setattr(dispatch, "_programs", {})
+    return request.param
+
+
+def close(a, b, tol=1e-5):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
+
+
+def test_jit_equals_eager():
+    def f(x, y):
+        return jnp.sum(x * jnp.sin(y) + 2.0)
+
+    x, y = jnp.linspace(0.0, 1.0, 6).reshape(2, 3), jnp.ones(3)
+    close(jax.jit(f)(x, y), f(x, y))
+
+
+def test_one_trace_per_signature_and_weak_scalars_do_not_retrace():
+    traces = []
+
+    @jax.jit
+    def f(x):
+        traces.append(1)
+        return x * 2.0
+
+    close(f(1.0), 2.0)
+    close(f(3.0), 6.0)
+    assert len(traces) == 1
+    close(f(jnp.ones(3)), [2.0, 2.0, 2.0])
+    close(f(jnp.zeros(3)), [0.0, 0.0, 0.0])
+    assert len(traces) == 2
+
+
+def test_static_arguments_are_part_of_the_signature():
+    traces = []
+
+    @partial(jax.jit, static_argnums=1)
+    def power(x, n):
+        traces.append(n)
+        for _ in range(n - 1):
+            x = x * x
+        return x
+
+    close(power(2.0, 2), 4.0)
+    close(power(3.0, 2), 9.0)
+    close(power(2.0, 3), 16.0)
+    assert traces == [2, 3]
+
+    @partial(jax.jit, static_argnames="scale")
+    def scaled(x, scale):
+        return x * scale
+
+    close(scaled(2.0, scale=3.0), 6.0)
+
+
+def test_nested_jit_is_a_call_equation():
+    def outer(x):
+        @jax.jit
+        def inner(y):
+            return y + x * jnp.ones(1)
+
+        return x + inner(x - 2.0)
+
+    text = str(jax.make_jaxpr(outer)(1.0))
+    assert "jit[" in text and "name=inner" in text and "jaxpr={ lambda" in text
+
+
+def test_jit_composes_with_autodiff_in_every_order():
+    def f(x):
+        return jnp.sum(jnp.sin(x) * x)
+
+    x = jnp.linspace(0.1, 1.0, 4)
+    expected = jax.grad(f)(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        close(jax.jit(jax.grad(f))(x), expected)
+        close(jax.grad(jax.jit(f))(x), expected)
+        t = jnp.ones(4)
+        jvp_out = jax.jit(lambda x, t: jax.jvp(jax.jit(f), (x,), (t,)))(x, t)
+        close(jvp_out[1], jnp.dot(expected, t))
+
+
+def test_lower_and_compile():
+    lowered = jax.jit(lambda x: jnp.sum(jnp.sin(x))).lower(jnp.ones(3))
+    text = lowered.as_text()
+    assert "stablehlo.sine" in text and "func.func public @main" in text
+    compiled = lowered.compile()
+    close(compiled(jnp.ones(3)), 3 * np.sin(1.0))
