@@ -134,3 +134,55 @@ def make_array(value, weak_type: bool = False) -> Array:
 
 def _rebuild_array(value, weak_type):
     return make_array(value, weak_type)
+
+
+class DeviceArray(Array):
+    """An Array whose value lives in a device buffer (a jitted computation's output).
+
+    Its shape and dtype come from the buffer, so passing it to another jitted call moves no
+    data; the NumPy value is fetched on first use (for the CPU plugin a zero-copy view of the
+    buffer's memory) and kept. The buffer, and with it the device memory, is released when the
+    array dies. Dispatch is asynchronous: the buffer may still be being computed.
+    """
+
+    __slots__ = ("_buffer",)
+
+    def __getattr__(self, name):
+        if name == "_value":  # the slot is empty until first read
+            value = np.asarray(self._buffer)
+            value.flags.writeable = False
+            self._value = value
+            return value
+        raise AttributeError(f"'Array' object has no attribute {name!r}")
+
+    @property
+    def aval(self) -> ShapedArray:
+        buffer = self._buffer
+        return ShapedArray(buffer.shape, buffer.dtype, self.weak_type)
+
+    @property
+    def shape(self):
+        return self._buffer.shape
+
+    @property
+    def dtype(self):
+        return self._buffer.dtype
+
+    @property
+    def ndim(self):
+        return len(self._buffer.shape)
+
+    @property
+    def size(self):
+        return self._buffer.size
+
+    def block_until_ready(self) -> DeviceArray:
+        self._buffer.block_until_ready()
+        return self
+
+
+def make_device_array(buffer, weak_type: bool = False) -> DeviceArray:
+    array = object.__new__(DeviceArray)
+    array._buffer = buffer
+    array.weak_type = weak_type
+    return array

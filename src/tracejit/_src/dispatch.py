@@ -15,7 +15,7 @@ import os
 import warnings
 
 from tracejit._src import dtypes
-from tracejit._src.array import make_array
+from tracejit._src.array import DeviceArray, make_device_array
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
 
@@ -61,10 +61,13 @@ class CompiledProgram:
 
     def __call__(self, args):
         client = self.client
-        buffers = [client.buffer_from_numpy(to_numpy(x)[0]) for x in args]
+        buffers = [
+            x._buffer if type(x) is DeviceArray else client.buffer_from_numpy(to_numpy(x)[0])
+            for x in args
+        ]
         outs = self.executable.execute_one(buffers)
         return [
-            make_array(buffer.to_numpy(), aval.weak_type)
+            make_device_array(buffer, aval.weak_type)
             for buffer, aval in zip(outs, self.out_avals, strict=True)
         ]
 

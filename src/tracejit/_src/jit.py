@@ -19,6 +19,7 @@ import inspect
 
 from tracejit._src.core import Primitive, current_trace
 from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.partial_eval import PartialEvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
@@ -30,6 +31,10 @@ from tracejit._src.tree_util import tree_flatten, tree_unflatten
 class JitPrimitive(Primitive):
     def bind(self, *args, jaxpr, name):
         trace = current_trace()
+        if type(trace) is EvalTrace:  # run the compiled program; its outputs are Arrays already
+            from tracejit._src import dispatch
+
+            return dispatch.run_jaxpr(jaxpr, name, args)
         if isinstance(trace, PartialEvalTrace):  # inline: known parts computed, the rest staged
             return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
         return trace.process_primitive(self, args, {"jaxpr": jaxpr, "name": name})
