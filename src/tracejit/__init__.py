@@ -25,7 +25,16 @@ from tracejit._src.api import (
 from tracejit._src.array import Array
 from tracejit._src.config import config
 from tracejit._src.custom_derivatives import custom_jvp, custom_vjp
+from tracejit._src.dispatch import default_backend, device_put, devices
 from tracejit._src.jit import jit
+
+local_devices = devices
+
+
+def device_count() -> int:
+    return len(devices())
+
+
 from tracejit._src.interpreters import eval as _eval  # noqa: F401  (installs the eager trace)
 
 __version__ = "0.1.0"
@@ -37,7 +46,11 @@ __all__ = [
     "config",
     "custom_jvp",
     "custom_vjp",
+    "default_backend",
+    "device_count",
     "device_get",
+    "device_put",
+    "devices",
     "errors",
     "grad",
     "hessian",
@@ -45,9 +58,10 @@ __all__ = [
     "jacrev",
     "jit",
     "jvp",
-    "linear_transpose",
     "lax",
+    "linear_transpose",
     "linearize",
+    "local_devices",
     "make_jaxpr",
     "numpy",
     "test_util",

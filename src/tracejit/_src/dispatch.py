@@ -14,8 +14,10 @@ from __future__ import annotations
 import os
 import warnings
 
+import numpy as np
+
 from tracejit._src import dtypes
-from tracejit._src.array import DeviceArray, make_device_array
+from tracejit._src.array import DeviceArray, make_array, make_device_array
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
 
@@ -72,9 +74,11 @@ class CompiledProgram:
         ]
 
     def as_text(self) -> str:
+        from tracejit._src.runtime import XlaRuntimeError
+
         try:
             return self.executable.optimized_program()[0]
-        except Exception:
+        except XlaRuntimeError:  # the plugin may not offer the optimized program
             return self.text
 
     def cost_analysis(self):
@@ -130,3 +134,45 @@ def _compile(closed: ClosedJaxpr, name: str):
 def run_jaxpr(closed: ClosedJaxpr, name: str, args):
     return compiled_program(closed, name)(args)
 
+
+
+# --- devices --------------------------------------------------------------------------------
+
+
+class NumpyDevice:
+    """The one device of the NumPy evaluator: the host."""
+
+    id = 0
+    platform = "cpu"
+    kind = "cpu"
+    process_index = 0
+
+    def __repr__(self):
+        return "CpuDevice(id=0)"
+
+
+def devices() -> list:
+    if backend() == "pjrt":
+        from tracejit._src.runtime import get_client
+
+        return get_client().devices()
+    return [NumpyDevice()]
+
+
+def default_backend() -> str:
+    return devices()[0].platform
+
+
+def device_put(x, device=None):
+    """`x` (an array-like or a pytree of them) committed to `device` (default: the first)."""
+    from tracejit._src.tree_util import tree_map
+
+    def put(leaf):
+        value, weak = to_numpy(leaf)
+        if backend() != "pjrt":
+            return make_array(np.array(value), weak)
+        from tracejit._src.runtime import get_client
+
+        return make_device_array(get_client().buffer_from_numpy(value, device), weak)
+
+    return tree_map(put, x)
