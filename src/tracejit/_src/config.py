@@ -23,6 +23,12 @@ class Config:
     # option name (as JAX spells it) -> (attribute, environment variable, default)
     _options = {
         "jax_enable_x64": ("enable_x64", "JAX_ENABLE_X64", False),
+        "jax_log_compiles": ("log_compiles", "JAX_LOG_COMPILES", False),
+        "jax_enable_compilation_cache": (
+            "enable_compilation_cache",
+            "JAX_ENABLE_COMPILATION_CACHE",
+            True,
+        ),
     }
 
     def __init__(self):

@@ -11,12 +11,15 @@ share executables between equal programs, per StableHLO text.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import tempfile
 import warnings
 
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.config import config
 from tracejit._src.array import DeviceArray, make_array, make_device_array
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
@@ -125,10 +128,43 @@ def _compile(closed: ClosedJaxpr, name: str):
         return EvaluatedProgram(closed, name)
     executable = _programs_by_text.get(text)
     if executable is None:
-        from tracejit._src.runtime import get_client
-
-        executable = _programs_by_text[text] = get_client().compile(text)
+        executable = _programs_by_text[text] = _compile_with_disk_cache(text)
     return CompiledProgram(closed, name, text, executable)
+
+
+def cache_dir() -> str:
+    base = os.environ.get("TRACEJIT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tracejit"
+    )
+    return os.path.join(base, "executables")
+
+
+def _compile_with_disk_cache(text: str):
+    """Compiles, or loads the serialized executable a previous process compiled from the same
+    StableHLO text, compile options and plugin version. Written atomically (rename), so
+    several processes may share the cache."""
+    from tracejit._src.runtime import XlaRuntimeError, get_client
+
+    client = get_client()
+    if not config.enable_compilation_cache:
+        return client.compile(text)
+    identity = f"{client.platform}|{client.platform_version}|replicas=1|partitions=1|{text}"
+    path = os.path.join(cache_dir(), hashlib.sha256(identity.encode()).hexdigest())
+    try:
+        with open(path, "rb") as f:
+            return client.deserialize(f.read())
+    except (OSError, XlaRuntimeError):
+        pass
+    executable = client.compile(text)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path))
+        with os.fdopen(fd, "wb") as f:
+            f.write(executable.serialize())
+        os.replace(temporary, path)
+    except (OSError, XlaRuntimeError):
+        pass  # an unwritable cache only costs the next process a compile
+    return executable
 
 
 def run_jaxpr(closed: ClosedJaxpr, name: str, args):

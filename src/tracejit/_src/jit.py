@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 
+from tracejit._src.config import config
 from tracejit._src.core import Primitive, current_trace
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.eval import EvalTrace
@@ -24,6 +26,8 @@ from tracejit._src.interpreters.partial_eval import PartialEvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
+
+logger = logging.getLogger("tracejit")
 
 # --- the call primitive -----------------------------------------------------------------------
 
@@ -112,6 +116,7 @@ class Jitted:
         self.keep_unused = keep_unused
         self.name = getattr(fun, "__name__", "fun")
         self._cache: dict = {}  # signature -> (closed jaxpr, output tree)
+        self._last_key = None
 
     def _split(self, args, kwargs):
         n = len(args)
@@ -138,6 +143,9 @@ class Jitted:
             ) from None
         entry = self._cache.get(key)
         if entry is None:
+            if config.log_compiles:
+                _log_compile(self.name, key, self._last_key)
+            self._last_key = key
             out_trees = []
 
             def flat_fun(*flat_args):
@@ -164,6 +172,25 @@ class Jitted:
 
     def __get__(self, instance, owner):
         return self if instance is None else functools.partial(self, instance)
+
+
+def _log_compile(name, key, previous):
+    """Logs a new signature of a jitted function and what changed since the previous one."""
+    in_tree, avals, static_values, static_kwargs = key
+    if previous is None:
+        reason = "first call"
+    elif previous[0] != in_tree:
+        reason = f"the argument structure changed from {previous[0]} to {in_tree}"
+    elif previous[1] != avals:
+        changes = [
+            f"argument {i}: {a.str_short()} -> {b.str_short()}"
+            for i, (a, b) in enumerate(zip(previous[1], avals, strict=True))
+            if a != b
+        ]
+        reason = "; ".join(changes)
+    else:
+        reason = f"static arguments changed from {previous[2:]} to {key[2:]}"
+    logger.warning("Compiling %s for %s (%s)", name, [a.str_short() for a in avals], reason)
 
 
 class Lowered:
