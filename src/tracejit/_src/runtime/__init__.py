@@ -1,0 +1,44 @@
+"""The runtime: XLA through the PJRT C API, driven with cffi.
+
+Layers, each importing only those before it:
+
+    header.py      find the plugin, turn its pjrt_c_api.h into cffi declarations (cached)
+    formats.py     dtype <-> PJRT element type names; the compile-options proto, hand-encoded
+    pjrt.py        load the plugin; errors as XlaRuntimeError; argument-struct plumbing
+    buffer.py      Buffer (device array, zero-copy NumPy views), Event
+    executable.py  Executable: execute with prebuilt argument structs, serialize, cost analysis
+    client.py      Client, Device, get_client() (the process-wide client)
+
+Nothing is loaded until first used: `import tracejit` imports none of this, and importing this
+package imports neither cffi nor the plugin. Names below resolve on first access.
+"""
+
+_EXPORTS = {
+    "Buffer": "buffer",
+    "Event": "buffer",
+    "Client": "client",
+    "Device": "client",
+    "configured_cpu_device_count": "client",
+    "get_client": "client",
+    "Executable": "executable",
+    "block_until_ready": "executable",
+    "compile_options_proto": "formats",
+    "PluginNotFoundError": "header",
+    "Plugin": "pjrt",
+    "XlaRuntimeError": "pjrt",
+    "load_plugin": "pjrt",
+    "platform_available": "pjrt",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module_name}"), name)
+    globals()[name] = value
+    return value
