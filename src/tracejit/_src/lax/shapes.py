@@ -31,8 +31,6 @@ from tracejit._src.core import Primitive, ShapedArray, Tracer
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import binary, reductions
-from tracejit._src.lowering import stablehlo as hlo
-from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.lax.standard import (
     broadcast_to_shape,
     check_same_dtypes,
@@ -42,6 +40,8 @@ from tracejit._src.lax.standard import (
     static_ints,
     weak_if_all_weak,
 )
+from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lowering.lower import lowering_rules
 
 
 def _is_array(x) -> bool:
@@ -240,6 +240,22 @@ def _reshape_transpose(ct, operand, *, new_sizes, dimensions):
 
 transpose_rules[reshape_p] = _reshape_transpose
 
+
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions):
+    if dimensions is not None:  # reshape(x, s, d) is reshape(transpose(x, d), s)
+        aval = ctx.avals_in[0]
+        permuted = aval.update(shape=tuple(aval.shape[d] for d in dimensions))
+        x = ctx.op(
+            "stablehlo.transpose",
+            [x],
+            {"permutation": hlo.i64_array(dimensions)},
+            result_avals=[permuted],
+        )
+    return ctx.op("stablehlo.reshape", [x])
+
+
+lowering_rules[reshape_p] = _reshape_lowering
+
 # --- transpose ------------------------------------------------------------------------------
 transpose_p = Primitive("transpose")
 
@@ -278,6 +294,9 @@ def _transpose_transpose(ct, operand, *, permutation):
 
 
 transpose_rules[transpose_p] = _transpose_transpose
+lowering_rules[transpose_p] = lambda ctx, x, *, permutation: ctx.op(
+    "stablehlo.transpose", [x], {"permutation": hlo.i64_array(permutation)}
+)
 
 # --- squeeze --------------------------------------------------------------------------------
 squeeze_p = Primitive("squeeze")
@@ -332,6 +351,7 @@ def _squeeze_transpose(ct, operand, *, dimensions):
 
 
 transpose_rules[squeeze_p] = _squeeze_transpose
+lowering_rules[squeeze_p] = lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x])
 
 # --- rev ------------------------------------------------------------------------------------
 rev_p = Primitive("rev")
@@ -371,6 +391,9 @@ def _rev_transpose(ct, operand, *, dimensions):
 
 
 transpose_rules[rev_p] = _rev_transpose
+lowering_rules[rev_p] = lambda ctx, x, *, dimensions: ctx.op(
+    "stablehlo.reverse", [x], {"dimensions": hlo.i64_array(dimensions)}
+)
 
 # --- pad ------------------------------------------------------------------------------------
 pad_p = Primitive("pad")
@@ -479,6 +502,19 @@ def _pad_transpose(ct, operand, padding_value, *, padding_config):
 
 transpose_rules[pad_p] = _pad_transpose
 
+
+def _pad_lowering(ctx, x, padding_value, *, padding_config):
+    low, high, interior = zip(*padding_config) if padding_config else ((), (), ())
+    attributes = {
+        "edge_padding_low": hlo.i64_array(low),
+        "edge_padding_high": hlo.i64_array(high),
+        "interior_padding": hlo.i64_array(interior),
+    }
+    return ctx.op("stablehlo.pad", [x, padding_value], attributes)
+
+
+lowering_rules[pad_p] = _pad_lowering
+
 # --- concatenate ----------------------------------------------------------------------------
 concatenate_p = Primitive("concatenate")
 
@@ -549,6 +585,9 @@ def _concatenate_transpose(ct, *operands, dimension):
 
 
 transpose_rules[concatenate_p] = _concatenate_transpose
+lowering_rules[concatenate_p] = lambda ctx, *xs, dimension: ctx.op(
+    "stablehlo.concatenate", list(xs), {"dimension": f"{dimension} : i64"}
+)
 
 # --- iota -----------------------------------------------------------------------------------
 iota_p = Primitive("iota")
@@ -598,6 +637,9 @@ def _iota_abstract_eval(*, dtype, shape, dimension):
 
 iota_p.def_weak_type_rule(never_weak)
 ad.defjvp_zero(iota_p)
+lowering_rules[iota_p] = lambda ctx, *, dtype, shape, dimension: ctx.op(
+    "stablehlo.iota", [], {"iota_dimension": f"{dimension} : i64"}
+)
 
 # --- convert_element_type -------------------------------------------------------------------
 convert_element_type_p = Primitive("convert_element_type")
@@ -699,6 +741,46 @@ def _convert_element_type_transpose(ct, operand, *, new_dtype, weak_type):
 ad.jvp_rules[convert_element_type_p] = _convert_element_type_jvp
 transpose_rules[convert_element_type_p] = _convert_element_type_transpose
 
+
+def _compare_type(dtype) -> str:
+    if dtypes.is_inexact(dtype):
+        return "FLOAT"
+    return "UNSIGNED" if dtype == np.bool_ or dtype.kind == "u" else "SIGNED"
+
+
+def _compare(ctx, x, y, direction: str, aval: ShapedArray) -> hlo.Value:
+    """`stablehlo.compare` of two Values of `aval`'s type, as a bool Value of its shape."""
+    return ctx.op(
+        "stablehlo.compare",
+        [x, y],
+        {
+            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+            "compare_type": f"#stablehlo<comparison_type {_compare_type(aval.dtype)}>",
+        },
+        result_avals=[aval.update(dtype=np.dtype(np.bool_), weak_type=False)],
+    )
+
+
+def _splat(ctx, value, aval: ShapedArray) -> hlo.Value:
+    return ctx.constant(np.full(aval.shape, value, aval.dtype), aval.dtype)
+
+
+def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type):
+    aval = ctx.avals_in[0]
+    old = aval.dtype
+    if dtypes.is_complex(old) and not dtypes.is_complex(new_dtype):  # keeps the real part
+        aval = aval.update(dtype=np.dtype(np.float32 if old == np.complex64 else np.float64))
+        x = ctx.op("stablehlo.real", [x], result_avals=[aval])
+        old = aval.dtype
+    if old == new_dtype:
+        return x
+    if new_dtype == np.bool_:  # nonzero (NaN included) is True
+        return _compare(ctx, x, _splat(ctx, 0, aval), "NE", aval)
+    return ctx.op("stablehlo.convert", [x])
+
+
+lowering_rules[convert_element_type_p] = _convert_element_type_lowering
+
 # --- bitcast_convert_type -------------------------------------------------------------------
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
 
@@ -748,6 +830,9 @@ def _bitcast_convert_type_abstract_eval(operand, *, new_dtype):
 
 bitcast_convert_type_p.def_weak_type_rule(never_weak)
 ad.defjvp_zero(bitcast_convert_type_p)
+lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op(
+    "stablehlo.bitcast_convert", [x]
+)
 
 # --- select_n -------------------------------------------------------------------------------
 select_n_p = Primitive("select_n")
@@ -830,6 +915,23 @@ def _select_n_transpose(ct, which, *cases):
 ad.jvp_rules[select_n_p] = _select_n_jvp
 transpose_rules[select_n_p] = _select_n_transpose
 
+
+def _select_n_lowering(ctx, which, *cases):
+    if len(cases) == 1:
+        return cases[0]
+    aval = ctx.avals_in[0]
+    if aval.dtype == np.bool_:
+        return ctx.op("stablehlo.select", [which, cases[1], cases[0]])
+    # An out-of-range `which` picks the nearest case: case i wherever which >= i, in order.
+    out = cases[0]
+    for i, case in enumerate(cases[1:], 1):
+        pred = _compare(ctx, which, _splat(ctx, i, aval), "GE", aval)
+        out = ctx.op("stablehlo.select", [pred, case, out])
+    return out
+
+
+lowering_rules[select_n_p] = _select_n_lowering
+
 # --- clamp ----------------------------------------------------------------------------------
 clamp_p = Primitive("clamp")
 
@@ -884,6 +986,28 @@ def _clamp_jvp(primals, tangents):
 
 ad.jvp_rules[clamp_p] = _clamp_jvp
 
+
+def _clamp_lowering(ctx, lo, x, hi):
+    dtype = ctx.avals_in[1].dtype
+    if dtypes.is_complex(dtype):
+        raise NotImplementedError("[lowering] clamp of complex values has no StableHLO lowering")
+    if not dtypes.is_inexact(dtype):
+        return ctx.op("stablehlo.clamp", [lo, x, hi])
+    # Ours is NaN where any of the three is (maximum, then minimum); XLA's clamp is not always
+    # (a NaN operand gives `min`, a NaN `max` is ignored): select a NaN there.
+    clamped = ctx.op("stablehlo.clamp", [lo, x, hi])
+    lo, x, hi = ctx.broadcast_operands(lo, x, hi)
+    aval = ctx.avals_out[0]
+    isnan = [_compare(ctx, v, v, "NE", aval) for v in (lo, x, hi)]
+    bool_aval = [aval.update(dtype=np.dtype(np.bool_), weak_type=False)]
+    any_nan = ctx.op("stablehlo.or", isnan[:2], result_avals=bool_aval)
+    any_nan = ctx.op("stablehlo.or", [any_nan, isnan[2]], result_avals=bool_aval)
+    nan = ctx.op("stablehlo.add", [ctx.op("stablehlo.add", [lo, x]), hi])  # NaN where one is
+    return ctx.op("stablehlo.select", [any_nan, nan, clamped])
+
+
+lowering_rules[clamp_p] = _clamp_lowering
+
 # --- copy -----------------------------------------------------------------------------------
 # No public wrapper, as in JAX: `copy_p.bind(x)` stages an explicit copy.
 copy_p = Primitive("copy")
@@ -898,6 +1022,7 @@ def _copy_transpose(ct, operand):
 
 
 transpose_rules[copy_p] = _copy_transpose
+lowering_rules[copy_p] = lambda ctx, x: x
 
 # --- stop_gradient --------------------------------------------------------------------------
 stop_gradient_p = Primitive("stop_gradient")
@@ -918,3 +1043,4 @@ stop_gradient_p.def_impl(lambda operand: operand)
 stop_gradient_p.def_abstract_eval(lambda operand: operand)
 stop_gradient_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(stop_gradient_p)
+lowering_rules[stop_gradient_p] = lambda ctx, x: x

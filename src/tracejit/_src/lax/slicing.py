@@ -41,6 +41,8 @@ from tracejit._src.lax.standard import (
     static_ints,
     weak_if_all_weak,
 )
+from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lowering.lower import lowering_rules
 
 _py_slice = builtins.slice  # `slice` below is the primitive's wrapper, as in JAX
 
@@ -166,6 +168,18 @@ def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
 
 
 transpose_rules[slice_p] = _slice_transpose
+
+
+def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
+    attributes = {
+        "start_indices": hlo.i64_array(start_indices),
+        "limit_indices": hlo.i64_array(limit_indices),
+        "strides": hlo.i64_array(strides or (1,) * len(start_indices)),
+    }
+    return ctx.op("stablehlo.slice", [x], attributes)
+
+
+lowering_rules[slice_p] = _slice_lowering
 
 
 # --- start indices of the dynamic primitives ------------------------------------------------
@@ -324,6 +338,10 @@ def _dynamic_slice_transpose(ct, operand, *indices, slice_sizes):
 
 
 transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
+# stablehlo.dynamic_slice clamps the start indices as the impl does.
+lowering_rules[dynamic_slice_p] = lambda ctx, x, *indices, slice_sizes: ctx.op(
+    "stablehlo.dynamic_slice", [x, *indices], {"slice_sizes": hlo.i64_array(slice_sizes)}
+)
 
 # --- dynamic_update_slice -------------------------------------------------------------------
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
@@ -409,3 +427,6 @@ def _dynamic_update_slice_transpose(ct, operand, update, *indices):
 
 
 transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
+lowering_rules[dynamic_update_slice_p] = lambda ctx, x, update, *indices: ctx.op(
+    "stablehlo.dynamic_update_slice", [x, update, *indices]
+)
