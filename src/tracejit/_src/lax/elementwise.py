@@ -33,7 +33,6 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import binary, shapes
-from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.lax.standard import (
     broadcast_to_shape,
     check_dtype,
@@ -49,6 +48,7 @@ from tracejit._src.lax.standard import (
     quiet,
     weak_if_all_weak,
 )
+from tracejit._src.lowering.lower import lowering_rules
 
 
 def _special():
@@ -94,6 +94,17 @@ def _jvp_using_result(primitive, tangent_of):
     return rule
 
 
+def _lower_unary(op_name):
+    """The lowering rule emitting the one StableHLO (or CHLO) operation `op_name`."""
+    return lambda ctx, x, **params: ctx.op(op_name, [x])
+
+
+def _full_like_operand(ctx, value):
+    """A constant of the (first) operand's shape and dtype, all `value`."""
+    aval = ctx.avals_in[0]
+    return ctx.constant(np.full(aval.shape, value), aval.dtype)
+
+
 # --- neg ------------------------------------------------------------------------------------
 neg_p = Primitive("neg")
 
@@ -114,6 +125,7 @@ def _neg_transpose(ct, x):
 
 
 transpose_rules[neg_p] = _neg_transpose
+lowering_rules[neg_p] = _lower_unary("stablehlo.negate")
 
 # --- sign -----------------------------------------------------------------------------------
 sign_p = Primitive("sign")
@@ -145,6 +157,15 @@ sign_p.def_abstract_eval(_unary("sign", is_numeric))
 sign_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(sign_p)
 
+
+def _sign_lowering(ctx, x):
+    if ctx.avals_in[0].dtype.kind == "u":  # stablehlo.sign takes signed types: min(x, 1)
+        return ctx.op("stablehlo.minimum", [x, _full_like_operand(ctx, 1)])
+    return ctx.op("stablehlo.sign", [x])
+
+
+lowering_rules[sign_p] = _sign_lowering
+
 # --- floor ----------------------------------------------------------------------------------
 floor_p = Primitive("floor")
 
@@ -158,6 +179,7 @@ floor_p.def_impl(np.floor)
 floor_p.def_abstract_eval(_unary("floor", is_float))
 floor_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(floor_p)
+lowering_rules[floor_p] = _lower_unary("stablehlo.floor")
 
 # --- ceil -----------------------------------------------------------------------------------
 ceil_p = Primitive("ceil")
@@ -172,6 +194,7 @@ ceil_p.def_impl(np.ceil)
 ceil_p.def_abstract_eval(_unary("ceil", is_float))
 ceil_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(ceil_p)
+lowering_rules[ceil_p] = _lower_unary("stablehlo.ceil")
 
 # --- round ----------------------------------------------------------------------------------
 round_p = Primitive("round")
@@ -205,6 +228,15 @@ round_p.def_abstract_eval(_unary("round", is_float))
 round_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(round_p)
 
+
+def _round_lowering(ctx, x, *, rounding_method):
+    if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
+        return ctx.op("stablehlo.round_nearest_even", [x])
+    return ctx.op("stablehlo.round_nearest_afz", [x])
+
+
+lowering_rules[round_p] = _round_lowering
+
 # --- is_finite ------------------------------------------------------------------------------
 is_finite_p = Primitive("is_finite")
 
@@ -218,6 +250,7 @@ is_finite_p.def_impl(np.isfinite)
 is_finite_p.def_abstract_eval(elementwise_abstract_eval("is_finite", is_float, np.dtype(bool)))
 is_finite_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(is_finite_p)
+lowering_rules[is_finite_p] = _lower_unary("stablehlo.is_finite")
 
 # --- exp ------------------------------------------------------------------------------------
 exp_p = Primitive("exp")
@@ -238,6 +271,7 @@ def _exp_jvp(t, ans, x):
 
 
 ad.jvp_rules[exp_p] = _jvp_using_result(exp_p, _exp_jvp)
+lowering_rules[exp_p] = _lower_unary("stablehlo.exponential")
 
 # --- exp2 -----------------------------------------------------------------------------------
 exp2_p = Primitive("exp2")
@@ -259,6 +293,13 @@ def _exp2_jvp(t, ans, x):
 
 ad.jvp_rules[exp2_p] = _jvp_using_result(exp2_p, _exp2_jvp)
 
+
+def _exp2_lowering(ctx, x):  # 2^x as a power: exact for integral x
+    return ctx.op("stablehlo.power", [_full_like_operand(ctx, 2), x])
+
+
+lowering_rules[exp2_p] = _exp2_lowering
+
 # --- log ------------------------------------------------------------------------------------
 log_p = Primitive("log")
 
@@ -278,6 +319,7 @@ def _log_jvp(t, x):
 
 
 ad.defjvp(log_p, _log_jvp)
+lowering_rules[log_p] = _lower_unary("stablehlo.log")
 
 # --- log1p ----------------------------------------------------------------------------------
 log1p_p = Primitive("log1p")
@@ -298,6 +340,7 @@ def _log1p_jvp(t, x):
 
 
 ad.defjvp(log1p_p, _log1p_jvp)
+lowering_rules[log1p_p] = _lower_unary("stablehlo.log_plus_one")
 
 # --- expm1 ----------------------------------------------------------------------------------
 expm1_p = Primitive("expm1")
@@ -318,6 +361,7 @@ def _expm1_jvp(t, ans, x):
 
 
 ad.jvp_rules[expm1_p] = _jvp_using_result(expm1_p, _expm1_jvp)
+lowering_rules[expm1_p] = _lower_unary("stablehlo.exponential_minus_one")
 
 # --- tanh -----------------------------------------------------------------------------------
 tanh_p = Primitive("tanh")
@@ -338,6 +382,7 @@ def _tanh_jvp(t, ans, x):  # (1 - tanh^2) t, as (t + t tanh)(1 - tanh)
 
 
 ad.jvp_rules[tanh_p] = _jvp_using_result(tanh_p, _tanh_jvp)
+lowering_rules[tanh_p] = _lower_unary("stablehlo.tanh")
 
 # --- logistic -------------------------------------------------------------------------------
 logistic_p = Primitive("logistic")
@@ -368,6 +413,7 @@ def _logistic_jvp(t, ans, x):
 
 
 ad.jvp_rules[logistic_p] = _jvp_using_result(logistic_p, _logistic_jvp)
+lowering_rules[logistic_p] = _lower_unary("stablehlo.logistic")
 
 # --- sin ------------------------------------------------------------------------------------
 sin_p = Primitive("sin")
@@ -409,6 +455,7 @@ def _cos_jvp(t, x):
 
 
 ad.defjvp(cos_p, _cos_jvp)
+lowering_rules[cos_p] = _lower_unary("stablehlo.cosine")
 
 # --- tan ------------------------------------------------------------------------------------
 tan_p = Primitive("tan")
@@ -429,6 +476,7 @@ def _tan_jvp(t, ans, x):
 
 
 ad.jvp_rules[tan_p] = _jvp_using_result(tan_p, _tan_jvp)
+lowering_rules[tan_p] = _lower_unary("stablehlo.tan")
 
 # --- asin -----------------------------------------------------------------------------------
 asin_p = Primitive("asin")
@@ -449,6 +497,7 @@ def _asin_jvp(t, x):
 
 
 ad.defjvp(asin_p, _asin_jvp)
+lowering_rules[asin_p] = _lower_unary("chlo.asin")
 
 # --- acos -----------------------------------------------------------------------------------
 acos_p = Primitive("acos")
@@ -469,6 +518,7 @@ def _acos_jvp(t, x):
 
 
 ad.defjvp(acos_p, _acos_jvp)
+lowering_rules[acos_p] = _lower_unary("chlo.acos")
 
 # --- atan -----------------------------------------------------------------------------------
 atan_p = Primitive("atan")
@@ -489,6 +539,7 @@ def _atan_jvp(t, x):
 
 
 ad.defjvp(atan_p, _atan_jvp)
+lowering_rules[atan_p] = _lower_unary("chlo.atan")
 
 # --- sinh -----------------------------------------------------------------------------------
 sinh_p = Primitive("sinh")
@@ -509,6 +560,7 @@ def _sinh_jvp(t, x):
 
 
 ad.defjvp(sinh_p, _sinh_jvp)
+lowering_rules[sinh_p] = _lower_unary("chlo.sinh")
 
 # --- cosh -----------------------------------------------------------------------------------
 cosh_p = Primitive("cosh")
@@ -529,6 +581,7 @@ def _cosh_jvp(t, x):
 
 
 ad.defjvp(cosh_p, _cosh_jvp)
+lowering_rules[cosh_p] = _lower_unary("chlo.cosh")
 
 # --- asinh ----------------------------------------------------------------------------------
 asinh_p = Primitive("asinh")
@@ -549,6 +602,7 @@ def _asinh_jvp(t, x):
 
 
 ad.defjvp(asinh_p, _asinh_jvp)
+lowering_rules[asinh_p] = _lower_unary("chlo.asinh")
 
 # --- acosh ----------------------------------------------------------------------------------
 acosh_p = Primitive("acosh")
@@ -574,6 +628,7 @@ def _acosh_jvp(t, x):
 
 
 ad.defjvp(acosh_p, _acosh_jvp)
+lowering_rules[acosh_p] = _lower_unary("chlo.acosh")
 
 # --- atanh ----------------------------------------------------------------------------------
 atanh_p = Primitive("atanh")
@@ -596,6 +651,7 @@ def _atanh_jvp(t, x):
 
 
 ad.defjvp(atanh_p, _atanh_jvp)
+lowering_rules[atanh_p] = _lower_unary("chlo.atanh")
 
 # --- sqrt -----------------------------------------------------------------------------------
 sqrt_p = Primitive("sqrt")
@@ -616,6 +672,7 @@ def _sqrt_jvp(t, ans, x):
 
 
 ad.jvp_rules[sqrt_p] = _jvp_using_result(sqrt_p, _sqrt_jvp)
+lowering_rules[sqrt_p] = _lower_unary("stablehlo.sqrt")
 
 # --- rsqrt ----------------------------------------------------------------------------------
 rsqrt_p = Primitive("rsqrt")
@@ -641,6 +698,7 @@ def _rsqrt_jvp(t, ans, x):
 
 
 ad.jvp_rules[rsqrt_p] = _jvp_using_result(rsqrt_p, _rsqrt_jvp)
+lowering_rules[rsqrt_p] = _lower_unary("stablehlo.rsqrt")
 
 # --- cbrt -----------------------------------------------------------------------------------
 cbrt_p = Primitive("cbrt")
@@ -661,6 +719,7 @@ def _cbrt_jvp(t, ans, x):
 
 
 ad.jvp_rules[cbrt_p] = _jvp_using_result(cbrt_p, _cbrt_jvp)
+lowering_rules[cbrt_p] = _lower_unary("stablehlo.cbrt")
 
 # --- abs ------------------------------------------------------------------------------------
 abs_p = Primitive("abs")
@@ -696,6 +755,7 @@ def _abs_jvp(t, ans, x):
 
 
 ad.jvp_rules[abs_p] = _jvp_using_result(abs_p, _abs_jvp)
+lowering_rules[abs_p] = _lower_unary("stablehlo.abs")
 
 # --- not ------------------------------------------------------------------------------------
 not_p = Primitive("not")
@@ -712,6 +772,7 @@ not_p.def_impl(np.invert)
 not_p.def_abstract_eval(_unary("not", is_int_or_bool))
 not_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(not_p)
+lowering_rules[not_p] = _lower_unary("stablehlo.not")
 
 # --- integer_pow ----------------------------------------------------------------------------
 integer_pow_p = Primitive("integer_pow")
@@ -768,6 +829,24 @@ def _integer_pow_jvp(t, x, *, y):
 
 ad.defjvp(integer_pow_p, _integer_pow_jvp)
 
+
+def _integer_pow_lowering(ctx, x, *, y):
+    """Exponentiation by squaring; the reciprocal of x^-y for negative y (1 for y = 0)."""
+    one = _full_like_operand(ctx, 1)
+    result, n = None, -y if y < 0 else y
+    while n:
+        if n & 1:
+            result = x if result is None else ctx.op("stablehlo.multiply", [result, x])
+        n >>= 1
+        if n:
+            x = ctx.op("stablehlo.multiply", [x, x])
+    if result is None:
+        return one
+    return ctx.op("stablehlo.divide", [one, result]) if y < 0 else result
+
+
+lowering_rules[integer_pow_p] = _integer_pow_lowering
+
 # --- square ---------------------------------------------------------------------------------
 square_p = Primitive("square")
 
@@ -787,6 +866,7 @@ def _square_jvp(t, x):
 
 
 ad.defjvp(square_p, _square_jvp)
+lowering_rules[square_p] = lambda ctx, x: ctx.op("stablehlo.multiply", [x, x])
 
 # --- erf ------------------------------------------------------------------------------------
 erf_p = Primitive("erf")
@@ -807,6 +887,7 @@ def _erf_jvp(t, x):
 
 
 ad.defjvp(erf_p, _erf_jvp)
+lowering_rules[erf_p] = _lower_unary("chlo.erf")
 
 # --- erfc -----------------------------------------------------------------------------------
 erfc_p = Primitive("erfc")
@@ -827,6 +908,7 @@ def _erfc_jvp(t, x):
 
 
 ad.defjvp(erfc_p, _erfc_jvp)
+lowering_rules[erfc_p] = _lower_unary("chlo.erfc")
 
 # --- erf_inv --------------------------------------------------------------------------------
 erf_inv_p = Primitive("erf_inv")
@@ -837,7 +919,14 @@ def erf_inv(x):
     return erf_inv_p.bind(x)
 
 
-erf_inv_p.def_impl(keep_dtype(lambda x: _special().erfinv(x)))
+_erfinv = keep_dtype(lambda x: _special().erfinv(x))
+
+
+@erf_inv_p.def_impl
+def _erf_inv_impl(x):
+    return np.where(x == 0, x, _erfinv(x))  # SciPy's erfinv(-0.) is +0., XLA's -0.
+
+
 erf_inv_p.def_abstract_eval(_unary("erf_inv", is_float))
 erf_inv_p.def_weak_type_rule(weak_if_all_weak)
 
@@ -847,6 +936,7 @@ def _erf_inv_jvp(t, ans, x):
 
 
 ad.jvp_rules[erf_inv_p] = _jvp_using_result(erf_inv_p, _erf_inv_jvp)
+lowering_rules[erf_inv_p] = _lower_unary("chlo.erf_inv")
 
 # --- lgamma ---------------------------------------------------------------------------------
 lgamma_p = Primitive("lgamma")
@@ -873,6 +963,7 @@ def _lgamma_jvp(t, x):
 
 
 ad.defjvp(lgamma_p, _lgamma_jvp)
+lowering_rules[lgamma_p] = _lower_unary("chlo.lgamma")
 
 # --- digamma --------------------------------------------------------------------------------
 digamma_p = Primitive("digamma")
@@ -900,6 +991,7 @@ def _digamma_jvp(t, x):
 
 
 ad.defjvp(digamma_p, _digamma_jvp)
+lowering_rules[digamma_p] = _lower_unary("chlo.digamma")
 
 # --- real -----------------------------------------------------------------------------------
 real_p = Primitive("real")
@@ -930,6 +1022,7 @@ def _real_transpose(ct, x):  # Re(ct + 0j)
 
 
 transpose_rules[real_p] = _real_transpose
+lowering_rules[real_p] = _lower_unary("stablehlo.real")
 
 # --- imag -----------------------------------------------------------------------------------
 imag_p = Primitive("imag")
@@ -962,6 +1055,7 @@ def _imag_transpose(ct, x):  # -1j * ct, as JAX transposes it
 
 
 transpose_rules[imag_p] = _imag_transpose
+lowering_rules[imag_p] = _lower_unary("stablehlo.imag")
 
 # --- conj -----------------------------------------------------------------------------------
 conj_p = Primitive("conj")
@@ -1005,6 +1099,20 @@ def _conj_transpose(ct, x, *, input_dtype):
 
 transpose_rules[conj_p] = _conj_transpose
 
+
+def _conj_lowering(ctx, x, *, input_dtype):
+    aval = ctx.avals_in[0]
+    if aval.dtype.kind != "c":  # x + 0j
+        zero = ctx.constant(np.zeros(aval.shape), aval.dtype)
+        return ctx.op("stablehlo.complex", [x, zero])
+    part = [ShapedArray(aval.shape, np.dtype(aval.dtype.char.lower()))]
+    re = ctx.op("stablehlo.real", [x], result_avals=part)
+    im = ctx.op("stablehlo.imag", [x], result_avals=part)
+    return ctx.op("stablehlo.complex", [re, ctx.op("stablehlo.negate", [im], result_avals=part)])
+
+
+lowering_rules[conj_p] = _conj_lowering
+
 # --- population_count -----------------------------------------------------------------------
 population_count_p = Primitive("population_count")
 
@@ -1030,6 +1138,7 @@ def _population_count_impl(x):
 population_count_p.def_abstract_eval(_unary("population_count", is_int))
 population_count_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(population_count_p)
+lowering_rules[population_count_p] = _lower_unary("stablehlo.popcnt")
 
 # --- clz ------------------------------------------------------------------------------------
 clz_p = Primitive("clz")
@@ -1062,6 +1171,7 @@ def _clz_impl(x):
 clz_p.def_abstract_eval(_unary("clz", is_int))
 clz_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(clz_p)
+lowering_rules[clz_p] = _lower_unary("stablehlo.count_leading_zeros")
 
 # --- polygamma ------------------------------------------------------------------------------
 polygamma_p = Primitive("polygamma")
@@ -1101,3 +1211,6 @@ def _polygamma_jvp_x(t, m, x):
 
 
 ad.defjvp(polygamma_p, _polygamma_jvp_m, _polygamma_jvp_x)
+lowering_rules[polygamma_p] = lambda ctx, m, x: ctx.op(
+    "chlo.polygamma", ctx.broadcast_operands(m, x)
+)
