@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, add_tangents
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
-from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.lax import elementwise, shapes
 from tracejit._src.lax.standard import (
     broadcast_shapes,
@@ -39,6 +39,7 @@ from tracejit._src.lax.standard import (
     unbroadcast,
     weak_if_all_weak,
 )
+from tracejit._src.lowering.lower import lowering_rules
 
 _BOOL = np.dtype(bool)
 
@@ -52,6 +53,45 @@ def _full(value, dtype, shape: tuple):
 def _full_like(x, value):
     aval = get_aval(x)
     return _full(value, aval.dtype, aval.shape)
+
+
+def _elementwise_lowering(op_name: str):
+    """The lowering rule of a binary primitive that is one StableHLO operation."""
+
+    def rule(ctx, x, y):
+        return ctx.op(op_name, ctx.broadcast_operands(x, y))
+
+    return rule
+
+
+def _compare_type(dtype) -> str:
+    kind = np.dtype(dtype).kind
+    if kind == "i":
+        return "SIGNED"
+    if kind in "ub":
+        return "UNSIGNED"
+    return "FLOAT"  # floats and complex numbers (eq/ne only)
+
+
+def _compare(ctx, x, y, direction: str, dtype, shape):
+    """`stablehlo.compare` of two Values of one shape and `dtype`, as a bool Value."""
+    return ctx.op(
+        "stablehlo.compare",
+        [x, y],
+        attributes={
+            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+            "compare_type": f"#stablehlo<comparison_type {_compare_type(dtype)}>",
+        },
+        result_avals=[ShapedArray(shape, _BOOL)],
+    )
+
+
+def _compare_lowering(direction: str):
+    def rule(ctx, x, y):
+        x, y = ctx.broadcast_operands(x, y)
+        return _compare(ctx, x, y, direction, ctx.avals_in[0].dtype, ctx.avals_out[0].shape)
+
+    return rule
 
 
 # --- add ------------------------------------------------------------------------------------
@@ -124,6 +164,7 @@ def _sub_transpose(ct, x, y):
 
 ad.jvp_rules[sub_p] = _sub_jvp
 transpose_rules[sub_p] = _sub_transpose
+lowering_rules[sub_p] = _elementwise_lowering("stablehlo.subtract")
 
 # --- mul ------------------------------------------------------------------------------------
 mul_p = Primitive("mul")
@@ -149,6 +190,7 @@ def _mul_transpose(ct, x, y):
 
 
 transpose_rules[mul_p] = _mul_transpose
+lowering_rules[mul_p] = _elementwise_lowering("stablehlo.multiply")
 
 # --- div ------------------------------------------------------------------------------------
 div_p = Primitive("div")
@@ -196,6 +238,7 @@ def _div_transpose(ct, x, y):
 
 
 transpose_rules[div_p] = _div_transpose
+lowering_rules[div_p] = _elementwise_lowering("stablehlo.divide")  # C semantics, as ours
 
 # --- rem ------------------------------------------------------------------------------------
 rem_p = Primitive("rem")
@@ -233,6 +276,7 @@ def _rem_jvp_rhs(t, x, y):
 
 
 ad.defjvp(rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
+lowering_rules[rem_p] = _elementwise_lowering("stablehlo.remainder")
 
 # --- pow ------------------------------------------------------------------------------------
 pow_p = Primitive("pow")
@@ -297,6 +341,21 @@ def _pow_jvp(primals, tangents):
 
 ad.jvp_rules[pow_p] = _pow_jvp
 
+
+def _pow_lowering(ctx, x, y):
+    x, y = ctx.broadcast_operands(x, y)
+    x_aval, y_aval = ctx.avals_in
+    if y_aval.dtype != x_aval.dtype:  # an integer exponent, converted as our impl does
+        y = ctx.op(
+            "stablehlo.convert",
+            [y],
+            result_avals=[ShapedArray(ctx.avals_out[0].shape, x_aval.dtype)],
+        )
+    return ctx.op("stablehlo.power", [x, y])
+
+
+lowering_rules[pow_p] = _pow_lowering
+
 # --- max ------------------------------------------------------------------------------------
 max_p = Primitive("max")
 
@@ -307,7 +366,7 @@ def max(x, y):
     return max_p.bind(x, y)
 
 
-max_p.def_impl(np.maximum)
+max_p.def_impl(quiet(np.maximum))  # bfloat16 nan warns otherwise
 max_p.def_abstract_eval(elementwise_abstract_eval("max", is_any))
 max_p.def_weak_type_rule(weak_if_all_weak)
 
@@ -343,6 +402,55 @@ def _max_jvp(primals, tangents):
 
 ad.jvp_rules[max_p] = _max_jvp
 
+
+def _max_min_lowering(op_name: str):
+    def rule(ctx, x, y):
+        x, y = ctx.broadcast_operands(x, y)
+        dtype, shape = ctx.avals_in[0].dtype, ctx.avals_out[0].shape
+        if dtypes.is_complex(dtype):
+            return _complex_max_min(ctx, x, y, op_name == "stablehlo.maximum", dtype, shape)
+        out = ctx.op(op_name, [x, y])
+        if not is_float(dtype):
+            return out
+        # XLA on CPU drops a nan second operand for 16-bit floats: propagate nans explicitly
+        out = ctx.op("stablehlo.select", [_compare(ctx, y, y, "NE", dtype, shape), y, out])
+        return ctx.op("stablehlo.select", [_compare(ctx, x, x, "NE", dtype, shape), x, out])
+
+    return rule
+
+
+def _complex_max_min(ctx, x, y, is_max: bool, dtype, shape):
+    """Lexicographic max/min of complex numbers, nan first, as NumPy's (XLA's CPU maximum and
+    minimum tell -0 from 0 in the real part)."""
+    part_dtype = np.dtype(np.float32 if dtype == np.complex64 else np.float64)
+    part = ShapedArray(shape, part_dtype)
+    bools = ShapedArray(shape, _BOOL)
+    xr, xi = (ctx.op(f"stablehlo.{p}", [x], result_avals=[part]) for p in ("real", "imag"))
+    yr, yi = (ctx.op(f"stablehlo.{p}", [y], result_avals=[part]) for p in ("real", "imag"))
+
+    def cmp(a, b, direction):
+        return _compare(ctx, a, b, direction, part_dtype, shape)
+
+    def either(a, b):
+        return ctx.op("stablehlo.or", [a, b], result_avals=[bools])
+
+    if is_max:  # y wins where x < y
+        xr, xi, yr, yi = yr, yi, xr, xi
+    tie = cmp(yr, xr, "EQ")
+    y_wins = either(
+        cmp(yr, xr, "LT"), ctx.op("stablehlo.and", [tie, cmp(yi, xi, "LT")], result_avals=[bools])
+    )
+    out = ctx.op("stablehlo.select", [y_wins, y, x])
+    if is_max:
+        xr, xi, yr, yi = yr, yi, xr, xi
+    y_nan = either(cmp(yr, yr, "NE"), cmp(yi, yi, "NE"))
+    out = ctx.op("stablehlo.select", [y_nan, y, out])
+    x_nan = either(cmp(xr, xr, "NE"), cmp(xi, xi, "NE"))
+    return ctx.op("stablehlo.select", [x_nan, x, out])
+
+
+lowering_rules[max_p] = _max_min_lowering("stablehlo.maximum")
+
 # --- min ------------------------------------------------------------------------------------
 min_p = Primitive("min")
 
@@ -353,7 +461,7 @@ def min(x, y):
     return min_p.bind(x, y)
 
 
-min_p.def_impl(np.minimum)
+min_p.def_impl(quiet(np.minimum))
 min_p.def_abstract_eval(elementwise_abstract_eval("min", is_any))
 min_p.def_weak_type_rule(weak_if_all_weak)
 
@@ -363,6 +471,7 @@ def _min_jvp(primals, tangents):
 
 
 ad.jvp_rules[min_p] = _min_jvp
+lowering_rules[min_p] = _max_min_lowering("stablehlo.minimum")
 
 # --- atan2 ----------------------------------------------------------------------------------
 atan2_p = Primitive("atan2")
@@ -398,6 +507,7 @@ def _atan2_jvp_rhs(t, x, y):
 
 
 ad.defjvp(atan2_p, _atan2_jvp_lhs, _atan2_jvp_rhs)
+lowering_rules[atan2_p] = _elementwise_lowering("stablehlo.atan2")
 
 # --- and ------------------------------------------------------------------------------------
 and_p = Primitive("and")
@@ -414,6 +524,7 @@ and_p.def_impl(np.bitwise_and)
 and_p.def_abstract_eval(elementwise_abstract_eval("and", is_int_or_bool))
 and_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(and_p)
+lowering_rules[and_p] = _elementwise_lowering("stablehlo.and")
 
 # --- or -------------------------------------------------------------------------------------
 or_p = Primitive("or")
@@ -430,6 +541,7 @@ or_p.def_impl(np.bitwise_or)
 or_p.def_abstract_eval(elementwise_abstract_eval("or", is_int_or_bool))
 or_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(or_p)
+lowering_rules[or_p] = _elementwise_lowering("stablehlo.or")
 
 # --- xor ------------------------------------------------------------------------------------
 xor_p = Primitive("xor")
@@ -446,6 +558,7 @@ xor_p.def_impl(np.bitwise_xor)
 xor_p.def_abstract_eval(elementwise_abstract_eval("xor", is_int_or_bool))
 xor_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(xor_p)
+lowering_rules[xor_p] = _elementwise_lowering("stablehlo.xor")
 
 # --- shift_left -----------------------------------------------------------------------------
 shift_left_p = Primitive("shift_left")
@@ -461,6 +574,7 @@ shift_left_p.def_impl(np.left_shift)  # NumPy already gives 0 for out-of-range s
 shift_left_p.def_abstract_eval(elementwise_abstract_eval("shift_left", is_int))
 shift_left_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(shift_left_p)
+lowering_rules[shift_left_p] = _elementwise_lowering("stablehlo.shift_left")
 
 # --- shift_right_logical --------------------------------------------------------------------
 shift_right_logical_p = Primitive("shift_right_logical")
@@ -484,6 +598,7 @@ def _shift_right_logical_impl(x, y):
 shift_right_logical_p.def_abstract_eval(elementwise_abstract_eval("shift_right_logical", is_int))
 shift_right_logical_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(shift_right_logical_p)
+lowering_rules[shift_right_logical_p] = _elementwise_lowering("stablehlo.shift_right_logical")
 
 # --- shift_right_arithmetic -----------------------------------------------------------------
 shift_right_arithmetic_p = Primitive("shift_right_arithmetic")
@@ -508,6 +623,7 @@ shift_right_arithmetic_p.def_abstract_eval(
 )
 shift_right_arithmetic_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(shift_right_arithmetic_p)
+lowering_rules[shift_right_arithmetic_p] = _elementwise_lowering("stablehlo.shift_right_arithmetic")
 
 # --- eq -------------------------------------------------------------------------------------
 eq_p = Primitive("eq")
@@ -518,10 +634,11 @@ def eq(x, y):
     return eq_p.bind(x, y)
 
 
-eq_p.def_impl(np.equal)
+eq_p.def_impl(quiet(np.equal))
 eq_p.def_abstract_eval(elementwise_abstract_eval("eq", is_any, _BOOL))
 eq_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(eq_p)
+lowering_rules[eq_p] = _compare_lowering("EQ")
 
 # --- ne -------------------------------------------------------------------------------------
 ne_p = Primitive("ne")
@@ -532,10 +649,11 @@ def ne(x, y):
     return ne_p.bind(x, y)
 
 
-ne_p.def_impl(np.not_equal)
+ne_p.def_impl(quiet(np.not_equal))
 ne_p.def_abstract_eval(elementwise_abstract_eval("ne", is_any, _BOOL))
 ne_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(ne_p)
+lowering_rules[ne_p] = _compare_lowering("NE")
 
 # --- lt -------------------------------------------------------------------------------------
 lt_p = Primitive("lt")
@@ -546,10 +664,11 @@ def lt(x, y):
     return lt_p.bind(x, y)
 
 
-lt_p.def_impl(np.less)
+lt_p.def_impl(quiet(np.less))
 lt_p.def_abstract_eval(elementwise_abstract_eval("lt", is_not_complex, _BOOL))
 lt_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(lt_p)
+lowering_rules[lt_p] = _compare_lowering("LT")
 
 # --- le -------------------------------------------------------------------------------------
 le_p = Primitive("le")
@@ -560,10 +679,11 @@ def le(x, y):
     return le_p.bind(x, y)
 
 
-le_p.def_impl(np.less_equal)
+le_p.def_impl(quiet(np.less_equal))
 le_p.def_abstract_eval(elementwise_abstract_eval("le", is_not_complex, _BOOL))
 le_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(le_p)
+lowering_rules[le_p] = _compare_lowering("LE")
 
 # --- gt -------------------------------------------------------------------------------------
 gt_p = Primitive("gt")
@@ -574,10 +694,11 @@ def gt(x, y):
     return gt_p.bind(x, y)
 
 
-gt_p.def_impl(np.greater)
+gt_p.def_impl(quiet(np.greater))
 gt_p.def_abstract_eval(elementwise_abstract_eval("gt", is_not_complex, _BOOL))
 gt_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(gt_p)
+lowering_rules[gt_p] = _compare_lowering("GT")
 
 # --- ge -------------------------------------------------------------------------------------
 ge_p = Primitive("ge")
@@ -588,10 +709,11 @@ def ge(x, y):
     return ge_p.bind(x, y)
 
 
-ge_p.def_impl(np.greater_equal)
+ge_p.def_impl(quiet(np.greater_equal))
 ge_p.def_abstract_eval(elementwise_abstract_eval("ge", is_not_complex, _BOOL))
 ge_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(ge_p)
+lowering_rules[ge_p] = _compare_lowering("GE")
 
 # --- nextafter ------------------------------------------------------------------------------
 nextafter_p = Primitive("nextafter")
@@ -602,7 +724,7 @@ def nextafter(x1, x2):
     return nextafter_p.bind(x1, x2)
 
 
-nextafter_p.def_impl(np.nextafter)
+nextafter_p.def_impl(quiet(np.nextafter))  # overflow to inf is silent
 nextafter_p.def_abstract_eval(elementwise_abstract_eval("nextafter", is_float))
 nextafter_p.def_weak_type_rule(weak_if_all_weak)
 
@@ -614,3 +736,55 @@ def _nextafter_jvp(primals, tangents):
 
 
 ad.jvp_rules[nextafter_p] = _nextafter_jvp
+
+
+def _nextafter_lowering(ctx, x, y):
+    # StableHLO has no nextafter (chlo's is not available): step the bit pattern, which is
+    # sign-magnitude, by one; all tests are on the integer bits, so subnormals are exact.
+    x, y = ctx.broadcast_operands(x, y)
+    aval = ctx.avals_out[0]
+    shape, dtype = aval.shape, aval.dtype
+    int_dtype = np.dtype(f"i{dtype.itemsize}")
+    ints, bools = ShapedArray(shape, int_dtype), ShapedArray(shape, _BOOL)
+
+    def op(name, *operands, result=ints):
+        return ctx.op(name, list(operands), result_avals=[result])
+
+    def full(value, dtype=int_dtype):
+        return ctx.broadcast(ctx.constant(value, dtype), ShapedArray((), dtype), shape)
+
+    def cmp(a, b, direction, dtype=int_dtype):
+        return _compare(ctx, a, b, direction, dtype, shape)
+
+    def select(pred, on_true, on_false, result=ints):
+        return op("stablehlo.select", pred, on_true, on_false, result=result)
+
+    x_bits, y_bits = op("stablehlo.bitcast_convert", x), op("stablehlo.bitcast_convert", y)
+    magnitude = full(np.iinfo(int_dtype).max)
+    x_mag, y_mag = op("stablehlo.and", x_bits, magnitude), op("stablehlo.and", y_bits, magnitude)
+    zero = full(0)
+    x_neg, y_neg = cmp(x_bits, zero, "LT"), cmp(y_bits, zero, "LT")
+    x_zero, y_zero = cmp(x_mag, zero, "EQ"), cmp(y_mag, zero, "EQ")
+    both_zero = op("stablehlo.and", x_zero, y_zero, result=bools)
+    same = op("stablehlo.or", cmp(x_bits, y_bits, "EQ"), both_zero, result=bools)
+    away = op(
+        "stablehlo.and", cmp(x_neg, y_neg, "EQ", _BOOL), cmp(y_mag, x_mag, "GT"), result=bools
+    )
+    one = full(1)
+    stepped = select(away, op("stablehlo.add", x_bits, one), op("stablehlo.subtract", x_bits, one))
+    sign = full(np.iinfo(int_dtype).min)
+    smallest = op("stablehlo.or", op("stablehlo.and", y_bits, sign), one)  # toward y from 0
+    bits = select(x_zero, smallest, stepped)
+    # C's nextafter gives y where x == y (0 toward -0 gives -0); NumPy's float16 one gives x
+    bits = select(same, x_bits if dtype == np.float16 else y_bits, bits)
+    out = ctx.op("stablehlo.bitcast_convert", [bits])
+    nan = op(
+        "stablehlo.or",
+        _compare(ctx, x, x, "NE", dtype, shape),
+        _compare(ctx, y, y, "NE", dtype, shape),
+        result=bools,
+    )
+    return select(nan, ctx.op("stablehlo.add", [x, y]), out, result=aval)
+
+
+lowering_rules[nextafter_p] = _nextafter_lowering
