@@ -1,0 +1,103 @@
+"""Device arrays, the compile caches, compile logging and the NumPy fallback."""
+
+import logging
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tracejit as jax
+import tracejit.numpy as jnp
+from tracejit._src import dispatch, runtime
+from tracejit._src.array import DeviceArray
+
+pytestmark = pytest.mark.skipif(
+    not runtime.platform_available() or dispatch.backend() != "pjrt", reason="no PJRT plugin"
+)
+
+
+def resident_kib() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def test_jit_outputs_stay_on_device_and_feed_later_calls():
+    f = jax.jit(lambda x: x * 2.0 + 1.0)
+    y = f(jnp.arange(4.0))
+    assert isinstance(y, DeviceArray) and isinstance(y, jax.Array)
+    assert y.shape == (4,) and y.dtype == np.float32
+    z = f(y)
+    assert z.block_until_ready() is z
+    np.testing.assert_array_equal(np.asarray(z), [3.0, 7.0, 11.0, 15.0])
+    np.testing.assert_array_equal(np.asarray(z + 1.0), [4.0, 8.0, 12.0, 16.0])  # eager on it
+    view = np.asarray(z)
+    with pytest.raises(ValueError):
+        view[0] = 0.0
+
+
+def test_device_put():
+    x = jax.device_put(np.arange(3, dtype=np.float32))
+    assert isinstance(x, DeviceArray)
+    np.testing.assert_array_equal(np.asarray(jax.jit(lambda v: v + 1)(x)), [1.0, 2.0, 3.0])
+
+
+def test_many_jitted_calls_keep_memory_flat():
+    f = jax.jit(lambda x: x + 1.0)
+    x = jnp.ones(1000)
+    for _ in range(2000):
+        f(x)
+    before = resident_kib()
+    for _ in range(100_000):
+        f(x)
+    grown = resident_kib() - before
+    assert grown < 20_000, f"resident memory grew by {grown} KiB over 100,000 calls"
+
+
+def test_log_compiles_names_what_changed(caplog, monkeypatch):
+    monkeypatch.setattr(jax.config, "log_compiles", True)
+    f = jax.jit(lambda x: jnp.sin(x))
+    with caplog.at_level(logging.WARNING, logger="tracejit"):
+        f(jnp.ones(3))
+        f(jnp.ones(5))
+        f(jnp.ones(5))
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 2
+    assert "first call" in messages[0] and "f32[3] -> f32[5]" in messages[1]
+
+
+def test_persistent_cache_is_shared_between_processes(tmp_path):
+    code = (
+        "import tracejit as jax, tracejit.numpy as jnp\n"
+        "print(float(jax.jit(lambda x: jnp.sum(jnp.cos(x) * 3.0))(jnp.ones(11))))\n"
+    )
+    env = dict(os.environ, TRACEJIT_CACHE_DIR=str(tmp_path))
+    first = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    files = list((tmp_path / "executables").iterdir())
+    assert len(files) == 1
+    second = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert second.stdout == first.stdout
+    assert float(second.stdout) == pytest.approx(11 * 3 * np.cos(1.0), rel=1e-5)
+
+
+def test_forced_numpy_platform_warns_once_and_still_traces_once():
+    code = (
+        "import warnings, tracejit as jax, tracejit.numpy as jnp\n"
+        "warnings.simplefilter('always')\n"
+        "traces = []\n"
+        "f = jax.jit(lambda x: (traces.append(1), x * 2.0)[1])\n"
+        "print(float(f(1.0)), float(f(2.0)), len(traces), jax.default_backend())\n"
+    )
+    env = dict(os.environ, TRACEJIT_PLATFORM="numpy")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2.0", "4.0", "1", "cpu"]
+
+
+def test_a_compile_error_is_a_python_exception():
+    client = runtime.get_client()
+    bad = 'module @bad {\n  func.func public @main(%a: tensor<2xf32>) -> (tensor<3xf32>) {\n    "func.return"(%a) : (tensor<2xf32>) -> ()\n  }\n}\n'  # noqa: E501
+    with pytest.raises(runtime.XlaRuntimeError):
+        client.compile(bad)
