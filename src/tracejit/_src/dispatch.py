@@ -77,12 +77,8 @@ class CompiledProgram:
         ]
 
     def as_text(self) -> str:
-        from tracejit._src.runtime import XlaRuntimeError
-
-        try:
-            return self.executable.optimized_program()[0]
-        except XlaRuntimeError:  # the plugin may not offer the optimized program
-            return self.text
+        """The StableHLO module compiled (the C API hands out no optimized HLO text)."""
+        return self.text
 
     def cost_analysis(self):
         return self.executable.cost_analysis()
