@@ -19,6 +19,7 @@ import functools
 from tracejit._src.core import Primitive, current_trace, get_aval
 from tracejit._src.interpreters.ad import Zero, tangent_aval
 from tracejit._src.jaxpr import eval_jaxpr
+from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 
 
@@ -84,6 +85,15 @@ custom_vjp_call_p.def_abstract_eval(_call_abstract_eval)
 @custom_vjp_call_p.def_impl
 def _call_impl(*args, **params):
     raise AssertionError("custom call primitives are processed by their trace, never run")
+
+
+def _call_lowering(ctx, *args, call_jaxpr, **params):
+    """Compiled, a custom-derivative function is just its body: the rules served autodiff."""
+    return ctx.lower_sub_jaxpr(ctx.block, call_jaxpr, args)
+
+
+lowering_rules[custom_jvp_call_p] = _call_lowering
+lowering_rules[custom_vjp_call_p] = _call_lowering
 
 
 class _Named:

@@ -25,6 +25,7 @@ from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.partial_eval import PartialEvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
+from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 
 logger = logging.getLogger("tracejit")
@@ -85,6 +86,14 @@ def _jit_jvp(primals, tangents, *, jaxpr, name):
 
 
 ad.jvp_rules[jit_p] = _jit_jvp
+
+
+def _jit_lowering(ctx, *args, jaxpr, name):
+    """A nested jit is inlined into the enclosing module: XLA sees one program."""
+    return ctx.lower_sub_jaxpr(ctx.block, jaxpr, args)
+
+
+lowering_rules[jit_p] = _jit_lowering
 jit_p.params_to_print = lambda params: {"name": params["name"], "jaxpr": params["jaxpr"]}
 
 # --- the API ----------------------------------------------------------------------------------
@@ -176,7 +185,7 @@ class Jitted:
 
 def _log_compile(name, key, previous):
     """Logs a new signature of a jitted function and what changed since the previous one."""
-    in_tree, avals, static_values, static_kwargs = key
+    in_tree, avals = key[0], key[1]
     if previous is None:
         reason = "first call"
     elif previous[0] != in_tree:

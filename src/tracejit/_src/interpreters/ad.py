@@ -38,6 +38,7 @@ from tracejit._src.core import (
     set_current_trace,
     weak_if_all_weak,
 )
+from tracejit._src.lowering.lower import lowering_rules
 
 # --------------------------------------------------------------------------------------------
 # Symbolic zeros and tangent types
@@ -123,6 +124,7 @@ def _add_any_abstract_eval(x, y):
 add_any_p.def_impl(np.add)
 add_any_p.def_abstract_eval(_add_any_abstract_eval)
 add_any_p.def_weak_type_rule(weak_if_all_weak)
+lowering_rules[add_any_p] = lambda ctx, x, y: ctx.op("stablehlo.add", [x, y])
 
 # --------------------------------------------------------------------------------------------
 # Rule registry and helpers
