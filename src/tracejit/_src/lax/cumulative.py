@@ -26,6 +26,15 @@ from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import binary, elementwise, shapes, slicing
+from tracejit._src.lax.reductions import (
+    _highest,
+    _lowest,
+    accumulation_dtype,
+    additive_identity,
+    combiner_region,
+    lower_compare,
+    lower_convert,
+)
 from tracejit._src.lax.standard import (
     check_dtype,
     is_float,
@@ -33,6 +42,8 @@ from tracejit._src.lax.standard import (
     normalize_axes,
     weak_if_all_weak,
 )
+from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lowering.lower import lowering_rules
 
 
 def _canonical_axis(name: str, operand, axis) -> int:
@@ -201,6 +212,74 @@ def _logaddexp_combine(a, ta, b, tb):
     return out, ad.add_tangents(binary.mul(ta, a_weight), binary.mul(tb, b_weight))
 
 
+# --- lowering: a stablehlo.reduce_window whose window covers the prefix ----------------------
+
+
+def _lower_scan(combiner, init, accumulate: bool = False):
+    """The lowering rule of a cumulative reduction: element i reduces the window of the n
+    elements ending at i (starting at i when `reverse`), padded with `init(dtype)` before
+    (after) the operand. `combiner`: a stablehlo op name, or a function building the region
+    from the block and dtype. `accumulate`: float16/bfloat16 are computed in float32."""
+
+    def rule(ctx, x, *, axis, reverse):
+        aval = ctx.avals_in[0]
+        shape, ndim = aval.shape, aval.ndim
+        dtype = accumulation_dtype(aval.dtype) if accumulate else np.dtype(aval.dtype)
+        block = ctx.block
+        if dtype != aval.dtype:
+            x = lower_convert(block, x, shape, dtype)
+        n = shape[axis]
+        window = [1] * ndim
+        window[axis] = max(n, 1)
+        padding = np.zeros((ndim, 2), np.int64)
+        padding[axis, 1 if reverse else 0] = max(n - 1, 0)
+        if callable(combiner):
+            region = combiner(block, dtype)
+        else:
+            region = combiner_region(block, combiner, dtype)
+        out = block.op1(
+            "stablehlo.reduce_window",
+            [x, ctx.constant(init(dtype), dtype)],
+            hlo.tensor_type(shape, dtype),
+            {
+                "window_dimensions": hlo.i64_array(window),
+                "window_strides": hlo.i64_array([1] * ndim),
+                "padding": hlo.dense_attribute(padding),
+            },
+            [region],
+        )
+        if dtype != aval.dtype:
+            out = lower_convert(block, out, shape, aval.dtype)
+        return out
+
+    return rule
+
+
+def _logaddexp_region(block, dtype):
+    """log(exp(a) + exp(b)) as `_logaddexp`: max(a, b) + log1p(exp(-|a - b|)), or a + b where
+    a - b is NaN (both infinite alike, or a NaN)."""
+    t = hlo.tensor_type((), dtype)
+    region = block.region([t, t])
+    a, b = region.args
+    diff = region.op1("stablehlo.subtract", [a, b], t)
+    term = region.op1("stablehlo.negate", [region.op1("stablehlo.abs", [diff], t)], t)
+    term = region.op1("stablehlo.log_plus_one", [region.op1("stablehlo.exponential", [term], t)], t)
+    larger = region.op1("stablehlo.maximum", [a, b], t)
+    out = region.op1("stablehlo.add", [larger, term], t)
+    # Where term is 0 (the other operand is -inf: the padding), the larger one as it is (-0.).
+    zero = region.op1(
+        "stablehlo.constant", [], t, {"value": hlo.dense_attribute(np.zeros((), dtype))}
+    )
+    out = region.op1(
+        "stablehlo.select", [lower_compare(region, term, zero, "EQ", dtype), larger, out], t
+    )
+    nan = lower_compare(region, diff, diff, "NE", dtype)
+    region.ret(
+        [region.op1("stablehlo.select", [nan, region.op1("stablehlo.add", [a, b], t), out], t)]
+    )
+    return region
+
+
 # --- cumsum ---------------------------------------------------------------------------------
 cumsum_p = Primitive("cumsum")
 
@@ -223,6 +302,7 @@ def _cumsum_transpose(ct, operand, *, axis, reverse):
 
 
 transpose_rules[cumsum_p] = _cumsum_transpose
+lowering_rules[cumsum_p] = _lower_scan("stablehlo.add", additive_identity, accumulate=True)
 
 # --- cumprod --------------------------------------------------------------------------------
 cumprod_p = Primitive("cumprod")
@@ -240,6 +320,7 @@ cumprod_p.def_abstract_eval(_cumulative_abstract_eval("cumprod", is_numeric))
 cumprod_p.def_weak_type_rule(weak_if_all_weak)
 _cumprod_jvp = _scan_jvp(cumprod_p, _mul_combine)
 ad.jvp_rules[cumprod_p] = _cumprod_jvp
+lowering_rules[cumprod_p] = _lower_scan("stablehlo.multiply", lambda d: 1, accumulate=True)
 
 # --- cummax ---------------------------------------------------------------------------------
 cummax_p = Primitive("cummax")
@@ -257,6 +338,7 @@ cummax_p.def_abstract_eval(_cumulative_abstract_eval("cummax", is_numeric))
 cummax_p.def_weak_type_rule(weak_if_all_weak)
 _cummax_jvp = _scan_jvp(cummax_p, _chooser_combine(binary.max))
 ad.jvp_rules[cummax_p] = _cummax_jvp
+lowering_rules[cummax_p] = _lower_scan("stablehlo.maximum", _lowest)
 
 # --- cummin ---------------------------------------------------------------------------------
 cummin_p = Primitive("cummin")
@@ -274,6 +356,7 @@ cummin_p.def_abstract_eval(_cumulative_abstract_eval("cummin", is_numeric))
 cummin_p.def_weak_type_rule(weak_if_all_weak)
 _cummin_jvp = _scan_jvp(cummin_p, _chooser_combine(binary.min))
 ad.jvp_rules[cummin_p] = _cummin_jvp
+lowering_rules[cummin_p] = _lower_scan("stablehlo.minimum", _highest)
 
 # --- cumlogsumexp ---------------------------------------------------------------------------
 cumlogsumexp_p = Primitive("cumlogsumexp")
@@ -297,3 +380,4 @@ cumlogsumexp_p.def_abstract_eval(_cumulative_abstract_eval("cumlogsumexp", is_fl
 cumlogsumexp_p.def_weak_type_rule(weak_if_all_weak)
 _cumlogsumexp_jvp = _scan_jvp(cumlogsumexp_p, _logaddexp_combine)
 ad.jvp_rules[cumlogsumexp_p] = _cumlogsumexp_jvp
+lowering_rules[cumlogsumexp_p] = _lower_scan(_logaddexp_region, _lowest, accumulate=True)

@@ -42,6 +42,8 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import shapes
 from tracejit._src.lax.standard import weak_if_all_weak
+from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lowering.lower import lowering_rules
 
 # --------------------------------------------------------------------------------------------
 # Precision
@@ -427,6 +429,64 @@ def _transpose_plan(dimension_numbers, x_ndim: int, y_ndim: int, x_is_lhs: bool)
 
 
 transpose_rules[dot_general_p] = _dot_general_transpose
+
+
+def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
+    """stablehlo.dot_general in the dtype the NumPy impl computes in (operands converted to it,
+    the result converted back), at HIGHEST precision as NumPy computes. Booleans are multiplied
+    as int32 and compared with zero (any of the pairwise ANDs)."""
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+    lhs_aval, rhs_aval = ctx.avals_in
+    out_aval = ctx.avals_out[0]
+    out_dtype = np.dtype(out_aval.dtype)
+    compute = np.dtype(lhs_aval.dtype)
+    if not (lhs_aval.dtype == rhs_aval.dtype == out_dtype and out_dtype in _MATMUL_NATIVE):
+        compute = _compute_dtype(np.dtype(lhs_aval.dtype), np.dtype(rhs_aval.dtype), out_dtype)
+    if compute == np.bool_:
+        compute = np.dtype(np.int32)
+    block = ctx.block
+
+    def convert(x, aval):
+        if np.dtype(aval.dtype) == compute:
+            return x
+        return block.op1("stablehlo.convert", [x], hlo.tensor_type(aval.shape, compute))
+
+    dims = (
+        "#stablehlo.dot<"
+        f"lhs_batching_dimensions = [{', '.join(map(str, lhs_batch))}], "
+        f"rhs_batching_dimensions = [{', '.join(map(str, rhs_batch))}], "
+        f"lhs_contracting_dimensions = [{', '.join(map(str, lhs_contract))}], "
+        f"rhs_contracting_dimensions = [{', '.join(map(str, rhs_contract))}]>"
+    )
+    highest = "#stablehlo<precision HIGHEST>"
+    out = block.op1(
+        "stablehlo.dot_general",
+        [convert(lhs, lhs_aval), convert(rhs, rhs_aval)],
+        hlo.tensor_type(out_aval.shape, compute),
+        {"dot_dimension_numbers": dims, "precision_config": f"[{highest}, {highest}]"},
+    )
+    if compute == out_dtype:
+        return out
+    if out_dtype == np.bool_:
+        zero = block.constant(np.zeros(out_aval.shape, compute))
+        return block.op1(
+            "stablehlo.compare",
+            [out, zero],
+            hlo.tensor_type(out_aval.shape, np.bool_),
+            {
+                "comparison_direction": "#stablehlo<comparison_direction NE>",
+                "compare_type": "#stablehlo<comparison_type SIGNED>",
+            },
+        )
+    if compute.kind == "c" and out_dtype.kind != "c":
+        real = np.dtype(np.float64 if compute == np.complex128 else np.float32)
+        out = block.op1("stablehlo.real", [out], hlo.tensor_type(out_aval.shape, real))
+        if real == out_dtype:
+            return out
+    return block.op1("stablehlo.convert", [out], hlo.tensor_type(out_aval.shape, out_dtype))
+
+
+lowering_rules[dot_general_p] = _dot_general_lowering
 
 
 # --- dot ------------------------------------------------------------------------------------

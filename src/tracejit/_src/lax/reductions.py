@@ -33,7 +33,6 @@ from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import shapes
-from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.lax.standard import (
     check_dtype,
     is_any,
@@ -44,6 +43,8 @@ from tracejit._src.lax.standard import (
     shape_of,
     weak_if_all_weak,
 )
+from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lowering.lower import lowering_rules
 
 
 def _reduced_shape(name: str, aval: ShapedArray, axes) -> tuple:
@@ -147,6 +148,129 @@ def _order_signed_zeros(out, operand, axes, negative_wins: bool):
     return np.where(zeros, fixed, out).astype(dtype, copy=False)
 
 
+# --- lowering helpers (shared with cumulative.py and sort.py) ---------------------------------
+
+
+def compare_type(dtype) -> str:
+    """The `compare_type` of stablehlo.compare for operands of `dtype`."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_inexact(dtype):
+        return "FLOAT"
+    return "UNSIGNED" if dtype == np.bool_ or dtypes.is_unsigned(dtype) else "SIGNED"
+
+
+def lower_compare(block, a, b, direction: str, dtype, shape=()) -> hlo.Value:
+    """`a <direction> b` (EQ, NE, LT, LE, GT, GE) of two values of `dtype` and `shape`."""
+    return block.op1(
+        "stablehlo.compare",
+        [a, b],
+        hlo.tensor_type(shape, np.bool_),
+        {
+            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+            "compare_type": f"#stablehlo<comparison_type {compare_type(dtype)}>",
+        },
+    )
+
+
+def lower_convert(block, x, shape, dtype) -> hlo.Value:
+    return block.op1("stablehlo.convert", [x], hlo.tensor_type(shape, dtype))
+
+
+def accumulation_dtype(dtype) -> np.dtype:
+    """float32 for float16/bfloat16 (sums, products: as the NumPy impls), else `dtype`."""
+    dtype = np.dtype(dtype)
+    return np.dtype(np.float32) if dtype in _NARROW_FLOATS else dtype
+
+
+def combiner_region(block, combiner: str, dtype):
+    """A region combining two scalars of `dtype` with the binary op `combiner`. For floats,
+    stablehlo.maximum/minimum are replaced by comparisons that propagate NaN and order -0.
+    below +0., as the impls do (XLA's CPU backend drops NaNs in a reduce by
+    stablehlo.maximum)."""
+    dtype = np.dtype(dtype)
+    scalar = hlo.tensor_type((), dtype)
+    region = block.region([scalar, scalar])
+    if combiner in ("stablehlo.maximum", "stablehlo.minimum") and dtypes.is_inexact(dtype):
+        region.ret(
+            [_lower_float_chooser(region, *region.args, dtype, combiner == "stablehlo.maximum")]
+        )
+    else:
+        region.ret([region.op1(combiner, region.args, scalar)])
+    return region
+
+
+_FLOAT_BITS = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _lower_float_chooser(block, a, b, dtype, is_max: bool, shape=()) -> hlo.Value:
+    """max(a, b) (`is_max`) or min(a, b) of floats: NaN if either is, +0. (max) or -0. (min)
+    of two zeros."""
+    if dtypes.is_complex(dtype):
+        raise NotImplementedError("no StableHLO lowering of max/min of complex numbers")
+    value_t, bool_t = hlo.tensor_type(shape, dtype), hlo.tensor_type(shape, np.bool_)
+    bits_t = hlo.tensor_type(shape, _FLOAT_BITS[np.dtype(dtype).itemsize])
+    nan = block.op1(
+        "stablehlo.or",
+        [
+            lower_compare(block, a, a, "NE", dtype, shape),
+            lower_compare(block, b, b, "NE", dtype, shape),
+        ],
+        bool_t,
+    )
+    equal = lower_compare(block, a, b, "EQ", dtype, shape)
+    a_wins = lower_compare(block, a, b, "GT" if is_max else "LT", dtype, shape)
+    a_bits = block.op1("stablehlo.bitcast_convert", [a], bits_t)
+    b_bits = block.op1("stablehlo.bitcast_convert", [b], bits_t)
+    # Equal values have equal bits but for zeros: the sign bit of +0. (max) or -0. (min) wins.
+    tie_bits = block.op1("stablehlo.and" if is_max else "stablehlo.or", [a_bits, b_bits], bits_t)
+    tie = block.op1("stablehlo.bitcast_convert", [tie_bits], value_t)
+    out = block.op1("stablehlo.select", [a_wins, a, b], value_t)
+    out = block.op1("stablehlo.select", [equal, tie, out], value_t)
+    return block.op1(
+        "stablehlo.select", [nan, block.op1("stablehlo.add", [a, b], value_t), out], value_t
+    )
+
+
+def _lower_reduction(combiner: str, init, accumulate: bool = False):
+    """The lowering rule of a reduction by the binary op `combiner` from `init(dtype)`;
+    `accumulate`: float16/bfloat16 are reduced in float32 and rounded once."""
+
+    def rule(ctx, x, *, axes):
+        aval, out_aval = ctx.avals_in[0], ctx.avals_out[0]
+        dtype = accumulation_dtype(aval.dtype) if accumulate else aval.dtype
+        block = ctx.block
+        if dtype != aval.dtype:
+            x = lower_convert(block, x, aval.shape, dtype)
+        region = combiner_region(block, combiner, dtype)
+        out = block.op1(
+            "stablehlo.reduce",
+            [x, ctx.constant(init(dtype), dtype)],
+            hlo.tensor_type(out_aval.shape, dtype),
+            {"dimensions": hlo.i64_array(axes)},
+            [region],
+        )
+        if dtype != aval.dtype:
+            out = lower_convert(block, out, out_aval.shape, aval.dtype)
+        return out
+
+    return rule
+
+
+def additive_identity(dtype: np.dtype):
+    """-0.0 for inexact dtypes (`-0. + x` is `x` for every x, -0. included), else 0: the
+    padding of cumsum, whose impl (np.cumsum) starts from the first element. (np.sum starts
+    from +0., so reduce_sum's init is 0: the sum of -0.s is +0.)"""
+    if dtypes.is_complex(dtype):
+        return complex(-0.0, -0.0)
+    return -0.0 if dtypes.is_inexact(dtype) else 0
+
+
+def _all_ones(dtype: np.dtype):
+    if dtype == np.bool_:
+        return True
+    return dtypes.iinfo(dtype).max if dtypes.is_unsigned(dtype) else -1
+
+
 # --- reduce_sum -----------------------------------------------------------------------------
 reduce_sum_p = Primitive("reduce_sum")
 
@@ -169,7 +293,7 @@ def _reduce_sum_transpose(ct, operand, *, axes):
 
 
 transpose_rules[reduce_sum_p] = _reduce_sum_transpose
-lowering_rules[reduce_sum_p] = lambda ctx, x, *, axes: ctx.reduce(x, "stablehlo.add", 0, axes)
+lowering_rules[reduce_sum_p] = _lower_reduction("stablehlo.add", lambda d: 0, accumulate=True)
 
 # --- reduce_max -----------------------------------------------------------------------------
 reduce_max_p = Primitive("reduce_max")
@@ -208,6 +332,7 @@ def _reduce_chooser_jvp(chooser_p: Primitive):
 
 _reduce_max_jvp = _reduce_chooser_jvp(reduce_max_p)
 ad.jvp_rules[reduce_max_p] = _reduce_max_jvp
+lowering_rules[reduce_max_p] = _lower_reduction("stablehlo.maximum", _lowest)
 
 # --- reduce_min -----------------------------------------------------------------------------
 reduce_min_p = Primitive("reduce_min")
@@ -225,6 +350,7 @@ reduce_min_p.def_abstract_eval(_reduction_abstract_eval("reduce_min", is_any))
 reduce_min_p.def_weak_type_rule(weak_if_all_weak)
 _reduce_min_jvp = _reduce_chooser_jvp(reduce_min_p)
 ad.jvp_rules[reduce_min_p] = _reduce_min_jvp
+lowering_rules[reduce_min_p] = _lower_reduction("stablehlo.minimum", _highest)
 
 # --- reduce_prod ----------------------------------------------------------------------------
 reduce_prod_p = Primitive("reduce_prod")
@@ -279,6 +405,7 @@ def _product_of_others(x, axes: tuple):
 
 
 ad.jvp_rules[reduce_prod_p] = _reduce_prod_jvp
+lowering_rules[reduce_prod_p] = _lower_reduction("stablehlo.multiply", lambda d: 1, accumulate=True)
 
 # --- reduce_and -----------------------------------------------------------------------------
 reduce_and_p = Primitive("reduce_and")
@@ -299,6 +426,7 @@ def _reduce_and_impl(operand, *, axes):
 reduce_and_p.def_abstract_eval(_reduction_abstract_eval("reduce_and", is_int_or_bool))
 reduce_and_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(reduce_and_p)
+lowering_rules[reduce_and_p] = _lower_reduction("stablehlo.and", _all_ones)
 
 # --- reduce_or ------------------------------------------------------------------------------
 reduce_or_p = Primitive("reduce_or")
@@ -319,6 +447,7 @@ def _reduce_or_impl(operand, *, axes):
 reduce_or_p.def_abstract_eval(_reduction_abstract_eval("reduce_or", is_int_or_bool))
 reduce_or_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(reduce_or_p)
+lowering_rules[reduce_or_p] = _lower_reduction("stablehlo.or", lambda d: 0)
 
 # --- reduce_xor -----------------------------------------------------------------------------
 reduce_xor_p = Primitive("reduce_xor")
@@ -337,6 +466,7 @@ def _reduce_xor_impl(operand, *, axes):
 reduce_xor_p.def_abstract_eval(_reduction_abstract_eval("reduce_xor", is_int_or_bool))
 reduce_xor_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(reduce_xor_p)
+lowering_rules[reduce_xor_p] = _lower_reduction("stablehlo.xor", lambda d: 0)
 
 
 # --- argmax / argmin helpers ----------------------------------------------------------------
@@ -389,6 +519,62 @@ def _arg_impl(numpy_arg):
     return impl
 
 
+def _lower_arg(direction: str, init):
+    """argmax (`direction` GT) or argmin (LT): a variadic stablehlo.reduce of (values, indices)
+    whose combiner keeps the pair with the greater (lesser) value, NaN beating any number, and
+    the lower index between equal values or two NaNs (commutative and associative, as reduce
+    needs; the init pair, the lowest (highest) value at the largest index, never wins)."""
+
+    def rule(ctx, x, *, axes, index_dtype):
+        aval, out_aval = ctx.avals_in[0], ctx.avals_out[0]
+        dtype, index_dtype = np.dtype(aval.dtype), np.dtype(index_dtype)
+        block = ctx.block
+        indices = block.op1(
+            "stablehlo.iota",
+            [],
+            hlo.tensor_type(aval.shape, index_dtype),
+            {"iota_dimension": f"{axes[0]} : i64"},
+        )
+        value_t, index_t = hlo.tensor_type((), dtype), hlo.tensor_type((), index_dtype)
+        region = block.region([value_t, index_t, value_t, index_t])
+        a, i, b, j = region.args
+        bool_t = hlo.tensor_type((), np.bool_)
+
+        def logical(name, *operands):
+            return region.op1(f"stablehlo.{name}", list(operands), bool_t)
+
+        wins = lower_compare(region, a, b, direction, dtype)
+        ties = lower_compare(region, a, b, "EQ", dtype)
+        if dtypes.is_inexact(dtype):
+            a_nan = lower_compare(region, a, a, "NE", dtype)
+            b_nan = lower_compare(region, b, b, "NE", dtype)
+            wins = logical("or", wins, logical("and", a_nan, logical("not", b_nan)))
+            ties = logical("or", ties, logical("and", a_nan, b_nan))
+        first = lower_compare(region, i, j, "LT", index_dtype)
+        pick_a = logical("or", wins, logical("and", ties, first))
+        region.ret(
+            [
+                region.op1("stablehlo.select", [pick_a, a, b], value_t),
+                region.op1("stablehlo.select", [pick_a, i, j], index_t),
+            ]
+        )
+        _, out = block.op(
+            "stablehlo.reduce",
+            [
+                x,
+                indices,
+                ctx.constant(init(dtype), dtype),
+                ctx.constant(dtypes.iinfo(index_dtype).max, index_dtype),
+            ],
+            [hlo.tensor_type(out_aval.shape, dtype), hlo.tensor_type(out_aval.shape, index_dtype)],
+            {"dimensions": hlo.i64_array(axes)},
+            [region],
+        )
+        return out
+
+    return rule
+
+
 # --- argmax ---------------------------------------------------------------------------------
 argmax_p = Primitive("argmax")
 
@@ -403,6 +589,7 @@ argmax_p.def_impl(_arg_impl(np.argmax))
 argmax_p.def_abstract_eval(_arg_abstract_eval("argmax"))
 argmax_p.def_weak_type_rule(never_weak)
 ad.defjvp_zero(argmax_p)
+lowering_rules[argmax_p] = _lower_arg("GT", _lowest)
 
 # --- argmin ---------------------------------------------------------------------------------
 argmin_p = Primitive("argmin")
@@ -418,3 +605,4 @@ argmin_p.def_impl(_arg_impl(np.argmin))
 argmin_p.def_abstract_eval(_arg_abstract_eval("argmin"))
 argmin_p.def_weak_type_rule(never_weak)
 ad.defjvp_zero(argmin_p)
+lowering_rules[argmin_p] = _lower_arg("LT", _highest)

@@ -15,12 +15,16 @@ import operator
 
 import numpy as np
 
+from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import shapes
+from tracejit._src.lax.reductions import lower_compare
 from tracejit._src.lax.standard import normalize_axes, shape_of, weak_if_all_weak
+from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lowering.lower import lowering_rules
 
 # --- sort -----------------------------------------------------------------------------------
 sort_p = Primitive("sort", multiple_results=True)
@@ -160,3 +164,62 @@ def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
 
 ad.jvp_rules[sort_p] = _sort_jvp
 transpose_rules[sort_p] = _sort_transpose
+
+
+def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
+    """stablehlo.sort with a comparator ordering the keys lexicographically as the impl does:
+    floats with NaNs last and -0.0 equal to 0.0 (FLOAT comparisons, NaN handled explicitly),
+    complex numbers as NumPy orders them (those with no NaN part first, by real then
+    imaginary part; then those with a NaN imaginary part, a NaN real part, both). Always stable, as the impl is."""
+    types = [hlo.tensor_type((), a.dtype) for a in ctx.avals_in]
+    region = ctx.block.region([t for t in types for _ in range(2)])
+    bool_t = hlo.tensor_type((), np.bool_)
+
+    def logical(name, *xs):
+        return region.op1(f"stablehlo.{name}", list(xs), bool_t)
+
+    keys = []  # (a, b, dtype): the scalar pairs compared, most significant first
+    for k in range(num_keys):
+        a, b = region.args[2 * k], region.args[2 * k + 1]
+        dtype = np.dtype(ctx.avals_in[k].dtype)
+        if dtypes.is_complex(dtype):
+            part = np.dtype(np.float64 if dtype == np.complex128 else np.float32)
+            part_t = hlo.tensor_type((), part)
+            parts = [
+                (region.op1(op, [a], part_t), region.op1(op, [b], part_t), part)
+                for op in ("stablehlo.real", "stablehlo.imag")
+            ]
+            # NumPy's order: no NaN part, then NaN imaginary part, NaN real part, both NaN.
+            for x, y, _ in parts:
+                keys.append(
+                    (
+                        lower_compare(region, x, x, "NE", part),
+                        lower_compare(region, y, y, "NE", part),
+                        np.dtype(np.bool_),
+                    )
+                )
+            keys.extend(parts)
+        else:
+            keys.append((a, b, dtype))
+    less = None
+    for a, b, dtype in reversed(keys):  # less = lt_0 or (eq_0 and (lt_1 or (eq_1 and ...)))
+        lt = lower_compare(region, a, b, "LT", dtype)
+        eq = None if less is None else lower_compare(region, a, b, "EQ", dtype)
+        if dtypes.is_inexact(dtype):
+            a_nan = lower_compare(region, a, a, "NE", dtype)
+            b_nan = lower_compare(region, b, b, "NE", dtype)
+            lt = logical("or", lt, logical("and", logical("not", a_nan), b_nan))
+            if eq is not None:
+                eq = logical("or", eq, logical("and", a_nan, b_nan))
+        less = lt if less is None else logical("or", lt, logical("and", eq, less))
+    region.ret([less])
+    outs = ctx.op(
+        "stablehlo.sort",
+        list(operands),
+        attributes={"dimension": f"{dimension} : i64", "is_stable": "true"},
+        regions=[region],
+    )
+    return outs if isinstance(outs, list) else [outs]
+
+
+lowering_rules[sort_p] = _sort_lowering
