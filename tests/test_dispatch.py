@@ -64,7 +64,15 @@ def test_log_compiles_names_what_changed(caplog, monkeypatch):
         f(jnp.ones(5))
     messages = [r.getMessage() for r in caplog.records]
     assert len(messages) == 2
-    assert "first call" in messages[0] and "f32[3] -> f32[5]" in messages[1]
+    assert "first call" in messages[0] and "float32[3] -> float32[5]" in messages[1]
+
+
+def test_a_fifth_signature_warns_once_naming_what_keeps_changing():
+    f = jax.jit(lambda x: x + 1.0)
+    with pytest.warns(RuntimeWarning, match=r"5 distinct signatures.*argument 0") as record:
+        for n in range(1, 8):
+            f(jnp.ones(n))
+    assert sum("distinct signatures" in str(w.message) for w in record) == 1
 
 
 def test_persistent_cache_is_shared_between_processes(tmp_path):

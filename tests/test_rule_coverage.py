@@ -32,3 +32,15 @@ def test_every_primitive_has_a_jvp_rule():
 def test_every_linear_primitive_has_a_transpose_rule():
     missing = sorted(name for name in LINEAR if core.primitives[name] not in transpose_rules)
     assert not missing, f"linear primitives without a transpose rule: {missing}"
+
+
+def test_every_primitive_has_a_lowering_rule():
+    from tracejit._src.lowering.lower import lowering_rules
+
+    never_lowered = {"custom_lin"}  # transposed away before anything is compiled
+    missing = sorted(
+        name
+        for name, p in core.primitives.items()
+        if p not in lowering_rules and name not in never_lowered
+    )
+    assert not missing, f"primitives without a StableHLO lowering rule: {missing}"

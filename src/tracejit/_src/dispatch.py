@@ -61,7 +61,7 @@ class CompiledProgram:
         self.name = name
         self.text = text
         self.executable = executable
-        self.out_avals = closed.out_avals
+        self.out_weak_types = [aval.weak_type for aval in closed.out_avals]
         self.client = executable.client
 
     def __call__(self, args):
@@ -71,10 +71,7 @@ class CompiledProgram:
             for x in args
         ]
         outs = self.executable.execute_one(buffers)
-        return [
-            make_device_array(buffer, aval.weak_type)
-            for buffer, aval in zip(outs, self.out_avals, strict=True)
-        ]
+        return [make_device_array(b, w) for b, w in zip(outs, self.out_weak_types, strict=True)]
 
     def as_text(self) -> str:
         """The StableHLO module compiled (the C API hands out no optimized HLO text)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import warnings
 
 from tracejit._src.config import config
 from tracejit._src.core import Primitive, current_trace
@@ -124,7 +125,7 @@ class Jitted:
         self.donate_argnums = donate_argnums
         self.keep_unused = keep_unused
         self.name = getattr(fun, "__name__", "fun")
-        self._cache: dict = {}  # signature -> (closed jaxpr, output tree)
+        self._cache: dict = {}  # signature -> CacheEntry
         self._last_key = None
 
     def _split(self, args, kwargs):
@@ -137,69 +138,137 @@ class Jitted:
         return static, static_values, static_kwargs, dynamic, dynamic_kwargs
 
     def _trace(self, args, kwargs):
-        """(closed jaxpr, flat dynamic arguments, output tree) for this call's signature."""
-        from tracejit._src.api import shaped_abstractify
-
+        """(cache entry, flat dynamic arguments) for this call's signature: the entry holds the
+        closed jaxpr, the output tree and, once compiled, the program."""
+        if not kwargs and not self.static_argnums:  # the common case, kept short
+            leaves, in_tree = tree_flatten(args)
+            key = (in_tree, tuple(map(_leaf_signature, leaves)))
+            entry = self._cache.get(key)
+            if entry is None:
+                entry = self._cache[key] = self._trace_new_signature(
+                    key, args, (), {}, leaves, in_tree, positional_only=True
+                )
+            return entry, leaves
         static, static_values, static_kwargs, dynamic, dynamic_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((dynamic, dynamic_kwargs))
-        avals = tuple(shaped_abstractify(x) for x in leaves)
         try:
-            key = (in_tree, avals, static_values, tuple(sorted(static_kwargs.items())))
-            hash(key)
+            signature = tuple(map(_leaf_signature, leaves))
+            key = (in_tree, signature, static_values, tuple(sorted(static_kwargs.items())))
+            entry = self._cache.get(key)
         except TypeError as err:
             raise ValueError(
                 f"Non-hashable static arguments are not supported: jit of {self.name} got {err}"
             ) from None
-        entry = self._cache.get(key)
         if entry is None:
-            if config.log_compiles:
-                _log_compile(self.name, key, self._last_key)
-            self._last_key = key
-            out_trees = []
+            entry = self._cache[key] = self._trace_new_signature(
+                key, args, static, static_kwargs, leaves, in_tree
+            )
+        return entry, leaves
 
-            def flat_fun(*flat_args):
+    def _trace_new_signature(
+        self, key, args, static, static_kwargs, leaves, in_tree, positional_only=False
+    ):
+        from tracejit._src.api import shaped_abstractify
+
+        self._explain_miss(key)
+        avals = [shaped_abstractify(x) for x in leaves]
+        out_trees = []
+
+        def flat_fun(*flat_args):
+            if positional_only:
+                dyn, kw = tree_unflatten(in_tree, flat_args), {}
+            else:
                 dyn, kw = tree_unflatten(in_tree, flat_args)
-                dyn = iter(dyn)
-                full = [args[i] if i in static else next(dyn) for i in range(len(args))]
-                out = self.fun(*full, **kw, **static_kwargs)
-                out_leaves, out_tree = tree_flatten(out)
-                out_trees.append(out_tree)
-                return out_leaves
+            dyn = iter(dyn)
+            full = [args[i] if i in static else next(dyn) for i in range(len(args))]
+            out = self.fun(*full, **kw, **static_kwargs)
+            out_leaves, out_tree = tree_flatten(out)
+            out_trees.append(out_tree)
+            return out_leaves
 
-            closed = trace_to_jaxpr(flat_fun, avals, DebugInfo(self.fun, "jit"))
-            entry = self._cache[key] = (closed, out_trees[0])
-        return entry[0], leaves, entry[1]
+        closed = trace_to_jaxpr(flat_fun, avals, DebugInfo(self.fun, "jit"))
+        return CacheEntry(closed, out_trees[0])
+
+    def _explain_miss(self, key):
+        """Logs compiles when asked; warns once when a function keeps being retraced."""
+        reason = _miss_reason(key, self._last_key)
+        self._last_key = key
+        if config.log_compiles or config.explain_cache_misses:
+            logger.warning("Compiling %s (%s)", self.name, reason)
+        if len(self._cache) + 1 == RETRACE_WARNING_THRESHOLD:
+            code = getattr(self.fun, "__code__", None)
+            where = f" defined at {code.co_filename}:{code.co_firstlineno}" if code else ""
+            warnings.warn(
+                f"jit-compiled function {self.name}{where} has been traced for "
+                f"{RETRACE_WARNING_THRESHOLD} distinct signatures; the latest change: {reason}. "
+                "Each new signature traces and compiles again: keep shapes, dtypes and static "
+                "arguments stable (or pad shapes) to reuse compiled code.",
+                RuntimeWarning,
+                stacklevel=4,
+            )
 
     def __call__(self, *args, **kwargs):
-        closed, leaves, out_tree = self._trace(args, kwargs)
-        outs = jit_p.bind(*leaves, jaxpr=closed, name=self.name)
-        return tree_unflatten(out_tree, outs)
+        entry, leaves = self._trace(args, kwargs)
+        if type(current_trace()) is EvalTrace:  # the common case: run the compiled program
+            program = entry.program
+            if program is None:
+                from tracejit._src import dispatch
+
+                program = entry.program = dispatch.compiled_program(entry.jaxpr, self.name)
+            return tree_unflatten(entry.out_tree, program(leaves))
+        outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self.name)
+        return tree_unflatten(entry.out_tree, outs)
 
     def lower(self, *args, **kwargs) -> Lowered:
-        closed, _, out_tree = self._trace(args, kwargs)
-        return Lowered(closed, self.name, out_tree)
+        entry, _ = self._trace(args, kwargs)
+        return Lowered(entry.jaxpr, self.name, entry.out_tree)
 
     def __get__(self, instance, owner):
         return self if instance is None else functools.partial(self, instance)
 
 
-def _log_compile(name, key, previous):
-    """Logs a new signature of a jitted function and what changed since the previous one."""
-    in_tree, avals = key[0], key[1]
+RETRACE_WARNING_THRESHOLD = 5
+
+
+class CacheEntry:
+    __slots__ = ("jaxpr", "out_tree", "program")
+
+    def __init__(self, jaxpr: ClosedJaxpr, out_tree):
+        self.jaxpr = jaxpr
+        self.out_tree = out_tree
+        self.program = None
+
+
+def _leaf_signature(x):
+    """What of an argument the trace depends on: shape, dtype and weak type (a Python scalar:
+    its type, which fixes all three)."""
+    if type(x) in (int, float, complex, bool):
+        return type(x)
+    return (x.shape, x.dtype, getattr(x, "weak_type", False))
+
+
+def _describe_leaf(signature) -> str:
+    if isinstance(signature, type):
+        return f"Python {signature.__name__}"
+    shape, dtype, weak = signature
+    return f"{dtype}{list(shape)}" + (" (weak)" if weak else "")
+
+
+def _miss_reason(key, previous) -> str:
+    """What changed in a jitted function's signature since its previous trace."""
     if previous is None:
-        reason = "first call"
-    elif previous[0] != in_tree:
-        reason = f"the argument structure changed from {previous[0]} to {in_tree}"
-    elif previous[1] != avals:
-        changes = [
-            f"argument {i}: {a.str_short()} -> {b.str_short()}"
-            for i, (a, b) in enumerate(zip(previous[1], avals, strict=True))
+        return "first call"
+    if len(previous) != len(key):
+        return "static or keyword arguments were given differently"
+    if previous[0] != key[0]:
+        return f"the argument structure changed from {previous[0]} to {key[0]}"
+    if previous[1] != key[1]:
+        return "; ".join(
+            f"argument {i}: {_describe_leaf(a)} -> {_describe_leaf(b)}"
+            for i, (a, b) in enumerate(zip(previous[1], key[1], strict=True))
             if a != b
-        ]
-        reason = "; ".join(changes)
-    else:
-        reason = f"static arguments changed from {previous[2:]} to {key[2:]}"
-    logger.warning("Compiling %s for %s (%s)", name, [a.str_short() for a in avals], reason)
+        )
+    return f"static arguments changed from {previous[2:]} to {key[2:]}"
 
 
 class Lowered:
