@@ -109,3 +109,17 @@ def test_a_compile_error_is_a_python_exception():
     bad = 'module @bad {\n  func.func public @main(%a: tensor<2xf32>) -> (tensor<3xf32>) {\n    "func.return"(%a) : (tensor<2xf32>) -> ()\n  }\n}\n'  # noqa: E501
     with pytest.raises(runtime.XlaRuntimeError):
         client.compile(bad)
+
+
+def test_an_xla_compile_error_names_the_failing_primitive_and_line(monkeypatch):
+    from tracejit import lax
+    from tracejit._src.lowering import lower
+
+    def broken_lowering(ctx, x):  # emits an operation whose result type XLA rejects
+        return ctx.block.op1("stablehlo.sine", [x], "tensor<7xi32>")
+
+    monkeypatch.setitem(lower.lowering_rules, lax.cos_p, broken_lowering)
+    monkeypatch.setattr(jax.config, "enable_compilation_cache", False)
+    with pytest.raises(runtime.XlaRuntimeError, match="cos") as info:
+        jax.jit(lambda x: jnp.cos(x) * 2.0)(jnp.ones(3))  # the line named
+    assert "test_dispatch.py" in str(info.value)

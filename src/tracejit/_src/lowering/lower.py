@@ -118,6 +118,9 @@ def lower_jaxpr(block, jaxpr: Jaxpr, consts, args, module) -> list:
         ctx = LoweringContext(
             block, [a.aval for a in eqn.invars], [v.aval for v in eqn.outvars], module, eqn
         )
+        # XLA's error messages quote the location of the failing operation: the primitive
+        # and the user's line that staged it.
+        block.function.location = f"{eqn.primitive.name}{where}"
         try:
             out = rule(ctx, *map(read, eqn.invars), **eqn.params)
         except NotImplementedError:

@@ -140,9 +140,11 @@ class Block:
             result_text = result_types[0]
         else:
             result_text = f"({', '.join(result_types)})"
+        location = self.function.location
+        loc = f" loc({_quote(location)})" if location else ""
         self.lines.append(
             f'{lhs}"{name}"({", ".join(o.name for o in operands)}){regions_text}{attrs} : '
-            f"({operand_types}) -> {result_text}"
+            f"({operand_types}) -> {result_text}{loc}"
         )
         return results
 
@@ -181,8 +183,13 @@ class Region(Block):
         return "{" + head + body + f"\n{' ' * indent}" + "}"
 
 
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 class Function:
     def __init__(self, name: str, arg_types, result_types, public: bool = True):
+        self.location = None  # attached to the operations emitted next, for XLA's diagnostics
         self.name = name
         self.result_types = list(result_types)
         self.public = public
