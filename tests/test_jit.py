@@ -104,3 +104,15 @@ def test_lower_and_compile():
     assert "stablehlo.sine" in text and "func.func public @main" in text
     compiled = lowered.compile()
     close(compiled(jnp.ones(3)), 3 * np.sin(1.0))
+
+
+def test_the_call_primitive_transposes_its_body():
+    from tracejit._src.core import ShapedArray
+    from tracejit._src.interpreters.transpose import UndefinedPrimal, transpose_rules
+
+    f = jax.jit(lambda x, c: x * c + jnp.sum(x))
+    (eqn,) = jax.make_jaxpr(f)(jnp.ones(3), jnp.ones(3)).eqns
+    x = UndefinedPrimal(ShapedArray((3,), np.float32))
+    ct_x, ct_c = transpose_rules[eqn.primitive]([jnp.ones(3)], x, jnp.arange(3.0), **eqn.params)
+    close(ct_x, [3.0, 4.0, 5.0])
+    assert ct_c is None

@@ -21,7 +21,7 @@ import warnings
 
 from tracejit._src.config import config
 from tracejit._src.core import Primitive, current_trace
-from tracejit._src.interpreters import ad
+from tracejit._src.interpreters import ad, transpose
 from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.partial_eval import PartialEvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
@@ -87,6 +87,15 @@ def _jit_jvp(primals, tangents, *, jaxpr, name):
 
 
 ad.jvp_rules[jit_p] = _jit_jvp
+
+
+def _jit_transpose(cts, *args, jaxpr, name):
+    """The transpose of a call is the transpose of its body (linear in the undefined args)."""
+    cts_in = transpose.backward_pass(jaxpr.jaxpr, jaxpr.consts, cts, args)
+    return [ct if transpose.is_undefined_primal(a) else None for ct, a in zip(cts_in, args)]
+
+
+transpose.transpose_rules[jit_p] = _jit_transpose
 
 
 def _jit_lowering(ctx, *args, jaxpr, name):

@@ -42,14 +42,18 @@ def is_undefined_primal(x) -> bool:
     return type(x) is UndefinedPrimal
 
 
-def backward_pass(jaxpr: Jaxpr, consts, cotangents_out) -> list:
+def backward_pass(jaxpr: Jaxpr, consts, cotangents_out, primals_in=None) -> list:
     """Cotangents of the jaxpr's invars given those of its outvars (which may be `Zero`).
 
     Every equation is linear in the variables it reads that derive from the invars; constvars,
     literals and what equations compute from them alone are fixed values. Runs on the current
-    trace, so a backward pass can itself be differentiated or staged.
+    trace, so a backward pass can itself be differentiated or staged. `primals_in`, if given,
+    holds a value for each invar that is not linear (and an `UndefinedPrimal` for each that is).
     """
     known = {v: c for v, c in zip(jaxpr.constvars, consts, strict=True)}
+    for var, primal in zip(jaxpr.invars, primals_in or (), strict=False):
+        if not is_undefined_primal(primal):
+            known[var] = primal
     cotangents = {}
 
     def add_cotangent(var, ct):
