@@ -27,11 +27,11 @@ if os.environ.get("NPROC") == "1":
     ).strip()
 os.environ.setdefault("TRACEJIT_CACHE_DIR", tempfile.mkdtemp(prefix="tracejit-bench-"))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import tracejit as jax  # noqa: E402
-import tracejit.numpy as jnp  # noqa: E402
-from tracejit._src import dispatch  # noqa: E402
+import tracejit as jax
+import tracejit.numpy as jnp
+from tracejit._src import dispatch
 
 
 def median_time(fn, rounds=7, number=1):

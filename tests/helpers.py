@@ -24,8 +24,12 @@ def check_traced_matches_eager(fun, *args, rtol=1e-6, atol=1e-6):
         assert out.dtype == aval.dtype, (out.dtype, aval.dtype)
         assert out.weak_type == aval.weak_type, (out.weak_type, aval.weak_type)
         np.testing.assert_allclose(
-            np.asarray(again, dtype=np.float64) if out.dtype.kind not in "cbV" else np.asarray(again),
+            np.asarray(again, dtype=np.float64)
+            if out.dtype.kind not in "cbV"
+            else np.asarray(again),
             np.asarray(out, dtype=np.float64) if out.dtype.kind not in "cbV" else np.asarray(out),
-            rtol=rtol, atol=atol, equal_nan=True,
+            rtol=rtol,
+            atol=atol,
+            equal_nan=True,
         )
     return eager

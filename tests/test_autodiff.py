@@ -230,7 +230,9 @@ def test_custom_jvp_call_is_staged_with_its_rule():
         "  in (b,) }"
     )
     staged = jax.make_jaxpr(log1pexp)(1.0)
-    (g,) = jax.grad(lambda x: jax._src.jaxpr.eval_jaxpr(staged.jaxpr, staged.consts, x)[0])(100.0),
+    (g,) = (
+        jax.grad(lambda x: jax._src.jaxpr.eval_jaxpr(staged.jaxpr, staged.consts, x)[0])(100.0),
+    )
     close(g, 1.0)
 
 

@@ -101,7 +101,9 @@ def test_work_independent_of_inputs_is_staged_too():
 def test_array_constants_become_constvars():
     c = np.arange(3.0)
     closed = staged(lambda x: (lax.mul(x, c), 1.0, x), np.ones(3, np.float32))
-    assert str(closed) == "{ lambda a:f32[3]; b:f32[3]. let c:f32[3] = mul b a in (c, 1.0:f32[], b) }"
+    assert (
+        str(closed) == "{ lambda a:f32[3]; b:f32[3]. let c:f32[3] = mul b a in (c, 1.0:f32[], b) }"
+    )
     np.testing.assert_array_equal(np.asarray(closed.consts[0]), c)
 
 

@@ -106,7 +106,7 @@ def test_forced_numpy_platform_warns_once_and_still_traces_once():
 
 def test_a_compile_error_is_a_python_exception():
     client = runtime.get_client()
-    bad = 'module @bad {\n  func.func public @main(%a: tensor<2xf32>) -> (tensor<3xf32>) {\n    "func.return"(%a) : (tensor<2xf32>) -> ()\n  }\n}\n'  # noqa: E501
+    bad = 'module @bad {\n  func.func public @main(%a: tensor<2xf32>) -> (tensor<3xf32>) {\n    "func.return"(%a) : (tensor<2xf32>) -> ()\n  }\n}\n'
     with pytest.raises(runtime.XlaRuntimeError):
         client.compile(bad)
 

@@ -111,7 +111,10 @@ def test_mlp_loss_jaxpr_is_typed_and_replays():
         return jnp.sum((preds - targets) ** 2)
 
     rng = np.random.default_rng(0)
-    params = [(rng.normal(size=(5, 4)), rng.normal(size=4)), (rng.normal(size=(4, 3)), rng.normal(size=3))]
+    params = [
+        (rng.normal(size=(5, 4)), rng.normal(size=4)),
+        (rng.normal(size=(4, 3)), rng.normal(size=3)),
+    ]
     batch = (rng.normal(size=(7, 5)), rng.normal(size=(7, 3)))
     text = jaxpr_text(loss, params, batch)
     assert text.count("dot_general") == 2 and text.count("tanh") == 2

@@ -176,7 +176,9 @@ def _as_array(x):
     value = np.asarray(x)
     if value.dtype == dtypes.float0:
         return value
-    return make_array(np.asarray(value, dtypes.canonicalize_dtype(value.dtype)), dtypes.is_weakly_typed(x))
+    return make_array(
+        np.asarray(value, dtypes.canonicalize_dtype(value.dtype)), dtypes.is_weakly_typed(x)
+    )
 
 
 def _flatten_fun(fun, in_tree, has_aux=False):
@@ -393,7 +395,9 @@ def _assemble_jacobian(blocks, out_avals, in_avals, out_tree, in_tree, single, o
         # one column per input element, each of the output's shape: move input axes last
         stacked = jnp.reshape(jnp.stack(rows), in_avals[i].shape + out_avals[o].shape)
         n_in = len(in_avals[i].shape)
-        return jnp.moveaxis(stacked, tuple(range(n_in)), tuple(range(-n_in, 0))) if n_in else stacked
+        return (
+            jnp.moveaxis(stacked, tuple(range(n_in)), tuple(range(-n_in, 0))) if n_in else stacked
+        )
 
     per_output = []
     for o in range(len(out_avals)):

@@ -19,8 +19,8 @@ import warnings
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.config import config
 from tracejit._src.array import DeviceArray, make_array, make_device_array
+from tracejit._src.config import config
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
 
@@ -162,7 +162,6 @@ def _compile_with_disk_cache(text: str):
 
 def run_jaxpr(closed: ClosedJaxpr, name: str, args):
     return compiled_program(closed, name)(args)
-
 
 
 # --- devices --------------------------------------------------------------------------------

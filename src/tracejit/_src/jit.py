@@ -329,6 +329,3 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), k
             keep_unused=keep_unused,
         )
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, keep_unused)
-
-
-

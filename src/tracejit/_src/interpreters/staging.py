@@ -54,6 +54,7 @@ class DebugInfo:
 
 class StagingTrace(Trace):
     records_source_lines = True  # for error messages that point at the user's line
+
     def __init__(self, parent: Trace, debug_info: DebugInfo):
         super().__init__(parent)
         self.debug_info = debug_info

@@ -32,7 +32,7 @@ def aval_type(aval: ShapedArray) -> str:
 class LoweringContext:
     """What a lowering rule sees of the equation it lowers."""
 
-    __slots__ = ("block", "avals_in", "avals_out", "module", "eqn")
+    __slots__ = ("avals_in", "avals_out", "block", "eqn", "module")
 
     def __init__(self, block, avals_in, avals_out, module, eqn):
         self.block = block
@@ -44,9 +44,7 @@ class LoweringContext:
     def op(self, name, operands, attributes=None, regions=(), result_avals=None):
         """Emits one operation; returns its single result, or the list of several."""
         avals = self.avals_out if result_avals is None else result_avals
-        results = self.block.op(
-            name, operands, [aval_type(a) for a in avals], attributes, regions
-        )
+        results = self.block.op(name, operands, [aval_type(a) for a in avals], attributes, regions)
         return results[0] if len(results) == 1 else results
 
     def constant(self, value, dtype) -> hlo.Value:

@@ -67,7 +67,7 @@ def _scalar_literal(value, dtype) -> str:
     if dtype == np.bool_:
         return "true" if value else "false"
     if dtypes.is_complex(dtype):
-        return f"({_scalar_literal(value.real, np.float64)}, {_scalar_literal(value.imag, np.float64)})"  # noqa: E501
+        return f"({_scalar_literal(value.real, np.float64)}, {_scalar_literal(value.imag, np.float64)})"
     if dtypes.is_float(dtype):
         value = float(value)
         if np.isnan(value):

@@ -9,6 +9,7 @@ integer arrays; `hypot` avoids overflow by scaling; `fmax`/`fmin` ignore NaNs.
 from __future__ import annotations
 
 import numpy as np
+
 from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.lax import binary as _b

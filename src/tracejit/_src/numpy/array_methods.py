@@ -15,6 +15,7 @@ Methods mirror NumPy's (`x.sum(axis=0)`, `x.reshape(2, -1)`, `x.astype(jnp.int32
 from __future__ import annotations
 
 import numpy as np
+
 from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Tracer

@@ -17,6 +17,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+
 from tracejit._src import dtypes
 from tracejit._src.array import Array, make_array
 from tracejit._src.config import config

@@ -27,6 +27,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+
 from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Tracer

@@ -15,6 +15,7 @@ import itertools
 import operator
 
 import numpy as np
+
 from tracejit._src import dtypes
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing

@@ -18,6 +18,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+
 from tracejit._src import dtypes
 from tracejit._src.lax import dot as lax_dot
 from tracejit._src.lax import shapes as lax_shapes

@@ -24,6 +24,7 @@ it needs from here is the cache of converted Python scalars (`scalar_cache`).
 from __future__ import annotations
 
 import numpy as np
+
 from tracejit._src import dtypes
 from tracejit._src.array import Array, make_array
 from tracejit._src.config import config

@@ -18,6 +18,7 @@ import builtins
 import operator
 
 import numpy as np
+
 from tracejit._src import dtypes
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import cumulative as lax_cumulative

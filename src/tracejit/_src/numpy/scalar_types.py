@@ -10,6 +10,7 @@ float32 scalar, as in JAX.
 from __future__ import annotations
 
 import numpy as np
+
 from tracejit._src import dtypes
 from tracejit._src.numpy import creation
 

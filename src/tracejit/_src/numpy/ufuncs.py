@@ -20,6 +20,7 @@ bind raise; the slow path then promotes ranks, or raises JAX's error.
 from __future__ import annotations
 
 import numpy as np
+
 from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.config import config
