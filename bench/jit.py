@@ -6,8 +6,8 @@
 (b) first call (trace + lower + compile) of jit(grad(mlp_loss)) for MLPs of depth 2, 8, 32
     (width 64), with the persistent compilation cache off, then warm from disk;
 (c) one SGD step of the seed's MLP (784-512-512-10, batch 128), jitted vs eager.
-Medians over rounds. NPROC=1 limits NumPy's BLAS and XLA to one thread so that figures are
-comparable between machines.
+Medians over rounds. NPROC=1 limits NumPy's BLAS and XLA to one core so that figures are
+comparable between machines (the process is pinned to one core).
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ import time
 if os.environ.get("NPROC") == "1":
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(name, "1")
-    os.environ["XLA_FLAGS"] = (
-        os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
-    ).strip()
+    if hasattr(os, "sched_setaffinity"):  # XLA's thread pools too: one core for everything
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 os.environ.setdefault("TRACEJIT_CACHE_DIR", tempfile.mkdtemp(prefix="tracejit-bench-"))
 
 import numpy as np
