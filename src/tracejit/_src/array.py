@@ -15,7 +15,9 @@ from tracejit._src.core import ShapedArray
 
 
 class Array:
-    __slots__ = ("__weakref__", "_value", "weak_type")
+    # `_buffer`: a device buffer holding the value, set once the Array has been passed to a
+    # compiled program (then reused by later calls), or from the start for a DeviceArray.
+    __slots__ = ("__weakref__", "_buffer", "_value", "weak_type")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):
@@ -145,7 +147,7 @@ class DeviceArray(Array):
     array dies. Dispatch is asynchronous: the buffer may still be being computed.
     """
 
-    __slots__ = ("_buffer",)
+    __slots__ = ()
 
     def __getattr__(self, name):
         if name == "_value":  # the slot is empty until first read

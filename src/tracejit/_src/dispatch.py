@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.array import DeviceArray, make_array, make_device_array
+from tracejit._src.array import Array, make_array, make_device_array
 from tracejit._src.config import config
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
@@ -65,13 +65,23 @@ class CompiledProgram:
         self.client = executable.client
 
     def __call__(self, args):
-        client = self.client
-        buffers = [
-            x._buffer if type(x) is DeviceArray else client.buffer_from_numpy(to_numpy(x)[0])
-            for x in args
-        ]
+        buffers = []
+        for x in args:
+            try:
+                buffers.append(x._buffer)
+            except AttributeError:
+                buffers.append(self.transfer(x))
         outs = self.executable.execute_one(buffers)
         return [make_device_array(b, w) for b, w in zip(outs, self.out_weak_types, strict=True)]
+
+    def transfer(self, x):
+        """A device buffer for a host value. An Array keeps it (Arrays are immutable, and the
+        buffer aliases the Array's memory), so passing it again costs no transfer."""
+        value = to_numpy(x)[0]
+        if type(x) is not Array:
+            return self.client.buffer_from_numpy(value)
+        buffer = x._buffer = self.client.buffer_from_numpy(value, zero_copy=True)
+        return buffer
 
     def as_text(self) -> str:
         """The StableHLO module compiled (the C API hands out no optimized HLO text)."""
