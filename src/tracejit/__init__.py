@@ -21,6 +21,7 @@ from tracejit._src.api import (
     make_jaxpr,
     value_and_grad,
     vjp,
+    vmap,
 )
 from tracejit._src.array import Array
 from tracejit._src.config import config
@@ -69,4 +70,5 @@ __all__ = [
     "tree_util",
     "value_and_grad",
     "vjp",
+    "vmap",
 ]

@@ -507,3 +507,112 @@ def linear_transpose(fun, *primals):
         return tree_unflatten(in_tree, cts_in)
 
     return transposed
+
+
+# --------------------------------------------------------------------------------------------
+# Vectorization
+
+
+def _broadcast_prefix(prefix, tree, what: str) -> list:
+    """`prefix` (an int/None, or a pytree prefix of `tree` with ints/None at its leaves)
+    expanded to one entry per leaf of `tree`."""
+    from tracejit._src.tree_util import tree_structure
+
+    if prefix is None or isinstance(prefix, int):
+        return [prefix] * len(tree_flatten(tree)[0])
+    prefix_tree = tree_structure(prefix, is_leaf=lambda x: x is None)
+    try:
+        subtrees = prefix_tree.flatten_up_to(tree)
+    except (ValueError, TypeError) as err:
+        raise ValueError(
+            f"vmap {what} specification must be a tree prefix of the corresponding value, got "
+            f"specification {prefix!r} for value tree {tree_structure(tree)}."
+        ) from err
+    axes = tree_flatten(prefix, is_leaf=lambda x: x is None)[0]
+    return [axis for sub, axis in zip(subtrees, axes, strict=True) for _ in tree_flatten(sub)[0]]
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
+    """Vectorizes `fun` over the axes `in_axes` of its arguments; the outputs get the batch
+    axis at `out_axes`. One call computes every batch member at once."""
+    from tracejit._src.interpreters import batching
+    from tracejit._src.lax.standard import batch_at_front, move_batch_dim
+
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+
+    @functools.wraps(fun)
+    def vmap_f(*args, **kwargs):
+        axes = in_axes
+        if isinstance(axes, tuple) and len(axes) != len(args):
+            raise ValueError(
+                f"vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+                f"positional arguments passed to the function, but got len(in_axes)={len(axes)}, "
+                f"len(args)={len(args)}"
+            )
+        flat_args, in_tree = tree_flatten((args, kwargs))
+        if isinstance(axes, tuple):
+            arg_axes = [
+                a for arg, ax in zip(args, axes) for a in _broadcast_prefix(ax, arg, "in_axes")
+            ]
+        else:
+            arg_axes = _broadcast_prefix(axes, args, "in_axes")
+        flat_axes = arg_axes + [0] * len(tree_flatten(kwargs)[0])
+        sizes = {}
+        for i, (x, axis) in enumerate(zip(flat_args, flat_axes, strict=True)):
+            if axis is None:
+                continue
+            ndim = len(shaped_abstractify(x).shape)
+            if not -ndim <= axis < ndim:
+                raise ValueError(
+                    f"vmap was requested to map its argument along axis {axis}, which implies "
+                    f"that its rank should be at least {axis + 1 if axis >= 0 else -axis}, but "
+                    f"is only {ndim} (its shape is {shaped_abstractify(x).shape})"
+                )
+            flat_axes[i] = axis % ndim
+            sizes.setdefault(shaped_abstractify(x).shape[axis], []).append(i)
+        if len(sizes) > 1:
+            detail = "\n".join(
+                f"  * {len(idx)} argument(s) (flat positions {idx}) have size {size}"
+                for size, idx in sizes.items()
+            )
+            raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped:\n{detail}")
+        if sizes:
+            size = next(iter(sizes))
+            if axis_size is not None and axis_size != size:
+                raise ValueError(
+                    f"vmap got axis_size={axis_size} but the mapped axes have size {size}"
+                )
+        elif axis_size is None:
+            raise ValueError(
+                "vmap must have at least one non-None value in in_axes, or an axis_size"
+            )
+        else:
+            size = axis_size
+        out_info = {}
+
+        def flat_fun(*xs):
+            a, kw = tree_unflatten(in_tree, xs)
+            out = fun(*a, **kw)
+            out_flat, out_info["tree"] = tree_flatten(out)
+            return out_flat
+
+        outs, out_dims = batching.vmap_flat(flat_fun, flat_args, flat_axes, size, axis_name)
+        out_tree = out_info["tree"]
+        out_axes_flat = _broadcast_prefix(out_axes, tree_unflatten(out_tree, outs), "out_axes")
+        results = []
+        for out, dim, target in zip(outs, out_dims, out_axes_flat, strict=True):
+            if target is None:
+                if dim is not None:
+                    raise ValueError(
+                        "vmap has mapped output but out_axes is None: an output that depends "
+                        "on the mapped inputs cannot be returned unmapped"
+                    )
+                results.append(_as_array(out))
+                continue
+            out = batch_at_front(out, dim, size)
+            ndim = len(shaped_abstractify(out).shape)
+            results.append(_as_array(move_batch_dim(out, 0, target % ndim)))
+        return tree_unflatten(out_tree, results)
+
+    return vmap_f

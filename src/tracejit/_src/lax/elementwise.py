@@ -30,6 +30,7 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.ad import Zero
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import binary, shapes
@@ -46,6 +47,7 @@ from tracejit._src.lax.standard import (
     is_signed,
     keep_dtype,
     quiet,
+    vectorized_batch_rule,
     weak_if_all_weak,
 )
 from tracejit._src.lowering.lower import lowering_rules
@@ -435,6 +437,7 @@ def _sin_jvp(t, x):
 
 ad.defjvp(sin_p, _sin_jvp)
 lowering_rules[sin_p] = lambda ctx, x: ctx.op("stablehlo.sine", [x])
+batch_rules[sin_p] = vectorized_batch_rule(sin_p)
 
 # --- cos ------------------------------------------------------------------------------------
 cos_p = Primitive("cos")

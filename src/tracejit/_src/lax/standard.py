@@ -265,3 +265,64 @@ def unbroadcast(aval: ShapedArray, x):
         return reduce_sum(x, tuple(range(len(shape))))
     dims = tuple(i for i, (a, b) in enumerate(zip(aval.shape, shape, strict=True)) if a != b)
     return reshape(reduce_sum(x, dims), aval.shape)
+
+
+# --- batching rules -------------------------------------------------------------------------
+# Pieces for `interpreters/batching.py` rules: `batch_rules[p](values, batch_dims, **params)`.
+
+
+def move_batch_dim(x, dim: int, to: int):
+    """`x` with its axis `dim` moved to position `to`."""
+    from tracejit._src.lax.shapes import transpose
+
+    if dim == to:
+        return x
+    ndim = len(shape_of(x))
+    perm = [d for d in range(ndim) if d != dim]
+    perm.insert(to, dim)
+    return transpose(x, tuple(perm))
+
+
+def batch_at_front(x, dim, size: int):
+    """`x` with its batch dimension first; an unbatched `x` is broadcast to `size` members."""
+    from tracejit._src.lax.shapes import broadcast_in_dim
+
+    if dim is None:
+        shape = tuple(shape_of(x))
+        return broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
+    return move_batch_dim(x, dim, 0)
+
+
+def vectorized_batch_rule(primitive):
+    """For primitives that act on each element (or each slice of axes the params name
+    nowhere): apply as is, the batch dimension stays where it is."""
+
+    def rule(values, dims, **params):
+        return primitive.bind(*values, **params), dims[0]
+
+    return rule
+
+
+def broadcasting_batch_rule(primitive):
+    """For n-ary elementwise primitives: batch dimensions first, unbatched operands given a
+    size-1 leading axis (rank-0 ones left alone), so lax's own broadcasting lines them up."""
+    from tracejit._src.lax.shapes import broadcast_in_dim, reshape
+
+    def rule(values, dims, **params):
+        ranks = [len(shape_of(v)) - (d is not None) for v, d in zip(values, dims, strict=True)]
+        out_rank = max(ranks)
+        operands = []
+        for value, dim, rank in zip(values, dims, ranks, strict=True):
+            if dim is None:
+                if rank:
+                    shape = tuple(shape_of(value))
+                    value = broadcast_in_dim(value, (1, *shape), tuple(range(1, rank + 1)))
+            else:
+                value = move_batch_dim(value, dim, 0)
+                if rank < out_rank:  # a batched scalar among arrays: (B,) -> (B, 1, ..., 1)
+                    size = shape_of(value)[0]
+                    value = reshape(value, (size,) + (1,) * out_rank)
+            operands.append(value)
+        return primitive.bind(*operands, **params), 0
+
+    return rule

@@ -1,0 +1,92 @@
+"""Vectorization: the batching trace behind `vmap`.
+
+A `BatchTracer` carries a value with one extra axis, the batch dimension (`batch_dim`, or None
+for a value that does not depend on the batched inputs). Binding a primitive on batch tracers
+runs the primitive's batching rule on the parent trace, which computes all batch members at
+once with ordinary primitives:
+
+    vmap(sin)(xs)           batch_rules[sin_p]: sin applied to xs as it is, same batch dim
+    vmap(dot)(xs, w)        one dot_general with the batch dimension kept as a free dimension
+
+Unbatched values stay unbatched: an operation whose operands are all unbatched runs once, on
+the parent trace, and is never broadcast.
+
+Rules (registered in each primitive's block, `lax/<family>.py`):
+
+- `batch_rules[p](values, batch_dims, **params) -> (out, out_batch_dim)` (lists for
+  `multiple_results` primitives); a batch dim is an int or None (not batched); at least one
+  operand is batched. Helpers that build rules from lax operations live in `lax/standard.py`.
+"""
+
+from __future__ import annotations
+
+from tracejit._src.core import Primitive, ShapedArray, Trace, Tracer, get_aval, set_current_trace
+
+batch_rules: dict[Primitive, object] = {}
+
+
+class BatchTracer(Tracer):
+    __slots__ = ("val", "batch_dim")
+
+    def __init__(self, trace: BatchTrace, val, batch_dim):
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self) -> ShapedArray:
+        aval = get_aval(self.val)
+        if self.batch_dim is None:
+            return aval
+        shape = aval.shape[: self.batch_dim] + aval.shape[self.batch_dim + 1 :]
+        return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+    def to_concrete_value(self):
+        return None
+
+
+class BatchTrace(Trace):
+    def __init__(self, parent: Trace, axis_size: int, axis_name=None):
+        super().__init__(parent)
+        self.axis_size = axis_size
+        self.axis_name = axis_name
+
+    def to_batch_info(self, x):
+        if isinstance(x, BatchTracer) and x._trace is self:
+            return x.val, x.batch_dim
+        return x, None
+
+    def process_primitive(self, primitive, args, params):
+        values, dims = zip(*map(self.to_batch_info, args)) if args else ((), ())
+        if all(d is None for d in dims):
+            with set_current_trace(self.parent):
+                return primitive.bind(*values, **params)
+        rule = batch_rules.get(primitive)
+        if rule is None:
+            raise NotImplementedError(
+                f"[vmap] batching rule for '{primitive.name}' is not implemented"
+            )
+        with set_current_trace(self.parent):
+            out, out_dims = rule(values, dims, **params)
+        if primitive.multiple_results:
+            return [self.new_tracer(v, d) for v, d in zip(out, out_dims, strict=True)]
+        return self.new_tracer(out, out_dims)
+
+    def new_tracer(self, value, batch_dim):
+        return value if batch_dim is None else BatchTracer(self, value, batch_dim)
+
+    def describe(self):
+        return "while vectorizing (vmap)"
+
+
+def vmap_flat(fun, args, in_dims, axis_size: int, axis_name=None):
+    """Runs `fun(*tracers) -> list` with `args` batched along `in_dims` (None: not batched);
+    returns the outputs and their batch dimensions (None: the output is not batched)."""
+    from tracejit._src.core import current_trace, new_trace
+
+    trace = BatchTrace(current_trace(), axis_size, axis_name)
+    with new_trace(trace):
+        tracers = [trace.new_tracer(x, d) for x, d in zip(args, in_dims, strict=True)]
+        outs = fun(*tracers)
+        infos = [trace.to_batch_info(o) for o in outs]
+    return [v for v, _ in infos], [d for _, d in infos]
