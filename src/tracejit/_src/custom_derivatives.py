@@ -302,3 +302,118 @@ def _flatten_cotangents(cts_in, args) -> list:
         else:
             flat.extend(tree_flatten(ct, is_leaf=lambda x: x is None)[0])
     return flat
+
+
+# --- vmap of custom-derivative functions ----------------------------------------------------
+# The batched call is again a custom-derivative call, of the vectorized function and rules:
+# every operand is batched at the front (unbatched ones broadcast) and every output too, so
+# the rules see consistent batch dims and the derivatives of the broadcasts sum where needed.
+
+
+def _vmap_at_front(fn, size):
+    """`fn(*xs) -> list` vectorized over the leading axis of every `xs`; outputs batched at
+    the front (unbatched ones broadcast)."""
+    from tracejit._src.interpreters.batching import vmap_flat
+    from tracejit._src.lax.standard import batch_at_front
+
+    def batched(*xs):
+        outs, dims = vmap_flat(fn, list(xs), [0] * len(xs), size)
+        return [batch_at_front(o, d, size) for o, d in zip(outs, dims, strict=True)]
+
+    return batched
+
+
+def vmap_bwd(bwd, size, in_avals):
+    """`bwd(residuals, cts) -> cotangents (None: zero)` over batches at the front; the
+    cotangents of the (unbatched) `in_avals` come back batched at the front, never None."""
+    from tracejit._src.interpreters import ad
+
+    def batched_bwd(residuals, cts):
+        n = len(residuals)
+
+        def flat_bwd(*xs):
+            cts_in = bwd(list(xs[:n]), list(xs[n:]))
+            return [
+                ad.zeros_like_aval(ad.tangent_aval(a)) if c is None else ad.instantiate_zeros(c)
+                for c, a in zip(cts_in, in_avals, strict=True)
+            ]
+
+        return _vmap_at_front(flat_bwd, size)(*residuals, *cts)
+
+    return _Named(batched_bwd, bwd)
+
+
+def _front(trace, args):
+    """(parent values batched at the front, batch size), or (values, None) if none batched."""
+    from tracejit._src.core import set_current_trace
+    from tracejit._src.lax.standard import batch_at_front, shape_of
+
+    values, dims = zip(*map(trace.to_batch_info, args)) if args else ((), ())
+    if all(d is None for d in dims):
+        return list(values), None
+    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+    with set_current_trace(trace.parent):
+        return [batch_at_front(v, d, size) for v, d in zip(values, dims, strict=True)], size
+
+
+def batch_custom_jvp_call(trace, primitive, call, args):
+    """`BatchTrace.process_custom_jvp_call`: a custom_jvp call of the vectorized function
+    whose rule is the vectorized rule."""
+    from tracejit._src.core import set_current_trace
+    from tracejit._src.interpreters import ad
+
+    values, size = _front(trace, args)
+    if size is None:
+        with set_current_trace(trace.parent):
+            return primitive.bind_call(call, values)
+    n = len(values)
+
+    def flat_jvp(*xs):
+        primals_out, tangents_out = call.jvp(list(xs[:n]), list(xs[n:]))
+        return [*primals_out, *map(ad.instantiate_zeros, tangents_out)]
+
+    def jvp(primals, tangents):
+        tangents = [ad.instantiate_zeros(t) for t in tangents]
+        outs = _vmap_at_front(flat_jvp, size)(*primals, *tangents)
+        half = len(outs) // 2
+        return outs[:half], outs[half:]
+
+    batched = CustomJVPCall(
+        _Named(_vmap_at_front(call.fun, size), call.fun), _Named(jvp, call.jvp), False, call.name
+    )
+    with set_current_trace(trace.parent):
+        outs = primitive.bind_call(batched, values)
+    return [trace.new_tracer(o, 0) for o in outs]
+
+
+def batch_custom_vjp_call(trace, primitive, call, args):
+    """`BatchTrace.process_custom_vjp_call`: a custom_vjp call of the vectorized function,
+    fwd and bwd."""
+    from tracejit._src.core import set_current_trace
+
+    in_avals = [get_aval(a) for a in args]  # unbatched avals (a batch tracer's aval)
+    values, size = _front(trace, args)
+    if size is None:
+        with set_current_trace(trace.parent):
+            return primitive.bind_call(call, values)
+    num_outs = []
+
+    def flat_fwd(*xs):
+        outs, residuals = call.fwd(*xs)
+        num_outs[:] = [len(outs)]
+        return [*outs, *residuals]
+
+    def fwd(*xs):
+        outs = _vmap_at_front(flat_fwd, size)(*xs)
+        return outs[: num_outs[0]], outs[num_outs[0] :]
+
+    batched = CustomVJPCall(
+        _Named(_vmap_at_front(call.fun, size), call.fun),
+        _Named(fwd, call.fwd),
+        vmap_bwd(call.bwd, size, in_avals),
+        False,
+        call.name,
+    )
+    with set_current_trace(trace.parent):
+        outs = primitive.bind_call(batched, values)
+    return [trace.new_tracer(o, 0) for o in outs]

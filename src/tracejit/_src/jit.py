@@ -21,7 +21,7 @@ import warnings
 
 from tracejit._src.config import config
 from tracejit._src.core import Primitive, current_trace
-from tracejit._src.interpreters import ad, transpose
+from tracejit._src.interpreters import ad, batching, transpose
 from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.partial_eval import PartialEvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
@@ -96,6 +96,30 @@ def _jit_transpose(cts, *args, jaxpr, name):
 
 
 transpose.transpose_rules[jit_p] = _jit_transpose
+
+
+def _jit_batch(values, dims, *, jaxpr, name):
+    """The vmap of a call is a call of the vmapped body: `vmap(jit(f))` stays one compiled
+    program. Every output comes back batched at the front."""
+    from tracejit._src.core import get_aval
+    from tracejit._src.interpreters import batching
+    from tracejit._src.lax.standard import batch_at_front, shape_of
+
+    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+
+    def vmapped_body(*xs):
+        outs, out_dims = batching.vmap_flat(
+            lambda *ys: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *ys), list(xs), list(dims), size
+        )
+        return [batch_at_front(o, d, size) for o, d in zip(outs, out_dims, strict=True)]
+
+    avals = [get_aval(v) for v in values]
+    batched = trace_to_jaxpr(vmapped_body, avals, DebugInfo(vmapped_body, "vmap"))
+    outs = jit_p.bind(*values, jaxpr=batched, name=f"vmap({name})")
+    return outs, [0] * len(outs)
+
+
+batching.batch_rules[jit_p] = _jit_batch
 
 
 def _jit_lowering(ctx, *args, jaxpr, name):

@@ -38,6 +38,7 @@ from tracejit._src.core import (
     set_current_trace,
     weak_if_all_weak,
 )
+from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.lowering.lower import lowering_rules
 
 # --------------------------------------------------------------------------------------------
@@ -125,6 +126,25 @@ add_any_p.def_impl(np.add)
 add_any_p.def_abstract_eval(_add_any_abstract_eval)
 add_any_p.def_weak_type_rule(weak_if_all_weak)
 lowering_rules[add_any_p] = lambda ctx, x, y: ctx.op("stablehlo.add", [x, y])
+
+
+def _add_any_batch(values, dims):
+    """Equal shapes, no broadcasting: the batch dims are made to agree (an unbatched operand
+    is broadcast along the batch, which add_any needs)."""
+    from tracejit._src.lax.standard import batch_at_front, move_batch_dim, shape_of
+
+    x, y = values
+    dx, dy = dims
+    if dx is not None and dy is not None:
+        return add_any_p.bind(x, move_batch_dim(y, dy, dx)), dx
+    dim = dx if dx is not None else dy
+    size = shape_of(values[0 if dx is not None else 1])[dim]
+    x = x if dx is not None else move_batch_dim(batch_at_front(x, None, size), 0, dim)
+    y = y if dy is not None else move_batch_dim(batch_at_front(y, None, size), 0, dim)
+    return add_any_p.bind(x, y), dim
+
+
+batch_rules[add_any_p] = _add_any_batch
 
 # --------------------------------------------------------------------------------------------
 # Rule registry and helpers
@@ -299,6 +319,30 @@ def _custom_lin_abstract_eval(*avals, num_res, bwd, out_avals, in_avals):
 
 
 custom_lin_p.params_to_print = lambda params: {"num_res": params["num_res"], "bwd": params["bwd"]}
+
+
+def _custom_lin_batch(values, dims, *, num_res, bwd, out_avals, in_avals):
+    """Every operand batched at the front; the transpose is the user's bwd, vectorized."""
+    from tracejit._src.custom_derivatives import vmap_bwd
+    from tracejit._src.lax.standard import batch_at_front, shape_of
+
+    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+    values = [batch_at_front(v, d, size) for v, d in zip(values, dims, strict=True)]
+
+    def batched(avals):
+        return tuple(ShapedArray((size, *a.shape), a.dtype, a.weak_type) for a in avals)
+
+    outs = custom_lin_p.bind(
+        *values,
+        num_res=num_res,
+        bwd=vmap_bwd(bwd, size, in_avals),
+        out_avals=batched(out_avals),
+        in_avals=batched(in_avals),
+    )
+    return outs, [0] * len(outs)
+
+
+batch_rules[custom_lin_p] = _custom_lin_batch
 
 # --------------------------------------------------------------------------------------------
 # Entry point

@@ -20,11 +20,13 @@ from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, add_tangents
+from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import elementwise, shapes
 from tracejit._src.lax.standard import (
     broadcast_shapes,
     broadcast_to_shape,
+    broadcasting_batch_rule,
     check_dtype,
     elementwise_abstract_eval,
     is_any,
@@ -129,6 +131,7 @@ def _add_transpose(ct, x, y):
 ad.jvp_rules[add_p] = _add_jvp
 transpose_rules[add_p] = _add_transpose
 lowering_rules[add_p] = lambda ctx, x, y: ctx.op("stablehlo.add", ctx.broadcast_operands(x, y))
+batch_rules[add_p] = broadcasting_batch_rule(add_p)
 
 # --- sub ------------------------------------------------------------------------------------
 sub_p = Primitive("sub")
@@ -165,6 +168,7 @@ def _sub_transpose(ct, x, y):
 ad.jvp_rules[sub_p] = _sub_jvp
 transpose_rules[sub_p] = _sub_transpose
 lowering_rules[sub_p] = _elementwise_lowering("stablehlo.subtract")
+batch_rules[sub_p] = broadcasting_batch_rule(sub_p)
 
 # --- mul ------------------------------------------------------------------------------------
 mul_p = Primitive("mul")
@@ -191,6 +195,7 @@ def _mul_transpose(ct, x, y):
 
 transpose_rules[mul_p] = _mul_transpose
 lowering_rules[mul_p] = _elementwise_lowering("stablehlo.multiply")
+batch_rules[mul_p] = broadcasting_batch_rule(mul_p)
 
 # --- div ------------------------------------------------------------------------------------
 div_p = Primitive("div")
@@ -239,6 +244,7 @@ def _div_transpose(ct, x, y):
 
 transpose_rules[div_p] = _div_transpose
 lowering_rules[div_p] = _elementwise_lowering("stablehlo.divide")  # C semantics, as ours
+batch_rules[div_p] = broadcasting_batch_rule(div_p)
 
 # --- rem ------------------------------------------------------------------------------------
 rem_p = Primitive("rem")
@@ -277,6 +283,7 @@ def _rem_jvp_rhs(t, x, y):
 
 ad.defjvp(rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
 lowering_rules[rem_p] = _elementwise_lowering("stablehlo.remainder")
+batch_rules[rem_p] = broadcasting_batch_rule(rem_p)
 
 # --- pow ------------------------------------------------------------------------------------
 pow_p = Primitive("pow")
@@ -355,6 +362,7 @@ def _pow_lowering(ctx, x, y):
 
 
 lowering_rules[pow_p] = _pow_lowering
+batch_rules[pow_p] = broadcasting_batch_rule(pow_p)
 
 # --- max ------------------------------------------------------------------------------------
 max_p = Primitive("max")
@@ -450,6 +458,7 @@ def _complex_max_min(ctx, x, y, is_max: bool, dtype, shape):
 
 
 lowering_rules[max_p] = _max_min_lowering("stablehlo.maximum")
+batch_rules[max_p] = broadcasting_batch_rule(max_p)
 
 # --- min ------------------------------------------------------------------------------------
 min_p = Primitive("min")
@@ -472,6 +481,7 @@ def _min_jvp(primals, tangents):
 
 ad.jvp_rules[min_p] = _min_jvp
 lowering_rules[min_p] = _max_min_lowering("stablehlo.minimum")
+batch_rules[min_p] = broadcasting_batch_rule(min_p)
 
 # --- atan2 ----------------------------------------------------------------------------------
 atan2_p = Primitive("atan2")
@@ -508,6 +518,7 @@ def _atan2_jvp_rhs(t, x, y):
 
 ad.defjvp(atan2_p, _atan2_jvp_lhs, _atan2_jvp_rhs)
 lowering_rules[atan2_p] = _elementwise_lowering("stablehlo.atan2")
+batch_rules[atan2_p] = broadcasting_batch_rule(atan2_p)
 
 # --- and ------------------------------------------------------------------------------------
 and_p = Primitive("and")
@@ -525,6 +536,7 @@ and_p.def_abstract_eval(elementwise_abstract_eval("and", is_int_or_bool))
 and_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(and_p)
 lowering_rules[and_p] = _elementwise_lowering("stablehlo.and")
+batch_rules[and_p] = broadcasting_batch_rule(and_p)
 
 # --- or -------------------------------------------------------------------------------------
 or_p = Primitive("or")
@@ -542,6 +554,7 @@ or_p.def_abstract_eval(elementwise_abstract_eval("or", is_int_or_bool))
 or_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(or_p)
 lowering_rules[or_p] = _elementwise_lowering("stablehlo.or")
+batch_rules[or_p] = broadcasting_batch_rule(or_p)
 
 # --- xor ------------------------------------------------------------------------------------
 xor_p = Primitive("xor")
@@ -559,6 +572,7 @@ xor_p.def_abstract_eval(elementwise_abstract_eval("xor", is_int_or_bool))
 xor_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(xor_p)
 lowering_rules[xor_p] = _elementwise_lowering("stablehlo.xor")
+batch_rules[xor_p] = broadcasting_batch_rule(xor_p)
 
 # --- shift_left -----------------------------------------------------------------------------
 shift_left_p = Primitive("shift_left")
@@ -575,6 +589,7 @@ shift_left_p.def_abstract_eval(elementwise_abstract_eval("shift_left", is_int))
 shift_left_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(shift_left_p)
 lowering_rules[shift_left_p] = _elementwise_lowering("stablehlo.shift_left")
+batch_rules[shift_left_p] = broadcasting_batch_rule(shift_left_p)
 
 # --- shift_right_logical --------------------------------------------------------------------
 shift_right_logical_p = Primitive("shift_right_logical")
@@ -599,6 +614,7 @@ shift_right_logical_p.def_abstract_eval(elementwise_abstract_eval("shift_right_l
 shift_right_logical_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(shift_right_logical_p)
 lowering_rules[shift_right_logical_p] = _elementwise_lowering("stablehlo.shift_right_logical")
+batch_rules[shift_right_logical_p] = broadcasting_batch_rule(shift_right_logical_p)
 
 # --- shift_right_arithmetic -----------------------------------------------------------------
 shift_right_arithmetic_p = Primitive("shift_right_arithmetic")
@@ -624,6 +640,7 @@ shift_right_arithmetic_p.def_abstract_eval(
 shift_right_arithmetic_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(shift_right_arithmetic_p)
 lowering_rules[shift_right_arithmetic_p] = _elementwise_lowering("stablehlo.shift_right_arithmetic")
+batch_rules[shift_right_arithmetic_p] = broadcasting_batch_rule(shift_right_arithmetic_p)
 
 # --- eq -------------------------------------------------------------------------------------
 eq_p = Primitive("eq")
@@ -639,6 +656,7 @@ eq_p.def_abstract_eval(elementwise_abstract_eval("eq", is_any, _BOOL))
 eq_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(eq_p)
 lowering_rules[eq_p] = _compare_lowering("EQ")
+batch_rules[eq_p] = broadcasting_batch_rule(eq_p)
 
 # --- ne -------------------------------------------------------------------------------------
 ne_p = Primitive("ne")
@@ -654,6 +672,7 @@ ne_p.def_abstract_eval(elementwise_abstract_eval("ne", is_any, _BOOL))
 ne_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(ne_p)
 lowering_rules[ne_p] = _compare_lowering("NE")
+batch_rules[ne_p] = broadcasting_batch_rule(ne_p)
 
 # --- lt -------------------------------------------------------------------------------------
 lt_p = Primitive("lt")
@@ -669,6 +688,7 @@ lt_p.def_abstract_eval(elementwise_abstract_eval("lt", is_not_complex, _BOOL))
 lt_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(lt_p)
 lowering_rules[lt_p] = _compare_lowering("LT")
+batch_rules[lt_p] = broadcasting_batch_rule(lt_p)
 
 # --- le -------------------------------------------------------------------------------------
 le_p = Primitive("le")
@@ -684,6 +704,7 @@ le_p.def_abstract_eval(elementwise_abstract_eval("le", is_not_complex, _BOOL))
 le_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(le_p)
 lowering_rules[le_p] = _compare_lowering("LE")
+batch_rules[le_p] = broadcasting_batch_rule(le_p)
 
 # --- gt -------------------------------------------------------------------------------------
 gt_p = Primitive("gt")
@@ -699,6 +720,7 @@ gt_p.def_abstract_eval(elementwise_abstract_eval("gt", is_not_complex, _BOOL))
 gt_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(gt_p)
 lowering_rules[gt_p] = _compare_lowering("GT")
+batch_rules[gt_p] = broadcasting_batch_rule(gt_p)
 
 # --- ge -------------------------------------------------------------------------------------
 ge_p = Primitive("ge")
@@ -714,6 +736,7 @@ ge_p.def_abstract_eval(elementwise_abstract_eval("ge", is_not_complex, _BOOL))
 ge_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(ge_p)
 lowering_rules[ge_p] = _compare_lowering("GE")
+batch_rules[ge_p] = broadcasting_batch_rule(ge_p)
 
 # --- nextafter ------------------------------------------------------------------------------
 nextafter_p = Primitive("nextafter")
@@ -788,3 +811,4 @@ def _nextafter_lowering(ctx, x, y):
 
 
 lowering_rules[nextafter_p] = _nextafter_lowering
+batch_rules[nextafter_p] = broadcasting_batch_rule(nextafter_p)

@@ -24,6 +24,7 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import binary, elementwise, shapes, slicing
 from tracejit._src.lax.reductions import (
@@ -280,6 +281,16 @@ def _logaddexp_region(block, dtype):
     return region
 
 
+def _scan_batch_rule(primitive: Primitive):
+    """Scan along the axis shifted past the batch dim, which stays where it is."""
+
+    def rule(values, dims, *, axis, reverse):
+        (x,), (bdim,) = values, dims
+        return primitive.bind(x, axis=axis + (axis >= bdim), reverse=reverse), bdim
+
+    return rule
+
+
 # --- cumsum ---------------------------------------------------------------------------------
 cumsum_p = Primitive("cumsum")
 
@@ -303,6 +314,7 @@ def _cumsum_transpose(ct, operand, *, axis, reverse):
 
 transpose_rules[cumsum_p] = _cumsum_transpose
 lowering_rules[cumsum_p] = _lower_scan("stablehlo.add", additive_identity, accumulate=True)
+batch_rules[cumsum_p] = _scan_batch_rule(cumsum_p)
 
 # --- cumprod --------------------------------------------------------------------------------
 cumprod_p = Primitive("cumprod")
@@ -321,6 +333,7 @@ cumprod_p.def_weak_type_rule(weak_if_all_weak)
 _cumprod_jvp = _scan_jvp(cumprod_p, _mul_combine)
 ad.jvp_rules[cumprod_p] = _cumprod_jvp
 lowering_rules[cumprod_p] = _lower_scan("stablehlo.multiply", lambda d: 1, accumulate=True)
+batch_rules[cumprod_p] = _scan_batch_rule(cumprod_p)
 
 # --- cummax ---------------------------------------------------------------------------------
 cummax_p = Primitive("cummax")
@@ -339,6 +352,7 @@ cummax_p.def_weak_type_rule(weak_if_all_weak)
 _cummax_jvp = _scan_jvp(cummax_p, _chooser_combine(binary.max))
 ad.jvp_rules[cummax_p] = _cummax_jvp
 lowering_rules[cummax_p] = _lower_scan("stablehlo.maximum", _lowest)
+batch_rules[cummax_p] = _scan_batch_rule(cummax_p)
 
 # --- cummin ---------------------------------------------------------------------------------
 cummin_p = Primitive("cummin")
@@ -357,6 +371,7 @@ cummin_p.def_weak_type_rule(weak_if_all_weak)
 _cummin_jvp = _scan_jvp(cummin_p, _chooser_combine(binary.min))
 ad.jvp_rules[cummin_p] = _cummin_jvp
 lowering_rules[cummin_p] = _lower_scan("stablehlo.minimum", _highest)
+batch_rules[cummin_p] = _scan_batch_rule(cummin_p)
 
 # --- cumlogsumexp ---------------------------------------------------------------------------
 cumlogsumexp_p = Primitive("cumlogsumexp")
@@ -381,3 +396,4 @@ cumlogsumexp_p.def_weak_type_rule(weak_if_all_weak)
 _cumlogsumexp_jvp = _scan_jvp(cumlogsumexp_p, _logaddexp_combine)
 ad.jvp_rules[cumlogsumexp_p] = _cumlogsumexp_jvp
 lowering_rules[cumlogsumexp_p] = _lower_scan(_logaddexp_region, _lowest, accumulate=True)
+batch_rules[cumlogsumexp_p] = _scan_batch_rule(cumlogsumexp_p)

@@ -39,9 +39,10 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import shapes
-from tracejit._src.lax.standard import weak_if_all_weak
+from tracejit._src.lax.standard import shape_of, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
@@ -487,6 +488,36 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
 
 
 lowering_rules[dot_general_p] = _dot_general_lowering
+
+
+def _dot_general_batch_rule(values, dims, *, dimension_numbers, **params):
+    """Both operands batched: their batch dims become a new leading pair of dot_general batch
+    dimensions (the result's batch dim is 0). One batched: its batch dim is a free dimension of
+    that operand, which lands among the result's free dimensions in order."""
+    (lhs, rhs), (lhs_bdim, rhs_bdim) = values, dims
+    (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
+
+    def shift(ds, bdim):
+        return ds if bdim is None else tuple(d + (d >= bdim) for d in ds)
+
+    lhs_contract, lhs_batch = shift(lhs_contract, lhs_bdim), shift(lhs_batch, lhs_bdim)
+    rhs_contract, rhs_batch = shift(rhs_contract, rhs_bdim), shift(rhs_batch, rhs_bdim)
+    nb = len(lhs_batch)
+    if lhs_bdim is not None and rhs_bdim is not None:
+        lhs_batch, rhs_batch = (lhs_bdim, *lhs_batch), (rhs_bdim, *rhs_batch)
+        out_dim = 0
+    elif lhs_bdim is not None:
+        used = {*lhs_contract, *lhs_batch}
+        out_dim = nb + sum(1 for d in range(lhs_bdim) if d not in used)
+    else:
+        lhs_free = len(shape_of(lhs)) - len(lhs_contract) - nb
+        used = {*rhs_contract, *rhs_batch}
+        out_dim = nb + lhs_free + sum(1 for d in range(rhs_bdim) if d not in used)
+    new_dims = ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))
+    return dot_general_p.bind(lhs, rhs, dimension_numbers=new_dims, **params), out_dim
+
+
+batch_rules[dot_general_p] = _dot_general_batch_rule
 
 
 # --- dot ------------------------------------------------------------------------------------

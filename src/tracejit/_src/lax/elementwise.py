@@ -30,12 +30,13 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.ad import Zero
+from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import binary, shapes
 from tracejit._src.lax.standard import (
     broadcast_to_shape,
+    broadcasting_batch_rule,
     check_dtype,
     elementwise_abstract_eval,
     is_complex,
@@ -128,6 +129,7 @@ def _neg_transpose(ct, x):
 
 transpose_rules[neg_p] = _neg_transpose
 lowering_rules[neg_p] = _lower_unary("stablehlo.negate")
+batch_rules[neg_p] = vectorized_batch_rule(neg_p)
 
 # --- sign -----------------------------------------------------------------------------------
 sign_p = Primitive("sign")
@@ -167,6 +169,7 @@ def _sign_lowering(ctx, x):
 
 
 lowering_rules[sign_p] = _sign_lowering
+batch_rules[sign_p] = vectorized_batch_rule(sign_p)
 
 # --- floor ----------------------------------------------------------------------------------
 floor_p = Primitive("floor")
@@ -182,6 +185,7 @@ floor_p.def_abstract_eval(_unary("floor", is_float))
 floor_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(floor_p)
 lowering_rules[floor_p] = _lower_unary("stablehlo.floor")
+batch_rules[floor_p] = vectorized_batch_rule(floor_p)
 
 # --- ceil -----------------------------------------------------------------------------------
 ceil_p = Primitive("ceil")
@@ -197,6 +201,7 @@ ceil_p.def_abstract_eval(_unary("ceil", is_float))
 ceil_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(ceil_p)
 lowering_rules[ceil_p] = _lower_unary("stablehlo.ceil")
+batch_rules[ceil_p] = vectorized_batch_rule(ceil_p)
 
 # --- round ----------------------------------------------------------------------------------
 round_p = Primitive("round")
@@ -238,6 +243,7 @@ def _round_lowering(ctx, x, *, rounding_method):
 
 
 lowering_rules[round_p] = _round_lowering
+batch_rules[round_p] = vectorized_batch_rule(round_p)
 
 # --- is_finite ------------------------------------------------------------------------------
 is_finite_p = Primitive("is_finite")
@@ -253,6 +259,7 @@ is_finite_p.def_abstract_eval(elementwise_abstract_eval("is_finite", is_float, n
 is_finite_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(is_finite_p)
 lowering_rules[is_finite_p] = _lower_unary("stablehlo.is_finite")
+batch_rules[is_finite_p] = vectorized_batch_rule(is_finite_p)
 
 # --- exp ------------------------------------------------------------------------------------
 exp_p = Primitive("exp")
@@ -274,6 +281,7 @@ def _exp_jvp(t, ans, x):
 
 ad.jvp_rules[exp_p] = _jvp_using_result(exp_p, _exp_jvp)
 lowering_rules[exp_p] = _lower_unary("stablehlo.exponential")
+batch_rules[exp_p] = vectorized_batch_rule(exp_p)
 
 # --- exp2 -----------------------------------------------------------------------------------
 exp2_p = Primitive("exp2")
@@ -301,6 +309,7 @@ def _exp2_lowering(ctx, x):  # 2^x as a power: exact for integral x
 
 
 lowering_rules[exp2_p] = _exp2_lowering
+batch_rules[exp2_p] = vectorized_batch_rule(exp2_p)
 
 # --- log ------------------------------------------------------------------------------------
 log_p = Primitive("log")
@@ -322,6 +331,7 @@ def _log_jvp(t, x):
 
 ad.defjvp(log_p, _log_jvp)
 lowering_rules[log_p] = _lower_unary("stablehlo.log")
+batch_rules[log_p] = vectorized_batch_rule(log_p)
 
 # --- log1p ----------------------------------------------------------------------------------
 log1p_p = Primitive("log1p")
@@ -343,6 +353,7 @@ def _log1p_jvp(t, x):
 
 ad.defjvp(log1p_p, _log1p_jvp)
 lowering_rules[log1p_p] = _lower_unary("stablehlo.log_plus_one")
+batch_rules[log1p_p] = vectorized_batch_rule(log1p_p)
 
 # --- expm1 ----------------------------------------------------------------------------------
 expm1_p = Primitive("expm1")
@@ -364,6 +375,7 @@ def _expm1_jvp(t, ans, x):
 
 ad.jvp_rules[expm1_p] = _jvp_using_result(expm1_p, _expm1_jvp)
 lowering_rules[expm1_p] = _lower_unary("stablehlo.exponential_minus_one")
+batch_rules[expm1_p] = vectorized_batch_rule(expm1_p)
 
 # --- tanh -----------------------------------------------------------------------------------
 tanh_p = Primitive("tanh")
@@ -385,6 +397,7 @@ def _tanh_jvp(t, ans, x):  # (1 - tanh^2) t, as (t + t tanh)(1 - tanh)
 
 ad.jvp_rules[tanh_p] = _jvp_using_result(tanh_p, _tanh_jvp)
 lowering_rules[tanh_p] = _lower_unary("stablehlo.tanh")
+batch_rules[tanh_p] = vectorized_batch_rule(tanh_p)
 
 # --- logistic -------------------------------------------------------------------------------
 logistic_p = Primitive("logistic")
@@ -416,6 +429,7 @@ def _logistic_jvp(t, ans, x):
 
 ad.jvp_rules[logistic_p] = _jvp_using_result(logistic_p, _logistic_jvp)
 lowering_rules[logistic_p] = _lower_unary("stablehlo.logistic")
+batch_rules[logistic_p] = vectorized_batch_rule(logistic_p)
 
 # --- sin ------------------------------------------------------------------------------------
 sin_p = Primitive("sin")
@@ -459,6 +473,7 @@ def _cos_jvp(t, x):
 
 ad.defjvp(cos_p, _cos_jvp)
 lowering_rules[cos_p] = _lower_unary("stablehlo.cosine")
+batch_rules[cos_p] = vectorized_batch_rule(cos_p)
 
 # --- tan ------------------------------------------------------------------------------------
 tan_p = Primitive("tan")
@@ -480,6 +495,7 @@ def _tan_jvp(t, ans, x):
 
 ad.jvp_rules[tan_p] = _jvp_using_result(tan_p, _tan_jvp)
 lowering_rules[tan_p] = _lower_unary("stablehlo.tan")
+batch_rules[tan_p] = vectorized_batch_rule(tan_p)
 
 # --- asin -----------------------------------------------------------------------------------
 asin_p = Primitive("asin")
@@ -501,6 +517,7 @@ def _asin_jvp(t, x):
 
 ad.defjvp(asin_p, _asin_jvp)
 lowering_rules[asin_p] = _lower_unary("chlo.asin")
+batch_rules[asin_p] = vectorized_batch_rule(asin_p)
 
 # --- acos -----------------------------------------------------------------------------------
 acos_p = Primitive("acos")
@@ -522,6 +539,7 @@ def _acos_jvp(t, x):
 
 ad.defjvp(acos_p, _acos_jvp)
 lowering_rules[acos_p] = _lower_unary("chlo.acos")
+batch_rules[acos_p] = vectorized_batch_rule(acos_p)
 
 # --- atan -----------------------------------------------------------------------------------
 atan_p = Primitive("atan")
@@ -543,6 +561,7 @@ def _atan_jvp(t, x):
 
 ad.defjvp(atan_p, _atan_jvp)
 lowering_rules[atan_p] = _lower_unary("chlo.atan")
+batch_rules[atan_p] = vectorized_batch_rule(atan_p)
 
 # --- sinh -----------------------------------------------------------------------------------
 sinh_p = Primitive("sinh")
@@ -564,6 +583,7 @@ def _sinh_jvp(t, x):
 
 ad.defjvp(sinh_p, _sinh_jvp)
 lowering_rules[sinh_p] = _lower_unary("chlo.sinh")
+batch_rules[sinh_p] = vectorized_batch_rule(sinh_p)
 
 # --- cosh -----------------------------------------------------------------------------------
 cosh_p = Primitive("cosh")
@@ -585,6 +605,7 @@ def _cosh_jvp(t, x):
 
 ad.defjvp(cosh_p, _cosh_jvp)
 lowering_rules[cosh_p] = _lower_unary("chlo.cosh")
+batch_rules[cosh_p] = vectorized_batch_rule(cosh_p)
 
 # --- asinh ----------------------------------------------------------------------------------
 asinh_p = Primitive("asinh")
@@ -606,6 +627,7 @@ def _asinh_jvp(t, x):
 
 ad.defjvp(asinh_p, _asinh_jvp)
 lowering_rules[asinh_p] = _lower_unary("chlo.asinh")
+batch_rules[asinh_p] = vectorized_batch_rule(asinh_p)
 
 # --- acosh ----------------------------------------------------------------------------------
 acosh_p = Primitive("acosh")
@@ -632,6 +654,7 @@ def _acosh_jvp(t, x):
 
 ad.defjvp(acosh_p, _acosh_jvp)
 lowering_rules[acosh_p] = _lower_unary("chlo.acosh")
+batch_rules[acosh_p] = vectorized_batch_rule(acosh_p)
 
 # --- atanh ----------------------------------------------------------------------------------
 atanh_p = Primitive("atanh")
@@ -655,6 +678,7 @@ def _atanh_jvp(t, x):
 
 ad.defjvp(atanh_p, _atanh_jvp)
 lowering_rules[atanh_p] = _lower_unary("chlo.atanh")
+batch_rules[atanh_p] = vectorized_batch_rule(atanh_p)
 
 # --- sqrt -----------------------------------------------------------------------------------
 sqrt_p = Primitive("sqrt")
@@ -676,6 +700,7 @@ def _sqrt_jvp(t, ans, x):
 
 ad.jvp_rules[sqrt_p] = _jvp_using_result(sqrt_p, _sqrt_jvp)
 lowering_rules[sqrt_p] = _lower_unary("stablehlo.sqrt")
+batch_rules[sqrt_p] = vectorized_batch_rule(sqrt_p)
 
 # --- rsqrt ----------------------------------------------------------------------------------
 rsqrt_p = Primitive("rsqrt")
@@ -702,6 +727,7 @@ def _rsqrt_jvp(t, ans, x):
 
 ad.jvp_rules[rsqrt_p] = _jvp_using_result(rsqrt_p, _rsqrt_jvp)
 lowering_rules[rsqrt_p] = _lower_unary("stablehlo.rsqrt")
+batch_rules[rsqrt_p] = vectorized_batch_rule(rsqrt_p)
 
 # --- cbrt -----------------------------------------------------------------------------------
 cbrt_p = Primitive("cbrt")
@@ -723,6 +749,7 @@ def _cbrt_jvp(t, ans, x):
 
 ad.jvp_rules[cbrt_p] = _jvp_using_result(cbrt_p, _cbrt_jvp)
 lowering_rules[cbrt_p] = _lower_unary("stablehlo.cbrt")
+batch_rules[cbrt_p] = vectorized_batch_rule(cbrt_p)
 
 # --- abs ------------------------------------------------------------------------------------
 abs_p = Primitive("abs")
@@ -759,6 +786,7 @@ def _abs_jvp(t, ans, x):
 
 ad.jvp_rules[abs_p] = _jvp_using_result(abs_p, _abs_jvp)
 lowering_rules[abs_p] = _lower_unary("stablehlo.abs")
+batch_rules[abs_p] = vectorized_batch_rule(abs_p)
 
 # --- not ------------------------------------------------------------------------------------
 not_p = Primitive("not")
@@ -776,6 +804,7 @@ not_p.def_abstract_eval(_unary("not", is_int_or_bool))
 not_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(not_p)
 lowering_rules[not_p] = _lower_unary("stablehlo.not")
+batch_rules[not_p] = vectorized_batch_rule(not_p)
 
 # --- integer_pow ----------------------------------------------------------------------------
 integer_pow_p = Primitive("integer_pow")
@@ -849,6 +878,7 @@ def _integer_pow_lowering(ctx, x, *, y):
 
 
 lowering_rules[integer_pow_p] = _integer_pow_lowering
+batch_rules[integer_pow_p] = vectorized_batch_rule(integer_pow_p)
 
 # --- square ---------------------------------------------------------------------------------
 square_p = Primitive("square")
@@ -870,6 +900,7 @@ def _square_jvp(t, x):
 
 ad.defjvp(square_p, _square_jvp)
 lowering_rules[square_p] = lambda ctx, x: ctx.op("stablehlo.multiply", [x, x])
+batch_rules[square_p] = vectorized_batch_rule(square_p)
 
 # --- erf ------------------------------------------------------------------------------------
 erf_p = Primitive("erf")
@@ -891,6 +922,7 @@ def _erf_jvp(t, x):
 
 ad.defjvp(erf_p, _erf_jvp)
 lowering_rules[erf_p] = _lower_unary("chlo.erf")
+batch_rules[erf_p] = vectorized_batch_rule(erf_p)
 
 # --- erfc -----------------------------------------------------------------------------------
 erfc_p = Primitive("erfc")
@@ -912,6 +944,7 @@ def _erfc_jvp(t, x):
 
 ad.defjvp(erfc_p, _erfc_jvp)
 lowering_rules[erfc_p] = _lower_unary("chlo.erfc")
+batch_rules[erfc_p] = vectorized_batch_rule(erfc_p)
 
 # --- erf_inv --------------------------------------------------------------------------------
 erf_inv_p = Primitive("erf_inv")
@@ -940,6 +973,7 @@ def _erf_inv_jvp(t, ans, x):
 
 ad.jvp_rules[erf_inv_p] = _jvp_using_result(erf_inv_p, _erf_inv_jvp)
 lowering_rules[erf_inv_p] = _lower_unary("chlo.erf_inv")
+batch_rules[erf_inv_p] = vectorized_batch_rule(erf_inv_p)
 
 # --- lgamma ---------------------------------------------------------------------------------
 lgamma_p = Primitive("lgamma")
@@ -967,6 +1001,7 @@ def _lgamma_jvp(t, x):
 
 ad.defjvp(lgamma_p, _lgamma_jvp)
 lowering_rules[lgamma_p] = _lower_unary("chlo.lgamma")
+batch_rules[lgamma_p] = vectorized_batch_rule(lgamma_p)
 
 # --- digamma --------------------------------------------------------------------------------
 digamma_p = Primitive("digamma")
@@ -995,6 +1030,7 @@ def _digamma_jvp(t, x):
 
 ad.defjvp(digamma_p, _digamma_jvp)
 lowering_rules[digamma_p] = _lower_unary("chlo.digamma")
+batch_rules[digamma_p] = vectorized_batch_rule(digamma_p)
 
 # --- real -----------------------------------------------------------------------------------
 real_p = Primitive("real")
@@ -1026,6 +1062,7 @@ def _real_transpose(ct, x):  # Re(ct + 0j)
 
 transpose_rules[real_p] = _real_transpose
 lowering_rules[real_p] = _lower_unary("stablehlo.real")
+batch_rules[real_p] = vectorized_batch_rule(real_p)
 
 # --- imag -----------------------------------------------------------------------------------
 imag_p = Primitive("imag")
@@ -1059,6 +1096,7 @@ def _imag_transpose(ct, x):  # -1j * ct, as JAX transposes it
 
 transpose_rules[imag_p] = _imag_transpose
 lowering_rules[imag_p] = _lower_unary("stablehlo.imag")
+batch_rules[imag_p] = vectorized_batch_rule(imag_p)
 
 # --- conj -----------------------------------------------------------------------------------
 conj_p = Primitive("conj")
@@ -1115,6 +1153,7 @@ def _conj_lowering(ctx, x, *, input_dtype):
 
 
 lowering_rules[conj_p] = _conj_lowering
+batch_rules[conj_p] = vectorized_batch_rule(conj_p)
 
 # --- population_count -----------------------------------------------------------------------
 population_count_p = Primitive("population_count")
@@ -1142,6 +1181,7 @@ population_count_p.def_abstract_eval(_unary("population_count", is_int))
 population_count_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(population_count_p)
 lowering_rules[population_count_p] = _lower_unary("stablehlo.popcnt")
+batch_rules[population_count_p] = vectorized_batch_rule(population_count_p)
 
 # --- clz ------------------------------------------------------------------------------------
 clz_p = Primitive("clz")
@@ -1175,6 +1215,7 @@ clz_p.def_abstract_eval(_unary("clz", is_int))
 clz_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(clz_p)
 lowering_rules[clz_p] = _lower_unary("stablehlo.count_leading_zeros")
+batch_rules[clz_p] = vectorized_batch_rule(clz_p)
 
 # --- polygamma ------------------------------------------------------------------------------
 polygamma_p = Primitive("polygamma")
@@ -1217,3 +1258,4 @@ ad.defjvp(polygamma_p, _polygamma_jvp_m, _polygamma_jvp_x)
 lowering_rules[polygamma_p] = lambda ctx, m, x: ctx.op(
     "chlo.polygamma", ctx.broadcast_operands(m, x)
 )
+batch_rules[polygamma_p] = broadcasting_batch_rule(polygamma_p)

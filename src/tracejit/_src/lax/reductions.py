@@ -31,6 +31,7 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import shapes
 from tracejit._src.lax.standard import (
@@ -271,6 +272,23 @@ def _all_ones(dtype: np.dtype):
     return dtypes.iinfo(dtype).max if dtypes.is_unsigned(dtype) else -1
 
 
+def _shift_axes(axes, bdim: int) -> tuple:
+    """`axes` of an unbatched operand, as axes of the operand with a batch dim at `bdim`."""
+    return tuple(a + (a >= bdim) for a in axes)
+
+
+def _reduction_batch_rule(primitive: Primitive):
+    """Reduce over the shifted axes; the batch dim lands after the kept axes before it."""
+
+    def rule(values, dims, **params):
+        (x,), (bdim,) = values, dims
+        axes = _shift_axes(params.pop("axes"), bdim)
+        out_dim = bdim - sum(a < bdim for a in axes)
+        return primitive.bind(x, axes=axes, **params), out_dim
+
+    return rule
+
+
 # --- reduce_sum -----------------------------------------------------------------------------
 reduce_sum_p = Primitive("reduce_sum")
 
@@ -294,6 +312,7 @@ def _reduce_sum_transpose(ct, operand, *, axes):
 
 transpose_rules[reduce_sum_p] = _reduce_sum_transpose
 lowering_rules[reduce_sum_p] = _lower_reduction("stablehlo.add", lambda d: 0, accumulate=True)
+batch_rules[reduce_sum_p] = _reduction_batch_rule(reduce_sum_p)
 
 # --- reduce_max -----------------------------------------------------------------------------
 reduce_max_p = Primitive("reduce_max")
@@ -333,6 +352,7 @@ def _reduce_chooser_jvp(chooser_p: Primitive):
 _reduce_max_jvp = _reduce_chooser_jvp(reduce_max_p)
 ad.jvp_rules[reduce_max_p] = _reduce_max_jvp
 lowering_rules[reduce_max_p] = _lower_reduction("stablehlo.maximum", _lowest)
+batch_rules[reduce_max_p] = _reduction_batch_rule(reduce_max_p)
 
 # --- reduce_min -----------------------------------------------------------------------------
 reduce_min_p = Primitive("reduce_min")
@@ -351,6 +371,7 @@ reduce_min_p.def_weak_type_rule(weak_if_all_weak)
 _reduce_min_jvp = _reduce_chooser_jvp(reduce_min_p)
 ad.jvp_rules[reduce_min_p] = _reduce_min_jvp
 lowering_rules[reduce_min_p] = _lower_reduction("stablehlo.minimum", _highest)
+batch_rules[reduce_min_p] = _reduction_batch_rule(reduce_min_p)
 
 # --- reduce_prod ----------------------------------------------------------------------------
 reduce_prod_p = Primitive("reduce_prod")
@@ -406,6 +427,7 @@ def _product_of_others(x, axes: tuple):
 
 ad.jvp_rules[reduce_prod_p] = _reduce_prod_jvp
 lowering_rules[reduce_prod_p] = _lower_reduction("stablehlo.multiply", lambda d: 1, accumulate=True)
+batch_rules[reduce_prod_p] = _reduction_batch_rule(reduce_prod_p)
 
 # --- reduce_and -----------------------------------------------------------------------------
 reduce_and_p = Primitive("reduce_and")
@@ -427,6 +449,7 @@ reduce_and_p.def_abstract_eval(_reduction_abstract_eval("reduce_and", is_int_or_
 reduce_and_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(reduce_and_p)
 lowering_rules[reduce_and_p] = _lower_reduction("stablehlo.and", _all_ones)
+batch_rules[reduce_and_p] = _reduction_batch_rule(reduce_and_p)
 
 # --- reduce_or ------------------------------------------------------------------------------
 reduce_or_p = Primitive("reduce_or")
@@ -448,6 +471,7 @@ reduce_or_p.def_abstract_eval(_reduction_abstract_eval("reduce_or", is_int_or_bo
 reduce_or_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(reduce_or_p)
 lowering_rules[reduce_or_p] = _lower_reduction("stablehlo.or", lambda d: 0)
+batch_rules[reduce_or_p] = _reduction_batch_rule(reduce_or_p)
 
 # --- reduce_xor -----------------------------------------------------------------------------
 reduce_xor_p = Primitive("reduce_xor")
@@ -467,6 +491,7 @@ reduce_xor_p.def_abstract_eval(_reduction_abstract_eval("reduce_xor", is_int_or_
 reduce_xor_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(reduce_xor_p)
 lowering_rules[reduce_xor_p] = _lower_reduction("stablehlo.xor", lambda d: 0)
+batch_rules[reduce_xor_p] = _reduction_batch_rule(reduce_xor_p)
 
 
 # --- argmax / argmin helpers ----------------------------------------------------------------
@@ -590,6 +615,7 @@ argmax_p.def_abstract_eval(_arg_abstract_eval("argmax"))
 argmax_p.def_weak_type_rule(never_weak)
 ad.defjvp_zero(argmax_p)
 lowering_rules[argmax_p] = _lower_arg("GT", _lowest)
+batch_rules[argmax_p] = _reduction_batch_rule(argmax_p)
 
 # --- argmin ---------------------------------------------------------------------------------
 argmin_p = Primitive("argmin")
@@ -606,3 +632,4 @@ argmin_p.def_abstract_eval(_arg_abstract_eval("argmin"))
 argmin_p.def_weak_type_rule(never_weak)
 ad.defjvp_zero(argmin_p)
 lowering_rules[argmin_p] = _lower_arg("LT", _highest)
+batch_rules[argmin_p] = _reduction_batch_rule(argmin_p)

@@ -29,15 +29,19 @@ from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Primitive, ShapedArray, Tracer
 from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import binary, reductions
 from tracejit._src.lax.standard import (
+    batch_at_front,
     broadcast_to_shape,
     check_same_dtypes,
     int_bounds,
+    move_batch_dim,
     never_weak,
     shape_of,
     static_ints,
+    vectorized_batch_rule,
     weak_if_all_weak,
 )
 from tracejit._src.lowering import stablehlo as hlo
@@ -175,6 +179,17 @@ lowering_rules[broadcast_in_dim_p] = lambda ctx, x, *, shape, broadcast_dimensio
 )
 
 
+def _broadcast_in_dim_batch(values, dims, *, shape, broadcast_dimensions):
+    (operand,), (bd,) = values, dims
+    operand = move_batch_dim(operand, bd, 0)
+    size = shape_of(operand)[0]
+    out_dims = (0,) + tuple(d + 1 for d in broadcast_dimensions)
+    return broadcast_in_dim_p.bind(operand, shape=(size, *shape), broadcast_dimensions=out_dims), 0
+
+
+batch_rules[broadcast_in_dim_p] = _broadcast_in_dim_batch
+
+
 def _zeros_like_aval(aval: ShapedArray):
     zero = np.zeros((), aval.dtype)
     return broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
@@ -256,6 +271,18 @@ def _reshape_lowering(ctx, x, *, new_sizes, dimensions):
 
 lowering_rules[reshape_p] = _reshape_lowering
 
+
+def _reshape_batch(values, dims, *, new_sizes, dimensions):
+    (operand,), (bd,) = values, dims
+    operand = move_batch_dim(operand, bd, 0)
+    size = shape_of(operand)[0]
+    if dimensions is not None:
+        dimensions = (0,) + tuple(d + 1 for d in dimensions)
+    return reshape_p.bind(operand, new_sizes=(size, *new_sizes), dimensions=dimensions), 0
+
+
+batch_rules[reshape_p] = _reshape_batch
+
 # --- transpose ------------------------------------------------------------------------------
 transpose_p = Primitive("transpose")
 
@@ -297,6 +324,16 @@ transpose_rules[transpose_p] = _transpose_transpose
 lowering_rules[transpose_p] = lambda ctx, x, *, permutation: ctx.op(
     "stablehlo.transpose", [x], {"permutation": hlo.i64_array(permutation)}
 )
+
+
+def _transpose_batch(values, dims, *, permutation):
+    (operand,), (bd,) = values, dims
+    # The batch dimension first in the result, the others permuted around it.
+    perm = (bd,) + tuple(p + (p >= bd) for p in permutation)
+    return transpose(operand, perm), 0
+
+
+batch_rules[transpose_p] = _transpose_batch
 
 # --- squeeze --------------------------------------------------------------------------------
 squeeze_p = Primitive("squeeze")
@@ -353,6 +390,16 @@ def _squeeze_transpose(ct, operand, *, dimensions):
 transpose_rules[squeeze_p] = _squeeze_transpose
 lowering_rules[squeeze_p] = lambda ctx, x, *, dimensions: ctx.op("stablehlo.reshape", [x])
 
+
+def _squeeze_batch(values, dims, *, dimensions):
+    (operand,), (bd,) = values, dims
+    shifted = tuple(d + (d >= bd) for d in dimensions)
+    out_bd = bd - sum(d < bd for d in dimensions)
+    return squeeze_p.bind(operand, dimensions=shifted), out_bd
+
+
+batch_rules[squeeze_p] = _squeeze_batch
+
 # --- rev ------------------------------------------------------------------------------------
 rev_p = Primitive("rev")
 
@@ -394,6 +441,14 @@ transpose_rules[rev_p] = _rev_transpose
 lowering_rules[rev_p] = lambda ctx, x, *, dimensions: ctx.op(
     "stablehlo.reverse", [x], {"dimensions": hlo.i64_array(dimensions)}
 )
+
+
+def _rev_batch(values, dims, *, dimensions):
+    (operand,), (bd,) = values, dims
+    return rev_p.bind(operand, dimensions=tuple(d + (d >= bd) for d in dimensions)), bd
+
+
+batch_rules[rev_p] = _rev_batch
 
 # --- pad ------------------------------------------------------------------------------------
 pad_p = Primitive("pad")
@@ -515,6 +570,34 @@ def _pad_lowering(ctx, x, padding_value, *, padding_config):
 
 lowering_rules[pad_p] = _pad_lowering
 
+
+def _pad_batch(values, dims, *, padding_config):
+    (operand, padding_value), (bd, value_bd) = values, dims
+    config = ((0, 0, 0), *padding_config)
+    if value_bd is None:  # one padding value for all: pad the batch dimension by nothing
+        return pad_p.bind(move_batch_dim(operand, bd, 0), padding_value, padding_config=config), 0
+    # A padding value per member: pad with zeros, then select each member's value wherever a
+    # padding element lies (an unbatched mask, broadcast along the batch dimension).
+    size = shape_of(padding_value)[0]
+    zero = np.zeros((), dtypes.dtype_of(padding_value))
+    if bd is None:
+        padded = pad_p.bind(operand, zero, padding_config=padding_config)
+        padded = batch_at_front(padded, None, size)
+    else:
+        padded = pad_p.bind(move_batch_dim(operand, bd, 0), zero, padding_config=config)
+    shape = tuple(shape_of(padded))
+    in_shape = tuple(shape_of(operand))
+    if bd is not None:
+        in_shape = in_shape[:bd] + in_shape[bd + 1 :]
+    ones = broadcast_in_dim(np.bool_(True), in_shape, ())
+    is_operand = pad_p.bind(ones, np.bool_(False), padding_config=padding_config)
+    is_operand = broadcast_in_dim(is_operand, shape, tuple(range(1, len(shape))))
+    fill = broadcast_in_dim(padding_value, shape, (0,))
+    return select_n_p.bind(is_operand, fill, padded), 0
+
+
+batch_rules[pad_p] = _pad_batch
+
 # --- concatenate ----------------------------------------------------------------------------
 concatenate_p = Primitive("concatenate")
 
@@ -588,6 +671,20 @@ transpose_rules[concatenate_p] = _concatenate_transpose
 lowering_rules[concatenate_p] = lambda ctx, *xs, dimension: ctx.op(
     "stablehlo.concatenate", list(xs), {"dimension": f"{dimension} : i64"}
 )
+
+
+def _batch_size(values, dims) -> int:
+    return next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+
+
+def _concatenate_batch(values, dims, *, dimension):
+    # Every operand needs the batch dimension (first): unbatched ones are broadcast to it.
+    size = _batch_size(values, dims)
+    operands = [batch_at_front(v, d, size) for v, d in zip(values, dims, strict=True)]
+    return concatenate_p.bind(*operands, dimension=dimension + 1), 0
+
+
+batch_rules[concatenate_p] = _concatenate_batch
 
 # --- iota -----------------------------------------------------------------------------------
 iota_p = Primitive("iota")
@@ -780,6 +877,7 @@ def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type):
 
 
 lowering_rules[convert_element_type_p] = _convert_element_type_lowering
+batch_rules[convert_element_type_p] = vectorized_batch_rule(convert_element_type_p)
 
 # --- bitcast_convert_type -------------------------------------------------------------------
 bitcast_convert_type_p = Primitive("bitcast_convert_type")
@@ -833,6 +931,19 @@ ad.defjvp_zero(bitcast_convert_type_p)
 lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op(
     "stablehlo.bitcast_convert", [x]
 )
+
+
+def _bitcast_convert_type_batch(values, dims, *, new_dtype):
+    (operand,), (bd,) = values, dims
+    old = dtypes.dtype_of(operand)
+    # A narrower type adds a trailing dimension, a wider one consumes it: the batch dimension
+    # must not be that one.
+    if old.itemsize < new_dtype.itemsize and bd == len(shape_of(operand)) - 1:
+        operand, bd = move_batch_dim(operand, bd, 0), 0
+    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype), bd
+
+
+batch_rules[bitcast_convert_type_p] = _bitcast_convert_type_batch
 
 # --- select_n -------------------------------------------------------------------------------
 select_n_p = Primitive("select_n")
@@ -932,6 +1043,40 @@ def _select_n_lowering(ctx, which, *cases):
 
 lowering_rules[select_n_p] = _select_n_lowering
 
+
+def _same_shape_batch(values, dims, scalar_ok):
+    """Batch dimensions first; operands at positions in `scalar_ok` may stay unbatched
+    scalars, the others (and batched scalars) are broadcast to the full batched shape."""
+    size = _batch_size(values, dims)
+    ranks = [len(shape_of(v)) - (d is not None) for v, d in zip(values, dims, strict=True)]
+    rank_max = max(ranks)
+    full = None
+    for v, d, r in zip(values, dims, ranks, strict=True):
+        if r == rank_max:
+            shape = tuple(shape_of(v))
+            full = (size, *(shape[:d] + shape[d + 1 :] if d is not None else shape))
+            break
+    out = []
+    for i, (v, d, r) in enumerate(zip(values, dims, ranks, strict=True)):
+        if d is None and r == 0 and i in scalar_ok:
+            out.append(v)
+        elif d is None:
+            out.append(broadcast_in_dim(v, full, tuple(range(1, r + 1)) if r else ()))
+        else:
+            v = move_batch_dim(v, d, 0)
+            if r < rank_max:  # a batched scalar among arrays
+                v = broadcast_in_dim(v, full, (0,))
+            out.append(v)
+    return out
+
+
+def _select_n_batch(values, dims):
+    which, *cases = _same_shape_batch(values, dims, scalar_ok=(0,))
+    return select_n_p.bind(which, *cases), 0
+
+
+batch_rules[select_n_p] = _select_n_batch
+
 # --- clamp ----------------------------------------------------------------------------------
 clamp_p = Primitive("clamp")
 
@@ -1008,6 +1153,13 @@ def _clamp_lowering(ctx, lo, x, hi):
 
 lowering_rules[clamp_p] = _clamp_lowering
 
+
+def _clamp_batch(values, dims):
+    return clamp_p.bind(*_same_shape_batch(values, dims, scalar_ok=(0, 2))), 0
+
+
+batch_rules[clamp_p] = _clamp_batch
+
 # --- copy -----------------------------------------------------------------------------------
 # No public wrapper, as in JAX: `copy_p.bind(x)` stages an explicit copy.
 copy_p = Primitive("copy")
@@ -1023,6 +1175,7 @@ def _copy_transpose(ct, operand):
 
 transpose_rules[copy_p] = _copy_transpose
 lowering_rules[copy_p] = lambda ctx, x: x
+batch_rules[copy_p] = vectorized_batch_rule(copy_p)
 
 # --- stop_gradient --------------------------------------------------------------------------
 stop_gradient_p = Primitive("stop_gradient")
@@ -1044,3 +1197,4 @@ stop_gradient_p.def_abstract_eval(lambda operand: operand)
 stop_gradient_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(stop_gradient_p)
 lowering_rules[stop_gradient_p] = lambda ctx, x: x
+batch_rules[stop_gradient_p] = vectorized_batch_rule(stop_gradient_p)

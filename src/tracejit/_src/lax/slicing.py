@@ -31,10 +31,12 @@ from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Primitive, ShapedArray, Tracer, get_aval
 from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import binary
 from tracejit._src.lax.shapes import expand_dims, pad, select_n, squeeze
 from tracejit._src.lax.standard import (
+    batch_at_front,
     check_same_dtypes,
     int_bounds,
     shape_of,
@@ -182,6 +184,20 @@ def _slice_lowering(ctx, x, *, start_indices, limit_indices, strides):
 lowering_rules[slice_p] = _slice_lowering
 
 
+def _slice_batch(values, dims, *, start_indices, limit_indices, strides):
+    (operand,), (bd,) = values, dims
+    size = shape_of(operand)[bd]
+    starts = start_indices[:bd] + (0,) + start_indices[bd:]
+    limits = limit_indices[:bd] + (size,) + limit_indices[bd:]
+    if strides is not None:
+        strides = strides[:bd] + (1,) + strides[bd:]
+    out = slice_p.bind(operand, start_indices=starts, limit_indices=limits, strides=strides)
+    return out, bd
+
+
+batch_rules[slice_p] = _slice_batch
+
+
 # --- start indices of the dynamic primitives ------------------------------------------------
 def _start_indices(name: str, shape: tuple, start_indices, allow_negative_indices) -> list:
     """The start index operands: one scalar per dimension, negative ones wrapped around."""
@@ -257,6 +273,21 @@ def _check_start_indices(name: str, operand: ShapedArray, indices, colon: str) -
         raise TypeError(
             f"index arguments to {name} must be integers of the same type, got{colon} {got}"
         )
+
+
+def _check_unbatched_indices(name: str, dims) -> None:
+    if any(d is not None for d in dims):
+        raise NotImplementedError(
+            f"[vmap] {name} with batched start indices needs gather, not built yet"
+        )
+
+
+def _with_batch_index(indices, position: int) -> list:
+    """The start indices with a zero for the batch dimension inserted at `position`."""
+    dtype = dtypes.dtype_of(indices[0]) if indices else dtypes.default_int_dtype()
+    indices = list(indices)
+    indices.insert(position, dtype.type(0))
+    return indices
 
 
 # --- dynamic_slice --------------------------------------------------------------------------
@@ -342,6 +373,18 @@ transpose_rules[dynamic_slice_p] = _dynamic_slice_transpose
 lowering_rules[dynamic_slice_p] = lambda ctx, x, *indices, slice_sizes: ctx.op(
     "stablehlo.dynamic_slice", [x, *indices], {"slice_sizes": hlo.i64_array(slice_sizes)}
 )
+
+
+def _dynamic_slice_batch(values, dims, *, slice_sizes):
+    (operand, *indices), (bd, *index_dims) = values, dims
+    _check_unbatched_indices("dynamic_slice", index_dims)
+    size = shape_of(operand)[bd]
+    sizes = slice_sizes[:bd] + (size,) + slice_sizes[bd:]
+    out = dynamic_slice_p.bind(operand, *_with_batch_index(indices, bd), slice_sizes=sizes)
+    return out, bd
+
+
+batch_rules[dynamic_slice_p] = _dynamic_slice_batch
 
 # --- dynamic_update_slice -------------------------------------------------------------------
 dynamic_update_slice_p = Primitive("dynamic_update_slice")
@@ -430,3 +473,17 @@ transpose_rules[dynamic_update_slice_p] = _dynamic_update_slice_transpose
 lowering_rules[dynamic_update_slice_p] = lambda ctx, x, update, *indices: ctx.op(
     "stablehlo.dynamic_update_slice", [x, update, *indices]
 )
+
+
+def _dynamic_update_slice_batch(values, dims):
+    (operand, update, *indices), (bd, update_bd, *index_dims) = values, dims
+    _check_unbatched_indices("dynamic_update_slice", index_dims)
+    # Both need the batch dimension, at the same place: first (an unbatched one is broadcast).
+    size = shape_of(operand)[bd] if bd is not None else shape_of(update)[update_bd]
+    operand = batch_at_front(operand, bd, size)
+    update = batch_at_front(update, update_bd, size)
+    out = dynamic_update_slice_p.bind(operand, update, *_with_batch_index(indices, 0))
+    return out, 0
+
+
+batch_rules[dynamic_update_slice_p] = _dynamic_update_slice_batch

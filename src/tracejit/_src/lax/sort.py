@@ -19,10 +19,16 @@ from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero
+from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import shapes
 from tracejit._src.lax.reductions import lower_compare
-from tracejit._src.lax.standard import normalize_axes, shape_of, weak_if_all_weak
+from tracejit._src.lax.standard import (
+    batch_at_front,
+    normalize_axes,
+    shape_of,
+    weak_if_all_weak,
+)
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
@@ -223,3 +229,15 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
 
 
 lowering_rules[sort_p] = _sort_lowering
+
+
+def _sort_batch_rule(values, dims, *, dimension, is_stable, num_keys):
+    """Every operand with its batch dim first (unbatched ones broadcast: sort needs operands
+    of one shape), sorted along the shifted dimension."""
+    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+    operands = [batch_at_front(v, d, size) for v, d in zip(values, dims, strict=True)]
+    outs = sort_p.bind(*operands, dimension=dimension + 1, is_stable=is_stable, num_keys=num_keys)
+    return outs, [0] * len(outs)
+
+
+batch_rules[sort_p] = _sort_batch_rule

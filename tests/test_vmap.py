@@ -1,0 +1,340 @@
+"""API-level tests of `tracejit.vmap`: in_axes/out_axes forms, errors, unbatched values, and
+compositions with jit, grad, custom_jvp/custom_vjp."""
+
+import numpy as np
+import pytest
+
+import tracejit.numpy as jnp
+from tracejit import custom_jvp, custom_vjp, grad, jit, make_jaxpr, vmap
+from tracejit._src.interpreters.batching import BatchTrace
+
+RNG = np.random.default_rng(0)
+
+
+def rand(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def close(a, b):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)
+
+
+def loop(f, args, in_axes, out_axis=0):
+    """Per-example results stacked along `out_axis`: the reference."""
+    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
+    outs = []
+    for i in range(size):
+        xs = [a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(args, in_axes)]
+        outs.append(np.asarray(f(*xs)))
+    return np.stack(outs, axis=out_axis)
+
+
+def prims(jaxpr):
+    return [e.primitive.name for e in jaxpr.jaxpr.eqns]
+
+
+# --- in_axes ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, -2])
+def test_in_axes_int(axis):
+    x = rand(3, 4)
+    close(vmap(jnp.sin, in_axes=axis)(x), loop(np.sin, [x], [axis]))
+
+
+def test_in_axes_none_and_tuple():
+    x, y = rand(3, 4), rand(4)
+    f = lambda x, y: x + jnp.cos(y)
+    close(vmap(f, in_axes=(0, None))(x, y), loop(lambda a, b: a + np.cos(b), [x, y], [0, None]))
+    close(vmap(f, in_axes=[1, None])(x.T, y), loop(lambda a, b: a + np.cos(b), [x.T, y], [1, None]))
+    close(vmap(f, in_axes=(1, 0))(x.T, rand(3, 4)).shape, (3, 4))
+
+
+def test_in_axes_pytree_prefix():
+    p = {"a": rand(3, 2), "b": rand(2, 3)}
+    f = lambda p, c: p["a"] * 2.0 + p["b"] + c
+    out = vmap(f, in_axes=({"a": 0, "b": 1}, None))(p, 1.0)
+    ref = np.stack([p["a"][i] * 2 + p["b"][:, i] + 1.0 for i in range(3)])
+    close(out, ref)
+    # a prefix: one axis for the whole dict
+    q = {"a": rand(3, 2), "b": rand(3, 2)}
+    close(vmap(lambda q: q["a"] - q["b"], in_axes=(0,))(q), q["a"] - q["b"])
+    close(vmap(lambda q: q["a"] - q["b"])(q), q["a"] - q["b"])
+
+
+def test_in_axes_tuple_length_mismatch():
+    with pytest.raises(ValueError, match="in_axes"):
+        vmap(lambda x, y: x + y, in_axes=(0,))(rand(2), rand(2))
+
+
+def test_kwargs_batched_along_zero():
+    x, y = rand(3, 2), rand(3, 2)
+    out = vmap(lambda x, scale: x * scale, in_axes=(1,))(x.T, scale=y)
+    close(out, x * y)
+
+
+def test_axis_size_without_batched_argument():
+    out = vmap(lambda x: x + 1.0, in_axes=None, axis_size=4)(np.float32(2.0))
+    assert np.shape(out) == (4,)
+    close(out, np.full(4, 3.0))
+    with pytest.raises(ValueError, match="axis_size"):
+        vmap(lambda x: x, in_axes=None)(np.float32(1.0))
+
+
+def test_axis_size_mismatch_raises():
+    with pytest.raises(ValueError, match="axis_size"):
+        vmap(jnp.sin, axis_size=5)(rand(3))
+
+
+def test_inconsistent_sizes_error():
+    with pytest.raises(ValueError, match="vmap got inconsistent sizes for array axes to be mapped"):
+        vmap(lambda x, y: x + y)(rand(3), rand(4))
+
+
+@pytest.mark.parametrize("axis", [1, -2, 5])
+def test_out_of_range_axis_error(axis):
+    with pytest.raises(ValueError, match="rank"):
+        vmap(jnp.sin, in_axes=axis)(rand(3))
+
+
+def test_scalar_cannot_be_mapped():
+    with pytest.raises(ValueError, match="rank"):
+        vmap(jnp.sin)(np.float32(1.0))
+
+
+# --- out_axes --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("out_axis", [0, 1, -1])
+def test_out_axes_int(out_axis):
+    x = rand(3, 4)
+    close(vmap(jnp.sin, out_axes=out_axis)(x), loop(np.sin, [x], [0], out_axis % 2))
+
+
+def test_out_axes_none_for_unbatched_output():
+    x, y = rand(3), rand(2)
+    a, b = vmap(lambda x, y: (jnp.sin(x), jnp.cos(y)), in_axes=(0, None), out_axes=(0, None))(x, y)
+    close(a, np.sin(x))
+    close(b, np.cos(y))
+
+
+def test_out_axes_none_on_batched_output_raises():
+    with pytest.raises(ValueError, match="out_axes"):
+        vmap(jnp.sin, out_axes=None)(rand(3))
+
+
+def test_out_axes_pytree():
+    x = rand(3, 2)
+    out = vmap(lambda x: {"s": jnp.sin(x), "c": jnp.cos(x)}, out_axes={"s": 0, "c": 1})(x)
+    close(out["s"], np.sin(x))
+    close(out["c"], np.cos(x).T)
+
+
+def test_unbatched_output_is_broadcast():
+    out = vmap(lambda x, y: jnp.cos(y), in_axes=(0, None))(rand(3), rand(2))
+    assert np.shape(out) == (3, 2)
+
+
+# --- unbatched values stay unbatched ---------------------------------------------------------
+
+
+def test_unbatched_operand_not_broadcast():
+    x, y = rand(5, 3), rand(3)
+    f = vmap(lambda x, y: x * jnp.sin(y), in_axes=(0, None))
+    close(f(x, y), x * np.sin(y))
+    jaxpr = make_jaxpr(f)(x, y)
+    (sin_eqn,) = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "sin"]
+    assert sin_eqn.invars[0] is jaxpr.jaxpr.invars[1]  # sin of y itself
+    assert tuple(sin_eqn.outvars[0].aval.shape) == (3,)
+
+
+def test_no_unrolling():
+    f = lambda x, y: jnp.sum(jnp.sin(x) * y)
+    counts = [
+        len(make_jaxpr(vmap(f, in_axes=(0, None)))(rand(n, 3), rand(3)).jaxpr.eqns) for n in (2, 7)
+    ]
+    assert counts[0] == counts[1]
+
+
+# --- compositions ----------------------------------------------------------------------------
+
+
+def test_vmap_of_vmap_different_axes():
+    x = rand(2, 3, 4)
+    f = vmap(vmap(jnp.sin, in_axes=1, out_axes=0), in_axes=0, out_axes=1)
+    # inner maps axis 1 of x[i] (size 4)... x[i] has shape (3, 4): inner maps its axis 1
+    close(f(x), np.sin(x).transpose(2, 0, 1))
+
+
+def test_vmap_of_vmap_two_arguments():
+    x, y = rand(2, 3), rand(3, 2)
+    f = vmap(vmap(lambda a, b: a * b, in_axes=(0, 0)), in_axes=(0, 1))
+    close(f(x, y), x * y.T)
+
+
+def test_jit_of_vmap():
+    x = rand(4, 3)
+    close(jit(vmap(lambda x: jnp.sin(x) * 2.0))(x), np.sin(x) * 2)
+
+
+def test_vmap_of_jit_is_one_call():
+    x, y = rand(4, 3), rand(3)
+    g = jit(lambda x, y: jnp.sin(x) + y)
+    f = vmap(g, in_axes=(0, None))
+    close(f(x, y), np.sin(x) + y)
+    jaxpr = make_jaxpr(f)(x, y)
+    assert prims(jaxpr) == ["jit"]
+    close(vmap(g, in_axes=(1, None), out_axes=1)(x.T, y), (np.sin(x) + y).T)
+
+
+def test_vmap_of_jit_unbatched_output():
+    g = jit(lambda x, y: (jnp.sin(x), jnp.cos(y)))
+    a, b = vmap(g, in_axes=(0, None))(rand(4, 3), np.ones(2, np.float32))
+    assert np.shape(a) == (4, 3) and np.shape(b) == (4, 2)
+    close(b, np.broadcast_to(np.cos(np.ones(2)), (4, 2)))
+
+
+def test_vmap_of_grad():
+    x = rand(5)
+    close(vmap(grad(lambda x: jnp.sin(x) * x))(x), np.cos(x) * x + np.sin(x))
+
+
+def test_vmap_of_grad_with_unbatched_argument():
+    x, w = rand(5, 3), rand(3)
+    g = vmap(grad(lambda x, w: jnp.sum(jnp.sin(x * w))), in_axes=(0, None))
+    close(g(x, w), np.cos(x * w) * w)
+
+
+def test_grad_of_summed_vmap():
+    x = rand(5)
+    g = grad(lambda x: jnp.sum(vmap(jnp.sin)(x)))
+    close(g(x), np.cos(x))
+
+
+def test_grad_of_vmap_of_dot():
+    w, xs = rand(3), rand(4, 3)
+    g = grad(lambda w: jnp.sum(vmap(lambda x: jnp.dot(x, w))(xs) ** 2))
+    close(g(w), 2 * xs.T @ (xs @ w))
+
+
+def test_vmap_of_jit_of_grad():
+    x = rand(5)
+    close(vmap(jit(grad(jnp.sin)))(x), np.cos(x))
+
+
+def test_grad_of_vmap_of_jit():
+    x = rand(5)
+    close(grad(lambda x: jnp.sum(vmap(jit(jnp.sin))(x)))(x), np.cos(x))
+
+
+# --- custom derivatives ----------------------------------------------------------------------
+
+needs_custom = pytest.mark.skipif(
+    "process_custom_jvp_call" not in vars(BatchTrace),
+    reason="BatchTrace does not yet route custom calls to custom_derivatives.batch_custom_*",
+)
+
+
+def _custom_sin():
+    @custom_jvp
+    def f(x):
+        return jnp.sin(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return f(x), 3.0 * t  # a deliberately wrong derivative: the rule must be used
+
+    return f
+
+
+def _custom_vjp_sin():
+    @custom_vjp
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    def fwd(x, y):
+        return f(x, y), (x, y)
+
+    def bwd(res, g):
+        return (5.0 * g, None)  # deliberately wrong for x, zero for y
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+def test_vmap_of_custom_jvp_value():
+    x = rand(4)
+    close(vmap(_custom_sin())(x), np.sin(x))
+
+
+def test_vmap_of_grad_of_custom_jvp():
+    x = rand(4)
+    close(vmap(grad(_custom_sin()))(x), np.full(4, 3.0))
+
+
+@needs_custom
+def test_grad_of_vmap_of_custom_jvp():
+    x = rand(4)
+    f = _custom_sin()
+    close(grad(lambda x: jnp.sum(vmap(f)(x)))(x), np.full(4, 3.0))
+    jaxpr = make_jaxpr(vmap(f))(x)
+    assert "custom_jvp_call" in prims(jaxpr)
+
+
+def test_vmap_of_custom_vjp_value_and_grad():
+    x, y = rand(4), rand(4)
+    f = _custom_vjp_sin()
+    close(vmap(f)(x, y), np.sin(x) * y)
+    close(vmap(grad(f))(x, y), np.full(4, 5.0))
+
+
+@needs_custom
+def test_grad_of_vmap_of_custom_vjp():
+    x, y = rand(4), rand(3)
+    f = _custom_vjp_sin()
+    g = grad(lambda x, y: jnp.sum(vmap(f, in_axes=(0, None))(x[:, None] * np.ones(3), y)))
+    close(g(x, y), np.full(4, 15.0))
+    gy = grad(lambda y: jnp.sum(vmap(f, in_axes=(0, None))(np.ones((4, 3), np.float32), y)))
+    close(gy(y), np.zeros(3))
+
+
+def test_batch_custom_helpers_when_installed(monkeypatch):
+    """The logic meant for BatchTrace.process_custom_{jvp,vjp}_call, installed for this test."""
+    from tracejit._src import custom_derivatives as cd
+
+    monkeypatch.setattr(BatchTrace, "process_custom_jvp_call", cd.batch_custom_jvp_call, False)
+    monkeypatch.setattr(BatchTrace, "process_custom_vjp_call", cd.batch_custom_vjp_call, False)
+    x, y = rand(4), rand(3)
+    f = _custom_sin()
+    close(vmap(f)(x), np.sin(x))
+    close(grad(lambda x: jnp.sum(vmap(f)(x)))(x), np.full(4, 3.0))
+    close(jit(grad(lambda x: jnp.sum(vmap(f)(x))))(x), np.full(4, 3.0))
+    assert "custom_jvp_call" in prims(make_jaxpr(vmap(f))(x))
+    close(vmap(grad(f))(x), np.full(4, 3.0))
+    v = _custom_vjp_sin()
+    close(
+        vmap(v, in_axes=(0, None))(np.ones((4, 3), np.float32), y),
+        np.sin(1.0) * y * np.ones((4, 3)),
+    )
+    g = grad(lambda x, y: jnp.sum(vmap(v, in_axes=(0, None))(x[:, None] * np.ones(3), y)))
+    close(g(x, y), np.full(4, 15.0))
+    gy = grad(lambda y: jnp.sum(vmap(v, in_axes=(0, None))(np.ones((4, 3), np.float32), y)))
+    close(gy(y), np.zeros(3))
+    close(vmap(grad(v))(x, x), np.full(4, 5.0))
+
+
+@pytest.mark.parametrize("axes", [(0, None), (None, 1), (1, 0), (-1, -1)])
+def test_add_any(axes):
+    from tracejit._src.interpreters.ad import add_any_p
+
+    x, y = rand(3, 4), rand(3, 4)
+    xs = np.moveaxis(x, 0, axes[0]) if axes[0] is not None else x[0]
+    ys = np.moveaxis(y, 0, axes[1]) if axes[1] is not None else y[0]
+    out = vmap(add_any_p.bind, in_axes=axes)(xs, ys)
+    close(out, loop(np.add, [xs, ys], axes))
+    counts = {
+        len(make_jaxpr(vmap(add_any_p.bind, in_axes=(0, None)))(rand(n, 2), rand(2)).jaxpr.eqns)
+        for n in (2, 7)
+    }
+    assert len(counts) == 1
