@@ -417,7 +417,7 @@ def test_source_of_copy_in_flight_is_kept_then_released(client):
     assert source.keep is not None
     for _ in range(100):  # each later transfer sweeps finished copies; allow for a busy machine
         time.sleep(0.05)
-        client.buffer_from_numpy(np.ones(1, np.float32))
+        client.buffer_from_numpy(host)
         if source.released:
             break
     assert source.released and source.keep is None
