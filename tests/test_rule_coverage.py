@@ -44,3 +44,15 @@ def test_every_primitive_has_a_lowering_rule():
         if p not in lowering_rules and name not in never_lowered
     )
     assert not missing, f"primitives without a StableHLO lowering rule: {missing}"
+
+
+def test_every_primitive_has_a_batching_rule():
+    from tracejit._src.interpreters.batching import batch_rules
+
+    no_operands = {"iota"}  # nothing to batch: vmap never binds it on batched values
+    missing = sorted(
+        name
+        for name, p in core.primitives.items()
+        if p not in batch_rules and name not in HANDLED_BY_TRACES | no_operands
+    )
+    assert not missing, f"primitives without a batching rule: {missing}"

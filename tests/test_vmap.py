@@ -229,12 +229,6 @@ def test_grad_of_vmap_of_jit():
 
 # --- custom derivatives ----------------------------------------------------------------------
 
-needs_custom = pytest.mark.skipif(
-    "process_custom_jvp_call" not in vars(BatchTrace),
-    reason="BatchTrace does not yet route custom calls to custom_derivatives.batch_custom_*",
-)
-
-
 def _custom_sin():
     @custom_jvp
     def f(x):
@@ -273,7 +267,6 @@ def test_vmap_of_grad_of_custom_jvp():
     close(vmap(grad(_custom_sin()))(x), np.full(4, 3.0))
 
 
-@needs_custom
 def test_grad_of_vmap_of_custom_jvp():
     x = rand(4)
     f = _custom_sin()
@@ -289,7 +282,6 @@ def test_vmap_of_custom_vjp_value_and_grad():
     close(vmap(grad(f))(x, y), np.full(4, 5.0))
 
 
-@needs_custom
 def test_grad_of_vmap_of_custom_vjp():
     x, y = rand(4), rand(3)
     f = _custom_vjp_sin()
@@ -338,3 +330,15 @@ def test_add_any(axes):
         for n in (2, 7)
     }
     assert len(counts) == 1
+
+
+def test_in_axes_not_a_prefix_raises():
+    with pytest.raises(ValueError, match="tree prefix"):
+        vmap(lambda d: d["a"], in_axes=({"b": 0},))({"a": rand(3)})
+
+
+def test_constant_output_is_broadcast():
+    out = vmap(lambda x: 1.0)(rand(3, 2))
+    assert np.shape(out) == (3,)
+    close(out, np.ones(3))
+    assert vmap(lambda: jnp.ones(2), axis_size=3)().shape == (3, 2)

@@ -72,6 +72,16 @@ class BatchTrace(Trace):
             return [self.new_tracer(v, d) for v, d in zip(out, out_dims, strict=True)]
         return self.new_tracer(out, out_dims)
 
+    def process_custom_jvp_call(self, primitive, call, args):
+        from tracejit._src.custom_derivatives import batch_custom_jvp_call
+
+        return batch_custom_jvp_call(self, primitive, call, args)
+
+    def process_custom_vjp_call(self, primitive, call, args):
+        from tracejit._src.custom_derivatives import batch_custom_vjp_call
+
+        return batch_custom_vjp_call(self, primitive, call, args)
+
     def new_tracer(self, value, batch_dim):
         return value if batch_dim is None else BatchTracer(self, value, batch_dim)
 
