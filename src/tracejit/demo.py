@@ -92,6 +92,18 @@ def main():
     print("grad(f)(1.) =", jax.grad(f)(1.0), "  grad(f)(-1.) =", jax.grad(f)(-1.0))
     print(jax.make_jaxpr(jax.grad(jnp.tanh))(1.0))
 
+    section("per-example gradients: jit(vmap(grad(loss), (None, 0)))")
+    small = [(W[:, :32] if i == 0 else W[:32, :32] if i == 1 else W[:32], b[: W.shape[1]])
+             for i, (W, b) in enumerate(params)]  # fmt: skip
+    small = [(W, jnp.zeros(W.shape[1])) for W, _ in small]
+    examples = (batch[0][:8], batch[1][:8])
+    perexample_grads = jax.jit(jax.vmap(jax.grad(loss), (None, 0)))
+    grads = perexample_grads(small, examples)
+    one_by_one = jax.grad(loss)(small, (examples[0][3:4], examples[1][3:4]))
+    print("shapes:", [g[0].shape for g in grads])
+    print("example 3 agrees with a separate grad call:",
+          bool(jnp.allclose(grads[0][0][3], one_by_one[0][0], atol=1e-4)))  # fmt: skip
+
     section("jit(grad(loss)): traced once, compiled by XLA, called at native speed")
     import time
 
