@@ -63,6 +63,9 @@ def main():
             "sin": (lambda: np.sin(x_np), lambda: jnp.sin(x)),
             "x * 2 + 1": (lambda: x_np * 2 + 1, lambda: x * 2 + 1),
         }
+        for numpy_fn, tracejit_fn in cases.values():  # warm up caches and the CPU clock
+            per_call_seconds(numpy_fn, rounds=3)
+            per_call_seconds(tracejit_fn, rounds=3)
         for name, (numpy_fn, tracejit_fn) in cases.items():
             ops = 2 if name == "x * 2 + 1" else 1
             t_numpy = per_call_seconds(numpy_fn)
