@@ -13,9 +13,9 @@ import scipy.special
 from helpers import check_traced_matches_eager
 
 import tracejit  # noqa: F401  (installs the eager trace)
+from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.jaxpr import check_jaxpr
-from tracejit._src.lax import elementwise as lax
 
 b = np.dtype(np.bool_)
 i8, i32, u8, u32 = (np.dtype(t) for t in (np.int8, np.int32, np.uint8, np.uint32))

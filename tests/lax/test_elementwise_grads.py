@@ -12,13 +12,13 @@ import scipy.special
 from helpers import check_traced_matches_eager
 
 import tracejit
+from tracejit import lax
 from tracejit._src import dtypes
 from tracejit._src.api import grad, jvp, make_jaxpr, vjp
 from tracejit._src.core import get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import binary, reductions
-from tracejit._src.lax import elementwise as lax
 from tracejit._src.test_util import check_grads
 
 SHAPES = [(), (3,), (2, 3)]

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import tracejit
+from tracejit import lax as le
 from tracejit._src.api import make_jaxpr, vmap
 from tracejit._src.lax import binary as lb
-from tracejit._src.lax import elementwise as le
 
 B = 3  # batch size
 rng = np.random.default_rng(0)

@@ -14,10 +14,9 @@ are not.
 
 Derivatives: each block registers its JVP rule, built from the wrappers here and in `binary`
 and `shapes` (so rules differentiate again), with JAX's formulas; rules whose derivative reads
-the primitive's own result (exp, tanh, sqrt, ...) compute it once (`_jvp_using_result`).
+the primitive's own result (exp, tanh, sqrt, ...) compute it once (`jvp_using_result`).
 Piecewise-constant and integer-valued primitives have zero tangents; the linear ones (neg,
-real, imag, conj) have transposes. `polygamma`, at the end, is the binary primitive that
-digamma's derivative needs.
+real, imag, conj) have transposes. The special functions (erf, lgamma, ...) are in `special`.
 """
 
 from __future__ import annotations
@@ -36,7 +35,6 @@ from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import binary, shapes
 from tracejit._src.lax.standard import (
     broadcast_to_shape,
-    broadcasting_batch_rule,
     check_dtype,
     elementwise_abstract_eval,
     is_complex,
@@ -54,7 +52,7 @@ from tracejit._src.lax.standard import (
 from tracejit._src.lowering.lower import lowering_rules
 
 
-def _special():
+def scipy_special():
     """scipy.special, imported on first use: it costs more than the rest of `import tracejit`."""
     import scipy.special
 
@@ -70,7 +68,7 @@ def _unsigned(dtype) -> np.dtype:
     return np.dtype(f"u{dtype.itemsize}")
 
 
-def _unary(name, accepts):
+def unary_abstract_eval(name, accepts):
     return elementwise_abstract_eval(name, accepts)
 
 
@@ -78,12 +76,12 @@ def _unary(name, accepts):
 # themselves be differentiated (to any order), staged or evaluated.
 
 
-def _const(x, value):
+def constant_like(x, value):
     """`value` as a rank-0 constant of x's dtype (a literal in jaxprs; lax broadcasts it)."""
     return np.array(value, get_aval(x).dtype)
 
 
-def _jvp_using_result(primitive, tangent_of):
+def jvp_using_result(primitive, tangent_of):
     """The JVP rule of a unary primitive whose derivative reads its own result, computed once:
     `tangent_of(t, ans, x, **params)` (exp's derivative is exp itself)."""
 
@@ -97,7 +95,7 @@ def _jvp_using_result(primitive, tangent_of):
     return rule
 
 
-def _lower_unary(op_name):
+def lower_unary(op_name):
     """The lowering rule emitting the one StableHLO (or CHLO) operation `op_name`."""
     return lambda ctx, x, **params: ctx.op(op_name, [x])
 
@@ -118,7 +116,7 @@ def neg(x):
 
 
 neg_p.def_impl(np.negative)
-neg_p.def_abstract_eval(_unary("neg", is_numeric))
+neg_p.def_abstract_eval(unary_abstract_eval("neg", is_numeric))
 neg_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(neg_p)
 
@@ -128,7 +126,7 @@ def _neg_transpose(ct, x):
 
 
 transpose_rules[neg_p] = _neg_transpose
-lowering_rules[neg_p] = _lower_unary("stablehlo.negate")
+lowering_rules[neg_p] = lower_unary("stablehlo.negate")
 batch_rules[neg_p] = vectorized_batch_rule(neg_p)
 
 # --- sign -----------------------------------------------------------------------------------
@@ -157,7 +155,7 @@ def _sign_impl(x):
     return np.copysign(np.sign(x), x)  # NumPy's sign(-0.) is +0.
 
 
-sign_p.def_abstract_eval(_unary("sign", is_numeric))
+sign_p.def_abstract_eval(unary_abstract_eval("sign", is_numeric))
 sign_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(sign_p)
 
@@ -181,10 +179,10 @@ def floor(x):
 
 
 floor_p.def_impl(np.floor)
-floor_p.def_abstract_eval(_unary("floor", is_float))
+floor_p.def_abstract_eval(unary_abstract_eval("floor", is_float))
 floor_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(floor_p)
-lowering_rules[floor_p] = _lower_unary("stablehlo.floor")
+lowering_rules[floor_p] = lower_unary("stablehlo.floor")
 batch_rules[floor_p] = vectorized_batch_rule(floor_p)
 
 # --- ceil -----------------------------------------------------------------------------------
@@ -197,10 +195,10 @@ def ceil(x):
 
 
 ceil_p.def_impl(np.ceil)
-ceil_p.def_abstract_eval(_unary("ceil", is_float))
+ceil_p.def_abstract_eval(unary_abstract_eval("ceil", is_float))
 ceil_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(ceil_p)
-lowering_rules[ceil_p] = _lower_unary("stablehlo.ceil")
+lowering_rules[ceil_p] = lower_unary("stablehlo.ceil")
 batch_rules[ceil_p] = vectorized_batch_rule(ceil_p)
 
 # --- round ----------------------------------------------------------------------------------
@@ -231,7 +229,7 @@ def _round_impl(x, *, rounding_method):
     return np.copysign(np.abs(whole) + (np.abs(fraction) >= 0.5), x)
 
 
-round_p.def_abstract_eval(_unary("round", is_float))
+round_p.def_abstract_eval(unary_abstract_eval("round", is_float))
 round_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(round_p)
 
@@ -258,7 +256,7 @@ is_finite_p.def_impl(np.isfinite)
 is_finite_p.def_abstract_eval(elementwise_abstract_eval("is_finite", is_float, np.dtype(bool)))
 is_finite_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(is_finite_p)
-lowering_rules[is_finite_p] = _lower_unary("stablehlo.is_finite")
+lowering_rules[is_finite_p] = lower_unary("stablehlo.is_finite")
 batch_rules[is_finite_p] = vectorized_batch_rule(is_finite_p)
 
 # --- exp ------------------------------------------------------------------------------------
@@ -271,7 +269,7 @@ def exp(x):
 
 
 exp_p.def_impl(quiet(np.exp))
-exp_p.def_abstract_eval(_unary("exp", is_float_or_complex))
+exp_p.def_abstract_eval(unary_abstract_eval("exp", is_float_or_complex))
 exp_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -279,8 +277,8 @@ def _exp_jvp(t, ans, x):
     return binary.mul(t, ans)
 
 
-ad.jvp_rules[exp_p] = _jvp_using_result(exp_p, _exp_jvp)
-lowering_rules[exp_p] = _lower_unary("stablehlo.exponential")
+ad.jvp_rules[exp_p] = jvp_using_result(exp_p, _exp_jvp)
+lowering_rules[exp_p] = lower_unary("stablehlo.exponential")
 batch_rules[exp_p] = vectorized_batch_rule(exp_p)
 
 # --- exp2 -----------------------------------------------------------------------------------
@@ -293,15 +291,15 @@ def exp2(x):
 
 
 exp2_p.def_impl(quiet(np.exp2))
-exp2_p.def_abstract_eval(_unary("exp2", is_float_or_complex))
+exp2_p.def_abstract_eval(unary_abstract_eval("exp2", is_float_or_complex))
 exp2_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _exp2_jvp(t, ans, x):
-    return binary.mul(log(_const(x, 2)), binary.mul(t, ans))
+    return binary.mul(log(constant_like(x, 2)), binary.mul(t, ans))
 
 
-ad.jvp_rules[exp2_p] = _jvp_using_result(exp2_p, _exp2_jvp)
+ad.jvp_rules[exp2_p] = jvp_using_result(exp2_p, _exp2_jvp)
 
 
 def _exp2_lowering(ctx, x):  # 2^x as a power: exact for integral x
@@ -321,7 +319,7 @@ def log(x):
 
 
 log_p.def_impl(quiet(np.log))
-log_p.def_abstract_eval(_unary("log", is_float_or_complex))
+log_p.def_abstract_eval(unary_abstract_eval("log", is_float_or_complex))
 log_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -330,7 +328,7 @@ def _log_jvp(t, x):
 
 
 ad.defjvp(log_p, _log_jvp)
-lowering_rules[log_p] = _lower_unary("stablehlo.log")
+lowering_rules[log_p] = lower_unary("stablehlo.log")
 batch_rules[log_p] = vectorized_batch_rule(log_p)
 
 # --- log1p ----------------------------------------------------------------------------------
@@ -343,16 +341,16 @@ def log1p(x):
 
 
 log1p_p.def_impl(quiet(np.log1p))
-log1p_p.def_abstract_eval(_unary("log1p", is_float_or_complex))
+log1p_p.def_abstract_eval(unary_abstract_eval("log1p", is_float_or_complex))
 log1p_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _log1p_jvp(t, x):
-    return binary.div(t, binary.add(x, _const(x, 1)))
+    return binary.div(t, binary.add(x, constant_like(x, 1)))
 
 
 ad.defjvp(log1p_p, _log1p_jvp)
-lowering_rules[log1p_p] = _lower_unary("stablehlo.log_plus_one")
+lowering_rules[log1p_p] = lower_unary("stablehlo.log_plus_one")
 batch_rules[log1p_p] = vectorized_batch_rule(log1p_p)
 
 # --- expm1 ----------------------------------------------------------------------------------
@@ -365,16 +363,16 @@ def expm1(x):
 
 
 expm1_p.def_impl(quiet(np.expm1))
-expm1_p.def_abstract_eval(_unary("expm1", is_float_or_complex))
+expm1_p.def_abstract_eval(unary_abstract_eval("expm1", is_float_or_complex))
 expm1_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _expm1_jvp(t, ans, x):
-    return binary.mul(t, binary.add(ans, _const(ans, 1)))
+    return binary.mul(t, binary.add(ans, constant_like(ans, 1)))
 
 
-ad.jvp_rules[expm1_p] = _jvp_using_result(expm1_p, _expm1_jvp)
-lowering_rules[expm1_p] = _lower_unary("stablehlo.exponential_minus_one")
+ad.jvp_rules[expm1_p] = jvp_using_result(expm1_p, _expm1_jvp)
+lowering_rules[expm1_p] = lower_unary("stablehlo.exponential_minus_one")
 batch_rules[expm1_p] = vectorized_batch_rule(expm1_p)
 
 # --- tanh -----------------------------------------------------------------------------------
@@ -387,16 +385,16 @@ def tanh(x):
 
 
 tanh_p.def_impl(np.tanh)
-tanh_p.def_abstract_eval(_unary("tanh", is_float_or_complex))
+tanh_p.def_abstract_eval(unary_abstract_eval("tanh", is_float_or_complex))
 tanh_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _tanh_jvp(t, ans, x):  # (1 - tanh^2) t, as (t + t tanh)(1 - tanh)
-    return binary.mul(binary.add(t, binary.mul(t, ans)), binary.sub(_const(x, 1), ans))
+    return binary.mul(binary.add(t, binary.mul(t, ans)), binary.sub(constant_like(x, 1), ans))
 
 
-ad.jvp_rules[tanh_p] = _jvp_using_result(tanh_p, _tanh_jvp)
-lowering_rules[tanh_p] = _lower_unary("stablehlo.tanh")
+ad.jvp_rules[tanh_p] = jvp_using_result(tanh_p, _tanh_jvp)
+lowering_rules[tanh_p] = lower_unary("stablehlo.tanh")
 batch_rules[tanh_p] = vectorized_batch_rule(tanh_p)
 
 # --- logistic -------------------------------------------------------------------------------
@@ -408,7 +406,7 @@ def logistic(x):
     return logistic_p.bind(x)
 
 
-_expit = keep_dtype(lambda x: _special().expit(x))
+_expit = keep_dtype(lambda x: scipy_special().expit(x))
 
 
 @logistic_p.def_impl
@@ -419,16 +417,16 @@ def _logistic_impl(x):
     return _expit(x)
 
 
-logistic_p.def_abstract_eval(_unary("logistic", is_float_or_complex))
+logistic_p.def_abstract_eval(unary_abstract_eval("logistic", is_float_or_complex))
 logistic_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _logistic_jvp(t, ans, x):
-    return binary.mul(t, binary.mul(ans, binary.sub(_const(ans, 1), ans)))
+    return binary.mul(t, binary.mul(ans, binary.sub(constant_like(ans, 1), ans)))
 
 
-ad.jvp_rules[logistic_p] = _jvp_using_result(logistic_p, _logistic_jvp)
-lowering_rules[logistic_p] = _lower_unary("stablehlo.logistic")
+ad.jvp_rules[logistic_p] = jvp_using_result(logistic_p, _logistic_jvp)
+lowering_rules[logistic_p] = lower_unary("stablehlo.logistic")
 batch_rules[logistic_p] = vectorized_batch_rule(logistic_p)
 
 # --- sin ------------------------------------------------------------------------------------
@@ -463,7 +461,7 @@ def cos(x):
 
 
 cos_p.def_impl(np.cos)
-cos_p.def_abstract_eval(_unary("cos", is_float_or_complex))
+cos_p.def_abstract_eval(unary_abstract_eval("cos", is_float_or_complex))
 cos_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -472,7 +470,7 @@ def _cos_jvp(t, x):
 
 
 ad.defjvp(cos_p, _cos_jvp)
-lowering_rules[cos_p] = _lower_unary("stablehlo.cosine")
+lowering_rules[cos_p] = lower_unary("stablehlo.cosine")
 batch_rules[cos_p] = vectorized_batch_rule(cos_p)
 
 # --- tan ------------------------------------------------------------------------------------
@@ -485,16 +483,16 @@ def tan(x):
 
 
 tan_p.def_impl(np.tan)
-tan_p.def_abstract_eval(_unary("tan", is_float_or_complex))
+tan_p.def_abstract_eval(unary_abstract_eval("tan", is_float_or_complex))
 tan_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _tan_jvp(t, ans, x):
-    return binary.mul(t, binary.add(_const(x, 1), square(ans)))
+    return binary.mul(t, binary.add(constant_like(x, 1), square(ans)))
 
 
-ad.jvp_rules[tan_p] = _jvp_using_result(tan_p, _tan_jvp)
-lowering_rules[tan_p] = _lower_unary("stablehlo.tan")
+ad.jvp_rules[tan_p] = jvp_using_result(tan_p, _tan_jvp)
+lowering_rules[tan_p] = lower_unary("stablehlo.tan")
 batch_rules[tan_p] = vectorized_batch_rule(tan_p)
 
 # --- asin -----------------------------------------------------------------------------------
@@ -507,16 +505,16 @@ def asin(x):
 
 
 asin_p.def_impl(quiet(np.arcsin))
-asin_p.def_abstract_eval(_unary("asin", is_float_or_complex))
+asin_p.def_abstract_eval(unary_abstract_eval("asin", is_float_or_complex))
 asin_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _asin_jvp(t, x):
-    return binary.mul(t, rsqrt(binary.sub(_const(x, 1), square(x))))
+    return binary.mul(t, rsqrt(binary.sub(constant_like(x, 1), square(x))))
 
 
 ad.defjvp(asin_p, _asin_jvp)
-lowering_rules[asin_p] = _lower_unary("chlo.asin")
+lowering_rules[asin_p] = lower_unary("chlo.asin")
 batch_rules[asin_p] = vectorized_batch_rule(asin_p)
 
 # --- acos -----------------------------------------------------------------------------------
@@ -529,16 +527,16 @@ def acos(x):
 
 
 acos_p.def_impl(quiet(np.arccos))
-acos_p.def_abstract_eval(_unary("acos", is_float_or_complex))
+acos_p.def_abstract_eval(unary_abstract_eval("acos", is_float_or_complex))
 acos_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _acos_jvp(t, x):
-    return binary.mul(t, neg(rsqrt(binary.sub(_const(x, 1), square(x)))))
+    return binary.mul(t, neg(rsqrt(binary.sub(constant_like(x, 1), square(x)))))
 
 
 ad.defjvp(acos_p, _acos_jvp)
-lowering_rules[acos_p] = _lower_unary("chlo.acos")
+lowering_rules[acos_p] = lower_unary("chlo.acos")
 batch_rules[acos_p] = vectorized_batch_rule(acos_p)
 
 # --- atan -----------------------------------------------------------------------------------
@@ -551,16 +549,16 @@ def atan(x):
 
 
 atan_p.def_impl(quiet(np.arctan))  # complex atan has poles at +-1j
-atan_p.def_abstract_eval(_unary("atan", is_float_or_complex))
+atan_p.def_abstract_eval(unary_abstract_eval("atan", is_float_or_complex))
 atan_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _atan_jvp(t, x):
-    return binary.div(t, binary.add(_const(x, 1), square(x)))
+    return binary.div(t, binary.add(constant_like(x, 1), square(x)))
 
 
 ad.defjvp(atan_p, _atan_jvp)
-lowering_rules[atan_p] = _lower_unary("chlo.atan")
+lowering_rules[atan_p] = lower_unary("chlo.atan")
 batch_rules[atan_p] = vectorized_batch_rule(atan_p)
 
 # --- sinh -----------------------------------------------------------------------------------
@@ -573,7 +571,7 @@ def sinh(x):
 
 
 sinh_p.def_impl(quiet(np.sinh))
-sinh_p.def_abstract_eval(_unary("sinh", is_float_or_complex))
+sinh_p.def_abstract_eval(unary_abstract_eval("sinh", is_float_or_complex))
 sinh_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -582,7 +580,7 @@ def _sinh_jvp(t, x):
 
 
 ad.defjvp(sinh_p, _sinh_jvp)
-lowering_rules[sinh_p] = _lower_unary("chlo.sinh")
+lowering_rules[sinh_p] = lower_unary("chlo.sinh")
 batch_rules[sinh_p] = vectorized_batch_rule(sinh_p)
 
 # --- cosh -----------------------------------------------------------------------------------
@@ -595,7 +593,7 @@ def cosh(x):
 
 
 cosh_p.def_impl(quiet(np.cosh))
-cosh_p.def_abstract_eval(_unary("cosh", is_float_or_complex))
+cosh_p.def_abstract_eval(unary_abstract_eval("cosh", is_float_or_complex))
 cosh_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -604,7 +602,7 @@ def _cosh_jvp(t, x):
 
 
 ad.defjvp(cosh_p, _cosh_jvp)
-lowering_rules[cosh_p] = _lower_unary("chlo.cosh")
+lowering_rules[cosh_p] = lower_unary("chlo.cosh")
 batch_rules[cosh_p] = vectorized_batch_rule(cosh_p)
 
 # --- asinh ----------------------------------------------------------------------------------
@@ -617,16 +615,16 @@ def asinh(x):
 
 
 asinh_p.def_impl(quiet(np.arcsinh))
-asinh_p.def_abstract_eval(_unary("asinh", is_float_or_complex))
+asinh_p.def_abstract_eval(unary_abstract_eval("asinh", is_float_or_complex))
 asinh_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _asinh_jvp(t, x):
-    return binary.mul(t, rsqrt(binary.add(square(x), _const(x, 1))))
+    return binary.mul(t, rsqrt(binary.add(square(x), constant_like(x, 1))))
 
 
 ad.defjvp(asinh_p, _asinh_jvp)
-lowering_rules[asinh_p] = _lower_unary("chlo.asinh")
+lowering_rules[asinh_p] = lower_unary("chlo.asinh")
 batch_rules[asinh_p] = vectorized_batch_rule(asinh_p)
 
 # --- acosh ----------------------------------------------------------------------------------
@@ -640,12 +638,12 @@ def acosh(x):
 
 
 acosh_p.def_impl(quiet(np.arccosh))
-acosh_p.def_abstract_eval(_unary("acosh", is_float_or_complex))
+acosh_p.def_abstract_eval(unary_abstract_eval("acosh", is_float_or_complex))
 acosh_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _acosh_jvp(t, x):
-    one = _const(x, 1)
+    one = constant_like(x, 1)
     if get_aval(x).dtype.kind == "c":
         # 1/sqrt(x^2 - 1) (as for reals) has the wrong sign where Re(x) < 0
         return binary.mul(t, binary.mul(rsqrt(binary.sub(x, one)), rsqrt(binary.add(x, one))))
@@ -653,7 +651,7 @@ def _acosh_jvp(t, x):
 
 
 ad.defjvp(acosh_p, _acosh_jvp)
-lowering_rules[acosh_p] = _lower_unary("chlo.acosh")
+lowering_rules[acosh_p] = lower_unary("chlo.acosh")
 batch_rules[acosh_p] = vectorized_batch_rule(acosh_p)
 
 # --- atanh ----------------------------------------------------------------------------------
@@ -667,17 +665,17 @@ def atanh(x):
 
 
 atanh_p.def_impl(quiet(np.arctanh))
-atanh_p.def_abstract_eval(_unary("atanh", is_float_or_complex))
+atanh_p.def_abstract_eval(unary_abstract_eval("atanh", is_float_or_complex))
 atanh_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _atanh_jvp(t, x):
-    one = _const(x, 1)
+    one = constant_like(x, 1)
     return binary.mul(integer_pow(binary.add(one, x), -1), binary.div(t, binary.sub(one, x)))
 
 
 ad.defjvp(atanh_p, _atanh_jvp)
-lowering_rules[atanh_p] = _lower_unary("chlo.atanh")
+lowering_rules[atanh_p] = lower_unary("chlo.atanh")
 batch_rules[atanh_p] = vectorized_batch_rule(atanh_p)
 
 # --- sqrt -----------------------------------------------------------------------------------
@@ -690,16 +688,16 @@ def sqrt(x):
 
 
 sqrt_p.def_impl(quiet(np.sqrt))
-sqrt_p.def_abstract_eval(_unary("sqrt", is_float_or_complex))
+sqrt_p.def_abstract_eval(unary_abstract_eval("sqrt", is_float_or_complex))
 sqrt_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _sqrt_jvp(t, ans, x):
-    return binary.mul(t, binary.div(_const(x, 0.5), ans))
+    return binary.mul(t, binary.div(constant_like(x, 0.5), ans))
 
 
-ad.jvp_rules[sqrt_p] = _jvp_using_result(sqrt_p, _sqrt_jvp)
-lowering_rules[sqrt_p] = _lower_unary("stablehlo.sqrt")
+ad.jvp_rules[sqrt_p] = jvp_using_result(sqrt_p, _sqrt_jvp)
+lowering_rules[sqrt_p] = lower_unary("stablehlo.sqrt")
 batch_rules[sqrt_p] = vectorized_batch_rule(sqrt_p)
 
 # --- rsqrt ----------------------------------------------------------------------------------
@@ -717,16 +715,16 @@ def _rsqrt_impl(x):
     return np.reciprocal(np.sqrt(x))
 
 
-rsqrt_p.def_abstract_eval(_unary("rsqrt", is_float_or_complex))
+rsqrt_p.def_abstract_eval(unary_abstract_eval("rsqrt", is_float_or_complex))
 rsqrt_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _rsqrt_jvp(t, ans, x):
-    return binary.mul(t, binary.mul(_const(x, -0.5), binary.div(ans, x)))
+    return binary.mul(t, binary.mul(constant_like(x, -0.5), binary.div(ans, x)))
 
 
-ad.jvp_rules[rsqrt_p] = _jvp_using_result(rsqrt_p, _rsqrt_jvp)
-lowering_rules[rsqrt_p] = _lower_unary("stablehlo.rsqrt")
+ad.jvp_rules[rsqrt_p] = jvp_using_result(rsqrt_p, _rsqrt_jvp)
+lowering_rules[rsqrt_p] = lower_unary("stablehlo.rsqrt")
 batch_rules[rsqrt_p] = vectorized_batch_rule(rsqrt_p)
 
 # --- cbrt -----------------------------------------------------------------------------------
@@ -739,16 +737,16 @@ def cbrt(x):
 
 
 cbrt_p.def_impl(np.cbrt)
-cbrt_p.def_abstract_eval(_unary("cbrt", is_float))
+cbrt_p.def_abstract_eval(unary_abstract_eval("cbrt", is_float))
 cbrt_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _cbrt_jvp(t, ans, x):
-    return binary.mul(t, binary.mul(_const(x, 1 / 3), integer_pow(ans, -2)))
+    return binary.mul(t, binary.mul(constant_like(x, 1 / 3), integer_pow(ans, -2)))
 
 
-ad.jvp_rules[cbrt_p] = _jvp_using_result(cbrt_p, _cbrt_jvp)
-lowering_rules[cbrt_p] = _lower_unary("stablehlo.cbrt")
+ad.jvp_rules[cbrt_p] = jvp_using_result(cbrt_p, _cbrt_jvp)
+lowering_rules[cbrt_p] = lower_unary("stablehlo.cbrt")
 batch_rules[cbrt_p] = vectorized_batch_rule(cbrt_p)
 
 # --- abs ------------------------------------------------------------------------------------
@@ -775,17 +773,17 @@ abs_p.def_weak_type_rule(weak_if_all_weak)
 def _abs_jvp(t, ans, x):
     aval = get_aval(x)
     if aval.dtype.kind != "c":  # the slope at 0 is 1
-        return shapes.select_n(binary.ge(x, _const(x, 0)), neg(t), t)
+        return shapes.select_n(binary.ge(x, constant_like(x, 0)), neg(t), t)
     # Re(t conj(x) / |x|), with |x| replaced by 1 where it is 0 (the slope at 0 is 0)
     x_conj = conj(x)
     modulus = shapes.convert_element_type(ans, aval.dtype)
-    is_zero = binary.eq(modulus, _const(x, 0))
-    safe = shapes.select_n(is_zero, modulus, broadcast_to_shape(_const(x, 1), aval.shape))
+    is_zero = binary.eq(modulus, constant_like(x, 0))
+    safe = shapes.select_n(is_zero, modulus, broadcast_to_shape(constant_like(x, 1), aval.shape))
     return real(binary.mul(t, binary.div(x_conj, safe)))
 
 
-ad.jvp_rules[abs_p] = _jvp_using_result(abs_p, _abs_jvp)
-lowering_rules[abs_p] = _lower_unary("stablehlo.abs")
+ad.jvp_rules[abs_p] = jvp_using_result(abs_p, _abs_jvp)
+lowering_rules[abs_p] = lower_unary("stablehlo.abs")
 batch_rules[abs_p] = vectorized_batch_rule(abs_p)
 
 # --- not ------------------------------------------------------------------------------------
@@ -800,10 +798,10 @@ def bitwise_not(x):
 not_ = bitwise_not
 
 not_p.def_impl(np.invert)
-not_p.def_abstract_eval(_unary("not", is_int_or_bool))
+not_p.def_abstract_eval(unary_abstract_eval("not", is_int_or_bool))
 not_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(not_p)
-lowering_rules[not_p] = _lower_unary("stablehlo.not")
+lowering_rules[not_p] = lower_unary("stablehlo.not")
 batch_rules[not_p] = vectorized_batch_rule(not_p)
 
 # --- integer_pow ----------------------------------------------------------------------------
@@ -856,7 +854,7 @@ def _integer_pow_jvp(t, x, *, y):
         return Zero.from_primal_value(x)
     if y == 1:
         return t
-    return binary.mul(t, binary.mul(_const(x, y), x if y == 2 else integer_pow(x, y - 1)))
+    return binary.mul(t, binary.mul(constant_like(x, y), x if y == 2 else integer_pow(x, y - 1)))
 
 
 ad.defjvp(integer_pow_p, _integer_pow_jvp)
@@ -890,147 +888,17 @@ def square(x):
 
 
 square_p.def_impl(np.square)
-square_p.def_abstract_eval(_unary("square", is_numeric))
+square_p.def_abstract_eval(unary_abstract_eval("square", is_numeric))
 square_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _square_jvp(t, x):
-    return binary.mul(t, binary.mul(_const(x, 2), x))
+    return binary.mul(t, binary.mul(constant_like(x, 2), x))
 
 
 ad.defjvp(square_p, _square_jvp)
 lowering_rules[square_p] = lambda ctx, x: ctx.op("stablehlo.multiply", [x, x])
 batch_rules[square_p] = vectorized_batch_rule(square_p)
-
-# --- erf ------------------------------------------------------------------------------------
-erf_p = Primitive("erf")
-
-
-def erf(x):
-    r"""Elementwise error function: :math:`\mathrm{erf}(x)`."""
-    return erf_p.bind(x)
-
-
-erf_p.def_impl(keep_dtype(lambda x: _special().erf(x)))
-erf_p.def_abstract_eval(_unary("erf", is_float))
-erf_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _erf_jvp(t, x):
-    return binary.mul(_const(x, 2 / np.sqrt(np.pi)), binary.mul(t, exp(neg(square(x)))))
-
-
-ad.defjvp(erf_p, _erf_jvp)
-lowering_rules[erf_p] = _lower_unary("chlo.erf")
-batch_rules[erf_p] = vectorized_batch_rule(erf_p)
-
-# --- erfc -----------------------------------------------------------------------------------
-erfc_p = Primitive("erfc")
-
-
-def erfc(x):
-    r"""Elementwise complementary error function: :math:`1 - \mathrm{erf}(x)`."""
-    return erfc_p.bind(x)
-
-
-erfc_p.def_impl(keep_dtype(lambda x: _special().erfc(x)))
-erfc_p.def_abstract_eval(_unary("erfc", is_float))
-erfc_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _erfc_jvp(t, x):
-    return binary.mul(_const(x, -2 / np.sqrt(np.pi)), binary.mul(t, exp(neg(square(x)))))
-
-
-ad.defjvp(erfc_p, _erfc_jvp)
-lowering_rules[erfc_p] = _lower_unary("chlo.erfc")
-batch_rules[erfc_p] = vectorized_batch_rule(erfc_p)
-
-# --- erf_inv --------------------------------------------------------------------------------
-erf_inv_p = Primitive("erf_inv")
-
-
-def erf_inv(x):
-    r"""Elementwise inverse error function: :math:`\mathrm{erf}^{-1}(x)`."""
-    return erf_inv_p.bind(x)
-
-
-_erfinv = keep_dtype(lambda x: _special().erfinv(x))
-
-
-@erf_inv_p.def_impl
-def _erf_inv_impl(x):
-    return np.where(x == 0, x, _erfinv(x))  # SciPy's erfinv(-0.) is +0., XLA's -0.
-
-
-erf_inv_p.def_abstract_eval(_unary("erf_inv", is_float))
-erf_inv_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _erf_inv_jvp(t, ans, x):
-    return binary.mul(_const(x, np.sqrt(np.pi) / 2), binary.mul(t, exp(square(ans))))
-
-
-ad.jvp_rules[erf_inv_p] = _jvp_using_result(erf_inv_p, _erf_inv_jvp)
-lowering_rules[erf_inv_p] = _lower_unary("chlo.erf_inv")
-batch_rules[erf_inv_p] = vectorized_batch_rule(erf_inv_p)
-
-# --- lgamma ---------------------------------------------------------------------------------
-lgamma_p = Primitive("lgamma")
-
-
-def lgamma(x):
-    r"""Elementwise log of the absolute value of the gamma function: :math:`\log|\Gamma(x)|`."""
-    return lgamma_p.bind(x)
-
-
-@lgamma_p.def_impl
-def _lgamma_impl(x):
-    out = _special().gammaln(x)
-    out = np.where(x == -np.inf, np.inf, out)  # SciPy gives -inf there, XLA +inf
-    return out if out.dtype == x.dtype else out.astype(x.dtype)
-
-
-lgamma_p.def_abstract_eval(_unary("lgamma", is_float))
-lgamma_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _lgamma_jvp(t, x):
-    return binary.mul(t, digamma(x))
-
-
-ad.defjvp(lgamma_p, _lgamma_jvp)
-lowering_rules[lgamma_p] = _lower_unary("chlo.lgamma")
-batch_rules[lgamma_p] = vectorized_batch_rule(lgamma_p)
-
-# --- digamma --------------------------------------------------------------------------------
-digamma_p = Primitive("digamma")
-
-
-def digamma(x):
-    r"""Elementwise digamma function: :math:`\psi(x) = \frac{d}{dx}\log\Gamma(x)` (nan at
-    the poles 0, -1, -2, ...)."""
-    return digamma_p.bind(x)
-
-
-@digamma_p.def_impl
-def _digamma_impl(x):
-    out = _special().digamma(x)
-    out = np.where(x == 0, np.nan, out)  # SciPy gives -+inf at +-0, XLA nan like other poles
-    return out if out.dtype == x.dtype else out.astype(x.dtype)
-
-
-digamma_p.def_abstract_eval(_unary("digamma", is_float))
-digamma_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _digamma_jvp(t, x):
-    return binary.mul(t, polygamma(_const(x, 1), x))
-
-
-ad.defjvp(digamma_p, _digamma_jvp)
-lowering_rules[digamma_p] = _lower_unary("chlo.digamma")
-batch_rules[digamma_p] = vectorized_batch_rule(digamma_p)
 
 # --- real -----------------------------------------------------------------------------------
 real_p = Primitive("real")
@@ -1061,7 +929,7 @@ def _real_transpose(ct, x):  # Re(ct + 0j)
 
 
 transpose_rules[real_p] = _real_transpose
-lowering_rules[real_p] = _lower_unary("stablehlo.real")
+lowering_rules[real_p] = lower_unary("stablehlo.real")
 batch_rules[real_p] = vectorized_batch_rule(real_p)
 
 # --- imag -----------------------------------------------------------------------------------
@@ -1095,7 +963,7 @@ def _imag_transpose(ct, x):  # -1j * ct, as JAX transposes it
 
 
 transpose_rules[imag_p] = _imag_transpose
-lowering_rules[imag_p] = _lower_unary("stablehlo.imag")
+lowering_rules[imag_p] = lower_unary("stablehlo.imag")
 batch_rules[imag_p] = vectorized_batch_rule(imag_p)
 
 # --- conj -----------------------------------------------------------------------------------
@@ -1177,10 +1045,10 @@ def _population_count_impl(x):
     return counts.astype(x.dtype)
 
 
-population_count_p.def_abstract_eval(_unary("population_count", is_int))
+population_count_p.def_abstract_eval(unary_abstract_eval("population_count", is_int))
 population_count_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(population_count_p)
-lowering_rules[population_count_p] = _lower_unary("stablehlo.popcnt")
+lowering_rules[population_count_p] = lower_unary("stablehlo.popcnt")
 batch_rules[population_count_p] = vectorized_batch_rule(population_count_p)
 
 # --- clz ------------------------------------------------------------------------------------
@@ -1211,51 +1079,8 @@ def _clz_impl(x):
     return (bits - length).astype(x.dtype)
 
 
-clz_p.def_abstract_eval(_unary("clz", is_int))
+clz_p.def_abstract_eval(unary_abstract_eval("clz", is_int))
 clz_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(clz_p)
-lowering_rules[clz_p] = _lower_unary("stablehlo.count_leading_zeros")
+lowering_rules[clz_p] = lower_unary("stablehlo.count_leading_zeros")
 batch_rules[clz_p] = vectorized_batch_rule(clz_p)
-
-# --- polygamma ------------------------------------------------------------------------------
-polygamma_p = Primitive("polygamma")
-
-
-def polygamma(m, x):
-    r"""Elementwise polygamma function :math:`\psi^{(m)}(x)`, the m-th derivative of digamma.
-    `m` has x's floating dtype and broadcasts with it as lax allows; it must hold a
-    non-negative integer (nan otherwise). At the poles x = 0, -1, -2, ... the result is inf for
-    odd m and nan for even m; at x = inf it is nan for m > 0."""
-    return polygamma_p.bind(m, x)
-
-
-@polygamma_p.def_impl
-@quiet
-def _polygamma_impl(m, x):
-    m, x = np.broadcast_arrays(m, x)
-    order = np.where(np.isfinite(m) & (m >= 0) & (m == np.floor(m)), m, np.nan)
-    out = np.where(order == 0, _digamma_impl(x), _special().polygamma(order, x))
-    pole = (x <= 0) & (x == np.floor(x))
-    odd = np.fmod(order, 2) == 1
-    out = np.where(pole, np.where(odd, np.inf, np.nan), out)
-    out = np.where((x == np.inf) & (order != 0), np.nan, out)
-    return out.astype(x.dtype, copy=False)
-
-
-polygamma_p.def_abstract_eval(elementwise_abstract_eval("polygamma", is_float))
-polygamma_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _polygamma_jvp_m(t, m, x):
-    raise ValueError("polygamma gradient with respect to m is not supported")
-
-
-def _polygamma_jvp_x(t, m, x):
-    return binary.mul(t, polygamma(binary.add(m, _const(m, 1)), x))
-
-
-ad.defjvp(polygamma_p, _polygamma_jvp_m, _polygamma_jvp_x)
-lowering_rules[polygamma_p] = lambda ctx, m, x: ctx.op(
-    "chlo.polygamma", ctx.broadcast_operands(m, x)
-)
-batch_rules[polygamma_p] = broadcasting_batch_rule(polygamma_p)
