@@ -229,6 +229,7 @@ def test_grad_of_vmap_of_jit():
 
 # --- custom derivatives ----------------------------------------------------------------------
 
+
 def _custom_sin():
     @custom_jvp
     def f(x):

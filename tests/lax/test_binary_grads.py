@@ -16,7 +16,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.transpose import UndefinedPrimal, transpose_rules
 from tracejit._src.lax import binary as lax
 from tracejit._src.lax.reductions import reduce_sum
-from tracejit._src.lax.shapes import select_n
+from tracejit._src.lax.selection import select_n
 from tracejit._src.test_util import check_grads
 
 rng = np.random.default_rng(0)

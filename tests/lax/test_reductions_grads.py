@@ -18,7 +18,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.partial_eval import linearize_flat
 from tracejit._src.interpreters.staging import DebugInfo
 from tracejit._src.lax import cumulative, dot, reductions, sort
-from tracejit._src.lax.shapes import convert_element_type
+from tracejit._src.lax.conversions import convert_element_type
 from tracejit._src.test_util import check_grads
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 

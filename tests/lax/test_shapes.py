@@ -13,8 +13,8 @@ import pytest
 from helpers import check_traced_matches_eager
 
 import tracejit  # noqa: F401  (installs the eager trace)
+from tracejit import lax
 from tracejit._src.api import make_jaxpr
-from tracejit._src.lax import shapes as lax
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
 ALL_DTYPES = [np.float32, np.float16, bf16, np.int32, np.uint8, np.bool_, np.complex64]

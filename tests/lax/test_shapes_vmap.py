@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import tracejit  # noqa: F401  (installs the eager trace)
+from tracejit import lax as ls
 from tracejit._src.api import make_jaxpr, vmap
-from tracejit._src.lax import shapes as ls
 from tracejit._src.lax import slicing as lsl
 
 B = 3  # batch size

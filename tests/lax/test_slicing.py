@@ -13,6 +13,7 @@ from helpers import check_traced_matches_eager
 import tracejit  # noqa: F401  (installs the eager trace)
 from tracejit._src.api import make_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
+from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import shapes
 from tracejit._src.lax import slicing as lax
 
@@ -213,7 +214,7 @@ def test_values_from_jax():
     out = lax.dynamic_update_index_in_dim(x, -np.ones((2,), np.float32), -1, 1)
     assert np.asarray(out).tolist() == [[0, 1, 2, 3, -1], [5, 6, 7, 8, -1]]
     assert np.asarray(lax.dynamic_index_in_dim(x, -1, 1, False)).tolist() == [4.0, 9.0]
-    index = shapes.convert_element_type(np.int32(-1), np.int32)  # an Array index
+    index = lax_conversions.convert_element_type(np.int32(-1), np.int32)  # an Array index
     assert np.asarray(lax.dynamic_slice(x, (index, index), (1, 1))).tolist() == [[9.0]]
 
 

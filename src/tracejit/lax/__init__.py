@@ -49,6 +49,12 @@ from tracejit._src.lax.binary import (  # noqa: F401
     xor,
     xor_p,
 )
+from tracejit._src.lax.conversions import (  # noqa: F401
+    bitcast_convert_type,
+    bitcast_convert_type_p,
+    convert_element_type,
+    convert_element_type_p,
+)
 from tracejit._src.lax.cumulative import (  # noqa: F401
     cumlogsumexp,
     cumlogsumexp_p,
@@ -164,20 +170,21 @@ from tracejit._src.lax.reductions import (  # noqa: F401
     reduce_xor,
     reduce_xor_p,
 )
+from tracejit._src.lax.selection import (  # noqa: F401
+    clamp,
+    clamp_p,
+    select,
+    select_n,
+    select_n_p,
+)
 from tracejit._src.lax.shapes import (  # noqa: F401
-    bitcast_convert_type,
-    bitcast_convert_type_p,
     broadcast,
     broadcast_in_dim,
     broadcast_in_dim_p,
     broadcast_to_rank,
     broadcasted_iota,
-    clamp,
-    clamp_p,
     concatenate,
     concatenate_p,
-    convert_element_type,
-    convert_element_type_p,
     copy_p,
     expand_dims,
     iota,
@@ -188,9 +195,6 @@ from tracejit._src.lax.shapes import (  # noqa: F401
     reshape_p,
     rev,
     rev_p,
-    select,
-    select_n,
-    select_n_p,
     squeeze,
     squeeze_p,
     stop_gradient,

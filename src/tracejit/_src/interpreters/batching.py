@@ -26,7 +26,7 @@ batch_rules: dict[Primitive, object] = {}
 
 
 class BatchTracer(Tracer):
-    __slots__ = ("val", "batch_dim")
+    __slots__ = ("batch_dim", "val")
 
     def __init__(self, trace: BatchTrace, val, batch_dim):
         self._trace = trace

@@ -22,7 +22,9 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, add_tangents
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import elementwise, shapes
+from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax.standard import (
     broadcast_shapes,
     broadcast_to_shape,
@@ -327,12 +329,12 @@ def _pow_jvp(primals, tangents):
     if type(tx) is not Zero:  # d/dx = y * x**(y - 1)
         if is_int(get_aval(y).dtype):
             # an integer exponent 0 gives 0, even at x = 0 (x**0 is 1 everywhere)
-            y_float = shapes.convert_element_type(y, get_aval(x).dtype)
+            y_float = lax_conversions.convert_element_type(y, get_aval(x).dtype)
             y_float = broadcast_to_shape(y_float, out.shape)
             is_zero = eq(y_float, _full(0, get_aval(y_float).dtype, ()))
             one = _full_like(y_float, 1)
-            jac = mul(shapes.select_n(is_zero, y_float, one), pow(x, sub(y_float, one)))
-            jac = shapes.select_n(is_zero, jac, _full_like(y_float, 0))
+            jac = mul(lax_selection.select_n(is_zero, y_float, one), pow(x, sub(y_float, one)))
+            jac = lax_selection.select_n(is_zero, jac, _full_like(y_float, 0))
         else:
             jac = mul(y, pow(x, sub(y, _full_like(y, 1))))
         tangent_out = add_tangents(tangent_out, mul(tx, jac))
@@ -340,7 +342,7 @@ def _pow_jvp(primals, tangents):
         # d/dy = log(x) * x**y, with log(x) taken as 0 at x = 0
         x_aval = get_aval(x)
         is_zero = eq(x, _full(0, x_aval.dtype, ()))
-        safe_x = shapes.select_n(is_zero, x, _full(1, x_aval.dtype, x_aval.shape))
+        safe_x = lax_selection.select_n(is_zero, x, _full(1, x_aval.dtype, x_aval.shape))
         jac = mul(elementwise.log(safe_x), out)
         tangent_out = add_tangents(tangent_out, mul(ty, jac))
     return out, tangent_out
@@ -385,10 +387,10 @@ def _balanced_eq(x, out, y):
     aval = get_aval(out)
     is_x = eq(x, out)
     one, zero = _full(1, aval.dtype, aval.shape), _full(0, aval.dtype, aval.shape)
-    picked = shapes.select_n(is_x, zero, one)
+    picked = lax_selection.select_n(is_x, zero, one)
     is_y = eq(y, out)
     two, one = _full(2, aval.dtype, aval.shape), _full(1, aval.dtype, aval.shape)
-    shared = shapes.select_n(is_y, one, two)
+    shared = lax_selection.select_n(is_y, one, two)
     return div(picked, shared)
 
 

@@ -27,6 +27,8 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import binary, elementwise, shapes, slicing
+from tracejit._src.lax import conversions as lax_conversions
+from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax.reductions import (
     _highest,
     _lowest,
@@ -188,8 +190,8 @@ def _chooser_combine(chooser):
         out = chooser(a, b)
         dtype = get_aval(out).dtype
         one = np.ones((), dtype)
-        a_chosen = shapes.convert_element_type(binary.eq(a, out), dtype)
-        b_chosen = shapes.convert_element_type(binary.eq(b, out), dtype)
+        a_chosen = lax_conversions.convert_element_type(binary.eq(a, out), dtype)
+        b_chosen = lax_conversions.convert_element_type(binary.eq(b, out), dtype)
         a_weight = binary.div(a_chosen, binary.add(one, b_chosen))
         b_weight = binary.div(b_chosen, binary.add(one, a_chosen))
         return out, ad.add_tangents(binary.mul(ta, a_weight), binary.mul(tb, b_weight))
@@ -203,7 +205,7 @@ def _logaddexp(a, b):
     out = binary.add(
         binary.max(a, b), elementwise.log1p(elementwise.exp(elementwise.neg(elementwise.abs(diff))))
     )
-    return shapes.select_n(binary.ne(diff, diff), out, binary.add(a, b))
+    return lax_selection.select_n(binary.ne(diff, diff), out, binary.add(a, b))
 
 
 def _logaddexp_combine(a, ta, b, tb):

@@ -32,7 +32,9 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import transpose_rules
-from tracejit._src.lax import binary, shapes
+from tracejit._src.lax import binary
+from tracejit._src.lax import conversions as lax_conversions
+from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax.standard import (
     broadcast_to_shape,
     check_dtype,
@@ -773,12 +775,14 @@ abs_p.def_weak_type_rule(weak_if_all_weak)
 def _abs_jvp(t, ans, x):
     aval = get_aval(x)
     if aval.dtype.kind != "c":  # the slope at 0 is 1
-        return shapes.select_n(binary.ge(x, constant_like(x, 0)), neg(t), t)
+        return lax_selection.select_n(binary.ge(x, constant_like(x, 0)), neg(t), t)
     # Re(t conj(x) / |x|), with |x| replaced by 1 where it is 0 (the slope at 0 is 0)
     x_conj = conj(x)
-    modulus = shapes.convert_element_type(ans, aval.dtype)
+    modulus = lax_conversions.convert_element_type(ans, aval.dtype)
     is_zero = binary.eq(modulus, constant_like(x, 0))
-    safe = shapes.select_n(is_zero, modulus, broadcast_to_shape(constant_like(x, 1), aval.shape))
+    safe = lax_selection.select_n(
+        is_zero, modulus, broadcast_to_shape(constant_like(x, 1), aval.shape)
+    )
     return real(binary.mul(t, binary.div(x_conj, safe)))
 
 
@@ -925,7 +929,7 @@ ad.deflinear(real_p)
 
 
 def _real_transpose(ct, x):  # Re(ct + 0j)
-    return [shapes.convert_element_type(ct, x.aval.dtype)]
+    return [lax_conversions.convert_element_type(ct, x.aval.dtype)]
 
 
 transpose_rules[real_p] = _real_transpose
@@ -959,7 +963,7 @@ ad.deflinear(imag_p)
 
 def _imag_transpose(ct, x):  # -1j * ct, as JAX transposes it
     dtype = x.aval.dtype
-    return [binary.mul(shapes.convert_element_type(neg(ct), dtype), np.array(1j, dtype))]
+    return [binary.mul(lax_conversions.convert_element_type(neg(ct), dtype), np.array(1j, dtype))]
 
 
 transpose_rules[imag_p] = _imag_transpose

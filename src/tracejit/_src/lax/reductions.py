@@ -33,6 +33,7 @@ from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import transpose_rules
+from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import shapes
 from tracejit._src.lax.standard import (
     check_dtype,
@@ -342,7 +343,7 @@ def _reduce_chooser_jvp(chooser_p: Primitive):
         aval = get_aval(operand)
         kept_shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
         chosen = binary.eq(operand, shapes.reshape(out, kept_shape))  # size-1 dims broadcast
-        mask = shapes.convert_element_type(chosen, aval.dtype)
+        mask = lax_conversions.convert_element_type(chosen, aval.dtype)
         counts = reduce_sum(mask, axes)
         return out, binary.div(reduce_sum(binary.mul(t, mask), axes), counts)
 

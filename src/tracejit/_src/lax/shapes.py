@@ -1,27 +1,23 @@
-"""Primitives that move, reshape, pad, join, convert or choose between values, one block each.
+"""Primitives that move, reshape, pad or join values, one block each.
 
-They change shapes (broadcast_in_dim, reshape, transpose, squeeze, rev, pad, concatenate), make
-values (iota), change dtypes (convert_element_type, bitcast_convert_type) or pick elements
-(select_n, clamp). Shapes and axes in params are tuples of non-negative Python ints: the public
+They change shapes (broadcast_in_dim, reshape, transpose, squeeze, rev, pad, concatenate) or
+make values (iota); dtype changes are in `conversions`, choosing elements in `selection`. Shapes and axes in params are tuples of non-negative Python ints: the public
 wrappers normalize user input, and wrappers such as `broadcast`, `expand_dims` and `select` are
 compositions that bind these primitives, as JAX's are:
 
     lax.expand_dims(x, (0,))        b:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a
-    lax.select(p, x, y)             c:f32[3] = select_n p y x
 
 A wrapper whose result would be its operand (an identity reshape, transpose, broadcast or
 conversion of an Array or tracer) returns the operand without binding, as JAX does.
 
 The eval trace checks each eager signature with the abstract evaluation before it runs an impl,
 so impls assume valid operands and params and are plain NumPy calls. Most results keep their
-operands' weak type (weak when all are); iota and bitcast are never weak, convert_element_type's
-result is weak as its `weak_type` param says, and select_n's when all its *cases* are.
+operands' weak type (weak when all are); iota is never weak.
 """
 
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 
@@ -34,9 +30,7 @@ from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_
 from tracejit._src.lax import binary, reductions
 from tracejit._src.lax.standard import (
     batch_at_front,
-    broadcast_to_shape,
     check_same_dtypes,
-    int_bounds,
     move_batch_dim,
     never_weak,
     shape_of,
@@ -48,7 +42,7 @@ from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
 
-def _is_array(x) -> bool:
+def is_array(x) -> bool:
     """An Array or tracer, which a no-op wrapper may return unchanged (a NumPy input is bound,
     so that the result is an Array)."""
     return type(x) is Array or isinstance(x, Tracer)
@@ -63,7 +57,7 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     `broadcast_dimensions[i]` (its size must be 1 or equal to that dimension's size)."""
     shape = static_ints("broadcast_in_dim", "shape", shape)
     dims = static_ints("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions)
-    if _is_array(operand) and operand.shape == shape and dims == tuple(range(len(shape))):
+    if is_array(operand) and operand.shape == shape and dims == tuple(range(len(shape))):
         return operand
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims)
 
@@ -72,7 +66,7 @@ def broadcast(operand, sizes):
     """Adds leading dimensions of the given `sizes`: the result has shape
     `(*sizes, *operand.shape)`."""
     sizes = static_ints("broadcast", "sizes", sizes)
-    if not sizes and _is_array(operand):
+    if not sizes and is_array(operand):
         return operand
     ndim = len(shape_of(operand))
     dims = tuple(range(len(sizes), len(sizes) + ndim))
@@ -210,7 +204,7 @@ def reshape(operand, new_sizes, dimensions=None):
         dimensions = static_ints("reshape", "dimensions", dimensions)
         if dimensions == tuple(range(len(shape))):
             dimensions = None
-    if shape and shape == new_sizes and dimensions is None and _is_array(operand):
+    if shape and shape == new_sizes and dimensions is None and is_array(operand):
         return operand
     return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions)
 
@@ -291,7 +285,7 @@ def transpose(operand, permutation):
     """Permutes the dimensions of `operand`: result dimension `i` is operand dimension
     `permutation[i]`."""
     permutation = static_ints("transpose", "permutation", permutation)
-    if permutation == tuple(range(len(shape_of(operand)))) and _is_array(operand):
+    if permutation == tuple(range(len(shape_of(operand)))) and is_array(operand):
         return operand
     return transpose_p.bind(operand, permutation=permutation)
 
@@ -352,7 +346,7 @@ def squeeze(array, dimensions):
     dims = tuple(sorted(dims))
     if len(set(dims)) != len(dims):
         raise ValueError(f"dimensions are not unique: {dims}")
-    if not dims and _is_array(array):
+    if not dims and is_array(array):
         return array
     return squeeze_p.bind(array, dimensions=dims)
 
@@ -572,6 +566,8 @@ lowering_rules[pad_p] = _pad_lowering
 
 
 def _pad_batch(values, dims, *, padding_config):
+    from tracejit._src.lax.selection import select_n_p  # (selection imports this module)
+
     (operand, padding_value), (bd, value_bd) = values, dims
     config = ((0, 0, 0), *padding_config)
     if value_bd is None:  # one padding value for all: pad the batch dimension by nothing
@@ -608,7 +604,7 @@ def concatenate(operands, dimension):
     if not operands:
         raise ValueError("concatenate requires a non-empty sequences of arrays")
     dimension = operator.index(dimension)
-    if len(operands) == 1 and _is_array(operands[0]):
+    if len(operands) == 1 and is_array(operands[0]):
         return operands[0]
     return concatenate_p.bind(*operands, dimension=dimension)
 
@@ -673,13 +669,13 @@ lowering_rules[concatenate_p] = lambda ctx, *xs, dimension: ctx.op(
 )
 
 
-def _batch_size(values, dims) -> int:
+def batch_size(values, dims) -> int:
     return next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
 
 
 def _concatenate_batch(values, dims, *, dimension):
     # Every operand needs the batch dimension (first): unbatched ones are broadcast to it.
-    size = _batch_size(values, dims)
+    size = batch_size(values, dims)
     operands = [batch_at_front(v, d, size) for v, d in zip(values, dims, strict=True)]
     return concatenate_p.bind(*operands, dimension=dimension + 1), 0
 
@@ -737,428 +733,6 @@ ad.defjvp_zero(iota_p)
 lowering_rules[iota_p] = lambda ctx, *, dtype, shape, dimension: ctx.op(
     "stablehlo.iota", [], {"iota_dimension": f"{dimension} : i64"}
 )
-
-# --- convert_element_type -------------------------------------------------------------------
-convert_element_type_p = Primitive("convert_element_type")
-
-
-def convert_element_type(operand, new_dtype):
-    """Elementwise conversion to `new_dtype`, as XLA converts: floats to integers truncate
-    toward zero and saturate (NaN becomes 0), complex to real keeps the real part, and the
-    result is never weakly typed."""
-    if new_dtype is None:
-        raise ValueError("dtype must be specified.")
-    new_dtype = dtypes.check_user_dtype(new_dtype, "convert_element_type")
-    if _is_array(operand):
-        if operand.dtype == new_dtype and not operand.weak_type:
-            return operand
-        old_dtype = operand.dtype
-    else:
-        old_dtype = dtypes.dtype_of(operand)
-    if dtypes.is_complex(old_dtype) and not dtypes.is_complex(new_dtype):
-        warnings.warn(
-            "Casting complex values to real discards the imaginary part",
-            np.exceptions.ComplexWarning,
-            stacklevel=2,
-        )
-    return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False)
-
-
-def _float_to_int(x, dtype):
-    """Truncates toward zero, saturating out-of-range values and sending NaN to 0."""
-    low, high = int_bounds(dtype)
-    is_nan = np.isnan(x)
-    if dtype.itemsize < 8:  # the bounds are exact float64s: clip, then truncate in the cast
-        out = np.fmin(np.fmax(x, np.float64(low)), np.float64(high)).astype(dtype)
-        return np.where(is_nan, 0, out).astype(dtype, copy=False) if is_nan.any() else out
-    x = np.array(x, np.float64)  # a copy to work in; exact for every narrower float
-    np.copyto(x, 0.0, where=is_nan)
-    too_big = x >= float(high)  # 2**63 or 2**64: past the largest value, not castable
-    np.clip(x, low, high, out=x)
-    np.copyto(x, 0.0, where=too_big)
-    out = x.astype(dtype)
-    np.copyto(out, high, where=too_big)
-    return out
-
-
-@convert_element_type_p.def_impl
-def _convert_element_type_impl(operand, *, new_dtype, weak_type):
-    old = operand.dtype
-    if old == new_dtype:
-        return operand
-    if dtypes.is_complex(old) and not dtypes.is_complex(new_dtype):
-        operand = operand.real
-        old = operand.dtype
-    if dtypes.is_int(new_dtype) and dtypes.is_float(old):
-        return _float_to_int(operand, new_dtype)
-    if _may_overflow(old, new_dtype):
-        with np.errstate(over="ignore"):  # overflow to inf is the intended result
-            return operand.astype(new_dtype)
-    return operand.astype(new_dtype)
-
-
-_OVERFLOWS = {}  # (old, new) -> whether converting may overflow to inf (NumPy then warns)
-
-
-def _may_overflow(old: np.dtype, new: np.dtype) -> bool:
-    overflows = _OVERFLOWS.get((old, new))
-    if overflows is None:
-        if not dtypes.is_inexact(new):
-            overflows = False
-        else:
-            top = dtypes.finfo(old).max if dtypes.is_inexact(old) else 1
-            top = int_bounds(old)[1] if dtypes.is_int(old) else top
-            overflows = float(top) > float(dtypes.finfo(new).max)
-        _OVERFLOWS[(old, new)] = overflows
-    return overflows
-
-
-@convert_element_type_p.def_abstract_eval
-def _convert_element_type_abstract_eval(operand, *, new_dtype, weak_type):
-    return ShapedArray(operand.shape, new_dtype, weak_type)
-
-
-convert_element_type_p.def_weak_type_rule(lambda weak_types, params: params["weak_type"])
-
-
-def _convert_element_type_jvp(primals, tangents, *, new_dtype, weak_type):
-    (operand,), (t,) = primals, tangents
-    out = convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=weak_type)
-    old_dtype = ad.get_aval(operand).dtype
-    if type(t) is ad.Zero or not (dtypes.is_inexact(old_dtype) and dtypes.is_inexact(new_dtype)):
-        return out, ad.Zero.from_primal_value(out)  # integers and booleans: no derivative
-    return out, convert_element_type_p.bind(t, new_dtype=new_dtype, weak_type=weak_type)
-
-
-def _convert_element_type_transpose(ct, operand, *, new_dtype, weak_type):
-    aval = operand.aval
-    return [convert_element_type_p.bind(ct, new_dtype=aval.dtype, weak_type=aval.weak_type)]
-
-
-ad.jvp_rules[convert_element_type_p] = _convert_element_type_jvp
-transpose_rules[convert_element_type_p] = _convert_element_type_transpose
-
-
-def _compare_type(dtype) -> str:
-    if dtypes.is_inexact(dtype):
-        return "FLOAT"
-    return "UNSIGNED" if dtype == np.bool_ or dtype.kind == "u" else "SIGNED"
-
-
-def _compare(ctx, x, y, direction: str, aval: ShapedArray) -> hlo.Value:
-    """`stablehlo.compare` of two Values of `aval`'s type, as a bool Value of its shape."""
-    return ctx.op(
-        "stablehlo.compare",
-        [x, y],
-        {
-            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-            "compare_type": f"#stablehlo<comparison_type {_compare_type(aval.dtype)}>",
-        },
-        result_avals=[aval.update(dtype=np.dtype(np.bool_), weak_type=False)],
-    )
-
-
-def _splat(ctx, value, aval: ShapedArray) -> hlo.Value:
-    return ctx.constant(np.full(aval.shape, value, aval.dtype), aval.dtype)
-
-
-def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type):
-    aval = ctx.avals_in[0]
-    old = aval.dtype
-    if dtypes.is_complex(old) and not dtypes.is_complex(new_dtype):  # keeps the real part
-        aval = aval.update(dtype=np.dtype(np.float32 if old == np.complex64 else np.float64))
-        x = ctx.op("stablehlo.real", [x], result_avals=[aval])
-        old = aval.dtype
-    if old == new_dtype:
-        return x
-    if new_dtype == np.bool_:  # nonzero (NaN included) is True
-        return _compare(ctx, x, _splat(ctx, 0, aval), "NE", aval)
-    return ctx.op("stablehlo.convert", [x])
-
-
-lowering_rules[convert_element_type_p] = _convert_element_type_lowering
-batch_rules[convert_element_type_p] = vectorized_batch_rule(convert_element_type_p)
-
-# --- bitcast_convert_type -------------------------------------------------------------------
-bitcast_convert_type_p = Primitive("bitcast_convert_type")
-
-
-def bitcast_convert_type(operand, new_dtype):
-    """Reinterprets the bits of `operand` as `new_dtype`. A narrower `new_dtype` adds a trailing
-    dimension (one element per piece, least significant first); a wider one consumes a trailing
-    dimension of the width ratio."""
-    new_dtype = dtypes.check_user_dtype(new_dtype, "bitcast_convert_type")
-    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype)
-
-
-@bitcast_convert_type_p.def_impl
-def _bitcast_convert_type_impl(operand, *, new_dtype):
-    old = operand.dtype
-    if old.itemsize == new_dtype.itemsize:
-        return operand.view(new_dtype)
-    if old.itemsize > new_dtype.itemsize:  # a trailing unit axis splits into the pieces
-        return operand.reshape(operand.shape + (1,)).view(new_dtype)
-    return np.ascontiguousarray(operand).view(new_dtype).reshape(operand.shape[:-1])
-
-
-@bitcast_convert_type_p.def_abstract_eval
-def _bitcast_convert_type_abstract_eval(operand, *, new_dtype):
-    old = operand.dtype
-    if old != new_dtype and any(d == np.bool_ or dtypes.is_complex(d) for d in (old, new_dtype)):
-        raise TypeError(
-            "lax.bitcast_convert_type does not support bool or complex values unless the operand "
-            f"and destination types match. Got operand dtype={old}, new_dtype={new_dtype!r}. "
-            "Consider using the arr.view() method instead."
-        )
-    old_bits, new_bits = old.itemsize * 8, new_dtype.itemsize * 8
-    shape = operand.shape
-    if old_bits > new_bits:
-        shape = shape + (old_bits // new_bits,)
-    elif old_bits < new_bits:
-        if not shape or shape[-1] * old_bits != new_bits:
-            last = shape[-1] if shape else "(no trailing dimension)"
-            raise ValueError(
-                f"Attempting to convert array of shape {shape} from {old} of size {old_bits} "
-                f"bits to {new_dtype} of size {new_bits}, bits but {last} * {old_bits} != "
-                f"{new_bits}"
-            )
-        shape = shape[:-1]
-    return ShapedArray(shape, new_dtype)
-
-
-bitcast_convert_type_p.def_weak_type_rule(never_weak)
-ad.defjvp_zero(bitcast_convert_type_p)
-lowering_rules[bitcast_convert_type_p] = lambda ctx, x, *, new_dtype: ctx.op(
-    "stablehlo.bitcast_convert", [x]
-)
-
-
-def _bitcast_convert_type_batch(values, dims, *, new_dtype):
-    (operand,), (bd,) = values, dims
-    old = dtypes.dtype_of(operand)
-    # A narrower type adds a trailing dimension, a wider one consumes it: the batch dimension
-    # must not be that one.
-    if old.itemsize < new_dtype.itemsize and bd == len(shape_of(operand)) - 1:
-        operand, bd = move_batch_dim(operand, bd, 0), 0
-    return bitcast_convert_type_p.bind(operand, new_dtype=new_dtype), bd
-
-
-batch_rules[bitcast_convert_type_p] = _bitcast_convert_type_batch
-
-# --- select_n -------------------------------------------------------------------------------
-select_n_p = Primitive("select_n")
-
-
-def select_n(which, *cases):
-    """Elementwise choice among `cases` (same shape and dtype): `cases[which]`. `which` is bool
-    (two cases at most) or an integer, scalar or of the cases' shape; an out-of-range integer
-    picks the nearest case, as XLA does."""
-    if not cases:
-        raise ValueError("select_n() must have at least one case")
-    return select_n_p.bind(which, *cases)
-
-
-def select(pred, on_true, on_false):
-    """Elementwise `on_true if pred else on_false`: `select_n(pred, on_false, on_true)`."""
-    return select_n_p.bind(pred, on_false, on_true)
-
-
-@select_n_p.def_impl
-def _select_n_impl(which, *cases):
-    if len(cases) == 1:
-        return cases[0]
-    if which.dtype == np.bool_:
-        return np.where(which, cases[1], cases[0])
-    if not which.shape:
-        return cases[min(max(int(which), 0), len(cases) - 1)]
-    if len(cases) <= 32:  # NumPy's limit on choose's choices
-        return np.choose(which, cases, mode="clip")
-    which = np.clip(which, 0, len(cases) - 1)
-    return np.select([which == i for i in range(len(cases))], cases)
-
-
-@select_n_p.def_abstract_eval
-def _select_n_abstract_eval(which, *cases):
-    if not cases:
-        raise ValueError("select_n() must have at least one case")
-    if len({case.shape for case in cases}) != 1:
-        raise TypeError(
-            f"select cases must have the same shapes, got {[case.shape for case in cases]}."
-        )
-    check_same_dtypes("select", *cases)
-    if which.shape and which.shape != cases[0].shape:
-        raise TypeError(
-            "select `which` must be scalar or have the same shape as cases, got `which` shape "
-            f"{which.shape} but case shape {cases[0].shape}."
-        )
-    if not (which.dtype == np.bool_ or dtypes.is_int(which.dtype)):
-        raise TypeError(f"select `which` must be boolean or integer type, got {which.dtype.name}.")
-    if which.dtype == np.bool_ and len(cases) > 2:
-        raise TypeError("select with boolean `which` cannot have > 2 cases.")
-    weak = all(case.weak_type for case in cases)  # `which` does not count
-    return ShapedArray(cases[0].shape, cases[0].dtype, weak)
-
-
-select_n_p.def_weak_type_rule(lambda weak_types, params: all(weak_types[1:]))
-
-
-def _select_n_jvp(primals, tangents):
-    which, *cases = primals
-    out = select_n_p.bind(which, *cases)
-    case_tangents = tangents[1:]  # `which` is an integer or a boolean: no derivative
-    if all(type(t) is ad.Zero for t in case_tangents):
-        return out, ad.Zero.from_primal_value(out)
-    return out, select_n_p.bind(which, *map(ad.instantiate_zeros, case_tangents))
-
-
-def _select_n_transpose(ct, which, *cases):
-    if len(cases) == 1:
-        return [None, ct if is_undefined_primal(cases[0]) else None]
-    zeros = ad.zeros_like_aval(ad.get_aval(ct))
-    return [None] + [
-        select_n_p.bind(which, *(ct if j == i else zeros for j in range(len(cases))))
-        if is_undefined_primal(case)
-        else None
-        for i, case in enumerate(cases)
-    ]
-
-
-ad.jvp_rules[select_n_p] = _select_n_jvp
-transpose_rules[select_n_p] = _select_n_transpose
-
-
-def _select_n_lowering(ctx, which, *cases):
-    if len(cases) == 1:
-        return cases[0]
-    aval = ctx.avals_in[0]
-    if aval.dtype == np.bool_:
-        return ctx.op("stablehlo.select", [which, cases[1], cases[0]])
-    # An out-of-range `which` picks the nearest case: case i wherever which >= i, in order.
-    out = cases[0]
-    for i, case in enumerate(cases[1:], 1):
-        pred = _compare(ctx, which, _splat(ctx, i, aval), "GE", aval)
-        out = ctx.op("stablehlo.select", [pred, case, out])
-    return out
-
-
-lowering_rules[select_n_p] = _select_n_lowering
-
-
-def _same_shape_batch(values, dims, scalar_ok):
-    """Batch dimensions first; operands at positions in `scalar_ok` may stay unbatched
-    scalars, the others (and batched scalars) are broadcast to the full batched shape."""
-    size = _batch_size(values, dims)
-    ranks = [len(shape_of(v)) - (d is not None) for v, d in zip(values, dims, strict=True)]
-    rank_max = max(ranks)
-    full = None
-    for v, d, r in zip(values, dims, ranks, strict=True):
-        if r == rank_max:
-            shape = tuple(shape_of(v))
-            full = (size, *(shape[:d] + shape[d + 1 :] if d is not None else shape))
-            break
-    out = []
-    for i, (v, d, r) in enumerate(zip(values, dims, ranks, strict=True)):
-        if d is None and r == 0 and i in scalar_ok:
-            out.append(v)
-        elif d is None:
-            out.append(broadcast_in_dim(v, full, tuple(range(1, r + 1)) if r else ()))
-        else:
-            v = move_batch_dim(v, d, 0)
-            if r < rank_max:  # a batched scalar among arrays
-                v = broadcast_in_dim(v, full, (0,))
-            out.append(v)
-    return out
-
-
-def _select_n_batch(values, dims):
-    which, *cases = _same_shape_batch(values, dims, scalar_ok=(0,))
-    return select_n_p.bind(which, *cases), 0
-
-
-batch_rules[select_n_p] = _select_n_batch
-
-# --- clamp ----------------------------------------------------------------------------------
-clamp_p = Primitive("clamp")
-
-
-def clamp(min, x, max):
-    """Elementwise `min(max(x, min), max)`; `min` and `max` are scalars or of `x`'s shape."""
-    return clamp_p.bind(min, x, max)
-
-
-@clamp_p.def_impl
-def _clamp_impl(min, x, max):
-    if x.size > 4096 and x.dtype.kind not in "bcV":  # np.clip: one pass, but slow to call
-        return np.clip(x, min, max)
-    return np.minimum(np.maximum(x, min), max)
-
-
-@clamp_p.def_abstract_eval
-def _clamp_abstract_eval(min, x, max):
-    check_same_dtypes("clamp", min, x, max)
-    for name, bound in (("min", min), ("max", max)):
-        if bound.shape and bound.shape != x.shape:
-            raise TypeError(
-                f"clamp requires {name}.shape == operand.shape or {name}.shape == (), got "
-                f"{name}.shape={bound.shape}, operand.shape={x.shape}."
-            )
-    return ShapedArray(x.shape, x.dtype, min.weak_type and x.weak_type and max.weak_type)
-
-
-clamp_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _clamp_jvp(primals, tangents):
-    # As JAX: `x` passes its tangent strictly inside (min, max), `min` where it is the result
-    # (and below max), `max` where x exceeds it; at a tie (x == min or x == max) none does.
-    min, x, max = primals
-    out = clamp_p.bind(min, x, max)
-    masks = (
-        lambda: binary.bitwise_and(binary.gt(min, x), binary.lt(min, max)),
-        lambda: binary.bitwise_and(binary.gt(x, min), binary.lt(x, max)),
-        lambda: binary.lt(max, x),
-    )
-    contributions = []
-    for mask, t in zip(masks, tangents, strict=True):
-        if type(t) is not ad.Zero:  # a scalar bound's tangent is broadcast to x's shape
-            t = broadcast_to_shape(t, out.shape)
-            contributions.append(select_n_p.bind(mask(), ad.zeros_like_aval(ad.get_aval(t)), t))
-    tangent_out = ad.Zero.from_primal_value(out)
-    for contribution in contributions:
-        tangent_out = ad.add_tangents(tangent_out, contribution)
-    return out, tangent_out
-
-
-ad.jvp_rules[clamp_p] = _clamp_jvp
-
-
-def _clamp_lowering(ctx, lo, x, hi):
-    dtype = ctx.avals_in[1].dtype
-    if dtypes.is_complex(dtype):
-        raise NotImplementedError("[lowering] clamp of complex values has no StableHLO lowering")
-    if not dtypes.is_inexact(dtype):
-        return ctx.op("stablehlo.clamp", [lo, x, hi])
-    # Ours is NaN where any of the three is (maximum, then minimum); XLA's clamp is not always
-    # (a NaN operand gives `min`, a NaN `max` is ignored): select a NaN there.
-    clamped = ctx.op("stablehlo.clamp", [lo, x, hi])
-    lo, x, hi = ctx.broadcast_operands(lo, x, hi)
-    aval = ctx.avals_out[0]
-    isnan = [_compare(ctx, v, v, "NE", aval) for v in (lo, x, hi)]
-    bool_aval = [aval.update(dtype=np.dtype(np.bool_), weak_type=False)]
-    any_nan = ctx.op("stablehlo.or", isnan[:2], result_avals=bool_aval)
-    any_nan = ctx.op("stablehlo.or", [any_nan, isnan[2]], result_avals=bool_aval)
-    nan = ctx.op("stablehlo.add", [ctx.op("stablehlo.add", [lo, x]), hi])  # NaN where one is
-    return ctx.op("stablehlo.select", [any_nan, nan, clamped])
-
-
-lowering_rules[clamp_p] = _clamp_lowering
-
-
-def _clamp_batch(values, dims):
-    return clamp_p.bind(*_same_shape_batch(values, dims, scalar_ok=(0, 2))), 0
-
-
-batch_rules[clamp_p] = _clamp_batch
 
 # --- copy -----------------------------------------------------------------------------------
 # No public wrapper, as in JAX: `copy_p.bind(x)` stages an explicit copy.

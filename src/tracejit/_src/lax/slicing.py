@@ -34,7 +34,8 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import binary
-from tracejit._src.lax.shapes import expand_dims, pad, select_n, squeeze
+from tracejit._src.lax.selection import select_n
+from tracejit._src.lax.shapes import expand_dims, pad, squeeze
 from tracejit._src.lax.standard import (
     batch_at_front,
     check_same_dtypes,

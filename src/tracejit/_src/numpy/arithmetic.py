@@ -14,6 +14,7 @@ from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.lax import binary as _b
 from tracejit._src.lax import elementwise as _e
+from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import promotion
 from tracejit._src.numpy.promotion import (
@@ -148,7 +149,7 @@ def _float_divmod(a, b):
 
 def _select(pred, on_true, on_false):
     """lax.select on operands already of one shape and dtype."""
-    return lax_shapes.select_n(pred, on_false, on_true)
+    return lax_selection.select_n(pred, on_false, on_true)
 
 
 def remainder(x1, x2, /):

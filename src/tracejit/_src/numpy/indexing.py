@@ -33,6 +33,7 @@ from tracejit._src.array import Array
 from tracejit._src.core import Tracer
 from tracejit._src.errors import NonConcreteBooleanIndexError
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing
 from tracejit._src.numpy import arithmetic, manipulation, promotion, ufuncs
@@ -181,7 +182,7 @@ def _dynamic_start(index, size: int):
     end."""
     if type(index) is not int:
         index = promotion.convert_element_type(index, np.dtype(np.int32), False)
-    return lax_shapes.select_n(lax_binary.lt(index, 0), index, lax_binary.add(index, size))
+    return lax_selection.select_n(lax_binary.lt(index, 0), index, lax_binary.add(index, size))
 
 
 def _region(x, dims):
@@ -283,7 +284,7 @@ def _write(x, dims, region):
         config = tuple(config)
         spread = lax_shapes.pad(region, promotion.convert_element_type(0, x.dtype, False), config)
         mask = lax_shapes.pad(lax_shapes.broadcast_in_dim(True, region.shape, ()), False, config)
-        return lax_shapes.select_n(mask, x, spread)
+        return lax_selection.select_n(mask, x, spread)
     if any(d.count == 0 for d in dims):
         return x
     starts = [

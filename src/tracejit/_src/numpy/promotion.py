@@ -29,9 +29,10 @@ from tracejit._src import dtypes
 from tracejit._src.array import Array, make_array
 from tracejit._src.config import config
 from tracejit._src.core import Tracer
+from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import shapes as lax_shapes
 
-_convert_impl = lax_shapes.convert_element_type_p.impl
+_convert_impl = lax_conversions.convert_element_type_p.impl
 
 # Python scalar types: int, float and complex values are weakly typed, bool values are not.
 PYTHON_SCALARS = frozenset((bool, int, float, complex))
@@ -165,7 +166,7 @@ def convert_element_type(x, dtype, weak_type: bool = False):
     if x_type is Array:
         # A concrete value is converted right away, not staged: JAX folds these too.
         return make_array(_convert_impl(x._value, new_dtype=dtype, weak_type=weak_type), weak_type)
-    return lax_shapes.convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type)
+    return lax_conversions.convert_element_type_p.bind(x, new_dtype=dtype, weak_type=weak_type)
 
 
 def result_dtype(*operands) -> tuple:

@@ -23,6 +23,7 @@ from tracejit._src import dtypes
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import cumulative as lax_cumulative
 from tracejit._src.lax import reductions as lax_reductions
+from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
 from tracejit._src.numpy.promotion import asarray_operand
@@ -289,7 +290,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     nan = promotion.convert_element_type(float("nan"), result_dtype, False)
     if result.shape:
         nan = lax_shapes.broadcast_in_dim(nan, result.shape, ())
-    return lax_shapes.select_n(positive, nan, result)
+    return lax_selection.select_n(positive, nan, result)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):

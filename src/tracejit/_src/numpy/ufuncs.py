@@ -26,7 +26,9 @@ from tracejit._src.array import Array
 from tracejit._src.config import config
 from tracejit._src.core import Tracer
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import elementwise as lax_elementwise
+from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import promotion
 from tracejit._src.numpy.promotion import (
@@ -424,7 +426,7 @@ def signbit(x, /):
     if dtypes.is_complex(dtype):
         raise ValueError("jnp.signbit is not defined for complex-valued inputs.")
     int_dtype = np.dtype({2: np.int16, 4: np.int32, 8: np.int64}[dtype.itemsize])
-    as_int = lax_shapes.bitcast_convert_type(x, int_dtype)
+    as_int = lax_conversions.bitcast_convert_type(x, int_dtype)
     sign = _b.shift_right_arithmetic(as_int, strong_scalar(dtype.itemsize * 8 - 1, int_dtype))
     return promotion.convert_element_type(sign, _BOOL, False)
 
@@ -444,7 +446,7 @@ def _complex_order(primitive):
         tie = _b.eq(re_a, re_b)
         by_imag = primitive.bind(_e.imag(a), _e.imag(b))
         by_real = primitive.bind(_e.real(a), _e.real(b))
-        return lax_shapes.select_n(tie, by_real, by_imag)
+        return lax_selection.select_n(tie, by_real, by_imag)
 
     return compare
 
@@ -616,7 +618,7 @@ def where(condition, x=None, y=None, /):
     if cond.shape:  # a scalar condition stays one: select_n takes it as it is
         cond = _broadcast_to(cond, shape)
     x, y = _broadcast_to(x, shape), _broadcast_to(y, shape)
-    return lax_shapes.select_n_p.bind(cond, y, x)
+    return lax_selection.select_n_p.bind(cond, y, x)
 
 
 def broadcast_shapes_of(*operands) -> tuple:
