@@ -49,7 +49,7 @@ def test_every_primitive_has_a_lowering_rule():
 def test_every_primitive_has_a_batching_rule():
     from tracejit._src.interpreters.batching import batch_rules
 
-    no_operands = {"iota"}  # nothing to batch: vmap never binds it on batched values
+    no_operands = {"iota", "axis_index"}  # nothing to batch: vmap never binds it on batched values
     missing = sorted(
         name
         for name, p in core.primitives.items()

@@ -235,3 +235,16 @@ from tracejit._src.lax.special import (  # noqa: F401
     polygamma,
     polygamma_p,
 )
+from tracejit._src.lax.parallel import (  # noqa: F401
+    all_gather,
+    all_gather_p,
+    axis_index,
+    axis_index_p,
+    pmax,
+    pmax_p,
+    pmean,
+    pmin,
+    pmin_p,
+    psum,
+    psum_p,
+)

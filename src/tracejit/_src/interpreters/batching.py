@@ -24,6 +24,15 @@ from tracejit._src.core import Primitive, ShapedArray, Trace, Tracer, get_aval, 
 
 batch_rules: dict[Primitive, object] = {}
 
+# Collectives over named axes (`lax/parallel.py`): the batch trace mapping the named axis
+# carries them out, `collective_rules[p](trace, *(value, batch_dim) pairs, **params)`.
+collective_rules: dict[Primitive, object] = {}
+
+
+def _names_in(params) -> tuple:
+    axes = params.get("axes", params.get("axis_name"))
+    return axes if isinstance(axes, tuple) else (axes,)
+
 
 class BatchTracer(Tracer):
     __slots__ = ("batch_dim", "val")
@@ -58,6 +67,11 @@ class BatchTrace(Trace):
 
     def process_primitive(self, primitive, args, params):
         values, dims = zip(*map(self.to_batch_info, args)) if args else ((), ())
+        if primitive in collective_rules and self.axis_name in _names_in(params):
+            with set_current_trace(self.parent):
+                pairs = [x for pair in zip(values, dims, strict=True) for x in pair]
+                out, out_dim = collective_rules[primitive](self, *pairs, **params)
+            return self.new_tracer(out, out_dim)
         if all(d is None for d in dims):
             with set_current_trace(self.parent):
                 return primitive.bind(*values, **params)

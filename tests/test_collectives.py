@@ -1,0 +1,68 @@
+"""Collectives over named vmap axes: each member sees the reduction over all members."""
+
+import numpy as np
+import pytest
+
+import tracejit as jax
+import tracejit.numpy as jnp
+from tracejit import lax
+
+
+def close(a, b):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-6)
+
+
+X = jnp.arange(4.0)
+
+
+def test_psum_normalizes_across_the_mapped_axis():
+    close(jax.vmap(lambda x: x / lax.psum(x, "i"), axis_name="i")(X), np.arange(4.0) / 6.0)
+
+
+def test_pmean_pmax_pmin():
+    close(jax.vmap(lambda x: lax.pmean(x, "i"), axis_name="i")(X), [1.5] * 4)
+    close(jax.vmap(lambda x: lax.pmax(x, "i") - lax.pmin(x, "i"), axis_name="i")(X), [3.0] * 4)
+
+
+def test_all_gather_and_axis_index():
+    gathered = jax.vmap(lambda x: lax.all_gather(x, "i"), axis_name="i")(X)
+    close(gathered, np.tile(np.arange(4.0), (4, 1)))
+    close(jax.vmap(lambda x: lax.axis_index("i"), axis_name="i")(X), [0, 1, 2, 3])
+
+
+def test_unbatched_operand_of_psum_counts_every_member():
+    close(jax.vmap(lambda x: lax.psum(1.0, "i") + 0 * x, axis_name="i")(X), [4.0] * 4)
+
+
+def test_nested_axes_are_told_apart():
+    ones = jnp.ones((2, 3))
+    inner = jax.vmap(jax.vmap(lambda x: lax.psum(x, "j"), axis_name="j"), axis_name="i")
+    outer = jax.vmap(jax.vmap(lambda x: lax.psum(x, "i"), axis_name="j"), axis_name="i")
+    both = jax.vmap(jax.vmap(lambda x: lax.psum(x, ("i", "j")), axis_name="j"), axis_name="i")
+    close(inner(ones), np.full((2, 3), 3.0))
+    close(outer(ones), np.full((2, 3), 2.0))
+    close(both(ones), np.full((2, 3), 6.0))
+
+
+def test_the_staged_collective_is_a_positional_reduction():
+    text = str(jax.make_jaxpr(jax.vmap(lambda x: x / lax.psum(x, "i"), axis_name="i"))(X))
+    assert text == (
+        "{ lambda ; a:f32[4]. let\n"
+        "    b:f32[] = psum[axes=(0,) axis_index_groups=None] a\n"
+        "    c:f32[4] = div a b\n"
+        "  in (c,) }"
+    )
+
+
+def test_collectives_compose_with_jit_and_grad():
+    f = jax.vmap(lambda x: x / lax.psum(x, "i"), axis_name="i")
+    close(jax.jit(f)(X), f(X))
+    g = jax.grad(lambda x: jnp.sum(jax.vmap(lambda v: v * lax.psum(v, "i"), axis_name="i")(x)))
+    close(g(X), 2 * np.full(4, np.sum(np.arange(4.0))))
+
+
+def test_unbound_axis_names_raise_name_error():
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        lax.psum(1.0, "i")
+    with pytest.raises(NameError, match="unbound axis name: k"):
+        jax.vmap(lambda x: lax.psum(x, "k"), axis_name="i")(X)
