@@ -29,7 +29,9 @@ from tracejit._src.lax.standard import (
 from tracejit._src.lowering.lower import lowering_rules
 
 
-def _names(axis_name) -> tuple:
+def _names(axis_name, axis_index_groups=None) -> tuple:
+    if axis_index_groups is not None:
+        raise NotImplementedError("collectives over axis_index_groups are not built yet")
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
@@ -115,7 +117,7 @@ def psum(x, axis_name, *, axis_index_groups=None):
     """The sum of `x` over the members of the mapped axis `axis_name` (a name or a tuple)."""
     from tracejit._src.tree_util import tree_map
 
-    axes = _names(axis_name)
+    axes = _names(axis_name, axis_index_groups)
     return tree_map(lambda v: psum_p.bind(v, axes=axes, axis_index_groups=axis_index_groups), x)
 
 
@@ -145,7 +147,7 @@ def pmax(x, axis_name, *, axis_index_groups=None):
     """The maximum of `x` over the members of the mapped axis `axis_name`."""
     from tracejit._src.tree_util import tree_map
 
-    axes = _names(axis_name)
+    axes = _names(axis_name, axis_index_groups)
     return tree_map(lambda v: pmax_p.bind(v, axes=axes, axis_index_groups=axis_index_groups), x)
 
 
@@ -168,7 +170,7 @@ def pmin(x, axis_name, *, axis_index_groups=None):
     """The minimum of `x` over the members of the mapped axis `axis_name`."""
     from tracejit._src.tree_util import tree_map
 
-    axes = _names(axis_name)
+    axes = _names(axis_name, axis_index_groups)
     return tree_map(lambda v: pmin_p.bind(v, axes=axes, axis_index_groups=axis_index_groups), x)
 
 
