@@ -389,11 +389,12 @@ def _assemble_jacobian(blocks, out_avals, in_avals, out_tree, in_tree, single, o
     import tracejit.numpy as jnp
 
     def block(o, i):
-        rows = blocks[o][i]
+        rows = blocks[o][i]  # a list of rows, or an array with the rows stacked already
+        stacked = jnp.stack(rows) if isinstance(rows, list) else rows
         if out_major:  # one row per output element, each of the input's shape
-            return jnp.reshape(jnp.stack(rows), out_avals[o].shape + in_avals[i].shape)
+            return jnp.reshape(stacked, out_avals[o].shape + in_avals[i].shape)
         # one column per input element, each of the output's shape: move input axes last
-        stacked = jnp.reshape(jnp.stack(rows), in_avals[i].shape + out_avals[o].shape)
+        stacked = jnp.reshape(stacked, in_avals[i].shape + out_avals[o].shape)
         n_in = len(in_avals[i].shape)
         return (
             jnp.moveaxis(stacked, tuple(range(n_in)), tuple(range(-n_in, 0))) if n_in else stacked
@@ -407,7 +408,10 @@ def _assemble_jacobian(blocks, out_avals, in_avals, out_tree, in_tree, single, o
 
 
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
-    """The Jacobian of `fun` by forward mode: one JVP per input element."""
+    """The Jacobian of `fun` by forward mode: for each input, one JVP vectorized (vmap) over
+    the standard basis of that input's tangent space."""
+    from tracejit._src.interpreters import batching
+    from tracejit._src.lax.standard import batch_at_front
 
     @functools.wraps(fun)
     def jacfwd_f(*args, **kwargs):
@@ -416,26 +420,31 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         )
         flat_fun, out_info = _flatten_fun(partial_fun, in_tree, has_aux)
         in_avals = [shaped_abstractify(x) for x in flat_in]
-        columns = None
+        primals_out = flat_fun(*flat_in)
+        aux = out_info.get("aux")  # (the vectorized calls below overwrite it with tracers)
+        out_avals = [shaped_abstractify(p) for p in primals_out]
+        columns = [[None] * len(in_avals) for _ in out_avals]
         for i, aval in enumerate(in_avals):
-            for k in range(aval.size):
+            if aval.size == 0:
+                for o, out_aval in enumerate(out_avals):
+                    columns[o][i] = np.zeros((0, *out_aval.shape), out_aval.dtype)
+                continue
+            basis = np.eye(aval.size, dtype=aval.dtype).reshape((aval.size, *aval.shape))
+
+            def pushforward(tangent, i=i):
                 tangents = [
-                    _one_hot(a, k) if j == i else ad.Zero(ad.tangent_aval(a))
+                    tangent if j == i else ad.Zero(ad.tangent_aval(a))
                     for j, a in enumerate(in_avals)
                 ]
-                primals_out, tangents_out = ad.jvp_flat(flat_fun, flat_in, tangents)
-                if columns is None:
-                    columns = [[[] for _ in in_avals] for _ in primals_out]
-                for o, t in enumerate(tangents_out):
-                    columns[o][i].append(ad.instantiate_zeros(t))
-        if columns is None:  # no input elements at all: evaluate once for the output types
-            primals_out = flat_fun(*flat_in)
-            columns = [[[] for _ in in_avals] for _ in primals_out]
-        out_avals = [shaped_abstractify(p) for p in primals_out]
+                return list(map(ad.instantiate_zeros, ad.jvp_flat(flat_fun, flat_in, tangents)[1]))
+
+            outs, dims = batching.vmap_flat(pushforward, [basis], [0], aval.size)
+            for o, (out, dim) in enumerate(zip(outs, dims, strict=True)):
+                columns[o][i] = batch_at_front(out, dim, aval.size)
         jac = _assemble_jacobian(
             columns, out_avals, in_avals, out_info["tree"], in_tree, single, out_major=False
         )
-        return (jac, out_info["aux"]) if has_aux else jac
+        return (jac, aux) if has_aux else jac
 
     return jacfwd_f
 
