@@ -377,20 +377,14 @@ def _jacobian_inputs(name, fun, argnums, args, kwargs, holomorphic):
     return single, flat, in_tree, partial_fun
 
 
-def _one_hot(aval, index: int):
-    basis = np.zeros(aval.size, aval.dtype)
-    basis[index] = 1
-    return basis.reshape(aval.shape)
-
-
 def _assemble_jacobian(blocks, out_avals, in_avals, out_tree, in_tree, single, out_major):
-    """Jacobian blocks J[o][i] (shape out.shape + in.shape) arranged as JAX returns them: the
-    output's structure outside, the inputs' structure (per argnum) inside."""
+    """Jacobian blocks arranged as JAX returns them (the output's structure outside, the
+    inputs' structure (per argnum) inside), each of shape out.shape + in.shape. `blocks[o][i]`
+    stacks rows (one per output element, out_major) or columns (one per input element)."""
     import tracejit.numpy as jnp
 
     def block(o, i):
-        rows = blocks[o][i]  # a list of rows, or an array with the rows stacked already
-        stacked = jnp.stack(rows) if isinstance(rows, list) else rows
+        stacked = blocks[o][i]
         if out_major:  # one row per output element, each of the input's shape
             return jnp.reshape(stacked, out_avals[o].shape + in_avals[i].shape)
         # one column per input element, each of the output's shape: move input axes last
@@ -450,7 +444,10 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 
 
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
-    """The Jacobian of `fun` by reverse mode: one forward pass, one VJP per output element."""
+    """The Jacobian of `fun` by reverse mode: one forward pass (linearization), then for each
+    output one backward pass vectorized (vmap) over the standard basis of its cotangents."""
+    from tracejit._src.interpreters import batching
+    from tracejit._src.lax.standard import batch_at_front
 
     @functools.wraps(fun)
     def jacrev_f(*args, **kwargs):
@@ -463,18 +460,28 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         )
         in_avals = [shaped_abstractify(x) for x in flat_in]
         out_avals = [shaped_abstractify(p) for p in primals_out]
-        rows = [[[] for _ in in_avals] for _ in out_avals]
+        rows = [[None] * len(in_avals) for _ in out_avals]
         for o, aval in enumerate(out_avals):
-            for k in range(aval.size):
+            if aval.size == 0:
+                for i, in_aval in enumerate(in_avals):
+                    rows[o][i] = np.zeros((0, *in_aval.shape), ad.tangent_aval(in_aval).dtype)
+                continue
+            ct_aval = ad.tangent_aval(aval)
+            basis = np.eye(aval.size, dtype=ct_aval.dtype).reshape((aval.size, *aval.shape))
+
+            def pullback(ct, o=o):
                 cts = [
-                    _one_hot(ad.tangent_aval(a), k) if j == o else ad.Zero(ad.tangent_aval(a))
-                    for j, a in enumerate(out_avals)
+                    ct if j == o else ad.Zero(ad.tangent_aval(a)) for j, a in enumerate(out_avals)
                 ]
                 cts_in = transpose.backward_pass(linear.jaxpr, linear.consts, cts)
-                for i, (ct, in_aval) in enumerate(zip(cts_in, in_avals, strict=True)):
-                    rows[o][i].append(
-                        ad.zeros_like_aval(ad.tangent_aval(in_aval)) if type(ct) is ad.Zero else ct
-                    )
+                return [
+                    ad.zeros_like_aval(ad.tangent_aval(a)) if type(c) is ad.Zero else c
+                    for c, a in zip(cts_in, in_avals, strict=True)
+                ]
+
+            outs, dims = batching.vmap_flat(pullback, [basis], [0], aval.size)
+            for i, (out, dim) in enumerate(zip(outs, dims, strict=True)):
+                rows[o][i] = batch_at_front(out, dim, aval.size)
         jac = _assemble_jacobian(
             rows, out_avals, in_avals, out_info["tree"], in_tree, single, out_major=True
         )
