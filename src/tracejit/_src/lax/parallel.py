@@ -27,6 +27,7 @@ from tracejit._src.lax.standard import (
     weak_if_all_weak,
 )
 from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.tree_util import tree_map
 
 
 def _names(axis_name, axis_index_groups=None) -> tuple:
@@ -41,7 +42,12 @@ def _unbound(axes):
         raise NameError(f"unbound axis name: {named[0]}")
 
 
-def _positional_reduction(name, np_reduce):
+def _bind_over_leaves(primitive, x, axis_name, axis_index_groups):
+    axes = _names(axis_name, axis_index_groups)
+    return tree_map(lambda v: primitive.bind(v, axes=axes, axis_index_groups=axis_index_groups), x)
+
+
+def _positional_reduction(np_reduce):
     """impl and abstract eval of a collective over positional axes (what vmap turns it into)."""
 
     def impl(x, *, axes, axis_index_groups):
@@ -102,9 +108,11 @@ def _unbound_impl(*args, axis_name, **params):
     raise NameError(f"unbound axis name: {axis_name}")
 
 
-def _lower_positional(combiner, init):
+def _lower_like(reduction_p):
+    """A positional collective lowers as the reduction it has become."""
+
     def lowering(ctx, x, *, axes, axis_index_groups):
-        return ctx.reduce(x, combiner, init(ctx.avals_in[0].dtype), axes)
+        return lowering_rules[reduction_p](ctx, x, axes=axes)
 
     return lowering
 
@@ -115,13 +123,10 @@ psum_p = Primitive("psum")
 
 def psum(x, axis_name, *, axis_index_groups=None):
     """The sum of `x` over the members of the mapped axis `axis_name` (a name or a tuple)."""
-    from tracejit._src.tree_util import tree_map
-
-    axes = _names(axis_name, axis_index_groups)
-    return tree_map(lambda v: psum_p.bind(v, axes=axes, axis_index_groups=axis_index_groups), x)
+    return _bind_over_leaves(psum_p, x, axis_name, axis_index_groups)
 
 
-_psum_impl, _psum_abstract_eval = _positional_reduction("psum", np.sum)
+_psum_impl, _psum_abstract_eval = _positional_reduction(np.sum)
 psum_p.def_impl(_psum_impl)
 psum_p.def_abstract_eval(_psum_abstract_eval)
 psum_p.def_weak_type_rule(weak_if_all_weak)
@@ -135,7 +140,7 @@ def _psum_transpose(ct, x, *, axes, axis_index_groups):
 
 
 transpose_rules[psum_p] = _psum_transpose
-lowering_rules[psum_p] = _lower_positional("stablehlo.add", lambda dtype: 0)
+lowering_rules[psum_p] = _lower_like(reductions.reduce_sum_p)
 batch_rules[psum_p] = _collective_batch_rule(psum_p)
 collective_rules[psum_p] = _collective_batch(psum_p, lambda x, n: x * n)
 
@@ -145,20 +150,15 @@ pmax_p = Primitive("pmax")
 
 def pmax(x, axis_name, *, axis_index_groups=None):
     """The maximum of `x` over the members of the mapped axis `axis_name`."""
-    from tracejit._src.tree_util import tree_map
-
-    axes = _names(axis_name, axis_index_groups)
-    return tree_map(lambda v: pmax_p.bind(v, axes=axes, axis_index_groups=axis_index_groups), x)
+    return _bind_over_leaves(pmax_p, x, axis_name, axis_index_groups)
 
 
-_pmax_impl, _pmax_abstract_eval = _positional_reduction("pmax", np.max)
+_pmax_impl, _pmax_abstract_eval = _positional_reduction(np.max)
 pmax_p.def_impl(_pmax_impl)
 pmax_p.def_abstract_eval(_pmax_abstract_eval)
 pmax_p.def_weak_type_rule(weak_if_all_weak)
 ad.jvp_rules[pmax_p] = _jvp_not_built("pmax")
-lowering_rules[pmax_p] = lambda ctx, x, *, axes, axis_index_groups: lowering_rules[
-    reductions.reduce_max_p
-](ctx, x, axes=axes)
+lowering_rules[pmax_p] = _lower_like(reductions.reduce_max_p)
 batch_rules[pmax_p] = _collective_batch_rule(pmax_p)
 collective_rules[pmax_p] = _collective_batch(pmax_p, lambda x, n: x)
 
@@ -168,28 +168,21 @@ pmin_p = Primitive("pmin")
 
 def pmin(x, axis_name, *, axis_index_groups=None):
     """The minimum of `x` over the members of the mapped axis `axis_name`."""
-    from tracejit._src.tree_util import tree_map
-
-    axes = _names(axis_name, axis_index_groups)
-    return tree_map(lambda v: pmin_p.bind(v, axes=axes, axis_index_groups=axis_index_groups), x)
+    return _bind_over_leaves(pmin_p, x, axis_name, axis_index_groups)
 
 
-_pmin_impl, _pmin_abstract_eval = _positional_reduction("pmin", np.min)
+_pmin_impl, _pmin_abstract_eval = _positional_reduction(np.min)
 pmin_p.def_impl(_pmin_impl)
 pmin_p.def_abstract_eval(_pmin_abstract_eval)
 pmin_p.def_weak_type_rule(weak_if_all_weak)
 ad.jvp_rules[pmin_p] = _jvp_not_built("pmin")
-lowering_rules[pmin_p] = lambda ctx, x, *, axes, axis_index_groups: lowering_rules[
-    reductions.reduce_min_p
-](ctx, x, axes=axes)
+lowering_rules[pmin_p] = _lower_like(reductions.reduce_min_p)
 batch_rules[pmin_p] = _collective_batch_rule(pmin_p)
 collective_rules[pmin_p] = _collective_batch(pmin_p, lambda x, n: x)
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
     """The mean of `x` over the members of the mapped axis `axis_name`."""
-    from tracejit._src.tree_util import tree_map
-
     size = psum(1, axis_name, axis_index_groups=axis_index_groups)
     return tree_map(lambda v: v / size, psum(x, axis_name, axis_index_groups=axis_index_groups))
 
