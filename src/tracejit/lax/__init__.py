@@ -49,6 +49,11 @@ from tracejit._src.lax.binary import (  # noqa: F401
     xor,
     xor_p,
 )
+from tracejit._src.lax.control_flow.associative_scan import associative_scan  # noqa: F401
+from tracejit._src.lax.control_flow.conditionals import cond, cond_p, switch  # noqa: F401
+from tracejit._src.lax.control_flow.loops import fori_loop, while_loop, while_p  # noqa: F401
+from tracejit._src.lax.control_flow.mapping import map  # noqa: F401
+from tracejit._src.lax.control_flow.scan import scan, scan_p  # noqa: F401
 from tracejit._src.lax.conversions import (  # noqa: F401
     bitcast_convert_type,
     bitcast_convert_type_p,
@@ -150,6 +155,19 @@ from tracejit._src.lax.elementwise import (  # noqa: F401
     tanh,
     tanh_p,
 )
+from tracejit._src.lax.parallel import (  # noqa: F401
+    all_gather,
+    all_gather_p,
+    axis_index,
+    axis_index_p,
+    pmax,
+    pmax_p,
+    pmean,
+    pmin,
+    pmin_p,
+    psum,
+    psum_p,
+)
 from tracejit._src.lax.reductions import (  # noqa: F401
     argmax,
     argmax_p,
@@ -234,17 +252,4 @@ from tracejit._src.lax.special import (  # noqa: F401
     lgamma_p,
     polygamma,
     polygamma_p,
-)
-from tracejit._src.lax.parallel import (  # noqa: F401
-    all_gather,
-    all_gather_p,
-    axis_index,
-    axis_index_p,
-    pmax,
-    pmax_p,
-    pmean,
-    pmin,
-    pmin_p,
-    psum,
-    psum_p,
 )

@@ -39,6 +39,8 @@ from tracejit._src.core import (
     weak_if_all_weak,
 )
 from tracejit._src.interpreters.batching import batch_rules
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
 from tracejit._src.lowering.lower import lowering_rules
 
 # --------------------------------------------------------------------------------------------
@@ -357,3 +359,32 @@ def jvp_flat(fun, primals, tangents):
         outs = fun(*tracers)
         pairs = [trace.to_primal_tangent(o) for o in outs]
     return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate):
+    """The JVP of a jaxpr, as a jaxpr: [primals, tangents of the `nonzeros` inputs] ->
+    [primal outputs, tangents of the nonzero outputs]. An output tangent is nonzero when it
+    depends on a nonzero input tangent or `instantiate` (a list of bools) asks for it.
+    Returns (jvp jaxpr, out_nonzeros). Control-flow rules use it on their bodies."""
+    in_avals = closed.in_avals
+    tangent_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzeros, strict=True) if nz]
+    found = {}
+
+    def jvp_fun(*args):
+        primals, nonzero_tangents = args[: len(in_avals)], iter(args[len(in_avals) :])
+        tangents = [
+            next(nonzero_tangents) if nz else Zero(tangent_aval(a))
+            for a, nz in zip(in_avals, nonzeros, strict=True)
+        ]
+        outs, tangents_out = jvp_flat(
+            lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs), primals, tangents
+        )
+        out_nonzeros = [
+            type(t) is not Zero or inst for t, inst in zip(tangents_out, instantiate, strict=True)
+        ]
+        found["out_nonzeros"] = out_nonzeros
+        kept = [t for t, nz in zip(tangents_out, out_nonzeros, strict=True) if nz]
+        return [*outs, *map(instantiate_zeros, kept)]
+
+    jaxpr = trace_to_jaxpr(jvp_fun, [*in_avals, *tangent_avals], DebugInfo(jvp_fun, "jvp"))
+    return jaxpr, found["out_nonzeros"]

@@ -114,3 +114,39 @@ def vmap_flat(fun, args, in_dims, axis_size: int, axis_name=None):
         outs = fun(*tracers)
         infos = [trace.to_batch_info(o) for o in outs]
     return [v for v, _ in infos], [d for _, d in infos]
+
+
+def batch_jaxpr(closed, axis_size: int, in_dims, instantiate):
+    """A jaxpr computing `closed` for all `axis_size` batch members at once, as a jaxpr: each
+    input batched along its entry of `in_dims` (None: not batched); each output batched at the
+    front if it depends on a batched input or `instantiate` (a list of bools) asks for it.
+    Returns (batched jaxpr, out_batched). Control-flow rules use it on their bodies."""
+    from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+    from tracejit._src.jaxpr import eval_jaxpr
+    from tracejit._src.lax.standard import batch_at_front
+
+    avals = []
+    for aval, dim in zip(closed.in_avals, in_dims, strict=True):
+        if dim is not None:
+            shape = list(aval.shape)
+            shape.insert(dim, axis_size)
+            aval = ShapedArray(shape, aval.dtype, aval.weak_type)
+        avals.append(aval)
+    found = {}
+
+    def batched_fun(*args):
+        outs, out_dims = vmap_flat(
+            lambda *xs: eval_jaxpr(closed.jaxpr, closed.consts, *xs),
+            list(args),
+            list(in_dims),
+            axis_size,
+        )
+        out_batched = [d is not None or inst for d, inst in zip(out_dims, instantiate, strict=True)]
+        found["out_batched"] = out_batched
+        return [
+            batch_at_front(o, d, axis_size) if b else o
+            for o, d, b in zip(outs, out_dims, out_batched, strict=True)
+        ]
+
+    jaxpr = trace_to_jaxpr(batched_fun, avals, DebugInfo(batched_fun, "vmap"))
+    return jaxpr, found["out_batched"]

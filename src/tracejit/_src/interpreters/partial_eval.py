@@ -11,15 +11,33 @@ immediately while the tangent computation, which is linear in the tangents, is s
 The known values the staged jaxpr reads (`c` above) are its constvars: the *residuals* that
 reverse mode keeps from the forward pass to the backward one. Transposing that linear jaxpr
 (`transpose.py`) gives the VJP, so reverse mode is JVP + partial evaluation + transposition.
+
+A primitive whose operands are partly known is staged whole, unless it has a rule that splits
+it. Control-flow primitives have one: a scan over primal and tangent carries becomes a known
+scan, run now, that also emits the residuals its iterations produce, and a staged scan over the
+tangents alone that reads them (`partial_eval_jaxpr` does the splitting of their bodies).
+
+- `partial_eval_rules[p](trace, args, unknowns, **params) -> outputs`: called when some but
+  not all operands are unknown; binds the known part on `trace.parent` and stages the rest with
+  `trace.stage(primitive, operands, params)`, whose known operands become residuals.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from tracejit._src import dtypes
-from tracejit._src.core import current_trace, new_trace, set_current_trace
+from tracejit._src.core import Primitive, Tracer, current_trace, new_trace, set_current_trace
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.staging import DebugInfo, StagingTrace, StagingTracer
-from tracejit._src.jaxpr import ClosedJaxpr
+from tracejit._src.interpreters.staging import (
+    DebugInfo,
+    StagingTrace,
+    StagingTracer,
+    trace_to_jaxpr,
+)
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+
+partial_eval_rules: dict[Primitive, object] = {}
 
 
 class PartialEvalTrace(StagingTrace):
@@ -30,10 +48,20 @@ class PartialEvalTrace(StagingTrace):
         return isinstance(x, StagingTracer) and x._trace is self
 
     def process_primitive(self, primitive, args, params):
-        if self.stage_everything or any(map(self.is_unknown, args)):
-            return super().process_primitive(primitive, args, params)
-        with set_current_trace(self.parent):
-            return primitive.bind(*args, **params)
+        if self.stage_everything:
+            return self.stage(primitive, args, params)
+        unknowns = [self.is_unknown(x) for x in args]
+        if not any(unknowns):
+            with set_current_trace(self.parent):
+                return primitive.bind(*args, **params)
+        rule = partial_eval_rules.get(primitive)
+        if rule is not None and not all(unknowns):
+            return rule(self, args, unknowns, **params)
+        return self.stage(primitive, args, params)
+
+    def stage(self, primitive, args, params):
+        """Records one equation; its known operands become residuals."""
+        return super().process_primitive(primitive, args, params)
 
     def process_custom_jvp_call(self, primitive, call, args):
         if any(map(self.is_unknown, args)):
@@ -80,3 +108,64 @@ def linearize_flat(fun, primals, debug_info: DebugInfo):
         tangents_out = [trace.instantiate_zeros(t) for t in tangents_out]
         linear_jaxpr: ClosedJaxpr = trace.to_jaxpr(tangents_out)
     return primals_out, linear_jaxpr
+
+
+class JaxprSplit(NamedTuple):
+    """A jaxpr split by `partial_eval_jaxpr`:
+
+        known:    known inputs -> [known outputs, residuals]
+        unknown:  [residuals, unknown inputs] -> unknown outputs
+
+    `forwarded[i]` is the index among the known inputs of the one that residual i merely
+    passes on (None if it is computed): a loop can hand such a residual over without storing
+    it again."""
+
+    known: ClosedJaxpr
+    unknown: ClosedJaxpr
+    out_unknowns: list
+    num_residuals: int
+    forwarded: list
+
+
+def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate) -> JaxprSplit:
+    """Splits a jaxpr whose inputs are partly `unknowns` into what can be computed now and what
+    must wait, as control-flow rules need for their bodies. An output is unknown if it depends
+    on an unknown input or `instantiate` says so (a list of bools, one per output)."""
+    in_avals = closed.in_avals
+    known_avals = [a for a, u in zip(in_avals, unknowns, strict=True) if not u]
+    unknown_avals = [a for a, u in zip(in_avals, unknowns, strict=True) if u]
+    split = {}
+
+    def known_fun(*known_args):
+        trace = PartialEvalTrace(current_trace(), DebugInfo(known_fun, "partial evaluation"))
+        with new_trace(trace):
+            unknown_args = [trace.new_arg(a) for a in unknown_avals]
+            known_iter, unknown_iter = iter(known_args), iter(unknown_args)
+            args = [next(unknown_iter) if u else next(known_iter) for u in unknowns]
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, *args)
+            out_unknowns = [
+                trace.is_unknown(o) or inst for o, inst in zip(outs, instantiate, strict=True)
+            ]
+            staged = trace.to_jaxpr([o for o, u in zip(outs, out_unknowns, strict=True) if u])
+        # The staged jaxpr's constvars holding known tracers are the residuals, passed in as
+        # its leading inputs; those holding constant arrays stay constants.
+        residual_vars, residuals, const_vars, consts = [], [], [], []
+        for var, value in zip(staged.jaxpr.constvars, staged.consts, strict=True):
+            if isinstance(value, Tracer):
+                residual_vars.append(var)
+                residuals.append(value)
+            else:
+                const_vars.append(var)
+                consts.append(value)
+        inner = staged.jaxpr
+        unknown_jaxpr = Jaxpr(const_vars, residual_vars + inner.invars, inner.outvars, inner.eqns)
+        split["unknown"] = ClosedJaxpr(unknown_jaxpr, consts)
+        split["out_unknowns"] = out_unknowns
+        positions = {id(x): i for i, x in enumerate(known_args)}
+        split["forwarded"] = [positions.get(id(r)) for r in residuals]
+        known_outs = [o for o, u in zip(outs, out_unknowns, strict=True) if not u]
+        return [*known_outs, *residuals]
+
+    known = trace_to_jaxpr(known_fun, known_avals, DebugInfo(known_fun, "partial evaluation"))
+    forwarded = split["forwarded"]
+    return JaxprSplit(known, split["unknown"], split["out_unknowns"], len(forwarded), forwarded)

@@ -43,9 +43,13 @@ class LoweringContext:
 
     def op(self, name, operands, attributes=None, regions=(), result_avals=None):
         """Emits one operation; returns its single result, or the list of several."""
-        avals = self.avals_out if result_avals is None else result_avals
-        results = self.block.op(name, operands, [aval_type(a) for a in avals], attributes, regions)
+        results = self.op_results(name, operands, attributes, regions, result_avals)
         return results[0] if len(results) == 1 else results
+
+    def op_results(self, name, operands, attributes=None, regions=(), result_avals=None):
+        """Emits one operation; returns the list of its results, however many."""
+        avals = self.avals_out if result_avals is None else result_avals
+        return self.block.op(name, operands, [aval_type(a) for a in avals], attributes, regions)
 
     def constant(self, value, dtype) -> hlo.Value:
         return self.block.constant(np.asarray(value, dtype))
@@ -85,7 +89,13 @@ class LoweringContext:
         )
 
     def lower_sub_jaxpr(self, block, closed: ClosedJaxpr, args):
-        return lower_jaxpr(block, closed.jaxpr, closed.consts, args, self.module)
+        """Lowers a nested jaxpr (a call's body, a region of control flow) into `block`; the
+        operation emitted next keeps this equation's location."""
+        location = self.block.function.location
+        try:
+            return lower_jaxpr(block, closed.jaxpr, closed.consts, args, self.module)
+        finally:
+            self.block.function.location = location
 
 
 class LoweringError(Exception):

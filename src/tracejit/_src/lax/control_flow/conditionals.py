@@ -1,0 +1,313 @@
+"""`cond` and `switch`: run one of several branches, chosen by a traced index.
+
+Both become one primitive, `cond`, whose operands are the branch index (int32, clamped into
+range by the wrappers) and the branches' shared operands, and whose `branches` are closed
+jaxprs of equal input and output types:
+
+    lax.cond(x >= 0., lambda a: a + 3., lambda a: a - 3., x)
+
+    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b
+    d:f32[] = cond[
+      branches=(
+        { lambda ; e:f32[]. let f:f32[] = sub e 3.0:f32[] in (f,) }
+        { lambda ; g:f32[]. let h:f32[] = add g 3.0:f32[] in (h,) }
+      )
+    ] c a
+
+(`False` picks branch 0.) Its transformations act on every branch alike: the JVP of a cond is
+a cond of the branches' JVPs; partial evaluation splits each branch into a known part, which
+also returns the residuals any branch needs, and a staged part reading them; the transpose is a
+cond of the transposed branches. vmap keeps one cond while the index is unbatched; a batched
+index runs every branch on the whole batch and selects each member's result.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.api import shaped_abstractify
+from tracejit._src.core import Primitive, ShapedArray, Tracer, set_current_trace
+from tracejit._src.interpreters import ad, batching, partial_eval, transpose
+from tracejit._src.interpreters.eval import to_numpy
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.jaxpr import eval_jaxpr
+from tracejit._src.lax import binary, conversions, selection, shapes
+from tracejit._src.lax.control_flow.common import (
+    explain_structure_mismatch,
+    explain_type_mismatch,
+    function_name,
+    leaf_paths,
+    stage_function,
+    with_leading_inputs,
+)
+from tracejit._src.lax.standard import batch_at_front, shape_of
+from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.tree_util import tree_flatten, tree_unflatten
+
+# --- cond -------------------------------------------------------------------------------------
+cond_p = Primitive("cond", multiple_results=True)
+
+
+def cond(pred, true_fun, false_fun, *operands):
+    """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, staged so that `pred` may be
+    traced. Both functions are traced; their outputs must agree in structure and types."""
+    if not callable(true_fun) or not callable(false_fun):
+        raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
+    aval = shaped_abstractify(pred)
+    if aval.shape != ():
+        raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
+    if aval.dtype != np.bool_ and not dtypes.issubdtype(aval.dtype, np.number):
+        raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype}.")
+    if isinstance(pred, Tracer):
+        if aval.dtype != np.bool_:
+            pred = binary.ne(pred, np.zeros((), aval.dtype))
+        index = conversions.convert_element_type(pred, np.int32)
+    else:
+        index = np.int32(bool(np.asarray(pred)))
+    return _bind_cond(index, (false_fun, true_fun), ("false_fun", "true_fun"), operands)
+
+
+def switch(index, branches, *operands):
+    """`branches[index](*operands)`, the index clamped into range, staged so that `index` may be
+    traced."""
+    branches = tuple(branches)
+    if not branches:
+        raise ValueError("Empty branch sequence")
+    aval = shaped_abstractify(index)
+    if aval.shape != ():
+        raise TypeError(f"Branch index must be scalar, got {index} of shape {aval.shape}.")
+    if not dtypes.issubdtype(aval.dtype, np.integer):
+        raise TypeError(f"Index type must be an integer, got {index} of type {aval.dtype}")
+    if len(branches) == 1:
+        return branches[0](*operands)
+    if isinstance(index, Tracer):
+        index = conversions.convert_element_type(index, np.int32)
+        index = selection.clamp(np.int32(0), index, np.int32(len(branches) - 1))
+    else:
+        index = np.int32(min(max(operator.index(np.asarray(index)), 0), len(branches) - 1))
+    names = tuple(f"branch {i} ({function_name(b)})" for i, b in enumerate(branches))
+    return _bind_cond(index, branches, names, operands)
+
+
+def _bind_cond(index, branch_funs, names, operands):
+    """Stages every branch on the operands' types, gives them one operand list (the closure
+    constants of all of them, then the operands) and binds `cond`."""
+    leaves, in_tree = tree_flatten(operands)
+    in_avals = [shaped_abstractify(x) for x in leaves]
+    staged = [stage_function(fun, in_tree, in_avals, "cond") for fun in branch_funs]
+    _check_branch_outputs(branch_funs, names, staged)
+    const_avals = [[shaped_abstractify(c) for c in consts] for _, consts, _ in staged]
+    branches, all_consts = [], []
+    for i, (jaxpr, consts, _) in enumerate(staged):
+        before = [a for avals in const_avals[:i] for a in avals]
+        after = [a for avals in const_avals[i + 1 :] for a in avals]
+        jaxpr = with_leading_inputs(jaxpr, before, 0)
+        branches.append(with_leading_inputs(jaxpr, after, len(before) + len(consts)))
+        all_consts.extend(consts)
+    outs = cond_p.bind(index, *all_consts, *leaves, branches=tuple(branches))
+    return tree_unflatten(staged[0][2], outs)
+
+
+def _check_branch_outputs(funs, names, staged):
+    first_tree, first_avals = staged[0][2], staged[0][0].out_avals
+    for fun, name, (jaxpr, _, out_tree) in zip(funs[1:], names[1:], staged[1:]):
+        header = (
+            f"{names[0]} is {function_name(funs[0])}\n{name} is {function_name(fun)}\n\n"
+            if names[0] == "false_fun"
+            else ""
+        )
+        if out_tree != first_tree:
+            a = tree_unflatten(first_tree, [0] * first_tree.num_leaves)
+            b = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+            detail = explain_structure_mismatch(a, b, f"{names[0]} output", f"{name} output", "")
+            raise TypeError(
+                f"cond branch outputs must have the same pytree structure, but they differ:\n\n"
+                f"{header}{detail}\n\nRevise the branches so that they have the same pytree "
+                "structure."
+            )
+        detail = explain_type_mismatch(
+            leaf_paths(first_tree, len(first_avals)),
+            first_avals,
+            jaxpr.out_avals,
+            f"output of {names[0]}",
+            f"output of {name}",
+            "",
+        )
+        if detail is not None:
+            raise TypeError(
+                f"cond branches must have equal output types but they differ.\n\n{header}"
+                f"{detail}\n\nRevise the branches so that all output types match."
+            )
+
+
+def _cond_abstract_eval(index, *avals, branches):
+    if index.shape != () or index.dtype != np.int32:
+        raise TypeError(f"cond: the branch index must be an int32 scalar, got {index.str_short()}")
+    for i, branch in enumerate(branches):
+        got = [(a.shape, a.dtype) for a in avals]
+        want = [(a.shape, a.dtype) for a in branch.in_avals]
+        if got != want:
+            raise TypeError(
+                f"cond: branch {i} takes {[a.str_short() for a in branch.in_avals]}, got "
+                f"operands {[a.str_short() for a in avals]}"
+            )
+    outs = branches[0].out_avals
+    return [
+        ShapedArray(a.shape, a.dtype, all(b.out_avals[k].weak_type for b in branches))
+        for k, a in enumerate(outs)
+    ]
+
+
+def _cond_impl(index, *args, branches):
+    branch = branches[int(np.clip(index, 0, len(branches) - 1))]
+    return [to_numpy(x)[0] for x in eval_jaxpr(branch.jaxpr, branch.consts, *args)]
+
+
+cond_p.def_abstract_eval(_cond_abstract_eval)
+cond_p.def_impl(_cond_impl)
+
+
+def _cond_jvp(primals, tangents, *, branches):
+    index, operands = primals[0], primals[1:]
+    nonzeros = [type(t) is not ad.Zero for t in tangents[1:]]
+    num_outs = len(branches[0].out_avals)
+    out_nonzeros = [False] * num_outs
+    for branch in branches:
+        _, found = ad.jvp_jaxpr(branch, nonzeros, [False] * num_outs)
+        out_nonzeros = [a or b for a, b in zip(out_nonzeros, found, strict=True)]
+    jvp_branches = tuple(ad.jvp_jaxpr(b, nonzeros, out_nonzeros)[0] for b in branches)
+    nonzero_tangents = [t for t in tangents[1:] if type(t) is not ad.Zero]
+    outs = cond_p.bind(index, *operands, *nonzero_tangents, branches=jvp_branches)
+    primals_out, nonzero_out = outs[:num_outs], iter(outs[num_outs:])
+    tangents_out = [
+        next(nonzero_out) if nz else ad.Zero.from_primal_value(p)
+        for p, nz in zip(primals_out, out_nonzeros, strict=True)
+    ]
+    return primals_out, tangents_out
+
+
+ad.jvp_rules[cond_p] = _cond_jvp
+
+
+def _cond_partial_eval(trace, args, unknowns, *, branches):
+    """Known operands, unknown ones (tangents, under linearize): a known cond computes the
+    known outputs and the residuals, a staged cond the rest. Each branch's residuals differ, so
+    every known branch returns the residuals of all (zeros for the others')."""
+    if unknowns[0]:  # an unknown index: nothing can be decided now
+        return trace.stage(cond_p, args, {"branches": branches})
+    unknowns = unknowns[1:]
+    num_outs = len(branches[0].out_avals)
+    out_unknowns = [False] * num_outs
+    for branch in branches:
+        found = partial_eval.partial_eval_jaxpr(branch, unknowns, [False] * num_outs).out_unknowns
+        out_unknowns = [a or b for a, b in zip(out_unknowns, found, strict=True)]
+    splits = [partial_eval.partial_eval_jaxpr(b, unknowns, out_unknowns) for b in branches]
+    num_known_outs = num_outs - sum(out_unknowns)
+    residual_avals = [split.known.out_avals[num_known_outs:] for split in splits]
+    all_residual_avals = [a for avals in residual_avals for a in avals]
+
+    def joined_known(i, known):
+        def fun(*known_args):
+            outs = eval_jaxpr(known.jaxpr, known.consts, *known_args)
+            before = [ad.zeros_like_aval(a) for avals in residual_avals[:i] for a in avals]
+            after = [ad.zeros_like_aval(a) for avals in residual_avals[i + 1 :] for a in avals]
+            return [*outs[:num_known_outs], *before, *outs[num_known_outs:], *after]
+
+        return trace_to_jaxpr(fun, known.in_avals, DebugInfo(fun, "partial evaluation"))
+
+    known_branches, unknown_branches, offset = [], [], 0
+    for i, (known, unknown, _, num_res, _) in enumerate(splits):
+        known_branches.append(joined_known(i, known))
+        unknown = with_leading_inputs(unknown, all_residual_avals[:offset], 0)
+        rest = all_residual_avals[offset + num_res :]
+        unknown_branches.append(with_leading_inputs(unknown, rest, offset + num_res))
+        offset += num_res
+    index, operands = args[0], args[1:]
+    known_operands = [x for x, u in zip(operands, unknowns, strict=True) if not u]
+    unknown_operands = [x for x, u in zip(operands, unknowns, strict=True) if u]
+    with set_current_trace(trace.parent):
+        known_outs = cond_p.bind(index, *known_operands, branches=tuple(known_branches))
+    residuals = known_outs[num_known_outs:]
+    staged = trace.stage(
+        cond_p, [index, *residuals, *unknown_operands], {"branches": tuple(unknown_branches)}
+    )
+    known_iter, staged_iter = iter(known_outs[:num_known_outs]), iter(staged)
+    return [next(staged_iter) if u else next(known_iter) for u in out_unknowns]
+
+
+partial_eval.partial_eval_rules[cond_p] = _cond_partial_eval
+
+
+def _cond_transpose(cts, index, *operands, branches):
+    """A cond of the transposed branches, on the known operands and the output cotangents."""
+    if transpose.is_undefined_primal(index):
+        raise NotImplementedError("[transpose] cond with a linear branch index")
+    linear = [transpose.is_undefined_primal(x) for x in operands]
+    known = [x for x, lin in zip(operands, linear, strict=True) if not lin]
+    ct_avals = [ad.tangent_aval(a) for a in branches[0].out_avals]
+    cts = [ad.instantiate_zeros(ct) for ct in cts]
+
+    def transposed(branch):
+        def fun(*args):
+            known_iter, cts_out = iter(args[: len(known)]), list(args[len(known) :])
+            primals = [x if lin else next(known_iter) for x, lin in zip(operands, linear)]
+            cts_in = transpose.backward_pass(branch.jaxpr, branch.consts, cts_out, primals)
+            return [ad.instantiate_zeros(ct) for ct, lin in zip(cts_in, linear, strict=True) if lin]
+
+        avals = [shaped_abstractify(x) for x in known] + ct_avals
+        return trace_to_jaxpr(fun, avals, DebugInfo(fun, "transpose"))
+
+    cts_in = iter(cond_p.bind(index, *known, *cts, branches=tuple(transposed(b) for b in branches)))
+    return [None] + [next(cts_in) if lin else None for lin in linear]
+
+
+transpose.transpose_rules[cond_p] = _cond_transpose
+
+
+def _cond_batch(values, dims, *, branches):
+    index, index_dim = values[0], dims[0]
+    operand_dims = list(dims[1:])
+    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+    num_outs = len(branches[0].out_avals)
+    if index_dim is not None:
+        # Each member may take another branch: run them all on the whole batch, then select.
+        batched = [
+            batching.batch_jaxpr(b, size, operand_dims, [True] * num_outs)[0] for b in branches
+        ]
+        outs = [eval_jaxpr(b.jaxpr, b.consts, *values[1:]) for b in batched]
+        index = batch_at_front(index, index_dim, size)
+        selected = []
+        for k in range(num_outs):
+            cases = [branch_outs[k] for branch_outs in outs]
+            shape = tuple(shape_of(cases[0]))
+            which = shapes.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
+            selected.append(selection.select_n(which, *cases))
+        return selected, [0] * num_outs
+    out_batched = [False] * num_outs
+    for b in branches:
+        _, found = batching.batch_jaxpr(b, size, operand_dims, [False] * num_outs)
+        out_batched = [x or y for x, y in zip(out_batched, found, strict=True)]
+    batched = tuple(batching.batch_jaxpr(b, size, operand_dims, out_batched)[0] for b in branches)
+    outs = cond_p.bind(index, *values[1:], branches=batched)
+    return outs, [0 if b else None for b in out_batched]
+
+
+batching.batch_rules[cond_p] = _cond_batch
+
+
+def _cond_lowering(ctx, index, *operands, branches):
+    """`stablehlo.case`: one region per branch, reading the operands from the enclosing
+    block."""
+    regions = []
+    for branch in branches:
+        region = ctx.block.region([])
+        outs = ctx.lower_sub_jaxpr(region, branch, operands)
+        region.ret(outs)
+        regions.append(region)
+    return ctx.op_results("stablehlo.case", [index], regions=regions)
+
+
+lowering_rules[cond_p] = _cond_lowering

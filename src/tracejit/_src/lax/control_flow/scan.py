@@ -1,0 +1,526 @@
+"""`scan`: a loop of static length that threads a carry and stacks per-iteration outputs.
+
+    lax.scan(lambda c, x: (c + x, c * x), 0., xs)
+
+    c:f32[] d:f32[5] = scan[
+      jaxpr={ lambda ; e:f32[] f:f32[]. let ... in (h, j) }
+      length=5 num_carry=1 num_consts=0 reverse=False unroll=1
+    ] a b
+
+The operands are grouped: `num_consts` constants (read by every iteration), `num_carry`
+carries, then the arrays scanned over (`xs`, sliced along their leading axis); the body maps
+[consts, carry, x] to [carry, y], and the ys come out stacked along a new leading axis.
+
+Because its length is static, scan is what reverse mode can differentiate through: partial
+evaluation splits the body into a known scan, which runs now and also stacks the residuals each
+iteration leaves (so a scan of length T keeps O(T) residuals), and a staged scan of the tangents
+that reads them; transposing that runs the transposed body backwards over the residuals. A
+residual that is a loop constant or a scanned input is handed over as it is, never stacked.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracejit._src.api import shaped_abstractify
+from tracejit._src.array import make_array
+from tracejit._src.core import Primitive, ShapedArray, set_current_trace
+from tracejit._src.interpreters import ad, batching, partial_eval, transpose
+from tracejit._src.interpreters.eval import to_numpy
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.jaxpr import eval_jaxpr
+from tracejit._src.lax import conversions
+from tracejit._src.lax.control_flow.common import (
+    check_carry,
+    merge_by_mask,
+    reorder_jaxpr,
+    split_list,
+    stage_function,
+)
+from tracejit._src.lax.standard import batch_at_front, move_batch_dim, shape_of
+from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lowering.lower import aval_type, lowering_rules
+from tracejit._src.tree_util import tree_flatten, tree_unflatten
+
+# --- scan -------------------------------------------------------------------------------------
+scan_p = Primitive("scan", multiple_results=True)
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
+    """Loops `carry, y = f(carry, x)` over the leading axis of `xs` (pytrees), returning the
+    final carry and the stacked ys. With `reverse=True` the loop runs from the end."""
+    if not callable(f):
+        raise TypeError("lax.scan: f argument should be callable.")
+    xs_leaves, xs_tree = tree_flatten(xs)
+    length = _scan_length(xs_leaves, length)
+    init_leaves, init_tree = tree_flatten(init)
+    init_avals = [shaped_abstractify(x) for x in init_leaves]
+    x_avals = [_slice_aval(shaped_abstractify(x)) for x in xs_leaves]
+
+    in_tree = tree_flatten(
+        (tree_unflatten(init_tree, init_leaves), tree_unflatten(xs_tree, xs_leaves))
+    )[1]
+
+    def stage(carry_avals):
+        jaxpr, consts, out_tree = stage_function(f, in_tree, [*carry_avals, *x_avals], "scan")
+        out = tree_unflatten(out_tree, list(range(out_tree.num_leaves)))
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(f"scan body output must be a pair, got {out_tree}.")
+        carry_tree = tree_flatten(out[0])[1]
+        return jaxpr, consts, carry_tree, tree_flatten(out[1])[1]
+
+    jaxpr, consts, carry_tree, ys_tree = stage(init_avals)
+    num_carry = len(init_leaves)
+    carry_out_avals = jaxpr.out_avals[:num_carry] if carry_tree == init_tree else None
+    if carry_out_avals is not None and _promote_weak_carry(init_avals, carry_out_avals):
+        # A weakly typed initial carry (a Python scalar) takes the type the body gives it.
+        init_leaves = [
+            conversions.convert_element_type(x, b.dtype) if _promotes(a, b) else x
+            for x, a, b in zip(init_leaves, init_avals, carry_out_avals, strict=True)
+        ]
+        init_avals = [shaped_abstractify(x) for x in init_leaves]
+        jaxpr, consts, carry_tree, ys_tree = stage(init_avals)
+    check_carry("scan", init_tree, init_avals, carry_tree, jaxpr.out_avals[:num_carry])
+    unroll = length if unroll is True else max(int(unroll), 1)  # False means 1, too
+    outs = scan_p.bind(
+        *consts,
+        *init_leaves,
+        *xs_leaves,
+        jaxpr=jaxpr,
+        length=length,
+        reverse=bool(reverse),
+        num_consts=len(consts),
+        num_carry=num_carry,
+        unroll=unroll,
+    )
+    carry, ys = outs[:num_carry], outs[num_carry:]
+    return tree_unflatten(init_tree, carry), tree_unflatten(ys_tree, ys)
+
+
+def _scan_length(xs_leaves, length) -> int:
+    lengths = []
+    for x in xs_leaves:
+        shape = shape_of(x)
+        if not shape:
+            raise ValueError(
+                f"scan got value with no leading axis to scan over: {shaped_abstractify(x)}."
+            )
+        lengths.append(shape[0])
+    if length is not None:
+        length = int(length)
+        if any(n != length for n in lengths):
+            raise ValueError(
+                f"scan got `length` argument of {length} which disagrees with leading axis "
+                f"sizes {sorted(set(lengths))}."
+            )
+        return length
+    if not lengths:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    if len(set(lengths)) > 1:
+        raise ValueError(
+            f"scan got values with different leading axis sizes: {', '.join(map(str, lengths))}."
+        )
+    return lengths[0]
+
+
+def _slice_aval(aval: ShapedArray) -> ShapedArray:
+    return ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type)
+
+
+def _stacked_aval(aval: ShapedArray, length: int) -> ShapedArray:
+    return ShapedArray((length, *aval.shape), aval.dtype, aval.weak_type)
+
+
+def _promotes(a: ShapedArray, b: ShapedArray) -> bool:
+    return a.weak_type and a.shape == b.shape and a.dtype != b.dtype
+
+
+def _promote_weak_carry(in_avals, out_avals) -> bool:
+    return any(_promotes(a, b) for a, b in zip(in_avals, out_avals, strict=True))
+
+
+def _split_operands(values, num_consts, num_carry):
+    return split_list(values, [num_consts, num_carry])
+
+
+def _scan_abstract_eval(*avals, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    consts, carry, xs = _split_operands(avals, num_consts, num_carry)
+    expected = jaxpr.in_avals
+    got = [*consts, *carry, *[_slice_aval(x) for x in xs]]
+    if any(x.shape[:1] != (length,) for x in xs) or [(a.shape, a.dtype) for a in got] != [
+        (a.shape, a.dtype) for a in expected
+    ]:
+        raise TypeError(
+            f"scan: the body takes {[a.str_short() for a in expected]} but the operands are "
+            f"{[a.str_short() for a in avals]} (length {length})"
+        )
+    out = jaxpr.out_avals
+    return [*out[:num_carry], *[_stacked_aval(a, length) for a in out[num_carry:]]]
+
+
+def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    """Eagerly, a Python loop evaluating the body on NumPy values."""
+    in_avals = jaxpr.in_avals
+    args = [make_array(to_numpy(x)[0], a.weak_type) for x, a in zip(args, in_avals[: len(args)])]
+    consts, carry, xs = _split_operands(args, num_consts, num_carry)
+    xs = [to_numpy(x)[0] for x in xs]
+    x_avals = in_avals[num_consts + num_carry :]
+    ys = [np.empty((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    for step in range(length):
+        i = length - 1 - step if reverse else step
+        x = [make_array(v[i], a.weak_type) for v, a in zip(xs, x_avals, strict=True)]
+        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *consts, *carry, *x)
+        carry = outs[:num_carry]
+        for buffer, y in zip(ys, outs[num_carry:], strict=True):
+            buffer[i] = to_numpy(y)[0]
+    return [*(to_numpy(c)[0] for c in carry), *ys]
+
+
+scan_p.def_abstract_eval(_scan_abstract_eval)
+scan_p.def_impl(_scan_impl)
+scan_p.params_to_print = lambda params: {
+    k: v for k, v in params.items() if k in ("jaxpr", "length", "num_carry", "num_consts",
+                                             "reverse", "unroll")
+}  # fmt: skip
+
+
+def _fixed_point(carry_flags, flags_of_outputs):
+    """Loop-carried properties (nonzero tangent, unknown, batched) spread through the body:
+    a carry has one if its input or its output does. Iterates to the fixed point."""
+    carry_flags = list(carry_flags)
+    for _ in range(len(carry_flags) + 1):
+        out_flags = flags_of_outputs(carry_flags)
+        new = [a or b for a, b in zip(carry_flags, out_flags[: len(carry_flags)], strict=True)]
+        if new == carry_flags:
+            return carry_flags
+        carry_flags = new
+    return carry_flags
+
+
+def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    nonzeros = [type(t) is not ad.Zero for t in tangents]
+    const_nz, init_nz, xs_nz = _split_operands(nonzeros, num_consts, num_carry)
+    num_ys = len(jaxpr.out_avals) - num_carry
+    no_outs = [False] * (num_carry + num_ys)
+    carry_nz = _fixed_point(
+        init_nz, lambda c: ad.jvp_jaxpr(jaxpr, [*const_nz, *c, *xs_nz], no_outs)[1]
+    )
+    jvp_jaxpr, out_nz = ad.jvp_jaxpr(
+        jaxpr, [*const_nz, *carry_nz, *xs_nz], carry_nz + [False] * num_ys
+    )
+    ys_nz = out_nz[num_carry:]
+    # jvp_jaxpr takes [consts, carry, xs, their nonzero tangents]: regroup as scan needs.
+    n_ct, n_carry_t, n_xs = sum(const_nz), sum(carry_nz), len(xs_nz)
+    n_in = num_consts + num_carry + n_xs
+    tangent_in = iter(range(n_in, n_in + n_ct + n_carry_t + sum(xs_nz)))
+    ct_idx = [next(tangent_in) for _ in range(n_ct)]
+    carry_t_idx = [next(tangent_in) for _ in range(n_carry_t)]
+    xs_t_idx = list(tangent_in)
+    in_order = [
+        *range(num_consts), *ct_idx, *range(num_consts, num_consts + num_carry), *carry_t_idx,
+        *range(num_consts + num_carry, n_in), *xs_t_idx,
+    ]  # fmt: skip
+    n_out = num_carry + num_ys
+    out_order = [
+        *range(num_carry), *range(n_out, n_out + n_carry_t),
+        *range(num_carry, n_out), *range(n_out + n_carry_t, n_out + n_carry_t + sum(ys_nz)),
+    ]  # fmt: skip
+    body = reorder_jaxpr(jvp_jaxpr, in_order, out_order)
+    consts, init, xs = _split_operands(primals, num_consts, num_carry)
+    const_t, init_t, xs_t = _split_operands(tangents, num_consts, num_carry)
+    outs = scan_p.bind(
+        *consts,
+        *[t for t in const_t if type(t) is not ad.Zero],
+        *init,
+        *[ad.instantiate_zeros(t) for t, nz in zip(init_t, carry_nz, strict=True) if nz],
+        *xs,
+        *[t for t in xs_t if type(t) is not ad.Zero],
+        jaxpr=body,
+        length=length,
+        reverse=reverse,
+        num_consts=num_consts + n_ct,
+        num_carry=num_carry + n_carry_t,
+        unroll=unroll,
+    )
+    carry, carry_t, ys, ys_t = split_list(outs, [num_carry, n_carry_t, num_ys])
+    zero = ad.Zero.from_primal_value
+    carry_t = merge_by_mask(carry_nz, carry_t, [zero(c) for c in carry])
+    ys_t = merge_by_mask(ys_nz, ys_t, [zero(y) for y in ys])
+    return [*carry, *ys], [*carry_t, *ys_t]
+
+
+ad.jvp_rules[scan_p] = _scan_jvp
+
+
+def _scan_partial_eval(trace, args, unknowns, *, jaxpr, length, reverse, num_consts, num_carry,
+                       unroll):  # fmt: skip
+    """A known scan computing the known carries and ys and stacking the residuals, and a
+    staged scan of the rest reading them."""
+    const_uk, init_uk, xs_uk = _split_operands(unknowns, num_consts, num_carry)
+    num_ys = len(jaxpr.out_avals) - num_carry
+    no_outs = [False] * (num_carry + num_ys)
+    carry_uk = _fixed_point(
+        init_uk,
+        lambda c: (
+            partial_eval.partial_eval_jaxpr(jaxpr, [*const_uk, *c, *xs_uk], no_outs).out_unknowns
+        ),
+    )
+    in_uk = [*const_uk, *carry_uk, *xs_uk]
+    split = partial_eval.partial_eval_jaxpr(jaxpr, in_uk, carry_uk + [False] * num_ys)
+    ys_uk = split.out_unknowns[num_carry:]
+    # Where each residual comes from: a known const or x it merely forwards, or computed.
+    known_counts = [num_consts - sum(const_uk), num_carry - sum(carry_uk)]
+    kinds = []
+    for source in split.forwarded:
+        if source is not None and source < known_counts[0]:
+            kinds.append("const")
+        elif source is not None and source >= known_counts[0] + known_counts[1]:
+            kinds.append("xs")
+        else:
+            kinds.append("stacked")
+    num_known_outs = num_carry - sum(carry_uk) + num_ys - sum(ys_uk)
+    stacked = [num_known_outs + r for r, kind in enumerate(kinds) if kind == "stacked"]
+    known_body = reorder_jaxpr(split.known, out_order=[*range(num_known_outs), *stacked])
+    consts, init, xs = _split_operands(args, num_consts, num_carry)
+    known_consts = [c for c, u in zip(consts, const_uk, strict=True) if not u]
+    known_init = [c for c, u in zip(init, carry_uk, strict=True) if not u]
+    known_xs = [x for x, u in zip(xs, xs_uk, strict=True) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = scan_p.bind(
+            *known_consts,
+            *known_init,
+            *known_xs,
+            jaxpr=known_body,
+            length=length,
+            reverse=reverse,
+            num_consts=len(known_consts),
+            num_carry=len(known_init),
+            unroll=unroll,
+        )
+    known_carry, known_ys, stacked_residuals = split_list(
+        known_outs, [len(known_init), num_ys - sum(ys_uk)]
+    )
+    # The staged scan: [residual consts, unknown consts | carry | residual xs, unknown xs].
+    known_inputs = [*known_consts, *known_init, *known_xs]
+    residual_values, stacked_iter = [], iter(stacked_residuals)
+    for source, kind in zip(split.forwarded, kinds, strict=True):
+        residual_values.append(next(stacked_iter) if kind == "stacked" else known_inputs[source])
+    num_res = split.num_residuals
+    const_res = [r for r, kind in enumerate(kinds) if kind == "const"]
+    xs_res = [r for r, kind in enumerate(kinds) if kind != "const"]
+    n_uc, n_ucarry = sum(const_uk), sum(carry_uk)
+    in_order = [
+        *const_res, *range(num_res, num_res + n_uc + n_ucarry),
+        *xs_res, *range(num_res + n_uc + n_ucarry, len(split.unknown.in_avals)),
+    ]  # fmt: skip
+    unknown_body = reorder_jaxpr(split.unknown, in_order)
+    staged = trace.stage(
+        scan_p,
+        [
+            *[residual_values[r] for r in const_res],
+            *[c for c, u in zip(consts, const_uk, strict=True) if u],
+            *[c for c, u in zip(init, carry_uk, strict=True) if u],
+            *[residual_values[r] for r in xs_res],
+            *[x for x, u in zip(xs, xs_uk, strict=True) if u],
+        ],
+        {
+            "jaxpr": unknown_body,
+            "length": length,
+            "reverse": reverse,
+            "num_consts": len(const_res) + n_uc,
+            "num_carry": n_ucarry,
+            "unroll": unroll,
+        },
+    )
+    staged_carry, staged_ys = staged[:n_ucarry], staged[n_ucarry:]
+    return [
+        *merge_by_mask(carry_uk, staged_carry, known_carry),
+        *merge_by_mask(ys_uk, staged_ys, known_ys),
+    ]
+
+
+partial_eval.partial_eval_rules[scan_p] = _scan_partial_eval
+
+
+def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    """The transposed body run backwards: it carries the cotangents of the carry and sums
+    those of the linear consts, reading the known consts and scanning over the known xs (the
+    residuals) and the ys' cotangents."""
+    consts, init, xs = _split_operands(args, num_consts, num_carry)
+    is_linear = transpose.is_undefined_primal
+    const_lin = [is_linear(c) for c in consts]
+    xs_lin = [is_linear(x) for x in xs]
+    known_consts = [c for c, lin in zip(consts, const_lin, strict=True) if not lin]
+    known_xs = [x for x, lin in zip(xs, xs_lin, strict=True) if not lin]
+    in_avals = jaxpr.in_avals
+    const_avals, carry_avals, x_avals = _split_operands(in_avals, num_consts, num_carry)
+    acc_avals = [ad.tangent_aval(a) for a, lin in zip(const_avals, const_lin, strict=True) if lin]
+    carry_ct_avals = [ad.tangent_aval(a) for a in carry_avals]
+    out_avals = jaxpr.out_avals
+    ct_carry = [ad.instantiate_zeros(ct) for ct in cts[:num_carry]]
+    # Zero cotangents of ys stay symbolic: the transposed body does not scan over them.
+    y_avals = [ad.tangent_aval(a) for a in out_avals[num_carry:]]
+    ys_ct_nz = [type(ct) is not ad.Zero for ct in cts[num_carry:]]
+    ct_ys = [ct for ct in cts[num_carry:] if type(ct) is not ad.Zero]
+    n_kc, n_acc, n_kx = len(known_consts), len(acc_avals), len(known_xs)
+
+    def transposed_body(*values):
+        kc, acc, ct_c, kx, ct_y = split_list(values, [n_kc, n_acc, num_carry, n_kx])
+        ct_y = merge_by_mask(ys_ct_nz, ct_y, [ad.Zero(a) for a in y_avals])
+        kc_iter, kx_iter = iter(kc), iter(kx)
+        primals = [
+            *(c if lin else next(kc_iter) for c, lin in zip(consts, const_lin, strict=True)),
+            *(transpose.UndefinedPrimal(a) for a in carry_avals),
+            *(
+                transpose.UndefinedPrimal(a) if lin else next(kx_iter)
+                for a, lin in zip(x_avals, xs_lin, strict=True)
+            ),
+        ]
+        cts_in = transpose.backward_pass(jaxpr.jaxpr, jaxpr.consts, [*ct_c, *ct_y], primals)
+        ct_consts, ct_carry_in, ct_xs = _split_operands(cts_in, num_consts, num_carry)
+        lin_ct_consts = [ct for ct, lin in zip(ct_consts, const_lin, strict=True) if lin]
+        new_acc = [
+            a if type(ct) is ad.Zero else ad.add_tangents(a, ct)
+            for a, ct in zip(acc, lin_ct_consts, strict=True)
+        ]
+        return [
+            *new_acc,
+            *map(ad.instantiate_zeros, ct_carry_in),
+            *(ad.instantiate_zeros(ct) for ct, lin in zip(ct_xs, xs_lin, strict=True) if lin),
+        ]
+
+    body_avals = [
+        *(shaped_abstractify(c) for c in known_consts), *acc_avals, *carry_ct_avals,
+        *(_slice_aval(shaped_abstractify(x)) for x in known_xs),
+        *(a for a, nz in zip(y_avals, ys_ct_nz, strict=True) if nz),
+    ]  # fmt: skip
+    body = trace_to_jaxpr(transposed_body, body_avals, DebugInfo(transposed_body, "transpose"))
+    outs = scan_p.bind(
+        *known_consts,
+        *(ad.zeros_like_aval(a) for a in acc_avals),
+        *ct_carry,
+        *known_xs,
+        *ct_ys,
+        jaxpr=body,
+        length=length,
+        reverse=not reverse,
+        num_consts=n_kc,
+        num_carry=n_acc + num_carry,
+        unroll=unroll,
+    )
+    ct_consts, ct_init, ct_xs = split_list(outs, [n_acc, num_carry])
+    ct_consts_iter, ct_xs_iter = iter(ct_consts), iter(ct_xs)
+    return [
+        *(next(ct_consts_iter) if lin else None for lin in const_lin),
+        *(ct if is_linear(c) else None for ct, c in zip(ct_init, init, strict=True)),
+        *(next(ct_xs_iter) if lin else None for lin in xs_lin),
+    ]
+
+
+transpose.transpose_rules[scan_p] = _scan_transpose
+
+
+def _scan_batch(values, dims, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    """One scan of the batched body: consts and carries batched at the front, xs just after
+    their scanned axis (so that each slice is batched at its front), ys likewise."""
+    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+    const_dims, init_dims, xs_dims = _split_operands(dims, num_consts, num_carry)
+    num_ys = len(jaxpr.out_avals) - num_carry
+    const_b = [d is not None for d in const_dims]
+    xs_b = [d is not None for d in xs_dims]
+
+    def body_dims(carry_b):
+        return [0 if b else None for b in (*const_b, *carry_b, *xs_b)]
+
+    carry_b = _fixed_point(
+        [d is not None for d in init_dims],
+        lambda c: batching.batch_jaxpr(jaxpr, size, body_dims(c), [False] * (num_carry + num_ys))[
+            1
+        ],
+    )
+    body, out_b = batching.batch_jaxpr(jaxpr, size, body_dims(carry_b), carry_b + [False] * num_ys)
+    consts, init, xs = _split_operands(values, num_consts, num_carry)
+    consts = [c if d is None else move_batch_dim(c, d, 0) for c, d in zip(consts, const_dims)]
+    init = [
+        batch_at_front(c, d, size) if b else c
+        for c, d, b in zip(init, init_dims, carry_b, strict=True)
+    ]
+    xs = [x if d is None else move_batch_dim(x, d, 1) for x, d in zip(xs, xs_dims, strict=True)]
+    outs = scan_p.bind(
+        *consts,
+        *init,
+        *xs,
+        jaxpr=body,
+        length=length,
+        reverse=reverse,
+        num_consts=num_consts,
+        num_carry=num_carry,
+        unroll=unroll,
+    )
+    out_dims = [0 if b else None for b in carry_b] + [1 if b else None for b in out_b[num_carry:]]
+    return outs, out_dims
+
+
+batching.batch_rules[scan_p] = _scan_batch
+
+
+def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
+    """A `stablehlo.while` over an iteration counter, its state the counter, the consts, the
+    carries, the xs and the ys being filled: each iteration slices its x out of the xs and
+    writes its y into the ys with dynamic slicing."""
+    block = ctx.block
+    consts, init, xs = _split_operands(args, num_consts, num_carry)
+    y_avals = [_stacked_aval(a, length) for a in jaxpr.out_avals[num_carry:]]
+    ys = [block.constant(np.zeros(a.shape, a.dtype)) for a in y_avals]
+    counter = block.constant(np.int32(0))
+    state = [counter, *consts, *init, *xs, *ys]
+    types = [v.type for v in state]
+    i32 = hlo.tensor_type((), np.int32)
+
+    cond = block.region(types)
+    limit = cond.constant(np.int32(length))
+    (pred,) = cond.op(
+        "stablehlo.compare",
+        [cond.args[0], limit],
+        [hlo.tensor_type((), np.bool_)],
+        {"comparison_direction": "#stablehlo<comparison_direction LT>"},
+    )
+    cond.ret([pred])
+
+    body = block.region(types)
+    i, b_consts, b_carry, b_xs, b_ys = split_list(body.args, [1, num_consts, num_carry, len(xs)])
+    i = i[0]
+    index = i
+    if reverse:
+        (index,) = body.op("stablehlo.subtract", [body.constant(np.int32(length - 1)), i], [i32])
+    zero = body.constant(np.int32(0))
+    x_slices = []
+    for x, aval in zip(b_xs, jaxpr.in_avals[num_consts + num_carry :], strict=True):
+        (piece,) = body.op(
+            "stablehlo.dynamic_slice",
+            [x, index, *[zero] * aval.ndim],
+            [hlo.tensor_type((1, *aval.shape), aval.dtype)],
+            {"slice_sizes": hlo.i64_array((1, *aval.shape))},
+        )
+        x_slices.append(body.op1("stablehlo.reshape", [piece], aval_type(aval)))
+    outs = ctx.lower_sub_jaxpr(body, jaxpr, [*b_consts, *b_carry, *x_slices])
+    new_carry, y_values = outs[:num_carry], outs[num_carry:]
+    new_ys = []
+    for buffer, y, aval in zip(b_ys, y_values, jaxpr.out_avals[num_carry:], strict=True):
+        piece = body.op1("stablehlo.reshape", [y], hlo.tensor_type((1, *aval.shape), aval.dtype))
+        new_ys.append(
+            body.op1(
+                "stablehlo.dynamic_update_slice",
+                [buffer, piece, index, *[zero] * aval.ndim],
+                buffer.type,
+            )
+        )
+    (next_i,) = body.op("stablehlo.add", [i, body.constant(np.int32(1))], [i32])
+    body.ret([next_i, *b_consts, *new_carry, *b_xs, *new_ys])
+
+    results = block.op("stablehlo.while", state, types, regions=[cond, body])
+    _, _, carry_out, _, ys_out = split_list(results, [1, num_consts, num_carry, len(xs)])
+    return [*carry_out, *ys_out]
+
+
+lowering_rules[scan_p] = _scan_lowering
