@@ -16,6 +16,10 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
 - `batch_rules[p](values, batch_dims, **params) -> (out, out_batch_dim)` (lists for
   `multiple_results` primitives); a batch dim is an int or None (not batched); at least one
   operand is batched. Helpers that build rules from lax operations live in `lax/standard.py`.
+- Primitives with bodies (control flow) are also listed in `axis_rules`: their rules receive
+  the trace's `axis_size` and `axis_name` as keyword arguments, so that collectives inside
+  the bodies find their named axis; under a named axis they run even when no operand is
+  batched (a `psum` in the body still sums over the axis).
 """
 
 from __future__ import annotations
@@ -28,10 +32,25 @@ batch_rules: dict[Primitive, object] = {}
 # carries them out, `collective_rules[p](trace, *(value, batch_dim) pairs, **params)`.
 collective_rules: dict[Primitive, object] = {}
 
+axis_rules: set[Primitive] = set()
+
 
 def _names_in(params) -> tuple:
     axes = params.get("axes", params.get("axis_name"))
     return axes if isinstance(axes, tuple) else (axes,)
+
+
+def bound_axis_size(axis_name) -> int:
+    """The size of the named axis that an enclosing vmap maps, for staging a collective (in a
+    control-flow body, say) before that vmap carries it out; NameError if none maps it."""
+    from tracejit._src.core import current_trace
+
+    trace = current_trace()
+    while trace is not None:
+        if isinstance(trace, BatchTrace) and trace.axis_name == axis_name:
+            return trace.axis_size
+        trace = trace.parent
+    raise NameError(f"unbound axis name: {axis_name}")
 
 
 class BatchTracer(Tracer):
@@ -72,7 +91,8 @@ class BatchTrace(Trace):
                 pairs = [x for pair in zip(values, dims, strict=True) for x in pair]
                 out, out_dim = collective_rules[primitive](self, *pairs, **params)
             return self.new_tracer(out, out_dim)
-        if all(d is None for d in dims):
+        named_body = primitive in axis_rules and self.axis_name is not None
+        if all(d is None for d in dims) and not named_body:
             with set_current_trace(self.parent):
                 return primitive.bind(*values, **params)
         rule = batch_rules.get(primitive)
@@ -80,6 +100,8 @@ class BatchTrace(Trace):
             raise NotImplementedError(
                 f"[vmap] batching rule for '{primitive.name}' is not implemented"
             )
+        if primitive in axis_rules:
+            params = dict(params, axis_size=self.axis_size, axis_name=self.axis_name)
         with set_current_trace(self.parent):
             out, out_dims = rule(values, dims, **params)
         if primitive.multiple_results:
@@ -116,7 +138,7 @@ def vmap_flat(fun, args, in_dims, axis_size: int, axis_name=None):
     return [v for v, _ in infos], [d for _, d in infos]
 
 
-def batch_jaxpr(closed, axis_size: int, in_dims, instantiate):
+def batch_jaxpr(closed, axis_size: int, in_dims, instantiate, axis_name=None):
     """A jaxpr computing `closed` for all `axis_size` batch members at once, as a jaxpr: each
     input batched along its entry of `in_dims` (None: not batched); each output batched at the
     front if it depends on a batched input or `instantiate` (a list of bools) asks for it.
@@ -140,6 +162,7 @@ def batch_jaxpr(closed, axis_size: int, in_dims, instantiate):
             list(args),
             list(in_dims),
             axis_size,
+            axis_name,
         )
         out_batched = [d is not None or inst for d, inst in zip(out_dims, instantiate, strict=True)]
         found["out_batched"] = out_batched

@@ -9,6 +9,8 @@ positional one over its batch dimension:
         c:f32[4] = div a b
 
 A collective whose axis no enclosing transformation maps raises NameError (unbound axis name).
+Staged inside a control-flow body under that vmap, a collective is typed with the axis size the
+enclosing vmap gives it (`bound_axis_size`), and carried out when the vmap batches the body.
 The same primitives will serve pmap, whose trace maps axes across devices.
 """
 
@@ -18,7 +20,7 @@ import numpy as np
 
 from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.batching import batch_rules, collective_rules
+from tracejit._src.interpreters.batching import batch_rules, bound_axis_size, collective_rules
 from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import reductions, shapes
 from tracejit._src.lax.standard import (
@@ -37,9 +39,9 @@ def _names(axis_name, axis_index_groups=None) -> tuple:
 
 
 def _unbound(axes):
-    named = [a for a in axes if not isinstance(a, int)]
-    if named:
-        raise NameError(f"unbound axis name: {named[0]}")
+    for axis in axes:
+        if not isinstance(axis, int):
+            bound_axis_size(axis)
 
 
 def _bind_over_leaves(primitive, x, axis_name, axis_index_groups):
@@ -203,14 +205,12 @@ all_gather_p.def_impl(_unbound_impl)
 
 @all_gather_p.def_abstract_eval
 def _all_gather_abstract_eval(x, *, axis_name):
-    raise NameError(f"unbound axis name: {axis_name}")
+    return ShapedArray((bound_axis_size(axis_name), *x.shape), x.dtype, x.weak_type)
 
 
 all_gather_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(all_gather_p)
-lowering_rules[all_gather_p] = lambda ctx, x, *, axis_name: _all_gather_abstract_eval(
-    None, axis_name=axis_name
-)
+lowering_rules[all_gather_p] = lambda ctx, x, *, axis_name: _unbound_impl(axis_name=axis_name)
 batch_rules[all_gather_p] = vectorized_batch_rule(all_gather_p)
 
 
@@ -234,13 +234,12 @@ axis_index_p.def_impl(_unbound_impl)
 
 @axis_index_p.def_abstract_eval
 def _axis_index_abstract_eval(*, axis_name):
-    raise NameError(f"unbound axis name: {axis_name}")
+    bound_axis_size(axis_name)
+    return ShapedArray((), np.int32)
 
 
 ad.defjvp_zero(axis_index_p)
-lowering_rules[axis_index_p] = lambda ctx, *, axis_name: _axis_index_abstract_eval(
-    axis_name=axis_name
-)
+lowering_rules[axis_index_p] = lambda ctx, *, axis_name: _unbound_impl(axis_name=axis_name)
 
 
 def _axis_index_collective(trace, *, axis_name):

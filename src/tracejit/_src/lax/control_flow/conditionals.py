@@ -267,15 +267,16 @@ def _cond_transpose(cts, index, *operands, branches):
 transpose.transpose_rules[cond_p] = _cond_transpose
 
 
-def _cond_batch(values, dims, *, branches):
+def _cond_batch(values, dims, *, branches, axis_size, axis_name):
     index, index_dim = values[0], dims[0]
     operand_dims = list(dims[1:])
-    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+    size = axis_size
     num_outs = len(branches[0].out_avals)
     if index_dim is not None:
         # Each member may take another branch: run them all on the whole batch, then select.
         batched = [
-            batching.batch_jaxpr(b, size, operand_dims, [True] * num_outs)[0] for b in branches
+            batching.batch_jaxpr(b, size, operand_dims, [True] * num_outs, axis_name=axis_name)[0]
+            for b in branches
         ]
         outs = [eval_jaxpr(b.jaxpr, b.consts, *values[1:]) for b in batched]
         index = batch_at_front(index, index_dim, size)
@@ -288,13 +289,19 @@ def _cond_batch(values, dims, *, branches):
         return selected, [0] * num_outs
     out_batched = [False] * num_outs
     for b in branches:
-        _, found = batching.batch_jaxpr(b, size, operand_dims, [False] * num_outs)
+        _, found = batching.batch_jaxpr(
+            b, size, operand_dims, [False] * num_outs, axis_name=axis_name
+        )
         out_batched = [x or y for x, y in zip(out_batched, found, strict=True)]
-    batched = tuple(batching.batch_jaxpr(b, size, operand_dims, out_batched)[0] for b in branches)
+    batched = tuple(
+        batching.batch_jaxpr(b, size, operand_dims, out_batched, axis_name=axis_name)[0]
+        for b in branches
+    )
     outs = cond_p.bind(index, *values[1:], branches=batched)
     return outs, [0 if b else None for b in out_batched]
 
 
+batching.axis_rules.add(cond_p)
 batching.batch_rules[cond_p] = _cond_batch
 
 

@@ -292,8 +292,10 @@ def _while_transpose(cts, *args, **params):
 transpose.transpose_rules[while_p] = _while_transpose
 
 
-def _while_batch(values, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
-    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+def _while_batch(
+    values, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, axis_size, axis_name
+):
+    size = axis_size
     cconst_dims, bconst_dims, init_dims = _split_while(dims, cond_nconsts, body_nconsts)
     num_carry = len(init_dims)
     cconst_b = [d is not None for d in cconst_dims]
@@ -305,11 +307,11 @@ def _while_batch(values, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nco
     carry_b = _fixed_point(
         [d is not None for d in init_dims],
         lambda c: batching.batch_jaxpr(
-            body_jaxpr, size, as_dims([*bconst_b, *c]), [False] * num_carry
+            body_jaxpr, size, as_dims([*bconst_b, *c]), [False] * num_carry, axis_name=axis_name
         )[1],
     )
     _, (pred_batched,) = batching.batch_jaxpr(
-        cond_jaxpr, size, as_dims([*cconst_b, *carry_b]), [False]
+        cond_jaxpr, size, as_dims([*cconst_b, *carry_b]), [False], axis_name=axis_name
     )
     if pred_batched:  # members finish at different times: every carry is batched
         carry_b = [True] * num_carry
@@ -321,10 +323,10 @@ def _while_batch(values, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nco
     init = [batch_at_front(c, d, size) if b else c
             for c, d, b in zip(init, init_dims, carry_b, strict=True)]  # fmt: skip
     batched_cond, _ = batching.batch_jaxpr(
-        cond_jaxpr, size, as_dims([*cconst_b, *carry_b]), [pred_batched]
+        cond_jaxpr, size, as_dims([*cconst_b, *carry_b]), [pred_batched], axis_name=axis_name
     )
     batched_body, _ = batching.batch_jaxpr(
-        body_jaxpr, size, as_dims([*bconst_b, *carry_b]), carry_b
+        body_jaxpr, size, as_dims([*bconst_b, *carry_b]), carry_b, axis_name=axis_name
     )
     if not pred_batched:
         outs = while_p.bind(
@@ -372,6 +374,7 @@ def _select_members(pred, new, old):
     return selection.select_n(which, old, new)
 
 
+batching.axis_rules.add(while_p)
 batching.batch_rules[while_p] = _while_batch
 
 

@@ -420,10 +420,12 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
 transpose.transpose_rules[scan_p] = _scan_transpose
 
 
-def _scan_batch(values, dims, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
+def _scan_batch(
+    values, dims, *, jaxpr, length, reverse, num_consts, num_carry, unroll, axis_size, axis_name
+):
     """One scan of the batched body: consts and carries batched at the front, xs just after
     their scanned axis (so that each slice is batched at its front), ys likewise."""
-    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+    size = axis_size
     const_dims, init_dims, xs_dims = _split_operands(dims, num_consts, num_carry)
     num_ys = len(jaxpr.out_avals) - num_carry
     const_b = [d is not None for d in const_dims]
@@ -434,11 +436,13 @@ def _scan_batch(values, dims, *, jaxpr, length, reverse, num_consts, num_carry, 
 
     carry_b = _fixed_point(
         [d is not None for d in init_dims],
-        lambda c: batching.batch_jaxpr(jaxpr, size, body_dims(c), [False] * (num_carry + num_ys))[
-            1
-        ],
+        lambda c: batching.batch_jaxpr(
+            jaxpr, size, body_dims(c), [False] * (num_carry + num_ys), axis_name=axis_name
+        )[1],
     )
-    body, out_b = batching.batch_jaxpr(jaxpr, size, body_dims(carry_b), carry_b + [False] * num_ys)
+    body, out_b = batching.batch_jaxpr(
+        jaxpr, size, body_dims(carry_b), carry_b + [False] * num_ys, axis_name=axis_name
+    )
     consts, init, xs = _split_operands(values, num_consts, num_carry)
     consts = [c if d is None else move_batch_dim(c, d, 0) for c, d in zip(consts, const_dims)]
     init = [
@@ -461,6 +465,7 @@ def _scan_batch(values, dims, *, jaxpr, length, reverse, num_consts, num_carry, 
     return outs, out_dims
 
 
+batching.axis_rules.add(scan_p)
 batching.batch_rules[scan_p] = _scan_batch
 
 
