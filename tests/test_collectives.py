@@ -66,3 +66,41 @@ def test_unbound_axis_names_raise_name_error():
         lax.psum(1.0, "i")
     with pytest.raises(NameError, match="unbound axis name: k"):
         jax.vmap(lambda x: lax.psum(x, "k"), axis_name="i")(X)
+
+
+def test_collectives_inside_control_flow_bodies():
+    xs = jnp.arange(1.0, 5.0)  # the axis sums to 10
+    in_cond = jax.vmap(
+        lambda x: lax.cond(x > 2, lambda y: y / lax.psum(y, "i"), lambda y: y, x), axis_name="i"
+    )
+    close(in_cond(xs), [1.0, 2.0, 0.3, 0.4])
+    close(jax.jit(in_cond)(xs), [1.0, 2.0, 0.3, 0.4])
+    # d/dx_k (x_k / sum x) = 1/S - x_k/S^2 where the branch is taken.
+    branchy = lambda x: lax.cond(x > 2, lambda y: y / lax.psum(y, "i"), lambda y: y, x)
+    close(jax.vmap(jax.grad(branchy), axis_name="i")(xs), [1.0, 1.0, 0.07, 0.06])
+    in_scan = jax.vmap(
+        lambda x: lax.scan(lambda c, y: (c + lax.psum(y, "i"), c), 0.0, jnp.stack([x, x]))[0],
+        axis_name="i",
+    )
+    close(in_scan(xs), [20.0] * 4)
+    unbatched_in_loop = jax.vmap(
+        lambda x: lax.fori_loop(0, 3, lambda i, c: c + lax.psum(1.0, "i"), x), axis_name="i"
+    )
+    close(unbatched_in_loop(xs), xs + 12)
+    in_predicate = jax.vmap(
+        lambda x: lax.while_loop(lambda c: c < lax.psum(1.0, "i") * 3, lambda c: c + 1, x),
+        axis_name="i",
+    )
+    close(in_predicate(xs), [12.0] * 4)
+    gathered = jax.vmap(
+        lambda x: lax.cond(
+            x > 2,
+            lambda y: lax.all_gather(y, "i"),
+            lambda y: jnp.zeros(4) + lax.axis_index("i"),
+            x,
+        ),
+        axis_name="i",
+    )
+    close(gathered(xs), [[0.0] * 4, [1.0] * 4, [1, 2, 3, 4], [1, 2, 3, 4]])
+    with pytest.raises(NameError, match="unbound axis name: k"):
+        jax.vmap(lambda x: lax.cond(x > 0, lambda y: lax.psum(y, "k"), lambda y: y, x))(xs)
