@@ -17,8 +17,8 @@ from __future__ import annotations
 from tracejit._src.core import ShapedArray
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Var
+from tracejit._src.tree_util import _node_type_of as node_type_of
 from tracejit._src.tree_util import (
-    flatten_one_level,
     keystr,
     tree_flatten,
     tree_flatten_with_path,
@@ -65,70 +65,70 @@ def _type_str(aval: ShapedArray) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
-def _structure_difference(a, b, path=()):
-    """(key path, node of a, node of b) of the first place the pytrees differ, or None."""
-    from tracejit._src.tree_util import _node_type_of
-
-    a_type, b_type = _node_type_of(a), _node_type_of(b)
+def structure_difference(a, b, path=()):
+    """Where two pytrees first differ: (key path, what a is there, what b is, why they differ)
+    in the words of JAX's control-flow errors, or None if their structures agree."""
+    a_type, b_type = node_type_of(a), node_type_of(b)
     if a_type is not b_type:
-        return path, a, b
+        return path, _describe_node(a), _describe_node(b), "their Python types differ"
     if treedef_is_leaf(tree_structure(a)):
         return None
     a_pairs, a_aux = a_type.flatten_with_keys(a)
     b_pairs, b_aux = b_type.flatten_with_keys(b)
-    if len(a_pairs) != len(b_pairs) or a_aux != b_aux:
-        return path, a, b
+    if isinstance(a, (tuple, list)) and len(a_pairs) != len(b_pairs):
+        kind = type(a).__name__
+        return (
+            path,
+            f"a {kind} of length {len(a_pairs)}",
+            f"a {kind} of length {len(b_pairs)}",
+            "the lengths do not match",
+        )
+    if a_aux != b_aux:
+        return (
+            path,
+            f"a {type(a)} with pytree metadata {a_aux}",
+            f"a {type(b)} with pytree metadata {b_aux}",
+            "the pytree node metadata does not match",
+        )
+    if len(a_pairs) != len(b_pairs):
+        return (
+            path,
+            f"a {type(a)} with {len(a_pairs)} children",
+            f"a {type(b)} with {len(b_pairs)} children",
+            "the numbers of children do not match",
+        )
     for (key, x), (_, y) in zip(a_pairs, b_pairs, strict=True):
-        found = _structure_difference(x, y, (*path, key))
+        found = structure_difference(x, y, (*path, key))
         if found is not None:
             return found
     return None
 
 
 def _describe_node(x) -> str:
-    if treedef_is_leaf(tree_structure(x)):
+    if x is not None and treedef_is_leaf(tree_structure(x)):
         return "a pytree leaf"
     return f"a {type(x)}"
 
 
-def explain_structure_mismatch(a, b, a_name: str, b_name: str, root: str) -> str:
-    """`The input carry c[0] is a <class 'tuple'> but the corresponding component of the carry
-    output is a <class 'dict'>, so their Python types differ.`"""
-    found = _structure_difference(a, b)
-    if found is None:
-        return f"{a_name} and {b_name} have different pytree structures"
-    path, x, y = found
-    where = f" {root}{keystr(path)}" if root else ""
-    if type(x) is type(y) and not treedef_is_leaf(tree_structure(x)):
-        return (
-            f"The {a_name}{where} is {_describe_node(x)} with {len(flatten_one_level(x)[0])} "
-            f"children but the corresponding component of the {b_name} is "
-            f"{_describe_node(y)} with {len(flatten_one_level(y)[0])} children, so the "
-            "numbers of children do not match."
-        )
-    return (
-        f"The {a_name}{where} is {_describe_node(x)} but the corresponding component of the "
-        f"{b_name} is {_describe_node(y)}, so their Python types differ."
-    )
-
-
-def explain_type_mismatch(paths, avals_a, avals_b, a_name: str, b_name: str, root: str):
-    """The sentence naming the first leaf whose types differ, or None if they all agree."""
+def type_difference(paths, avals_a, avals_b):
+    """The first leaf whose shape or dtype differ: (key path, type of a, type of b, why), or
+    None. Weak types may differ."""
     for path, a, b in zip(paths, avals_a, avals_b, strict=True):
         if a.shape == b.shape and a.dtype == b.dtype:
             continue
         if a.shape != b.shape and a.dtype != b.dtype:
-            what = "the shapes and dtypes do not match"
+            why = "the shapes and dtypes do not match"
         elif a.shape != b.shape:
-            what = "the shapes do not match"
+            why = "the shapes do not match"
         else:
-            what = "the dtypes do not match"
-        where = f" {root}{keystr(path)}" if root else ""
-        return (
-            f"The {a_name}{where} has type {_type_str(a)} but the corresponding {b_name} has "
-            f"type {_type_str(b)}, so {what}."
-        )
+            why = "the dtypes do not match"
+        return path, _type_str(a), _type_str(b), why
     return None
+
+
+def example_tree(tree_def):
+    """A pytree of the structure `tree_def` (its leaves zeros): what the error messages walk."""
+    return tree_unflatten(tree_def, [0] * tree_def.num_leaves)
 
 
 def leaf_paths(tree_def, num_leaves: int):
@@ -140,29 +140,26 @@ def leaf_paths(tree_def, num_leaves: int):
 def check_carry(loop: str, in_tree, in_avals, out_tree, out_avals, root: str = "c"):
     """Raises JAX's TypeError when a loop body's carry output differs from its carry input in
     pytree structure or in a leaf's shape/dtype (weak types may differ)."""
+
+    def carry(path):
+        return f"input carry component {root}{keystr(path)}" if path else f"input carry {root}"
+
     if in_tree != out_tree:
-        a = tree_unflatten(in_tree, [0] * in_tree.num_leaves)
-        b = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+        path, a, b, why = structure_difference(example_tree(in_tree), example_tree(out_tree))
         raise TypeError(
             f"{loop} body function carry input and carry output must have the same pytree "
-            "structure, but they differ:\n\n"
-            + explain_structure_mismatch(a, b, "input carry", "carry output", root)
-            + "\n\nRevise the function so that the carry output has the same pytree structure "
-            "as the carry input."
+            f"structure, but they differ:\n\nThe {carry(path)} is {a} but the corresponding "
+            f"component of the carry output is {b}, so {why}.\n\nRevise the function so that "
+            "the carry output has the same pytree structure as the carry input."
         )
-    message = explain_type_mismatch(
-        leaf_paths(in_tree, len(in_avals)),
-        in_avals,
-        out_avals,
-        "input carry component",
-        "output carry component",
-        root,
-    )
-    if message is not None:
+    found = type_difference(leaf_paths(in_tree, len(in_avals)), in_avals, out_avals)
+    if found is not None:
+        path, a, b, why = found
         raise TypeError(
             f"{loop} body function carry input and carry output must have equal types, but "
-            f"they differ:\n\n{message}\n\nRevise the function so that all output types match "
-            "the corresponding input types."
+            f"they differ:\n\nThe {carry(path)} has type {a} but the corresponding output "
+            f"carry component has type {b}, so {why}.\n\nRevise the function so that all "
+            "output types match the corresponding input types."
         )
 
 
@@ -190,3 +187,25 @@ def merge_by_mask(mask, if_true, if_false) -> list:
     """Interleaves two lists by a mask: position i comes from `if_true` where `mask[i]`."""
     true_iter, false_iter = iter(if_true), iter(if_false)
     return [next(true_iter) if m else next(false_iter) for m in mask]
+
+
+def weak_promotes(a: ShapedArray, b: ShapedArray) -> bool:
+    """A weakly typed initial carry (a Python scalar) takes the dtype the body gives it."""
+    return a.weak_type and a.shape == b.shape and a.dtype != b.dtype
+
+
+def needs_weak_promotion(in_avals, out_avals) -> bool:
+    return any(weak_promotes(a, b) for a, b in zip(in_avals, out_avals, strict=True))
+
+
+def fixed_point(carry_flags, flags_of_outputs):
+    """Loop-carried properties (nonzero tangent, unknown, batched) spread through the body:
+    a carry has one if its input or its output does. Iterates to the fixed point."""
+    carry_flags = list(carry_flags)
+    for _ in range(len(carry_flags) + 1):
+        out_flags = flags_of_outputs(carry_flags)
+        new = [a or b for a, b in zip(carry_flags, out_flags[: len(carry_flags)], strict=True)]
+        if new == carry_flags:
+            return carry_flags
+        carry_flags = new
+    return carry_flags

@@ -36,16 +36,17 @@ from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lax import binary, conversions, selection, shapes
 from tracejit._src.lax.control_flow.common import (
-    explain_structure_mismatch,
-    explain_type_mismatch,
+    example_tree,
     function_name,
     leaf_paths,
     stage_function,
+    structure_difference,
+    type_difference,
     with_leading_inputs,
 )
 from tracejit._src.lax.standard import batch_at_front, shape_of
 from tracejit._src.lowering.lower import lowering_rules
-from tracejit._src.tree_util import tree_flatten, tree_unflatten
+from tracejit._src.tree_util import keystr, tree_flatten, tree_unflatten
 
 # --- cond -------------------------------------------------------------------------------------
 cond_p = Primitive("cond", multiple_results=True)
@@ -67,7 +68,7 @@ def cond(pred, true_fun, false_fun, *operands):
         index = conversions.convert_element_type(pred, np.int32)
     else:
         index = np.int32(bool(np.asarray(pred)))
-    return _bind_cond(index, (false_fun, true_fun), ("false_fun", "true_fun"), operands)
+    return _bind_cond(index, (false_fun, true_fun), operands, "cond", ("false_fun", "true_fun"))
 
 
 def switch(index, branches, *operands):
@@ -88,17 +89,20 @@ def switch(index, branches, *operands):
         index = selection.clamp(np.int32(0), index, np.int32(len(branches) - 1))
     else:
         index = np.int32(min(max(operator.index(np.asarray(index)), 0), len(branches) - 1))
-    names = tuple(f"branch {i} ({function_name(b)})" for i, b in enumerate(branches))
-    return _bind_cond(index, branches, names, operands)
+    # JAX names them so in its errors (sic: "branch1").
+    names = ("branch 0", *(f"branch{i}" for i in range(1, len(branches))))
+    return _bind_cond(index, branches, operands, "switch", names)
 
 
-def _bind_cond(index, branch_funs, names, operands):
+def _bind_cond(index, branch_funs, operands, api: str, names):
     """Stages every branch on the operands' types, gives them one operand list (the closure
     constants of all of them, then the operands) and binds `cond`."""
     leaves, in_tree = tree_flatten(operands)
     in_avals = [shaped_abstractify(x) for x in leaves]
-    staged = [stage_function(fun, in_tree, in_avals, "cond") for fun in branch_funs]
-    _check_branch_outputs(branch_funs, names, staged)
+    staged = [stage_function(fun, in_tree, in_avals, api) for fun in branch_funs]
+    # Errors compare the first-named branch (cond's true_fun, switch's branch 0) with each other.
+    order = [1, 0] if api == "cond" else range(len(branch_funs))
+    _check_branch_outputs(api, [(names[i], branch_funs[i], staged[i]) for i in order])
     const_avals = [[shaped_abstractify(c) for c in consts] for _, consts, _ in staged]
     branches, all_consts = [], []
     for i, (jaxpr, consts, _) in enumerate(staged):
@@ -111,35 +115,29 @@ def _bind_cond(index, branch_funs, names, operands):
     return tree_unflatten(staged[0][2], outs)
 
 
-def _check_branch_outputs(funs, names, staged):
-    first_tree, first_avals = staged[0][2], staged[0][0].out_avals
-    for fun, name, (jaxpr, _, out_tree) in zip(funs[1:], names[1:], staged[1:]):
-        header = (
-            f"{names[0]} is {function_name(funs[0])}\n{name} is {function_name(fun)}\n\n"
-            if names[0] == "false_fun"
-            else ""
-        )
+def _check_branch_outputs(api: str, branches):
+    """JAX's TypeErrors for branches whose outputs differ in structure or leaf types."""
+    first_name, first_fun, (first_jaxpr, _, first_tree) = branches[0]
+    for name, fun, (jaxpr, _, out_tree) in branches[1:]:
+        header = f"{first_name} is {function_name(first_fun)}\n{name} is {function_name(fun)}\n\n"
+        revise = f"Revise {first_name} and/or {name} so that"
         if out_tree != first_tree:
-            a = tree_unflatten(first_tree, [0] * first_tree.num_leaves)
-            b = tree_unflatten(out_tree, [0] * out_tree.num_leaves)
-            detail = explain_structure_mismatch(a, b, f"{names[0]} output", f"{name} output", "")
+            path, a, b, why = structure_difference(example_tree(first_tree), example_tree(out_tree))
+            at = f" at path {keystr(path)}" if path else ""
             raise TypeError(
-                f"cond branch outputs must have the same pytree structure, but they differ:\n\n"
-                f"{header}{detail}\n\nRevise the branches so that they have the same pytree "
-                "structure."
+                f"{api} branch outputs must have the same pytree structure, but they differ:"
+                f"\n\n{header}{first_name} output{at} is {a} but {name} output{at} is {b}, so "
+                f"{why}.\n\n{revise} they have the same pytree structure."
             )
-        detail = explain_type_mismatch(
-            leaf_paths(first_tree, len(first_avals)),
-            first_avals,
-            jaxpr.out_avals,
-            f"output of {names[0]}",
-            f"output of {name}",
-            "",
-        )
-        if detail is not None:
+        paths = leaf_paths(first_tree, len(first_jaxpr.out_avals))
+        found = type_difference(paths, first_jaxpr.out_avals, jaxpr.out_avals)
+        if found is not None:
+            path, a, b, why = found
+            at = f" at path {keystr(path)}" if path else ""
             raise TypeError(
-                f"cond branches must have equal output types but they differ.\n\n{header}"
-                f"{detail}\n\nRevise the branches so that all output types match."
+                f"{api} branches must have equal output types but they differ.\n\n{header}The "
+                f"output of {first_name}{at} has type {a} but the corresponding output of {name} "
+                f"has type {b}, so {why}.\n\n{revise} all output types match."
             )
 
 
@@ -273,20 +271,7 @@ def _cond_batch(values, dims, *, branches, axis_size, axis_name):
     size = axis_size
     num_outs = len(branches[0].out_avals)
     if index_dim is not None:
-        # Each member may take another branch: run them all on the whole batch, then select.
-        batched = [
-            batching.batch_jaxpr(b, size, operand_dims, [True] * num_outs, axis_name=axis_name)[0]
-            for b in branches
-        ]
-        outs = [eval_jaxpr(b.jaxpr, b.consts, *values[1:]) for b in batched]
-        index = batch_at_front(index, index_dim, size)
-        selected = []
-        for k in range(num_outs):
-            cases = [branch_outs[k] for branch_outs in outs]
-            shape = tuple(shape_of(cases[0]))
-            which = shapes.broadcast_in_dim(index, shape, (0,)) if len(shape) > 1 else index
-            selected.append(selection.select_n(which, *cases))
-        return selected, [0] * num_outs
+        return _cond_batched_index(values, dims, branches, size, axis_name)
     out_batched = [False] * num_outs
     for b in branches:
         _, found = batching.batch_jaxpr(
@@ -299,6 +284,40 @@ def _cond_batch(values, dims, *, branches, axis_size, axis_name):
     )
     outs = cond_p.bind(index, *values[1:], branches=batched)
     return outs, [0 if b else None for b in out_batched]
+
+
+def _cond_batched_index(values, dims, branches, size, axis_name):
+    """Each member may take another branch: every branch runs on the whole batch, then each
+    member's outputs are selected from the branch it takes. A branch sees the operands of the
+    members that do not take it through `stop_gradient`, so that its derivative there (say,
+    sqrt's at 0) cannot reach their cotangents as `0 * inf`."""
+    index = batch_at_front(values[0], dims[0], size)
+    operands = [batch_at_front(v, d, size) for v, d in zip(values[1:], dims[1:], strict=True)]
+    num_outs = len(branches[0].out_avals)
+    outs = []
+    for i, branch in enumerate(branches):
+        taken = binary.eq(index, np.int32(i))
+        guarded = [
+            selection.select_n(_per_member(taken, x), shapes.stop_gradient(x), x)
+            if dtypes.is_inexact(shaped_abstractify(x).dtype)
+            else x
+            for x in operands
+        ]
+        batched, _ = batching.batch_jaxpr(
+            branch, size, [0] * len(operands), [True] * num_outs, axis_name=axis_name
+        )
+        outs.append(eval_jaxpr(batched.jaxpr, batched.consts, *guarded))
+    selected = [
+        selection.select_n(_per_member(index, cases[0]), *cases)
+        for cases in zip(*outs, strict=True)
+    ]
+    return selected, [0] * num_outs
+
+
+def _per_member(which, x):
+    """The per-member `which` (batched at the front) broadcast to the shape of `x`."""
+    shape = tuple(shape_of(x))
+    return shapes.broadcast_in_dim(which, shape, (0,)) if len(shape) > 1 else which
 
 
 batching.axis_rules.add(cond_p)

@@ -32,14 +32,17 @@ from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lax import binary, conversions, reductions, selection, shapes
 from tracejit._src.lax.control_flow.common import (
     check_carry,
+    fixed_point,
     merge_by_mask,
+    needs_weak_promotion,
     reorder_jaxpr,
     split_list,
     stage_function,
+    weak_promotes,
     with_leading_inputs,
 )
 from tracejit._src.lax.control_flow.conditionals import cond
-from tracejit._src.lax.control_flow.scan import _fixed_point, _promote_weak_carry, _promotes, scan
+from tracejit._src.lax.control_flow.scan import scan, scan_with_carry_name
 from tracejit._src.lax.standard import batch_at_front, move_batch_dim, shape_of
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
@@ -62,6 +65,10 @@ def while_loop(cond_fun, body_fun, init_val, *, max_iterations=None):
         raise TypeError("lax.while_loop: cond_fun and body_fun arguments should be callable.")
     if max_iterations is not None:
         return _bounded_while_loop(cond_fun, body_fun, init_val, int(max_iterations))
+    return _while_loop(cond_fun, body_fun, init_val, "c")
+
+
+def _while_loop(cond_fun, body_fun, init_val, carry_name: str):
     init_leaves, init_tree = tree_flatten(init_val)
     init_avals = [shaped_abstractify(x) for x in init_leaves]
 
@@ -76,14 +83,14 @@ def while_loop(cond_fun, body_fun, init_val, *, max_iterations=None):
         return cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree
 
     cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree = stage(init_avals)
-    if body_tree == init_tree and _promote_weak_carry(init_avals, body_jaxpr.out_avals):
+    if body_tree == init_tree and needs_weak_promotion(init_avals, body_jaxpr.out_avals):
         init_leaves = [
-            conversions.convert_element_type(x, b.dtype) if _promotes(a, b) else x
+            conversions.convert_element_type(x, b.dtype) if weak_promotes(a, b) else x
             for x, a, b in zip(init_leaves, init_avals, body_jaxpr.out_avals, strict=True)
         ]
         init_avals = [shaped_abstractify(x) for x in init_leaves]
         cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree = stage(init_avals)
-    check_carry("while_loop", init_tree, init_avals, body_tree, body_jaxpr.out_avals)
+    check_carry("while_loop", init_tree, init_avals, body_tree, body_jaxpr.out_avals, carry_name)
     outs = while_p.bind(
         *cond_consts,
         *body_consts,
@@ -139,7 +146,8 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             return (binary.add(i, np.asarray(1, dtype)), body_fun(i, val)), None
 
         unroll = 1 if unroll is None else unroll
-        (_, val), _ = scan(step, (lower[()], init_val), None, length=length, unroll=unroll)
+        init = (lower[()], init_val)
+        (_, val), _ = scan_with_carry_name(step, init, None, length, False, unroll, "loop_carry")
         return val
     if unroll not in (None, 1, False):
         raise ValueError("fori_loop: unroll needs a static trip count (Python int bounds).")
@@ -148,7 +156,10 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         i, n, val = carry
         return binary.add(i, np.asarray(1, dtype)), n, body_fun(i, val)
 
-    _, _, val = while_loop(lambda c: binary.lt(c[0], c[1]), body, (lower, upper, init_val))
+    def cond_fun(carry):
+        return binary.lt(carry[0], carry[1])
+
+    _, _, val = _while_loop(cond_fun, body, (lower, upper, init_val), "loop_carry")
     return val
 
 
@@ -196,7 +207,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
     the predicate ignores the tangents."""
     nonzeros = [type(t) is not ad.Zero for t in tangents]
     _, bconst_nz, init_nz = _split_while(nonzeros, cond_nconsts, body_nconsts)
-    carry_nz = _fixed_point(
+    carry_nz = fixed_point(
         init_nz, lambda c: ad.jvp_jaxpr(body_jaxpr, [*bconst_nz, *c], [False] * len(c))[1]
     )
     jvp_body, _ = ad.jvp_jaxpr(body_jaxpr, [*bconst_nz, *carry_nz], carry_nz)
@@ -240,7 +251,7 @@ def _while_partial_eval(trace, args, unknowns, *, cond_jaxpr, body_jaxpr, cond_n
                   "body_nconsts": body_nconsts}  # fmt: skip
     cconst_uk, bconst_uk, init_uk = _split_while(unknowns, cond_nconsts, body_nconsts)
     num_carry = len(init_uk)
-    carry_uk = _fixed_point(
+    carry_uk = fixed_point(
         init_uk,
         lambda c: (
             partial_eval.partial_eval_jaxpr(
@@ -304,7 +315,7 @@ def _while_batch(
     def as_dims(flags):
         return [0 if b else None for b in flags]
 
-    carry_b = _fixed_point(
+    carry_b = fixed_point(
         [d is not None for d in init_dims],
         lambda c: batching.batch_jaxpr(
             body_jaxpr, size, as_dims([*bconst_b, *c]), [False] * num_carry, axis_name=axis_name

@@ -32,10 +32,13 @@ from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lax import conversions
 from tracejit._src.lax.control_flow.common import (
     check_carry,
+    fixed_point,
     merge_by_mask,
+    needs_weak_promotion,
     reorder_jaxpr,
     split_list,
     stage_function,
+    weak_promotes,
 )
 from tracejit._src.lax.standard import batch_at_front, move_batch_dim, shape_of
 from tracejit._src.lowering import stablehlo as hlo
@@ -49,6 +52,11 @@ scan_p = Primitive("scan", multiple_results=True)
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
     """Loops `carry, y = f(carry, x)` over the leading axis of `xs` (pytrees), returning the
     final carry and the stacked ys. With `reverse=True` the loop runs from the end."""
+    return scan_with_carry_name(f, init, xs, length, reverse, unroll, "c")
+
+
+def scan_with_carry_name(f, init, xs, length, reverse, unroll, carry_name: str):
+    """`scan`, its errors naming the carry `carry_name` (`fori_loop`'s is `loop_carry`)."""
     if not callable(f):
         raise TypeError("lax.scan: f argument should be callable.")
     xs_leaves, xs_tree = tree_flatten(xs)
@@ -72,15 +80,15 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     jaxpr, consts, carry_tree, ys_tree = stage(init_avals)
     num_carry = len(init_leaves)
     carry_out_avals = jaxpr.out_avals[:num_carry] if carry_tree == init_tree else None
-    if carry_out_avals is not None and _promote_weak_carry(init_avals, carry_out_avals):
+    if carry_out_avals is not None and needs_weak_promotion(init_avals, carry_out_avals):
         # A weakly typed initial carry (a Python scalar) takes the type the body gives it.
         init_leaves = [
-            conversions.convert_element_type(x, b.dtype) if _promotes(a, b) else x
+            conversions.convert_element_type(x, b.dtype) if weak_promotes(a, b) else x
             for x, a, b in zip(init_leaves, init_avals, carry_out_avals, strict=True)
         ]
         init_avals = [shaped_abstractify(x) for x in init_leaves]
         jaxpr, consts, carry_tree, ys_tree = stage(init_avals)
-    check_carry("scan", init_tree, init_avals, carry_tree, jaxpr.out_avals[:num_carry])
+    check_carry("scan", init_tree, init_avals, carry_tree, jaxpr.out_avals[:num_carry], carry_name)
     unroll = length if unroll is True else max(int(unroll), 1)  # False means 1, too
     outs = scan_p.bind(
         *consts,
@@ -131,14 +139,6 @@ def _stacked_aval(aval: ShapedArray, length: int) -> ShapedArray:
     return ShapedArray((length, *aval.shape), aval.dtype, aval.weak_type)
 
 
-def _promotes(a: ShapedArray, b: ShapedArray) -> bool:
-    return a.weak_type and a.shape == b.shape and a.dtype != b.dtype
-
-
-def _promote_weak_carry(in_avals, out_avals) -> bool:
-    return any(_promotes(a, b) for a, b in zip(in_avals, out_avals, strict=True))
-
-
 def _split_operands(values, num_consts, num_carry):
     return split_list(values, [num_consts, num_carry])
 
@@ -184,25 +184,12 @@ scan_p.params_to_print = lambda params: {
 }  # fmt: skip
 
 
-def _fixed_point(carry_flags, flags_of_outputs):
-    """Loop-carried properties (nonzero tangent, unknown, batched) spread through the body:
-    a carry has one if its input or its output does. Iterates to the fixed point."""
-    carry_flags = list(carry_flags)
-    for _ in range(len(carry_flags) + 1):
-        out_flags = flags_of_outputs(carry_flags)
-        new = [a or b for a, b in zip(carry_flags, out_flags[: len(carry_flags)], strict=True)]
-        if new == carry_flags:
-            return carry_flags
-        carry_flags = new
-    return carry_flags
-
-
 def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carry, unroll):
     nonzeros = [type(t) is not ad.Zero for t in tangents]
     const_nz, init_nz, xs_nz = _split_operands(nonzeros, num_consts, num_carry)
     num_ys = len(jaxpr.out_avals) - num_carry
     no_outs = [False] * (num_carry + num_ys)
-    carry_nz = _fixed_point(
+    carry_nz = fixed_point(
         init_nz, lambda c: ad.jvp_jaxpr(jaxpr, [*const_nz, *c, *xs_nz], no_outs)[1]
     )
     jvp_jaxpr, out_nz = ad.jvp_jaxpr(
@@ -259,7 +246,7 @@ def _scan_partial_eval(trace, args, unknowns, *, jaxpr, length, reverse, num_con
     const_uk, init_uk, xs_uk = _split_operands(unknowns, num_consts, num_carry)
     num_ys = len(jaxpr.out_avals) - num_carry
     no_outs = [False] * (num_carry + num_ys)
-    carry_uk = _fixed_point(
+    carry_uk = fixed_point(
         init_uk,
         lambda c: (
             partial_eval.partial_eval_jaxpr(jaxpr, [*const_uk, *c, *xs_uk], no_outs).out_unknowns
@@ -434,7 +421,7 @@ def _scan_batch(
     def body_dims(carry_b):
         return [0 if b else None for b in (*const_b, *carry_b, *xs_b)]
 
-    carry_b = _fixed_point(
+    carry_b = fixed_point(
         [d is not None for d in init_dims],
         lambda c: batching.batch_jaxpr(
             jaxpr, size, body_dims(c), [False] * (num_carry + num_ys), axis_name=axis_name
