@@ -464,6 +464,8 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
     consts, init, xs = _split_operands(args, num_consts, num_carry)
     y_avals = [_stacked_aval(a, length) for a in jaxpr.out_avals[num_carry:]]
     ys = [block.constant(np.zeros(a.shape, a.dtype)) for a in y_avals]
+    if length == 0:  # nothing to slice: the body never runs
+        return [*init, *ys]
     counter = block.constant(np.int32(0))
     state = [counter, *consts, *init, *xs, *ys]
     types = [v.type for v in state]
