@@ -117,7 +117,7 @@ def type_difference(paths, avals_a, avals_b):
         if a.shape == b.shape and a.dtype == b.dtype:
             continue
         if a.shape != b.shape and a.dtype != b.dtype:
-            why = "the shapes and dtypes do not match"
+            why = "the dtypes do not match, and the shapes do not match"
         elif a.shape != b.shape:
             why = "the shapes do not match"
         else:

@@ -60,7 +60,9 @@ def cond(pred, true_fun, false_fun, *operands):
     aval = shaped_abstractify(pred)
     if aval.shape != ():
         raise TypeError(f"Pred must be a scalar, got {pred} of shape {aval.shape}.")
-    if aval.dtype != np.bool_ and not dtypes.issubdtype(aval.dtype, np.number):
+    if aval.dtype != np.bool_ and not (
+        dtypes.issubdtype(aval.dtype, np.integer) or dtypes.issubdtype(aval.dtype, np.floating)
+    ):
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype}.")
     if isinstance(pred, Tracer):
         if aval.dtype != np.bool_:
@@ -81,7 +83,7 @@ def switch(index, branches, *operands):
     if aval.shape != ():
         raise TypeError(f"Branch index must be scalar, got {index} of shape {aval.shape}.")
     if not dtypes.issubdtype(aval.dtype, np.integer):
-        raise TypeError(f"Index type must be an integer, got {index} of type {aval.dtype}")
+        raise TypeError(f"Index type must be an integer, got {index} as {aval.dtype}")
     if len(branches) == 1:
         return branches[0](*operands)
     if isinstance(index, Tracer):
