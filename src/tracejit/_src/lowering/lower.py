@@ -133,17 +133,45 @@ def lower_jaxpr(block, jaxpr: Jaxpr, consts, args, module) -> list:
     return [read(atom) for atom in jaxpr.outvars]
 
 
-def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "jit_fun", num_replicas: int = 1):
+def lower_jaxpr_to_module(
+    closed: ClosedJaxpr,
+    name: str = "jit_fun",
+    num_replicas: int = 1,
+    *,
+    kept_inputs=None,
+    aliases=None,
+):
     """The StableHLO module text of a closed jaxpr, as a `main` function of its inputs.
-    Its constants are embedded in the module."""
+    Its constants are embedded in the module.
+
+    `kept_inputs` (indices of the jaxpr's inputs; default all) are `main`'s parameters: an
+    input the jaxpr never reads may be left out, so that calls need not pass it. `aliases`
+    maps a parameter's index (among the kept) to the output that may reuse its buffer: the
+    `tf.aliasing_output` attribute, through which XLA honours buffer donation.
+    """
     jaxpr = closed.jaxpr
+    invars = jaxpr.invars
+    kept = range(len(invars)) if kept_inputs is None else kept_inputs
     module = hlo.Module(_module_name(name), num_replicas=num_replicas)
     main = module.function(
-        "main", [aval_type(v.aval) for v in jaxpr.invars], [aval_type(a) for a in closed.out_avals]
+        "main", [aval_type(invars[i].aval) for i in kept], [aval_type(a) for a in closed.out_avals]
     )
-    outs = lower_jaxpr(main.body, jaxpr, closed.consts, main.body.args, module)
+    for parameter, output in (aliases or {}).items():
+        main.arg_attributes[parameter] = {"tf.aliasing_output": f"{output} : i32"}
+    args = [None] * len(invars)  # a left-out input is never read
+    for i, value in zip(kept, main.body.args, strict=True):
+        args[i] = value
+    outs = lower_jaxpr(main.body, jaxpr, closed.consts, args, module)
     main.body.ret(outs, op_name="func.return")
     return module.text()
+
+
+def used_inputs(jaxpr: Jaxpr) -> list[int]:
+    """Indices of the inputs that some equation or output reads."""
+    used = {id(v) for v in jaxpr.outvars if not isinstance(v, Literal)}
+    for eqn in jaxpr.eqns:
+        used.update(id(v) for v in eqn.invars if not isinstance(v, Literal))
+    return [i for i, v in enumerate(jaxpr.invars) if id(v) in used]
 
 
 def _module_name(name: str) -> str:
