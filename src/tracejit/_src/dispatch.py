@@ -70,21 +70,31 @@ class CompiledProgram:
         self.client = executable.client
         self.kept = kept
         self.donated = frozenset(aliases or ())
+        self.plain = kept is None and not self.donated  # every argument passed as it is
 
     def __call__(self, args):
-        kept = self.kept
-        if kept is not None:
-            args = [args[i] for i in kept]
-        if self.donated:
-            return self._call_donating(args)
+        if self.plain:
+            try:
+                buffers = [x._buffer for x in args]
+            except AttributeError:  # a host value: transferred (and kept by an Array)
+                buffers = self._buffers(args)
+        else:
+            if self.kept is not None:
+                args = [args[i] for i in self.kept]
+            if self.donated:
+                return self._call_donating(args)
+            buffers = self._buffers(args)
+        outs = self.executable.execute_one(buffers)
+        return [make_device_array(b, w) for b, w in zip(outs, self.out_weak_types)]
+
+    def _buffers(self, args) -> list:
         buffers = []
         for x in args:
             try:
                 buffers.append(x._buffer)
             except AttributeError:
                 buffers.append(self.transfer(x))
-        outs = self.executable.execute_one(buffers)
-        return [make_device_array(b, w) for b, w in zip(outs, self.out_weak_types, strict=True)]
+        return buffers
 
     def transfer(self, x):
         """A device buffer for a host value. An Array keeps it (Arrays are immutable, and the

@@ -19,6 +19,7 @@ import inspect
 import logging
 import warnings
 
+from tracejit._src.array import Array, DeviceArray
 from tracejit._src.config import config
 from tracejit._src.core import Primitive, current_trace
 from tracejit._src.interpreters import ad, batching, transpose
@@ -191,6 +192,7 @@ class Jitted:
         self.keep_unused = bool(keep_unused)
         self.name = getattr(fun, "__name__", "fun")
         self._cache: dict = {}  # signature -> CacheEntry
+        self._compiled: dict = {}  # `_arrays_signature` -> CacheEntry with its program
         self._last_key = None
 
     def _split(self, args, kwargs):
@@ -294,8 +296,16 @@ class Jitted:
             )
 
     def __call__(self, *args, **kwargs):
+        eager = type(current_trace()) is EvalTrace
+        if eager and not kwargs:
+            # The hot path: Arrays only, in a signature compiled before. No flattening, no
+            # treedef: the key is the Arrays' own signatures.
+            entry = self._compiled.get(_arrays_signature(args))
+            if entry is not None:
+                outs = entry.program(args)
+                return outs[0] if entry.out_is_leaf else entry.out_tree.unflatten(outs)
         entry, leaves = self._trace(args, kwargs)
-        if type(current_trace()) is EvalTrace:  # the common case: run the compiled program
+        if eager:  # the common case: run the compiled program
             program = entry.program
             if program is None:
                 from tracejit._src import dispatch
@@ -303,6 +313,10 @@ class Jitted:
                 program = entry.program = dispatch.compiled_program(
                     entry.jaxpr, self.name, entry.donated, self.keep_unused
                 )
+                if not kwargs and not self.static_argnums:
+                    signature = _arrays_signature(args)
+                    if signature is not None:
+                        self._compiled[signature] = entry
             return tree_unflatten(entry.out_tree, program(leaves))
         outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self.name)
         return tree_unflatten(entry.out_tree, outs)
@@ -319,13 +333,31 @@ RETRACE_WARNING_THRESHOLD = 5
 
 
 class CacheEntry:
-    __slots__ = ("donated", "jaxpr", "out_tree", "program")
+    __slots__ = ("donated", "jaxpr", "out_is_leaf", "out_tree", "program")
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree, donated=None):
         self.jaxpr = jaxpr
         self.out_tree = out_tree
+        self.out_is_leaf = out_tree.node_data() is None  # a single Array
         self.donated = donated  # a bool per flat argument, or None
         self.program = None
+
+
+def _arrays_signature(args) -> tuple | None:
+    """The signature of a call whose arguments are all Arrays (each a leaf): per Array its
+    shape, dtype and weak type; None if some argument is anything else."""
+    signature = []
+    for x in args:
+        kind = type(x)
+        if kind is DeviceArray:
+            buffer = x._buffer
+            signature.append((buffer.shape, buffer.dtype, x.weak_type))
+        elif kind is Array:
+            value = x._value
+            signature.append((value.shape, value.dtype, x.weak_type))
+        else:
+            return None
+    return tuple(signature)
 
 
 def _leaf_signature(x):

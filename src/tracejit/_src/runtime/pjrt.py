@@ -137,6 +137,11 @@ class Plugin:
         self._destroy_buffer = self.function("PJRT_Buffer_Destroy")
         self._destroy_event = self.function("PJRT_Event_Destroy")
         self._await_event = self.function("PJRT_Event_Await")
+        self._ready_event = self.function("PJRT_Buffer_ReadyEvent")
+        self._ready_pools = tuple(
+            self.pool(f"{name}_Args")
+            for name in ("PJRT_Buffer_ReadyEvent", "PJRT_Event_Await", "PJRT_Event_Destroy")
+        )
 
     # -- structs and functions ---------------------------------------------------------------
 
@@ -238,6 +243,29 @@ class Plugin:
             if destroy:
                 self.destroy_event(event)
         self.check(error)
+
+    def await_buffer_ready(self, buffer) -> None:
+        """Block until `buffer`'s contents are computed; raise the computation's error. The
+        three calls (ReadyEvent, Await, Destroy) with pooled structs in one frame: this is on
+        the path of every `block_until_ready`."""
+        ready_pool, await_pool, destroy_pool = self._ready_pools
+        ready = ready_pool.take()
+        ready.buffer = buffer
+        error = self._ready_event(ready)
+        event = ready.event
+        ready_pool.give(ready)
+        if error:
+            raise self.error(error)
+        waiting = await_pool.take()
+        waiting.event = event
+        error = self._await_event(waiting)
+        await_pool.give(waiting)
+        destroy = destroy_pool.take()
+        destroy.event = event
+        self._destroy_event(destroy)
+        destroy_pool.give(destroy)
+        if error:
+            raise self.error(error)
 
     def event_is_ready(self, event) -> bool:
         return bool(self.query("PJRT_Event_IsReady", "event", event, "is_ready"))
