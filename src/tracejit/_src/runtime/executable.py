@@ -188,7 +188,10 @@ class Executable:
             client.check_alive()
         count = len(arguments)
         slots = self._slots
-        slot = slots.pop() if slots else None
+        try:  # (a free list shared by threads: pop, not test-then-pop)
+            slot = slots.pop()
+        except IndexError:
+            slot = None
         if slot is None or slot.capacity < count:
             slot = _CallSlot(self, count)
         array = slot.argument_arrays[0]
