@@ -139,3 +139,11 @@ def test_repeated_calls_with_arrays_reuse_the_program_per_signature():
     assert out.dtype == np.int32
     assert len(traces) == 3
     close(f(jnp.asarray(2.0), 1.0)[0], 5.0)  # weak scalars go the general way
+
+
+def test_arrays_take_the_hot_path_after_numpy_inputs_compiled_their_signature(monkeypatch):
+    f = jax.jit(lambda x: x + 1.0)
+    close(f(np.zeros(3, np.float32)), [1.0, 1.0, 1.0])  # compiles f32[3] for a NumPy input
+    close(f(jnp.zeros(3)), [1.0, 1.0, 1.0])
+    monkeypatch.setattr(type(f), "_trace", None)  # the hot path never traces or flattens
+    close(f(jnp.ones(3)), [2.0, 2.0, 2.0])

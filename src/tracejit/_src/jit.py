@@ -313,10 +313,10 @@ class Jitted:
                 program = entry.program = dispatch.compiled_program(
                     entry.jaxpr, self.name, entry.donated, self.keep_unused
                 )
-                if not kwargs and not self.static_argnums:
-                    signature = _arrays_signature(args)
-                    if signature is not None:
-                        self._compiled[signature] = entry
+            if not kwargs and not self.static_argnums:  # next time, the hot path
+                signature = _arrays_signature(args)
+                if signature is not None:
+                    self._compiled[signature] = entry
             return tree_unflatten(entry.out_tree, program(leaves))
         outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self.name)
         return tree_unflatten(entry.out_tree, outs)
