@@ -56,6 +56,19 @@ def test_an_unused_argument_is_not_transferred():
         jax.jit(lambda x, unused: x + 1.0, keep_unused=True)(jnp.zeros(2), deleted)
 
 
+def test_arguments_only_dead_code_reads_are_unused_too():
+    def f(x, y):
+        dead = y * 2.0  # noqa: F841 (staged, but no output depends on it)
+        return x + 1.0
+
+    x, y = jnp.arange(3.0), jnp.ones(5)
+    text = jax.jit(f).lower(x, y).as_text()
+    assert "@main(%arg0: tensor<3xf32>)" in text and "stablehlo.multiply" not in text
+    kept = jax.jit(f, keep_unused=True).lower(x, y).as_text()
+    assert "%arg1: tensor<5xf32>" in kept and "stablehlo.multiply" not in kept
+    np.testing.assert_array_equal(jax.jit(f)(x, y), [1.0, 2.0, 3.0])
+
+
 def test_unused_arguments_in_pytrees_and_outputs_that_are_inputs():
     f = jax.jit(lambda p, q: (p["b"], q))
     out = f({"a": jnp.ones(2), "b": jnp.arange(3.0)}, jnp.full(2, 7.0))
