@@ -116,3 +116,34 @@ def test_the_call_primitive_transposes_its_body():
     ct_x, ct_c = transpose_rules[eqn.primitive]([jnp.ones(3)], x, jnp.arange(3.0), **eqn.params)
     close(ct_x, [3.0, 4.0, 5.0])
     assert ct_c is None
+
+
+def test_repeated_calls_with_arrays_reuse_the_program_per_signature():
+    traces = []
+
+    @jax.jit
+    def f(x, y):
+        traces.append(1)
+        return x * 2 + y, x
+
+    strong = jnp.ones(3)
+    for _ in range(3):
+        out, same = f(strong, jnp.arange(3.0))
+        close(out, [2.0, 3.0, 4.0])
+        assert same.dtype == np.float32
+    out, _ = f(jax.jit(lambda: jnp.ones(2))(), jnp.zeros(2))
+    close(out, [2.0, 2.0])
+    out, _ = f(out, jnp.zeros(2))  # a jitted result fed back: same signature, no new trace
+    close(out, [4.0, 4.0])
+    out, _ = f(jnp.ones(2, dtype=jnp.int32), jnp.zeros(2, dtype=jnp.int32))
+    assert out.dtype == np.int32
+    assert len(traces) == 3
+    close(f(jnp.asarray(2.0), 1.0)[0], 5.0)  # weak scalars go the general way
+
+
+def test_arrays_take_the_hot_path_after_numpy_inputs_compiled_their_signature(monkeypatch):
+    f = jax.jit(lambda x: x + 1.0)
+    close(f(np.zeros(3, np.float32)), [1.0, 1.0, 1.0])  # compiles f32[3] for a NumPy input
+    close(f(jnp.zeros(3)), [1.0, 1.0, 1.0])
+    monkeypatch.setattr(type(f), "_trace", None)  # the hot path never traces or flattens
+    close(f(jnp.ones(3)), [2.0, 2.0, 2.0])

@@ -129,6 +129,51 @@ def test_signed_zeros_nan_and_ties(dtype):
     _check_jit(_float_reductions, x.T.copy())
 
 
+def _complex_values(shape, dtype, rng, special=True):
+    """Complex values with many equal real parts (the imaginary parts then decide the order);
+    `special`: NaN in either part and infinities, (-inf-1j) among them, which sorts below the
+    impls' identity for max (-inf+0j)."""
+    x = rng.integers(-2, 3, shape) + 1j * rng.integers(-3, 4, shape)
+    if special:
+        flat = x.reshape(-1)
+        picks = rng.choice(flat.size, 4, replace=False)
+        specials = [complex(np.nan, 1), complex(2, np.nan), complex(-np.inf, -1), np.inf]
+        for i, v in zip(picks, specials, strict=True):
+            flat[i] = v
+    return x.astype(dtype)
+
+
+def _complex_choosers(z):
+    last = (z.ndim - 1,)
+    every = tuple(range(z.ndim))
+    return (
+        lax.reduce_max(z, last),
+        lax.reduce_max(z, every),
+        lax.reduce_min(z, (0,)),
+        lax.reduce_min(z, every),
+        lax.cummax(z, z.ndim - 1, False),
+        lax.cummax(z, 0, True),
+        lax.cummin(z, 0, False),
+        lax.cummin(z, z.ndim - 1, True),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=_name)
+@pytest.mark.parametrize("shape", [(7,), (4, 6), (2, 3, 4)])
+def test_complex_max_min_are_lexicographic(dtype, shape):
+    rng = np.random.default_rng(10)
+    _check_jit(_complex_choosers, _complex_values(shape, dtype, rng, special=False))
+    _check_jit(_complex_choosers, _complex_values(shape, dtype, rng))
+    edge = np.array([complex(-np.inf, -1), complex(-np.inf, -2), complex(np.inf, 1)], dtype)
+    _check_jit(_complex_choosers, edge)
+    _check_jit(_complex_choosers, edge[::-1].copy())
+
+
+def test_complex_max_min_of_no_elements():
+    z = np.zeros((3, 0), np.complex64)
+    _check_jit(lambda z: (lax.reduce_max(z, (1,)), lax.reduce_min(z, (1,))), z)
+
+
 def _int_reductions(x):
     last = (x.ndim - 1,)
     every = tuple(range(x.ndim))

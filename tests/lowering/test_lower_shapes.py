@@ -120,6 +120,22 @@ def test_clamp(dtype):
     check(f, lo, x, hi, sample((3, 5), dtype, 1) // 2, sample((3, 5), dtype, 2) + 50)
 
 
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_clamp_complex(dtype):
+    """Lexicographic order, real parts first; NaNs (in either part) win, as in the impl."""
+
+    def f(lo, x, hi, los, his):
+        return lax.clamp(lo, x, hi), lax.clamp(los, x, his), lax.clamp(hi, x, lo)
+
+    rng = np.random.default_rng(3)
+    x = (rng.integers(-2, 3, (3, 5)) + 1j * rng.integers(-2, 3, (3, 5))).astype(dtype)
+    x[0, 0], x[1, 1], x[2, 2] = complex(np.nan, 0), complex(0, np.nan), complex(-np.inf, 1)
+    los = x[::-1].copy()
+    his = los + (1 - 1j)
+    his[2, 4] = complex(np.nan, np.nan)
+    check(f, np.asarray(complex(0, 1), dtype), x, np.asarray(complex(1, -1), dtype), los, his)
+
+
 def test_clamp_nan():
     def f(lo, x, hi, nan):
         return lax.clamp(lo, x, hi), lax.clamp(nan, x, hi), lax.clamp(lo, x, nan)

@@ -66,6 +66,18 @@ class Array:
     def block_until_ready(self) -> Array:
         return self
 
+    def is_deleted(self) -> bool:
+        """Whether `delete()` was called or the Array was donated to a jitted computation."""
+        return False
+
+    def delete(self) -> None:
+        """Frees the value now (device memory at once, rather than when the Array dies);
+        using the Array afterwards raises RuntimeError."""
+        buffer = getattr(self, "_buffer", None)
+        mark_deleted(self)
+        if buffer is not None:
+            buffer.delete()  # deferred by the buffer while NumPy views of it live
+
     def is_fully_replicated(self) -> bool:
         return True
 
@@ -181,6 +193,88 @@ class DeviceArray(Array):
     def block_until_ready(self) -> DeviceArray:
         self._buffer.block_until_ready()
         return self
+
+
+class DeletedArray(Array):
+    """An Array whose value is gone: donated to a jitted computation (`donate_argnums`), which
+    reused its device memory for an output, or freed by `delete()`.
+
+    An Array becomes one in place (`mark_deleted` swaps its class), so every reference the
+    program holds sees the deletion. Its shape and dtype stay readable, as in JAX; anything
+    that needs the value, passing it to a jitted function included, raises RuntimeError. The
+    aval is kept in the base class's `_value` slot, which the properties below shadow.
+    """
+
+    __slots__ = ()
+
+    def _deleted_error(self) -> RuntimeError:
+        aval = _value_slot.__get__(self)
+        shape = ",".join(map(str, aval.shape))
+        return RuntimeError(f"Array has been deleted with shape={aval.dtype.name}[{shape}].")
+
+    @property
+    def _value(self):
+        raise self._deleted_error()
+
+    @property
+    def _buffer(self):
+        raise self._deleted_error()
+
+    @property
+    def aval(self) -> ShapedArray:
+        return _value_slot.__get__(self)
+
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def ndim(self):
+        return len(self.aval.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.aval.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self):
+        return self.size * self.aval.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.aval.dtype.itemsize
+
+    def block_until_ready(self):
+        raise self._deleted_error()
+
+    def is_deleted(self) -> bool:
+        return True
+
+    def delete(self) -> None:
+        pass
+
+
+_value_slot = Array.__dict__["_value"]
+_buffer_slot = Array.__dict__["_buffer"]
+
+
+def mark_deleted(array: Array) -> None:
+    """Turns `array` into a `DeletedArray` in place, dropping its value and its buffer (whose
+    handle is then destroyed; the caller frees or donated the memory itself)."""
+    if type(array) is DeletedArray:
+        return
+    aval = ShapedArray(array.shape, array.dtype, array.weak_type)
+    for slot in (_value_slot, _buffer_slot):
+        try:
+            slot.__delete__(array)
+        except AttributeError:
+            pass
+    array.__class__ = DeletedArray
+    _value_slot.__set__(array, aval)
 
 
 def make_device_array(buffer, weak_type: bool = False) -> DeviceArray:

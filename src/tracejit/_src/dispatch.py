@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.array import Array, make_array, make_device_array
+from tracejit._src.array import Array, make_array, make_device_array, mark_deleted
 from tracejit._src.config import config
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
@@ -54,25 +54,47 @@ def backend() -> str:
 
 
 class CompiledProgram:
-    """A jaxpr compiled by XLA: call it with flat arguments, get flat Arrays back."""
+    """A jaxpr compiled by XLA: call it with flat arguments, get flat Arrays back.
 
-    def __init__(self, closed: ClosedJaxpr, name: str, text: str, executable):
+    `kept` lists the arguments that are the program's parameters (None: all), the others are
+    never read and not transferred. `aliases` maps a parameter to the output that reuses its
+    buffer (donation); when there are any, calls go through `_call_donating`.
+    """
+
+    def __init__(self, closed: ClosedJaxpr, name: str, text: str, executable, kept, aliases):
         self.closed = closed
         self.name = name
         self.text = text
         self.executable = executable
         self.out_weak_types = [aval.weak_type for aval in closed.out_avals]
         self.client = executable.client
+        self.kept = kept
+        self.donated = frozenset(aliases or ())
+        self.plain = kept is None and not self.donated  # every argument passed as it is
 
     def __call__(self, args):
+        if self.plain:
+            try:
+                buffers = [x._buffer for x in args]
+            except AttributeError:  # a host value: transferred (and kept by an Array)
+                buffers = self._buffers(args)
+        else:
+            if self.kept is not None:
+                args = [args[i] for i in self.kept]
+            if self.donated:
+                return self._call_donating(args)
+            buffers = self._buffers(args)
+        outs = self.executable.execute_one(buffers)
+        return [make_device_array(b, w) for b, w in zip(outs, self.out_weak_types)]
+
+    def _buffers(self, args) -> list:
         buffers = []
         for x in args:
             try:
                 buffers.append(x._buffer)
             except AttributeError:
                 buffers.append(self.transfer(x))
-        outs = self.executable.execute_one(buffers)
-        return [make_device_array(b, w) for b, w in zip(outs, self.out_weak_types, strict=True)]
+        return buffers
 
     def transfer(self, x):
         """A device buffer for a host value. An Array keeps it (Arrays are immutable, and the
@@ -83,12 +105,54 @@ class CompiledProgram:
         buffer = x._buffer = self.client.buffer_from_numpy(value, zero_copy=True)
         return buffer
 
+    def _call_donating(self, args):
+        """A call that gives the donated parameters' buffers to XLA, which writes the aliased
+        outputs into them; the Arrays they came from are deleted afterwards.
+
+        Only memory nothing else can see is donated: a device buffer without NumPy views of
+        it (PJRT itself refuses those: the Array then stays valid, as in JAX), or a fresh
+        copy of a host value (never a zero-copy buffer, which aliases NumPy memory).
+        """
+        buffers, owners, donated = [], [], self.donated
+        for position, x in enumerate(args):
+            if position not in donated:
+                try:
+                    buffers.append(x._buffer)
+                except AttributeError:
+                    buffers.append(self.transfer(x))
+                continue
+            buffer = getattr(x, "_buffer", None)  # a DeletedArray raises RuntimeError here
+            if buffer is None or (buffer._host is not None and buffer._host.aliased):
+                # NumPy's memory, or a zero-copy buffer over it: donate a copy
+                buffer = self.client.buffer_from_numpy(to_numpy(x)[0])
+            buffers.append(buffer)
+            if isinstance(x, Array):
+                owners.append((x, buffer))
+        _check_no_donated_duplicates(args, owners)
+        outs = self.executable.execute_one(buffers)
+        for array, buffer in owners:
+            if buffer.is_deleted():  # donated (not refused for live views)
+                mark_deleted(array)
+        return [make_device_array(b, w) for b, w in zip(outs, self.out_weak_types, strict=True)]
+
     def as_text(self) -> str:
         """The StableHLO module compiled (the C API hands out no optimized HLO text)."""
         return self.text
 
     def cost_analysis(self):
         return self.executable.cost_analysis()
+
+
+def _check_no_donated_duplicates(args, owners) -> None:
+    """A donated Array passed a second time would be read after XLA reused its memory."""
+    if not owners:
+        return
+    donated = {id(array) for array, _ in owners}
+    if sum(id(x) in donated for x in args) > len(donated):
+        raise ValueError(
+            "A donated Array is also passed as another argument of the same call: its buffer "
+            "would be reused while still being read. Pass a copy (jnp.copy) to one of them."
+        )
 
 
 class EvaluatedProgram:
@@ -108,31 +172,77 @@ class EvaluatedProgram:
         return {}
 
 
-_programs: dict = {}  # ClosedJaxpr -> program
+_programs: dict = {}  # ClosedJaxpr, or (ClosedJaxpr, donated, keep_unused) -> program
 _programs_by_text: dict = {}  # StableHLO text -> program's executable
 
 
-def compiled_program(closed: ClosedJaxpr, name: str):
-    program = _programs.get(closed)
+def compiled_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: bool = False):
+    """The program of `closed`, compiled on first use. `donated` (a bool per input, or None)
+    and `keep_unused` are `jit`'s `donate_argnums` and `keep_unused`, per flat argument."""
+    key = closed if donated is None and not keep_unused else (closed, donated, keep_unused)
+    program = _programs.get(key)
     if program is None:
-        program = _programs[closed] = _compile(closed, name)
+        program = _programs[key] = _compile(closed, name, donated, keep_unused)
     return program
 
 
-def _compile(closed: ClosedJaxpr, name: str):
+def plan_parameters(closed: ClosedJaxpr, donated=None, keep_unused=False, stacklevel=2):
+    """(kept, aliases) for lowering: the inputs that become parameters (None: all) and, among
+    those, the donated ones an output of equal shape and dtype can reuse -> that output.
+
+    Donations are matched to outputs in order, each output taking the first donated parameter
+    of its type still free. A donated input left without an output warns, as JAX does: its
+    buffer cannot be reused (it is not deleted either).
+    """
+    from tracejit._src.lowering.lower import used_inputs
+
+    n = len(closed.jaxpr.invars)
+    kept = None if keep_unused else used_inputs(closed.jaxpr)
+    if kept is not None and len(kept) == n:
+        kept = None
+    if not donated or not any(donated):
+        return kept, {}
+    indices = range(n) if kept is None else kept
+    in_avals = closed.in_avals
+    free: dict = {}  # (shape, dtype) -> donated parameter positions, in order
+    for position, i in enumerate(indices):
+        if donated[i]:
+            free.setdefault((in_avals[i].shape, in_avals[i].dtype), []).append(position)
+    aliases = {}
+    for output, aval in enumerate(closed.out_avals):
+        waiting = free.get((aval.shape, aval.dtype))
+        if waiting:
+            aliases[waiting.pop(0)] = output
+    unusable = [_describe(in_avals[indices[p]]) for positions in free.values() for p in positions]
+    if unusable:
+        warnings.warn(
+            f"Some donated buffers were not usable: {', '.join(unusable)}.\n"
+            "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+    return kept, aliases
+
+
+def _describe(aval) -> str:
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
+def _compile(closed: ClosedJaxpr, name: str, donated=None, keep_unused=False):
     if backend() == "numpy" or any(a.dtype == dtypes.float0 for a in closed.in_avals):
         return EvaluatedProgram(closed, name)
     from tracejit._src.lowering.lower import lower_jaxpr_to_module
 
+    kept, aliases = plan_parameters(closed, donated, keep_unused, stacklevel=5)
     try:
-        text = lower_jaxpr_to_module(closed, f"jit_{name}")
+        text = lower_jaxpr_to_module(closed, f"jit_{name}", kept_inputs=kept, aliases=aliases)
     except NotImplementedError as err:
         _warn_once(str(err), f"{err}; jit evaluates {name} with NumPy instead.")
         return EvaluatedProgram(closed, name)
     executable = _programs_by_text.get(text)
     if executable is None:
         executable = _programs_by_text[text] = _compile_with_disk_cache(text)
-    return CompiledProgram(closed, name, text, executable)
+    return CompiledProgram(closed, name, text, executable, kept, aliases)
 
 
 def cache_dir() -> str:

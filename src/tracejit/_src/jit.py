@@ -19,6 +19,7 @@ import inspect
 import logging
 import warnings
 
+from tracejit._src.array import Array, DeviceArray
 from tracejit._src.config import config
 from tracejit._src.core import Primitive, current_trace
 from tracejit._src.interpreters import ad, batching, transpose
@@ -133,18 +134,50 @@ jit_p.params_to_print = lambda params: {"name": params["name"], "jaxpr": params[
 # --- the API ----------------------------------------------------------------------------------
 
 
-def _argnums_from_names(fun, static_argnames) -> tuple:
+def _parameters(fun) -> list | None:
     try:
-        parameters = list(inspect.signature(fun).parameters)
+        return list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
-        return ()
+        return None
+
+
+def _argnums_from_names(fun, static_argnames) -> tuple:
+    parameters = [p.name for p in _parameters(fun) or ()]
     return tuple(parameters.index(n) for n in static_argnames if n in parameters)
+
+
+def _as_tuple(value, kind) -> tuple:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, kind) else tuple(value)
+
+
+def _donation(fun, donate_argnums, donate_argnames) -> tuple[frozenset, frozenset]:
+    """(positions, names) of the donated arguments: each given one completed by the other
+    through `fun`'s signature, so that an argument is donated however it is passed."""
+    nums, names = set(_as_tuple(donate_argnums, int)), set(_as_tuple(donate_argnames, str))
+    parameters = _parameters(fun)
+    if parameters is not None and (nums or names):
+        positional = [
+            p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        takes_varargs = any(p.kind == p.VAR_POSITIONAL for p in parameters)
+        if not takes_varargs and any(i >= len(positional) for i in nums):
+            raise ValueError(
+                f"Jitted function has donate_argnums={tuple(sorted(nums))}, but only accepts "
+                f"{len(positional)} positional arguments."
+            )
+        names |= {positional[i] for i in nums if i < len(positional)}
+        nums |= {positional.index(n) for n in names if n in positional}
+    return frozenset(nums), frozenset(names)
 
 
 class Jitted:
     """A jitted function: callable, with `.lower(*args)` for the StableHLO and compiled forms."""
 
-    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, keep_unused):
+    def __init__(
+        self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames, keep_unused
+    ):
         functools.update_wrapper(self, fun)
         self.fun = fun
         if isinstance(static_argnums, int):
@@ -155,10 +188,11 @@ class Jitted:
         self.static_argnums = tuple(static_argnums or ()) + _argnums_from_names(
             fun, self.static_argnames
         )
-        self.donate_argnums = donate_argnums
-        self.keep_unused = keep_unused
+        self.donate_argnums, self.donate_argnames = _donation(fun, donate_argnums, donate_argnames)
+        self.keep_unused = bool(keep_unused)
         self.name = getattr(fun, "__name__", "fun")
         self._cache: dict = {}  # signature -> CacheEntry
+        self._compiled: dict = {}  # `_arrays_signature` -> CacheEntry with its program
         self._last_key = None
 
     def _split(self, args, kwargs):
@@ -220,7 +254,28 @@ class Jitted:
             return out_leaves
 
         closed = trace_to_jaxpr(flat_fun, avals, DebugInfo(self.fun, "jit"))
-        return CacheEntry(closed, out_trees[0])
+        donated = self._donated_leaves(args, static, in_tree, positional_only)
+        return CacheEntry(closed, out_trees[0], donated)
+
+    def _donated_leaves(self, args, static, in_tree, positional_only) -> tuple | None:
+        """Whether each flat argument is donated; None when none is."""
+        if not self.donate_argnums and not self.donate_argnames:
+            return None
+        nums, names = self.donate_argnums, self.donate_argnames
+        flags = []
+        dynamic = [i for i in range(len(args)) if i not in static]
+        if positional_only:
+            positional, keywords = in_tree.children(), None
+        else:
+            positional, keywords = in_tree.children()
+            positional = positional.children()
+        for i, subtree in zip(dynamic, positional, strict=True):
+            flags += [i in nums] * subtree.num_leaves
+        if keywords is not None and keywords.num_leaves:
+            _, keys = keywords.node_data()
+            for key, subtree in zip(keys, keywords.children(), strict=True):
+                flags += [key in names] * subtree.num_leaves
+        return tuple(flags) if any(flags) else None
 
     def _explain_miss(self, key):
         """Logs compiles when asked; warns once when a function keeps being retraced."""
@@ -241,20 +296,34 @@ class Jitted:
             )
 
     def __call__(self, *args, **kwargs):
+        eager = type(current_trace()) is EvalTrace
+        if eager and not kwargs:
+            # The hot path: Arrays only, in a signature compiled before. No flattening, no
+            # treedef: the key is the Arrays' own signatures.
+            entry = self._compiled.get(_arrays_signature(args))
+            if entry is not None:
+                outs = entry.program(args)
+                return outs[0] if entry.out_is_leaf else entry.out_tree.unflatten(outs)
         entry, leaves = self._trace(args, kwargs)
-        if type(current_trace()) is EvalTrace:  # the common case: run the compiled program
+        if eager:  # the common case: run the compiled program
             program = entry.program
             if program is None:
                 from tracejit._src import dispatch
 
-                program = entry.program = dispatch.compiled_program(entry.jaxpr, self.name)
+                program = entry.program = dispatch.compiled_program(
+                    entry.jaxpr, self.name, entry.donated, self.keep_unused
+                )
+            if not kwargs and not self.static_argnums:  # next time, the hot path
+                signature = _arrays_signature(args)
+                if signature is not None:
+                    self._compiled[signature] = entry
             return tree_unflatten(entry.out_tree, program(leaves))
         outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self.name)
         return tree_unflatten(entry.out_tree, outs)
 
     def lower(self, *args, **kwargs) -> Lowered:
         entry, _ = self._trace(args, kwargs)
-        return Lowered(entry.jaxpr, self.name, entry.out_tree)
+        return Lowered(entry.jaxpr, self.name, entry.out_tree, entry.donated, self.keep_unused)
 
     def __get__(self, instance, owner):
         return self if instance is None else functools.partial(self, instance)
@@ -264,12 +333,31 @@ RETRACE_WARNING_THRESHOLD = 5
 
 
 class CacheEntry:
-    __slots__ = ("jaxpr", "out_tree", "program")
+    __slots__ = ("donated", "jaxpr", "out_is_leaf", "out_tree", "program")
 
-    def __init__(self, jaxpr: ClosedJaxpr, out_tree):
+    def __init__(self, jaxpr: ClosedJaxpr, out_tree, donated=None):
         self.jaxpr = jaxpr
         self.out_tree = out_tree
+        self.out_is_leaf = out_tree.node_data() is None  # a single Array
+        self.donated = donated  # a bool per flat argument, or None
         self.program = None
+
+
+def _arrays_signature(args) -> tuple | None:
+    """The signature of a call whose arguments are all Arrays (each a leaf): per Array its
+    shape, dtype and weak type; None if some argument is anything else."""
+    signature = []
+    for x in args:
+        kind = type(x)
+        if kind is DeviceArray:
+            buffer = x._buffer
+            signature.append((buffer.shape, buffer.dtype, x.weak_type))
+        elif kind is Array:
+            value = x._value
+            signature.append((value.shape, value.dtype, x.weak_type))
+        else:
+            return None
+    return tuple(signature)
 
 
 def _leaf_signature(x):
@@ -307,20 +395,29 @@ def _miss_reason(key, previous) -> str:
 class Lowered:
     """A jitted function lowered for one signature: its StableHLO module."""
 
-    def __init__(self, jaxpr: ClosedJaxpr, name: str, out_tree):
+    def __init__(self, jaxpr: ClosedJaxpr, name: str, out_tree, donated=None, keep_unused=False):
         self.jaxpr = jaxpr
         self.name = name
         self.out_tree = out_tree
+        self.donated = donated
+        self.keep_unused = keep_unused
 
     def as_text(self) -> str:
+        from tracejit._src import dispatch
         from tracejit._src.lowering.lower import lower_jaxpr_to_module
 
-        return lower_jaxpr_to_module(self.jaxpr, f"jit_{self.name}")
+        kept, aliases = dispatch.plan_parameters(
+            self.jaxpr, self.donated, self.keep_unused, stacklevel=3
+        )
+        return lower_jaxpr_to_module(
+            self.jaxpr, f"jit_{self.name}", kept_inputs=kept, aliases=aliases
+        )
 
     def compile(self) -> Compiled:
         from tracejit._src import dispatch
 
-        return Compiled(self, dispatch.compiled_program(self.jaxpr, self.name))
+        program = dispatch.compiled_program(self.jaxpr, self.name, self.donated, self.keep_unused)
+        return Compiled(self, program)
 
 
 class Compiled:
@@ -341,15 +438,33 @@ class Compiled:
         return tree_unflatten(self.lowered.out_tree, self.program(leaves))
 
 
-def jit(fun=None, *, static_argnums=(), static_argnames=(), donate_argnums=(), keep_unused=False):
+def jit(
+    fun=None,
+    *,
+    static_argnums=(),
+    static_argnames=(),
+    donate_argnums=(),
+    donate_argnames=(),
+    keep_unused=False,
+):
     """Compiles `fun` with XLA, tracing it once per monomorphic signature. Usable as a
-    decorator, with or without arguments."""
+    decorator, with or without arguments.
+
+    `donate_argnums`/`donate_argnames` give those arguments' buffers to the computation, which
+    may write outputs of the same shape and dtype into them instead of allocating: a donated
+    Array is deleted by the call (using it then raises RuntimeError). `keep_unused=False` lets
+    the compiled program leave out arguments the function never reads, so calls do not
+    transfer them; results are the same either way.
+    """
     if fun is None:
         return functools.partial(
             jit,
             static_argnums=static_argnums,
             static_argnames=static_argnames,
             donate_argnums=donate_argnums,
+            donate_argnames=donate_argnames,
             keep_unused=keep_unused,
         )
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums, keep_unused)
+    return Jitted(
+        fun, static_argnums, static_argnames, donate_argnums, donate_argnames, keep_unused
+    )

@@ -34,6 +34,7 @@ from tracejit._src.lax.reductions import (
     _lowest,
     accumulation_dtype,
     additive_identity,
+    chooser_init,
     combiner_region,
     lower_compare,
     lower_convert,
@@ -240,9 +241,12 @@ def _lower_scan(combiner, init, accumulate: bool = False):
             region = combiner(block, dtype)
         else:
             region = combiner_region(block, combiner, dtype)
+        init_value = init(dtype)
+        if not callable(combiner):  # every window holds an element: never the init's value
+            init_value = chooser_init(combiner, init_value, dtype)
         out = block.op1(
             "stablehlo.reduce_window",
-            [x, ctx.constant(init(dtype), dtype)],
+            [x, ctx.constant(init_value, dtype)],
             hlo.tensor_type(shape, dtype),
             {
                 "window_dimensions": hlo.i64_array(window),

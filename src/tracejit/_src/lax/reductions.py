@@ -206,9 +206,9 @@ _FLOAT_BITS = {2: np.int16, 4: np.int32, 8: np.int64}
 
 def _lower_float_chooser(block, a, b, dtype, is_max: bool, shape=()) -> hlo.Value:
     """max(a, b) (`is_max`) or min(a, b) of floats: NaN if either is, +0. (max) or -0. (min)
-    of two zeros."""
+    of two zeros. Complex numbers: `lower_complex_chooser`."""
     if dtypes.is_complex(dtype):
-        raise NotImplementedError("no StableHLO lowering of max/min of complex numbers")
+        return lower_complex_chooser(block, a, b, dtype, is_max, shape)
     value_t, bool_t = hlo.tensor_type(shape, dtype), hlo.tensor_type(shape, np.bool_)
     bits_t = hlo.tensor_type(shape, _FLOAT_BITS[np.dtype(dtype).itemsize])
     nan = block.op1(
@@ -233,6 +233,49 @@ def _lower_float_chooser(block, a, b, dtype, is_max: bool, shape=()) -> hlo.Valu
     )
 
 
+def lower_complex_chooser(block, a, b, dtype, is_max: bool, shape=()) -> hlo.Value:
+    """max(a, b) (`is_max`) or min(a, b) of complex numbers in the order of the NumPy impls
+    (np.maximum/np.minimum): lexicographic, real parts first, then imaginary parts; a NaN (in
+    either part) wins, `a` before `b`; of two equal values, `b`. XLA's own maximum/minimum of
+    complex numbers are not defined, and its compare orders no complex numbers: the parts are
+    compared as floats."""
+    part_dtype = np.dtype(np.float32 if np.dtype(dtype) == np.complex64 else np.float64)
+    part_t, bool_t = hlo.tensor_type(shape, part_dtype), hlo.tensor_type(shape, np.bool_)
+    value_t = hlo.tensor_type(shape, dtype)
+    ar, ai, br, bi = (
+        block.op1(f"stablehlo.{part}", [v], part_t) for v in (a, b) for part in ("real", "imag")
+    )
+
+    def compare(x, y, direction):
+        return lower_compare(block, x, y, direction, part_dtype, shape)
+
+    def logical(name, x, y):
+        return block.op1(f"stablehlo.{name}", [x, y], bool_t)
+
+    direction = "GT" if is_max else "LT"
+    a_wins = logical(
+        "or",
+        compare(ar, br, direction),
+        logical("and", compare(ar, br, "EQ"), compare(ai, bi, direction)),
+    )
+    a_nan = logical("or", compare(ar, ar, "NE"), compare(ai, ai, "NE"))
+    b_nan = logical("or", compare(br, br, "NE"), compare(bi, bi, "NE"))
+    out = block.op1("stablehlo.select", [a_wins, a, b], value_t)
+    out = block.op1("stablehlo.select", [b_nan, b, out], value_t)
+    return block.op1("stablehlo.select", [a_nan, a, out], value_t)
+
+
+def chooser_init(combiner: str, value, dtype, reduces_elements: bool = True):
+    """The init of a max/min reduction's lowering. For complex numbers the impls' identity
+    (-inf+0j for max) is not the lexicographic extreme: an element (-inf-1j) would lose to
+    it. Where elements are reduced the init is (-inf-infj) (max) or (inf+infj) (min), which
+    no element beats; only an empty reduction returns the impl's identity."""
+    extremes = ("stablehlo.maximum", "stablehlo.minimum")
+    if combiner in extremes and dtypes.is_complex(dtype) and reduces_elements:
+        return complex(value.real, value.real)
+    return value
+
+
 def _lower_reduction(combiner: str, init, accumulate: bool = False):
     """The lowering rule of a reduction by the binary op `combiner` from `init(dtype)`;
     `accumulate`: float16/bfloat16 are reduced in float32 and rounded once."""
@@ -244,9 +287,11 @@ def _lower_reduction(combiner: str, init, accumulate: bool = False):
         if dtype != aval.dtype:
             x = lower_convert(block, x, aval.shape, dtype)
         region = combiner_region(block, combiner, dtype)
+        reduces_elements = math.prod(aval.shape[a] for a in axes) > 0
+        init_value = chooser_init(combiner, init(dtype), dtype, reduces_elements)
         out = block.op1(
             "stablehlo.reduce",
-            [x, ctx.constant(init(dtype), dtype)],
+            [x, ctx.constant(init_value, dtype)],
             hlo.tensor_type(out_aval.shape, dtype),
             {"dimensions": hlo.i64_array(axes)},
             [region],

@@ -19,6 +19,7 @@ from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import binary
 from tracejit._src.lax.conversions import lower_compare, splat_constant
+from tracejit._src.lax.reductions import lower_complex_chooser
 from tracejit._src.lax.shapes import batch_size, broadcast_in_dim
 from tracejit._src.lax.standard import (
     broadcast_to_shape,
@@ -218,8 +219,11 @@ ad.jvp_rules[clamp_p] = _clamp_jvp
 
 def _clamp_lowering(ctx, lo, x, hi):
     dtype = ctx.avals_in[1].dtype
-    if dtypes.is_complex(dtype):
-        raise NotImplementedError("[lowering] clamp of complex values has no StableHLO lowering")
+    if dtypes.is_complex(dtype):  # min(max(x, lo), hi) in the impl's lexicographic order
+        lo, x, hi = ctx.broadcast_operands(lo, x, hi)
+        shape = ctx.avals_out[0].shape
+        above = lower_complex_chooser(ctx.block, x, lo, dtype, True, shape)
+        return lower_complex_chooser(ctx.block, above, hi, dtype, False, shape)
     if not dtypes.is_inexact(dtype):
         return ctx.op("stablehlo.clamp", [lo, x, hi])
     # Ours is NaN where any of the three is (maximum, then minimum); XLA's clamp is not always

@@ -12,6 +12,9 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
   operands, attributes=..., regions=...)` emits an operation whose result types default to
   those of `ctx.avals_out`; `ctx.block` is the builder for anything else (constants, regions);
   `ctx.lower_sub_jaxpr(block, closed_jaxpr, args)` lowers a nested jaxpr into a region.
+
+A module's `main` leaves out the equations no output depends on (`live_equations`); a
+primitive whose equations must run anyway sets `has_side_effects = True`.
 """
 
 from __future__ import annotations
@@ -102,21 +105,26 @@ class LoweringError(Exception):
     """A primitive could not be lowered; names the primitive and the user's source line."""
 
 
-def lower_jaxpr(block, jaxpr: Jaxpr, consts, args, module) -> list:
+def lower_jaxpr(block, jaxpr: Jaxpr, consts, args, module, live=None) -> list:
     """Emits `jaxpr` into `block`, reading its invars from `args` (Values); returns the Values
-    of its outvars."""
+    of its outvars. `live` (a bool per equation, see `live_equations`) skips dead equations.
+    A constant is emitted where it is first read."""
     env = {}
+    pending_consts = dict(zip(jaxpr.constvars, consts, strict=True))
 
     def read(atom):
         if isinstance(atom, Literal):
             return block.constant(np.asarray(atom.val, atom.aval.dtype))
-        return env[atom]
+        value = env.get(atom)
+        if value is None:
+            value = env[atom] = block.constant(np.asarray(pending_consts[atom], atom.aval.dtype))
+        return value
 
-    for var, value in zip(jaxpr.constvars, consts, strict=True):
-        env[var] = block.constant(np.asarray(value, var.aval.dtype))
     for var, value in zip(jaxpr.invars, args, strict=True):
         env[var] = value
-    for eqn in jaxpr.eqns:
+    for k, eqn in enumerate(jaxpr.eqns):
+        if live is not None and not live[k]:
+            continue
         rule = lowering_rules.get(eqn.primitive)
         where = f" (from {eqn.source_info})" if eqn.source_info else ""
         if rule is None:
@@ -143,17 +151,61 @@ def lower_jaxpr(block, jaxpr: Jaxpr, consts, args, module) -> list:
     return [read(atom) for atom in jaxpr.outvars]
 
 
-def lower_jaxpr_to_module(closed: ClosedJaxpr, name: str = "jit_fun", num_replicas: int = 1):
+def lower_jaxpr_to_module(
+    closed: ClosedJaxpr,
+    name: str = "jit_fun",
+    num_replicas: int = 1,
+    *,
+    kept_inputs=None,
+    aliases=None,
+):
     """The StableHLO module text of a closed jaxpr, as a `main` function of its inputs.
-    Its constants are embedded in the module."""
+    Its constants are embedded in the module.
+
+    `kept_inputs` (indices of the jaxpr's inputs; default all) are `main`'s parameters: an
+    input the jaxpr never reads may be left out, so that calls need not pass it. `aliases`
+    maps a parameter's index (among the kept) to the output that may reuse its buffer: the
+    `tf.aliasing_output` attribute, through which XLA honours buffer donation.
+    """
     jaxpr = closed.jaxpr
+    invars = jaxpr.invars
+    kept = range(len(invars)) if kept_inputs is None else kept_inputs
     module = hlo.Module(_module_name(name), num_replicas=num_replicas)
     main = module.function(
-        "main", [aval_type(v.aval) for v in jaxpr.invars], [aval_type(a) for a in closed.out_avals]
+        "main", [aval_type(invars[i].aval) for i in kept], [aval_type(a) for a in closed.out_avals]
     )
-    outs = lower_jaxpr(main.body, jaxpr, closed.consts, main.body.args, module)
+    for parameter, output in (aliases or {}).items():
+        main.arg_attributes[parameter] = {"tf.aliasing_output": f"{output} : i32"}
+    args = [None] * len(invars)  # a left-out input is never read (only dead equations may)
+    for i, value in zip(kept, main.body.args, strict=True):
+        args[i] = value
+    live, _ = live_equations(jaxpr)
+    outs = lower_jaxpr(main.body, jaxpr, closed.consts, args, module, live)
     main.body.ret(outs, op_name="func.return")
     return module.text()
+
+
+def live_equations(jaxpr: Jaxpr) -> tuple[list[bool], list[int]]:
+    """(whether each equation is live, the indices of the live inputs): an equation is live if
+    an output depends on it (or its primitive declares `has_side_effects`), an input if a live
+    equation or an output reads it. Dead equations are not lowered (e.g. the forward value
+    `grad` computes and drops), and with `keep_unused=False` an input only they read is no
+    parameter, as JAX prunes after the same dead-code elimination."""
+    live_vars = {id(v) for v in jaxpr.outvars if not isinstance(v, Literal)}
+    live = [False] * len(jaxpr.eqns)
+    for k in range(len(jaxpr.eqns) - 1, -1, -1):
+        eqn = jaxpr.eqns[k]
+        if getattr(eqn.primitive, "has_side_effects", False) or any(
+            id(v) in live_vars for v in eqn.outvars
+        ):
+            live[k] = True
+            live_vars.update(id(v) for v in eqn.invars if not isinstance(v, Literal))
+    return live, [i for i, v in enumerate(jaxpr.invars) if id(v) in live_vars]
+
+
+def used_inputs(jaxpr: Jaxpr) -> list[int]:
+    """Indices of the inputs that a live equation or an output reads."""
+    return live_equations(jaxpr)[1]
 
 
 def _module_name(name: str) -> str:

@@ -183,6 +183,12 @@ class Region(Block):
         return "{" + head + body + f"\n{' ' * indent}" + "}"
 
 
+def _attribute_dict(attributes) -> str:
+    if not attributes:
+        return ""
+    return " {" + ", ".join(f"{k} = {v}" for k, v in attributes.items()) + "}"
+
+
 def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -196,6 +202,9 @@ class Function:
         self._counter = 0
         self._regions = 0
         self.body = Block(self, arg_types, arg_prefix="arg")
+        # argument index -> {name: value}, e.g. {"tf.aliasing_output": "0 : i32"}: XLA reads
+        # input/output aliasing (buffer donation) from these
+        self.arg_attributes: dict[int, dict[str, str]] = {}
 
     def new_value(self, type_: str) -> Value:
         value = Value(f"%{self._counter}", type_)
@@ -210,7 +219,10 @@ class Function:
         return 4
 
     def text(self) -> str:
-        args = ", ".join(f"{a.name}: {a.type}" for a in self.body.args)
+        args = ", ".join(
+            f"{a.name}: {a.type}{_attribute_dict(self.arg_attributes.get(i))}"
+            for i, a in enumerate(self.body.args)
+        )
         results = ", ".join(self.result_types)
         visibility = "public" if self.public else "private"
         lines = "".join(f"\n    {line}" for line in self.body.lines)

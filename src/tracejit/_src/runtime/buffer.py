@@ -169,9 +169,10 @@ class Buffer:
     def block_until_ready(self) -> Buffer:
         """Wait until the contents are computed; raise the computation's error if it failed."""
         if not self._ready:
-            self._client.check_alive()
-            plugin = self._client.plugin
-            plugin.await_event(plugin.query("PJRT_Buffer_ReadyEvent", "buffer", self._ptr, "event"))
+            client = self._client
+            if not client._alive:
+                client.check_alive()
+            client.plugin.await_buffer_ready(self._ptr)
             if self._host is not None:
                 self._release_host()
             self._ready = True

@@ -96,6 +96,17 @@ class Executable:
         self._output_dense_unknown = True
         self._execute = plugin.function("PJRT_LoadedExecutable_Execute")
         self._deleted = False
+        self._multi_device = len(self._devices) != 1
+        self._output_specs = self._specs()
+
+    def _specs(self) -> list[tuple]:
+        """(index, shape, dtype, dense) of each output: what `execute_one` hands each buffer."""
+        return [
+            (i, shape, dtype, dense)
+            for i, (shape, dtype, dense) in enumerate(
+                zip(self.output_shapes, self.output_dtypes, self._output_dense, strict=True)
+            )
+        ]
 
     def _output_types(self):
         """Per-output shapes and dtypes, so output buffers need not ask the plugin; None where
@@ -121,6 +132,7 @@ class Executable:
         self._output_dense = [buffer._layout_is_dense() for buffer in outputs]
         for buffer, dense in zip(outputs, self._output_dense):
             buffer._layout_dense = dense
+        self._output_specs = self._specs()
         self._output_dense_unknown = False
 
     def __del__(self):
@@ -167,13 +179,21 @@ class Executable:
 
     def execute_one(self, arguments: Sequence[Buffer]) -> list[Buffer]:
         """Run a single-device program: the hot path of a jitted call. Returns its outputs at
-        once; they become ready when the computation finishes."""
-        if len(self._devices) != 1:
+        once; they become ready when the computation finishes. (Written for speed: locals
+        bound once, the slot taken inline.)"""
+        if self._multi_device:
             raise ValueError(f"{self!r} runs on {len(self._devices)} devices: use execute()")
-        if not self._client._alive:
-            self._client.check_alive()
+        client = self._client
+        if not client._alive:
+            client.check_alive()
         count = len(arguments)
-        slot = self._take_slot(count)
+        slots = self._slots
+        try:  # (a free list shared by threads: pop, not test-then-pop)
+            slot = slots.pop()
+        except IndexError:
+            slot = None
+        if slot is None or slot.capacity < count:
+            slot = _CallSlot(self, count)
         array = slot.argument_arrays[0]
         for index, buffer in enumerate(arguments):
             array[index] = buffer._ptr
@@ -181,17 +201,15 @@ class Executable:
         args.num_args = count
         error = self._execute(args)
         if error:
-            self._slots.append(slot)
-            raise self._client.plugin.error(error)
-        client = self._client
+            slots.append(slot)
+            raise client.plugin.error(error)
         device = self._devices[0]
         outputs = slot.output_arrays[0]
-        shapes, dtypes, dense = self.output_shapes, self.output_dtypes, self._output_dense
         buffers = [
-            new_buffer(Buffer, client, outputs[i], shapes[i], dtypes[i], device, dense[i])
-            for i in range(self._num_outputs)
+            new_buffer(Buffer, client, outputs[i], shape, dtype, device, dense)
+            for i, shape, dtype, dense in self._output_specs
         ]
-        self._slots.append(slot)  # only now: another call may reuse its output table
+        slots.append(slot)  # only now: another call may reuse its output table
         if self._output_dense_unknown:
             self._learn_output_layouts(buffers)
         return buffers

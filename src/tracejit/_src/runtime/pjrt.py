@@ -137,6 +137,12 @@ class Plugin:
         self._destroy_buffer = self.function("PJRT_Buffer_Destroy")
         self._destroy_event = self.function("PJRT_Event_Destroy")
         self._await_event = self.function("PJRT_Event_Await")
+        self._ready_event = self.function("PJRT_Buffer_ReadyEvent")
+        self._ready_free_lists = tuple(
+            self.pool(f"{name}_Args")._free
+            for name in ("PJRT_Buffer_ReadyEvent", "PJRT_Event_Await", "PJRT_Event_Destroy")
+        )
+        self._destroy_buffer_free = self.pool("PJRT_Buffer_Destroy_Args")._free
 
     # -- structs and functions ---------------------------------------------------------------
 
@@ -239,6 +245,38 @@ class Plugin:
                 self.destroy_event(event)
         self.check(error)
 
+    def await_buffer_ready(self, buffer) -> None:
+        """Block until `buffer`'s contents are computed; raise the computation's error. The
+        three calls (ReadyEvent, Await, Destroy) in one frame, their pooled structs taken from
+        the pools' free lists directly: this is on the path of every `block_until_ready`."""
+        ready_free, await_free, destroy_free = self._ready_free_lists
+        try:  # (not `if ready_free`: another thread may take the last one in between)
+            ready = ready_free.pop()
+        except IndexError:
+            ready = self.new("PJRT_Buffer_ReadyEvent_Args")
+        ready.buffer = buffer
+        error = self._ready_event(ready)
+        event = ready.event
+        ready_free.append(ready)
+        if error:
+            raise self.error(error)
+        try:
+            waiting = await_free.pop()
+        except IndexError:
+            waiting = self.new("PJRT_Event_Await_Args")
+        waiting.event = event
+        error = self._await_event(waiting)
+        await_free.append(waiting)
+        try:
+            destroy = destroy_free.pop()
+        except IndexError:
+            destroy = self.new("PJRT_Event_Destroy_Args")
+        destroy.event = event
+        self._destroy_event(destroy)
+        destroy_free.append(destroy)
+        if error:
+            raise self.error(error)
+
     def event_is_ready(self, event) -> bool:
         return bool(self.query("PJRT_Event_IsReady", "event", event, "is_ready"))
 
@@ -250,12 +288,16 @@ class Plugin:
         pool.give(args)
 
     def destroy_buffer(self, buffer) -> None:
-        pool = self.pool("PJRT_Buffer_Destroy_Args")
-        args = pool.take()
+        free = self._destroy_buffer_free  # (its pool's free list: every buffer dies here)
+        try:
+            args = free.pop()
+        except IndexError:
+            args = self.new("PJRT_Buffer_Destroy_Args")
         args.buffer = buffer
         error = self._destroy_buffer(args)
-        pool.give(args)
-        self.check(error)
+        free.append(args)
+        if error:
+            raise self.error(error)
 
     # -- named values -----------------------------------------------------------------------
 
