@@ -12,6 +12,7 @@ is installed, the benchmarks are not).
 
 import dataclasses
 import itertools
+import os
 import statistics
 import sys
 import time
@@ -193,7 +194,7 @@ def quadratic_problem(n=200, seed=0):
     )  # fmt: skip
 
 
-def hmm_problem(states=4, symbols=6, length=500, seed=0, reg=1e-3):
+def hmm_problem(states=4, symbols=6, length=200, seed=0, reg=1e-2):
     """Fit a discrete HMM by maximum likelihood: the negative log marginal likelihood per
     observation (forward algorithm in log space, a `lax.scan`), parameters as softmax logits
     (initial, transition and emission), plus a small L2 term."""
@@ -464,6 +465,8 @@ def main():
     print("Newton steps in lax.while_loop, conjugate gradient in lax.while_loop with")
     print("Hessian-vector products jvp(grad(f)), the HMM's forward algorithm in lax.scan;")
     print("against the same algorithm op by op in NumPy with hand-written derivatives.")
+    print(f"Medians of 3 runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+          "(on a busy machine,\n`NPROC=1 python bench/control_flow.py` is steadier).")  # fmt: skip
     rows = []
     for problem in table1_problems():
         bar = ProgressBar(f"{problem.name:<9}", total=3 + 1 + 3)  # NumPy, compile, jit
@@ -476,6 +479,10 @@ def main():
               f"{row['jit_first_call_s']:>12.2f} {row['numpy_s'] / row['jit_s']:>7.1f}x "
               f"{problem.paper[2]:>5}x  {objectives_agree(row)} "
               f"({row['numpy_objective']:.6g} vs {row['jit_objective']:.6g})")  # fmt: skip
+    print("first call: trace, lower and compile (or load from the persistent cache) and run")
+    if os.getloadavg()[0] > (os.cpu_count() or 1):
+        print("the machine is busy: NumPy's BLAS threads and XLA's wait for cores, and the NumPy")
+        print("times above may be several times what they are on an idle machine")
 
 
 if __name__ == "__main__":
