@@ -79,7 +79,8 @@ def f_cond(x):
 # The optimizer is written once against an array module `xp` and a `while_loop`: with
 # `tracejit.numpy` and `lax.while_loop` it stages into one program (three nested while loops:
 # Newton steps, conjugate gradient, backtracking line search) that `jit` compiles whole; with
-# NumPy and `python_while_loop` it is the op-by-op reference, the paper's "Python" column.
+# NumPy, `python_while_loop` and hand-written derivatives it is the op-by-op reference, like the
+# paper's "Python" column (which ran Autograd, with more overhead per operation).
 
 
 def python_while_loop(cond_fun, body_fun, state):
@@ -464,7 +465,8 @@ def main():
     section("the JAX paper's Table 1: Truncated Newton-CG, jitted whole (float32)")
     print("Newton steps in lax.while_loop, conjugate gradient in lax.while_loop with")
     print("Hessian-vector products jvp(grad(f)), the HMM's forward algorithm in lax.scan;")
-    print("against the same algorithm op by op in NumPy with hand-written derivatives.")
+    print("against the same algorithm op by op in NumPy with hand-written derivatives (the")
+    print("paper's Python column ran Autograd, with more overhead per operation).")
     print(f"Medians of 3 runs; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
           "(on a busy machine,\n`NPROC=1 python bench/control_flow.py` is steadier).")  # fmt: skip
     rows = []
