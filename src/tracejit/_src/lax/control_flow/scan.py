@@ -58,7 +58,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
 def scan_with_carry_name(f, init, xs, length, reverse, unroll, carry_name: str):
     """`scan`, its errors naming the carry `carry_name` (`fori_loop`'s is `loop_carry`)."""
     if not callable(f):
-        raise TypeError("lax.scan: f argument should be callable.")
+        raise TypeError("lax.scan: f argument should be a callable.")
     xs_leaves, xs_tree = tree_flatten(xs)
     length = _scan_length(xs_leaves, length)
     init_leaves, init_tree = tree_flatten(init)
