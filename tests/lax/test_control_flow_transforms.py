@@ -1,0 +1,375 @@
+"""Control flow nested in control flow and composed with transformations (a scan inside a
+while inside a cond; cond inside scan; scan inside scan; jit/grad/vmap at every level), and
+the composites built on scan and slicing: `lax.map` and `lax.associative_scan`, against NumPy."""
+
+import numpy as np
+import pytest
+from helpers import check_traced_matches_eager
+
+import tracejit as jax
+import tracejit.numpy as jnp
+from tracejit import lax
+from tracejit._src.jaxpr import check_jaxpr
+from tracejit.test_util import check_grads
+
+_rng = np.random.default_rng(3)
+f32, i32 = np.float32, np.int32
+
+
+def r(*shape, dtype=f32):
+    return _rng.standard_normal(shape).astype(dtype)
+
+
+def assert_tree_equal(got, want, tol):
+    got_leaves, got_tree = jax.tree_util.tree_flatten(got)
+    want_leaves, want_tree = jax.tree_util.tree_flatten(want)
+    assert got_tree == want_tree, (got_tree, want_tree)
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, g.shape, w.dtype, w.shape)
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
+
+
+def check_eager_jit_numpy(fun, args, want, tol=1e-5, replay=True):
+    assert_tree_equal(fun(*args), want, tol)
+    assert_tree_equal(jax.jit(fun)(*args), want, tol)
+    if replay:
+        check_traced_matches_eager(fun, *args, rtol=tol, atol=tol)
+
+
+def _member(a, ax, i):
+    if ax is None:
+        return a
+    return jax.tree_util.tree_map(lambda x: np.take(x, i, axis=ax), a)
+
+
+def check_vmap(fun, args, in_axes, tol=1e-5):
+    """vmap(fun) and jit(vmap(fun)) equal a Python loop over the batch members."""
+    size = next(
+        np.shape(jax.tree_util.tree_leaves(a)[0])[ax]
+        for a, ax in zip(args, in_axes)
+        if ax is not None
+    )
+    outs = [fun(*[_member(a, ax, i) for a, ax in zip(args, in_axes)]) for i in range(size)]
+    want = jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *outs)
+    assert_tree_equal(jax.vmap(fun, in_axes)(*args), want, tol)
+    assert_tree_equal(jax.jit(jax.vmap(fun, in_axes))(*args), want, tol)
+
+
+# --- a scan inside a while inside a cond ----------------------------------------------------
+
+
+def _inner_scan(c, xs):
+    return lax.scan(lambda c, x: (c + 0.1 * x * x + 0.05 * jnp.sin(c), c.sum()), c, xs)
+
+
+def nested(p, c, xs, max_iterations=None):
+    """cond(p): while sum(c) < 5, c = scan(...)(c) + 0.5 (counting the trips); else c * 2.
+    Every trip grows sum(c) by more than 0.3, so the while always ends."""
+
+    def grow(c):
+        n, c = lax.while_loop(
+            lambda s: s[1].sum() < 5.0,
+            lambda s: (s[0] + 1, _inner_scan(s[1], xs)[0] + 0.5),
+            (np.int32(0), c),
+            max_iterations=max_iterations,
+        )
+        return c, n
+
+    return lax.cond(p, grow, lambda c: (c * 2.0, np.int32(-1)), c)
+
+
+def np_nested(p, c, xs):
+    if not p:
+        return (c * 2).astype(f32), np.int32(-1)
+    n = 0
+    while c.sum() < 5:
+        for x in xs:
+            c = (c + f32(0.1) * x * x + f32(0.05) * np.sin(c)).astype(f32)
+        c, n = (c + 0.5).astype(f32), n + 1
+    return c, np.int32(n)
+
+
+_C, _XS = np.array([0.1, 0.2], f32), r(3, 2)
+
+
+@pytest.mark.parametrize("p", [True, False])
+@pytest.mark.parametrize("max_iterations", [None, 30])
+def test_scan_in_while_in_cond_matches_numpy(p, max_iterations):
+    fun = lambda p, c, xs: nested(p, c, xs, max_iterations)
+    want = np_nested(p, _C, _XS)
+    assert want[1] > 1 or not p  # several trips of the while
+    check_eager_jit_numpy(fun, (np.bool_(p), _C, _XS), want)
+
+
+def test_scan_in_while_in_cond_vmap():
+    """Batched predicate of the cond, batched predicate of the while (members need different
+    trip counts), batched xs of the innermost scan."""
+    p = np.array([True, False, True, True])
+    c = np.stack([_C, _C, _C * 3, _C * 0.5])
+    check_vmap(nested, (p, c, _XS), (0, 0, None))
+    check_vmap(nested, (np.bool_(True), c, _XS), (None, 0, None))
+    check_vmap(nested, (p, _C, np.stack([_XS, _XS * 0.5, _XS, -_XS])), (0, None, 0))
+
+
+def test_scan_in_while_in_cond_jvp_and_bounded_grad():
+    t = np.array([1.0, -0.5], f32)
+    _, want_t = jax.jvp(lambda c: nested(True, c, _XS)[0], (_C,), (t,))
+    # reverse mode needs max_iterations; it agrees with forward mode through the same path
+    g = jax.jacrev(lambda c: nested(True, c, _XS, 30)[0])(_C)
+    np.testing.assert_allclose(np.asarray(g) @ t, want_t, rtol=1e-4, atol=1e-5)
+    check_grads(lambda c: nested(True, c, _XS)[0], (_C,), order=1, modes=["fwd"], atol=1e-3)
+    check_grads(lambda c: nested(True, c, _XS, 30)[0], (_C,), order=1, modes=["rev"], atol=1e-3)
+    grad = jax.grad(lambda c: nested(True, c, _XS, 30)[0].sum())
+    np.testing.assert_allclose(jax.jit(grad)(_C), grad(_C), rtol=1e-5)
+    # the untaken branch: d(2c)/dc
+    assert_tree_equal(
+        jax.grad(lambda c: nested(False, c, _XS, 30)[0].sum())(_C), np.full(2, 2, f32), 0
+    )
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        jax.grad(lambda c: nested(True, c, _XS)[0].sum())(_C)
+
+
+def test_scan_in_while_in_cond_vmap_of_grad():
+    p = np.array([True, False, True])
+    c = np.stack([_C, _C, _C * 3])
+    g = jax.grad(lambda p, c: nested(p, c, _XS, 30)[0].sum(), argnums=1)
+    check_vmap(g, (p, c), (0, 0), tol=1e-4)
+
+
+# --- cond inside scan -----------------------------------------------------------------------
+
+
+def cond_in_scan(c, xs):
+    step = lambda c, x: (
+        lax.cond(x > 0, lambda a: jnp.sin(a) + x, lambda a: a * x, c),
+        c,
+    )
+    return lax.scan(step, c, xs)
+
+
+def np_cond_in_scan(c, xs):
+    ys = []
+    for x in xs:
+        ys.append(c)
+        c = (np.sin(c) + x if x > 0 else c * x).astype(f32)
+    return c, np.array(ys, f32)
+
+
+def test_cond_in_scan():
+    xs = np.array([0.5, -1.2, 2.0, -0.3, 0.7], f32)
+    check_eager_jit_numpy(cond_in_scan, (np.float32(0.3), xs), np_cond_in_scan(0.3, xs))
+    check_grads(cond_in_scan, (np.float32(0.3), xs), order=2, modes=["fwd", "rev"])
+    # the predicate inside the scan becomes batched when the xs are
+    check_vmap(cond_in_scan, (r(4), r(4, 5)), (0, 0))
+    check_vmap(cond_in_scan, (np.float32(0.3), r(5, 4)), (None, 1))
+    check_vmap(jax.grad(lambda c, xs: cond_in_scan(c, xs)[0]), (r(4), r(4, 5)), (0, 0))
+
+
+def test_switch_and_fori_in_scan():
+    def fun(c, idx):
+        def step(c, i):
+            c = lax.switch(i, [jnp.sin, jnp.cos, lambda a: a * 0.5], c)
+            return lax.fori_loop(0, 2, lambda j, a: a + 0.1 * j, c), c
+
+        return lax.scan(step, c, idx)
+
+    idx = np.array([0, 2, 1, 1, 0], i32)
+    c, ys = np.float32(0.4), []
+    for i in idx:
+        c = [np.sin, np.cos, lambda a: a * 0.5][i](c).astype(f32)
+        ys.append(c)
+        c = np.float32(c + 0.1)
+    check_eager_jit_numpy(fun, (np.float32(0.4), idx), (c, np.array(ys, f32)))
+    check_grads(lambda c: fun(c, idx), (np.float32(0.4),), order=2, modes=["fwd", "rev"])
+    check_vmap(fun, (r(3), np.array([[0, 1], [2, 2], [1, 0]], i32)), (0, 0))
+
+
+# --- scan inside scan -----------------------------------------------------------------------
+
+
+def scan_in_scan(c, xss, w):
+    def outer(c, xs):
+        c, inner_ys = lax.scan(lambda h, x: (jnp.tanh(w @ h + x), h.sum()), c, xs)
+        return c * 0.9, inner_ys
+
+    return lax.scan(outer, c, xss, reverse=True)
+
+
+def np_scan_in_scan(c, xss, w):
+    yss = [None] * len(xss)
+    for i in range(len(xss) - 1, -1, -1):
+        ys = []
+        for x in xss[i]:
+            ys.append(c.sum())
+            c = np.tanh(w @ c + x).astype(f32)
+        c, yss[i] = (c * f32(0.9)).astype(f32), np.array(ys, f32)
+    return c, np.array(yss)
+
+
+def test_scan_in_scan():
+    args = (r(3), r(4, 2, 3), 0.5 * r(3, 3))
+    check_eager_jit_numpy(scan_in_scan, args, np_scan_in_scan(*args))
+    check_grads(scan_in_scan, args, order=2, modes=["fwd", "rev"], atol=1e-4, rtol=1e-4)
+    check_vmap(scan_in_scan, (r(2, 3), r(4, 2, 3), 0.5 * r(3, 3)), (0, None, None))
+    check_vmap(scan_in_scan, (r(3), r(4, 2, 3, 2), 0.5 * r(3, 3)), (None, 3, None))
+    check_vmap(scan_in_scan, (r(3), r(4, 2, 3), 0.5 * r(2, 3, 3)), (None, None, 0))
+
+
+def test_grad_of_scan_in_scan_residuals_are_not_constants_stacked():
+    """The weights read by the inner scan stay constants of both backward scans."""
+    args = (r(3), r(4, 2, 3), 0.5 * r(3, 3))
+    closed = jax.make_jaxpr(jax.grad(lambda c, xss, w: scan_in_scan(c, xss, w)[0].sum(), 2))(*args)
+    check_jaxpr(closed.jaxpr)
+    text = str(closed)
+    assert "f32[4,3,3]" not in text and "f32[2,3,3]" not in text and "f32[4,2,3,3]" not in text
+
+
+# --- jit, grad and vmap inside bodies --------------------------------------------------------
+
+
+def test_jit_and_grad_inside_scan_body():
+    inner = jax.jit(lambda h, x: jnp.tanh(h * x))
+    dinner = jax.grad(lambda h, x: jnp.tanh(h * x).sum())
+
+    def fun(c, xs):
+        return lax.scan(lambda c, x: (inner(c, x), dinner(c, x)), c, xs)
+
+    c, xs = r(2), r(4, 2)
+    h, ys = c, []
+    for x in xs:
+        ys.append((1 - np.tanh(h * x) ** 2) * x)
+        h = np.tanh(h * x)
+    check_eager_jit_numpy(fun, (c, xs), (h.astype(f32), np.array(ys, f32)))
+    check_grads(fun, (c, xs), order=1, modes=["fwd", "rev"])
+    check_vmap(fun, (r(3, 2), xs), (0, None))
+
+
+def test_vmap_inside_cond_and_while_bodies():
+    def fun(p, x):
+        return lax.cond(p, lambda a: jax.vmap(jnp.outer)(a, a).sum((1, 2)), lambda a: a[:, 0], x)
+
+    x = r(4, 3)
+    check_eager_jit_numpy(fun, (np.bool_(True), x), x.sum(1) ** 2, tol=1e-4)
+    check_eager_jit_numpy(fun, (np.bool_(False), x), x[:, 0])
+
+    def loop(x):
+        return lax.while_loop(
+            lambda c: c[0] < 3, lambda c: (c[0] + 1, jax.vmap(jnp.sin)(c[1])), (0, x)
+        )[1]
+
+    assert_tree_equal(jax.jit(loop)(x), np.sin(np.sin(np.sin(x))), 1e-6)
+
+
+def test_hessian_of_scan():
+    def fun(x):
+        return lax.scan(lambda c, a: (c * jnp.sin(a * c), None), 1.0, x)[0]
+
+    x = 0.5 * r(3)
+    hess = jax.hessian(fun)(x)
+    eps = 1e-3
+    grad = jax.grad(fun)
+    cols = [(grad(x + eps * e) - grad(x - eps * e)) / (2 * eps) for e in np.eye(3, dtype=f32)]
+    np.testing.assert_allclose(hess, np.stack(cols, 1), rtol=2e-2, atol=2e-3)
+    np.testing.assert_allclose(hess, np.asarray(hess).T, rtol=1e-5, atol=1e-6)
+
+
+# --- lax.map --------------------------------------------------------------------------------
+
+
+def test_map_matches_numpy():
+    xs = r(5, 3)
+    check_eager_jit_numpy(
+        lambda xs: lax.map(lambda x: jnp.sin(x).sum(), xs), (xs,), np.sin(xs).sum(1)
+    )
+    pair = lambda xs: lax.map(lambda t: {"s": t[0] * t[1], "n": t[1] + 1}, xs)
+    ints = np.arange(5, dtype=i32)
+    check_eager_jit_numpy(
+        pair, ((xs, ints),), {"s": (xs * ints[:, None]).astype(f32), "n": ints + 1}
+    )
+
+
+@pytest.mark.parametrize("batch_size", [1, 2, 3, 7, 8])
+def test_map_batch_size(batch_size):
+    xs, w = r(7, 3), r(3)
+    fun = lambda xs: lax.map(lambda x: (jnp.tanh(x @ w), x * 2), xs, batch_size=batch_size)
+    check_eager_jit_numpy(fun, (xs,), (np.tanh(xs @ w), xs * 2))
+
+
+def test_map_grad_and_vmap():
+    fun = lambda xs, w: lax.map(lambda x: jnp.sin(x * w), xs)
+    check_grads(fun, (r(4, 2), r(2)), order=2, modes=["fwd", "rev"])
+    check_grads(lambda xs: lax.map(jnp.cos, xs, batch_size=3), (r(5),), order=1)
+    check_vmap(fun, (r(3, 4, 2), r(2)), (0, None))
+    check_vmap(fun, (r(4, 2), r(3, 2)), (None, 0))
+
+
+# --- lax.associative_scan -------------------------------------------------------------------
+
+
+def _np_accumulate(ufunc, x, axis, reverse):
+    if reverse:
+        return np.flip(ufunc.accumulate(np.flip(x, axis), axis=axis), axis)
+    return ufunc.accumulate(x, axis=axis)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 8, 9])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize(
+    "op,ufunc,dtype",
+    [
+        (jnp.add, np.add, f32),
+        (jnp.multiply, np.multiply, f32),
+        (jnp.maximum, np.maximum, i32),
+        (jnp.add, np.add, i32),
+    ],
+    ids=["cumsum", "cumprod", "cummax_int", "cumsum_int"],
+)
+def test_associative_scan_matches_numpy(op, ufunc, dtype, reverse, n):
+    x = (
+        _rng.integers(-5, 6, (n,)).astype(dtype)
+        if dtype == i32
+        else 0.5 + _rng.random(n).astype(f32)
+    )
+    want = _np_accumulate(ufunc, x, 0, reverse).astype(dtype)
+    # (a single element comes back as it is, a NumPy array, as in JAX: no replay check)
+    fun = lambda x: lax.associative_scan(op, x, reverse=reverse)
+    check_eager_jit_numpy(fun, (x,), want, replay=n > 1)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -2])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_associative_scan_axis(axis, reverse):
+    x = r(3, 5, 4)
+    want = _np_accumulate(np.add, x, axis, reverse)
+    fun = lambda x: lax.associative_scan(jnp.add, x, reverse=reverse, axis=axis)
+    check_eager_jit_numpy(fun, (x,), want, tol=1e-5)
+
+
+def test_associative_scan_pytree_linear_recurrence():
+    """h_t = a_t * h_{t-1} + b_t as the composition of affine maps (a, b), a pytree."""
+
+    def compose(f, g):  # g after f
+        return g[0] * f[0], g[0] * f[1] + g[1]
+
+    a, b = 0.9 * r(7, 2), r(7, 2)
+    h, hs = np.zeros(2, f32), []
+    for t in range(7):
+        h = a[t] * h + b[t]
+        hs.append(h)
+    out = lax.associative_scan(compose, (a, b))
+    np.testing.assert_allclose(out[1], np.array(hs), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out[0], np.cumprod(a, 0), rtol=1e-5)
+    check_grads(lambda a, b: lax.associative_scan(compose, (a, b))[1], (a, b), order=1)
+
+
+def test_associative_scan_grad_and_vmap():
+    fun = lambda x: lax.associative_scan(jnp.multiply, x)
+    check_grads(fun, (0.5 + np.abs(r(6)),), order=2, modes=["fwd", "rev"])
+    check_vmap(fun, (r(3, 5),), (0,))
+    check_vmap(fun, (r(5, 3),), (1,))
+
+
+def test_associative_scan_errors():
+    with pytest.raises(ValueError, match="must have the same first dimension"):
+        lax.associative_scan(jnp.add, (jnp.zeros(3), jnp.zeros(4)))
