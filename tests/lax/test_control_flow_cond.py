@@ -377,7 +377,6 @@ def test_vmap_of_grad_and_jit_of_vmap_of_grad():
     assert_tree_equal(got, want, 1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="CF-1: grad of vmap(cond) with batched pred gives NaN")
 def test_grad_of_vmap_batched_predicate_ignores_untaken_branch():
     """JAX feeds each branch stop_gradient'ed operands for the members that do not take it,
     so an untaken branch whose derivative is infinite contributes no NaN."""
@@ -507,7 +506,6 @@ def test_error_predicate_not_scalar():
         jax.jit(lambda p: lax.cond(p, lambda: 1.0, lambda: 2.0))(np.zeros(3, bool))
 
 
-@pytest.mark.xfail(strict=True, reason="CF-4: a complex predicate is accepted")
 def test_error_predicate_complex():
     with pytest.raises(
         TypeError, match="Pred type must be either boolean or number, got complex64."

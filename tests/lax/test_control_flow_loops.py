@@ -537,7 +537,6 @@ def test_error_while_carry_structure():
     )
 
 
-@pytest.mark.xfail(strict=True, reason="CF-3: 'shapes and dtypes' vs JAX's wording")
 def test_error_while_carry_shape_and_dtype():
     _raises_exactly(
         TypeError,
@@ -589,3 +588,19 @@ def test_error_python_while_on_tracer():
 
     with pytest.raises(jax.errors.TracerBoolConversionError, match="lax.while_loop"):
         jax.jit(fun)(np.float32(1.0))
+
+
+@pytest.mark.xfail(strict=True, reason="CF-7: the static fori_loop index is not weakly typed")
+def test_fori_static_index_is_weakly_typed():
+    """With concrete bounds JAX's index is a weak int32: it does not promote a narrower carry."""
+    assert_tree_equal(lax.fori_loop(0, 3, lambda i, c: c + i, np.int16(0)), np.int16(3), 0)
+    out = lax.fori_loop(0, 3, lambda i, c: c + i, 0)
+    assert out.dtype == np.int32 and out.weak_type and int(out) == 3
+    seen = []
+    lax.fori_loop(np.int16(0), np.int16(3), lambda i, c: seen.append(i) or c, 0.0)
+    assert seen[0].dtype == np.int32 and seen[0].weak_type
+
+
+def test_fori_index_with_float_carry():
+    out = lax.fori_loop(0, 3, lambda i, c: c + i, np.float16(0))
+    assert out.dtype == np.float16 and float(out) == 3.0

@@ -575,7 +575,6 @@ def test_error_scan_carry_structure():
     )
 
 
-@pytest.mark.xfail(strict=True, reason="CF-6: JAX says 'should be a callable.'")
 def test_error_scan_not_callable():
     _raises_exactly(
         TypeError, "lax.scan: f argument should be a callable.", lambda: lax.scan(1, 0.0, None, 3)
