@@ -130,6 +130,20 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
             raise TypeError(
                 f"fori_loop {name} bound must be an integer scalar, got {aval.str_short()}."
             )
+    if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
+        # Concrete bounds: the index is a Python int (weakly typed, as in JAX), so it combines
+        # with a carry of any integer type without promoting it.
+        lower, upper = int(lower), int(upper)
+
+        def step(carry, _):
+            i, val = carry
+            return (binary.add(i, 1), body_fun(i, val)), None
+
+        unroll = 1 if unroll is None else unroll
+        init = (lower, init_val)
+        length = max(upper - lower, 0)
+        (_, val), _ = scan_with_carry_name(step, init, None, length, False, unroll, "loop_carry")
+        return val
     dtype = dtypes.result_type(lower, upper)
 
     def as_bound(x, aval):
@@ -138,17 +152,6 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         return x if aval.dtype == dtype else conversions.convert_element_type(x, dtype)
 
     lower, upper = as_bound(lower, lower_aval), as_bound(upper, upper_aval)
-    if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
-        length = max(int(upper) - int(lower), 0)
-
-        def step(carry, _):
-            i, val = carry
-            return (binary.add(i, np.asarray(1, dtype)), body_fun(i, val)), None
-
-        unroll = 1 if unroll is None else unroll
-        init = (lower[()], init_val)
-        (_, val), _ = scan_with_carry_name(step, init, None, length, False, unroll, "loop_carry")
-        return val
     if unroll not in (None, 1, False):
         raise ValueError("fori_loop: unroll needs a static trip count (Python int bounds).")
 
