@@ -373,3 +373,40 @@ def test_associative_scan_grad_and_vmap():
 def test_associative_scan_errors():
     with pytest.raises(ValueError, match="must have the same first dimension"):
         lax.associative_scan(jnp.add, (jnp.zeros(3), jnp.zeros(4)))
+
+
+_XS4 = np.arange(4.0, dtype=f32)
+
+
+@pytest.mark.xfail(strict=True, reason="CF-8: jit closing over an outer tracer in a body")
+def test_jit_closing_over_outer_tracer_inside_bodies():
+    """An inner jit reading a tracer of the enclosing transformation through its closure."""
+
+    def scan_loss(w):
+        return lax.scan(lambda c, x: (jax.jit(lambda a, b: a * b + w)(c, x), None), 1.0, _XS4)[0]
+
+    assert float(jax.grad(scan_loss)(np.float32(0.5))) == 16.0
+    assert float(jax.jvp(scan_loss, (np.float32(0.5),), (np.float32(1),))[1]) == 16.0
+    assert float(jax.jit(scan_loss)(np.float32(0.5))) == 8.0
+
+    def cond_loss(w):
+        return lax.cond(True, lambda a: jax.jit(lambda b: b * w)(a), lambda a: a, 2.0)
+
+    assert float(jax.grad(cond_loss)(np.float32(0.5))) == 2.0
+    assert float(jax.jit(cond_loss)(np.float32(3.0))) == 6.0
+
+    def while_fun(w):
+        return lax.while_loop(lambda c: c < 10, lambda c: jax.jit(lambda a: a * 2 + w)(c), 1.0)
+
+    assert float(jax.jit(while_fun)(np.float32(0.5))) == 11.5
+    assert float(jax.grad(lambda w: jax.jit(lambda a: a * 2 + w)(1.0))(np.float32(0.5))) == 1.0
+
+
+def test_jit_inside_bodies_taking_outer_values_as_arguments():
+    def scan_loss(w):
+        step = lambda c, x: (jax.jit(lambda a, b, w: a * b + w)(c, x, w), None)
+        return lax.scan(step, 1.0, _XS4)[0]
+
+    assert float(jax.grad(scan_loss)(np.float32(0.5))) == 16.0
+    assert float(jax.jit(scan_loss)(np.float32(0.5))) == 8.0
+    assert float(jax.jit(jax.grad(scan_loss))(np.float32(0.5))) == 16.0
