@@ -604,3 +604,21 @@ def test_fori_static_index_is_weakly_typed():
 def test_fori_index_with_float_carry():
     out = lax.fori_loop(0, 3, lambda i, c: c + i, np.float16(0))
     assert out.dtype == np.float16 and float(out) == 3.0
+
+
+@pytest.mark.xfail(strict=True, reason="CF-9: vmap of while/scan drops weak types of carries")
+def test_vmap_loops_keep_weak_types():
+    x = np.array([1.0, 3.0], f32)
+    n, y = jax.vmap(
+        lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * x), (0, 1.0))
+    )(x)
+    assert n.weak_type and not y.weak_type
+    (n, y), _ = jax.vmap(
+        lambda x: lax.scan(lambda c, a: ((c[0] + 1, c[1] * a), None), (0, 1.0), x)
+    )(np.ones((2, 3), f32))
+    assert n.weak_type and not y.weak_type
+    n, y = jax.vmap(
+        lambda n: lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 2.0), (0, 1.0))
+    )(np.array([1, 3], i32))
+    assert n.weak_type and y.weak_type
+    assert_tree_equal((n, y), (np.array([1, 3], i32), np.array([2.0, 8.0], f32)), 0)
