@@ -590,7 +590,6 @@ def test_error_python_while_on_tracer():
         jax.jit(fun)(np.float32(1.0))
 
 
-@pytest.mark.xfail(strict=True, reason="CF-7: the static fori_loop index is not weakly typed")
 def test_fori_static_index_is_weakly_typed():
     """With concrete bounds JAX's index is a weak int32: it does not promote a narrower carry."""
     assert_tree_equal(lax.fori_loop(0, 3, lambda i, c: c + i, np.int16(0)), np.int16(3), 0)
