@@ -13,6 +13,7 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.array import Array, make_array
 from tracejit._src.core import (
+    Primitive,
     ShapedArray,
     Trace,
     Tracer,
@@ -21,6 +22,7 @@ from tracejit._src.core import (
     set_root_trace,
     weak_if_all_weak,
 )
+from tracejit._src.jaxpr import Literal
 
 
 def to_numpy(x):
@@ -131,3 +133,35 @@ class EvalTrace(Trace):
 _new_object = object.__new__
 eval_trace = EvalTrace()
 set_root_trace(eval_trace)
+
+
+def eval_jaxpr_numpy(jaxpr, consts, args) -> list:
+    """Evaluates a jaxpr on NumPy values, calling each primitive's `impl` directly: how eager
+    control flow runs its bodies, once per iteration, without wrapping every intermediate in
+    an Array. The jaxpr was type-checked when it was staged, so no signature is checked here;
+    each result is cast to its variable's dtype (NumPy may compute in a wider one). Primitives
+    that customize `bind` (calls, custom derivatives) are bound on the eval trace instead."""
+    env = {}
+    for var, value in zip(jaxpr.constvars, consts, strict=True):
+        env[var] = to_numpy(value)[0]
+    for var, value in zip(jaxpr.invars, args, strict=True):
+        env[var] = value
+
+    def read(atom):
+        if type(atom) is Literal:
+            return atom.aval.dtype.type(atom.val)
+        return env[atom]
+
+    for eqn in jaxpr.eqns:
+        primitive = eqn.primitive
+        values = [read(atom) for atom in eqn.invars]
+        if type(primitive) is Primitive:
+            out = primitive.impl(*values, **eqn.params)
+            outs = out if primitive.multiple_results else (out,)
+        else:
+            out = primitive.bind(*values, **eqn.params)
+            outs = [to_numpy(o)[0] for o in (out if primitive.multiple_results else (out,))]
+        for var, value in zip(eqn.outvars, outs, strict=True):
+            dtype = var.aval.dtype
+            env[var] = value if value.dtype == dtype else np.asarray(value, dtype)
+    return [read(atom) for atom in jaxpr.outvars]

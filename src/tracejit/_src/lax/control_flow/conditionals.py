@@ -31,7 +31,7 @@ from tracejit._src import dtypes
 from tracejit._src.api import shaped_abstractify
 from tracejit._src.core import Primitive, ShapedArray, Tracer, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
-from tracejit._src.interpreters.eval import to_numpy
+from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lax import binary, conversions, selection, shapes
@@ -163,7 +163,7 @@ def _cond_abstract_eval(index, *avals, branches):
 
 def _cond_impl(index, *args, branches):
     branch = branches[int(np.clip(index, 0, len(branches) - 1))]
-    return [to_numpy(x)[0] for x in eval_jaxpr(branch.jaxpr, branch.consts, *args)]
+    return eval_jaxpr_numpy(branch.jaxpr, branch.consts, args)
 
 
 cond_p.def_abstract_eval(_cond_abstract_eval)

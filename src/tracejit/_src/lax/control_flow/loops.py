@@ -23,10 +23,9 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.api import shaped_abstractify
-from tracejit._src.array import make_array
 from tracejit._src.core import Primitive, Tracer, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
-from tracejit._src.interpreters.eval import to_numpy
+from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lax import binary, conversions, reductions, selection, shapes
@@ -190,15 +189,10 @@ def _while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_ncon
 def _while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     """Eagerly, a Python loop evaluating the predicate and the body on NumPy values."""
     cond_consts, body_consts, carry = _split_while(args, cond_nconsts, body_nconsts)
-    cond_consts = [make_array(to_numpy(x)[0], a.weak_type)
-                   for x, a in zip(cond_consts, cond_jaxpr.in_avals)]  # fmt: skip
-    body_consts = [make_array(to_numpy(x)[0], a.weak_type)
-                   for x, a in zip(body_consts, body_jaxpr.in_avals)]  # fmt: skip
-    carry_avals = body_jaxpr.out_avals
-    carry = [make_array(to_numpy(x)[0], a.weak_type) for x, a in zip(carry, carry_avals)]
-    while to_numpy(eval_jaxpr(cond_jaxpr.jaxpr, cond_jaxpr.consts, *cond_consts, *carry)[0])[0]:
-        carry = eval_jaxpr(body_jaxpr.jaxpr, body_jaxpr.consts, *body_consts, *carry)
-    return [to_numpy(c)[0] for c in carry]
+    predicate, body = cond_jaxpr.jaxpr, body_jaxpr.jaxpr
+    while eval_jaxpr_numpy(predicate, cond_jaxpr.consts, [*cond_consts, *carry])[0]:
+        carry = eval_jaxpr_numpy(body, body_jaxpr.consts, [*body_consts, *carry])
+    return carry
 
 
 while_p.def_abstract_eval(_while_abstract_eval)

@@ -23,12 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src.api import shaped_abstractify
-from tracejit._src.array import make_array
 from tracejit._src.core import Primitive, ShapedArray, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
-from tracejit._src.interpreters.eval import to_numpy
+from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lax import conversions
 from tracejit._src.lax.control_flow.common import (
     check_carry,
@@ -160,20 +158,16 @@ def _scan_abstract_eval(*avals, jaxpr, length, reverse, num_consts, num_carry, u
 
 def _scan_impl(*args, jaxpr, length, reverse, num_consts, num_carry, unroll):
     """Eagerly, a Python loop evaluating the body on NumPy values."""
-    in_avals = jaxpr.in_avals
-    args = [make_array(to_numpy(x)[0], a.weak_type) for x, a in zip(args, in_avals[: len(args)])]
     consts, carry, xs = _split_operands(args, num_consts, num_carry)
-    xs = [to_numpy(x)[0] for x in xs]
-    x_avals = in_avals[num_consts + num_carry :]
     ys = [np.empty((length, *a.shape), a.dtype) for a in jaxpr.out_avals[num_carry:]]
+    body, body_consts = jaxpr.jaxpr, jaxpr.consts
     for step in range(length):
         i = length - 1 - step if reverse else step
-        x = [make_array(v[i], a.weak_type) for v, a in zip(xs, x_avals, strict=True)]
-        outs = eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *consts, *carry, *x)
+        outs = eval_jaxpr_numpy(body, body_consts, [*consts, *carry, *(x[i] for x in xs)])
         carry = outs[:num_carry]
         for buffer, y in zip(ys, outs[num_carry:], strict=True):
-            buffer[i] = to_numpy(y)[0]
-    return [*(to_numpy(c)[0] for c in carry), *ys]
+            buffer[i] = y
+    return [*carry, *ys]
 
 
 scan_p.def_abstract_eval(_scan_abstract_eval)
