@@ -647,3 +647,52 @@ def test_error_python_if_on_tracer_recommends_cond():
         jax.vmap(fun)(np.ones(2, f32))
     # under grad alone the value is concrete, so Python `if` works (as in JAX)
     assert float(jax.grad(fun)(np.float32(1.0))) == 1.0
+
+
+def test_jaxpr_vmap_switch_batched_index():
+    """Every branch runs on operands stop_gradient'ed for the members that do not take it."""
+    fun = jax.vmap(lambda i, x: lax.switch(i, [lambda a: a + 1.0, jnp.sin, lambda a: a * 2.0], x))
+    assert (
+        jaxpr_text(fun, np.array([0, 2], i32), np.ones(2, f32))
+        == """\
+{ lambda ; a:i32[2] b:f32[2]. let
+    c:i32[2] = clamp 0:i32[] a 2:i32[]
+    d:bool[2] = eq c 0:i32[]
+    e:f32[2] = stop_gradient b
+    f:f32[2] = select_n d e b
+    g:f32[2] = add f 1.0:f32[]
+    h:bool[2] = eq c 1:i32[]
+    i:f32[2] = stop_gradient b
+    j:f32[2] = select_n h i b
+    k:f32[2] = sin j
+    l:bool[2] = eq c 2:i32[]
+    m:f32[2] = stop_gradient b
+    n:f32[2] = select_n l m b
+    o:f32[2] = mul n 2.0:f32[]
+    p:f32[2] = select_n c g k o
+  in (p,) }"""
+    )
+
+
+@pytest.mark.xfail(strict=True, reason="CF-11: broadcast and stop_gradient in the other order")
+def test_jaxpr_vmap_cond_batched_predicate():
+    fun = jax.vmap(lambda p, x: lax.cond(p, lambda a: a + 1.0, lambda a: a - 1.0, x))
+    assert (
+        jaxpr_text(fun, np.array([True, False]), np.ones((2, 3), f32))
+        == """\
+{ lambda ; a:bool[2] b:f32[2,3]. let
+    c:i32[2] = convert_element_type[new_dtype=int32 weak_type=False] a
+    d:bool[2] = eq c 0:i32[]
+    e:f32[2,3] = stop_gradient b
+    f:bool[2,3] = broadcast_in_dim[broadcast_dimensions=(0,)] d
+    g:f32[2,3] = select_n f e b
+    h:f32[2,3] = sub g 1.0:f32[]
+    i:bool[2] = eq c 1:i32[]
+    j:f32[2,3] = stop_gradient b
+    k:bool[2,3] = broadcast_in_dim[broadcast_dimensions=(0,)] i
+    l:f32[2,3] = select_n k j b
+    m:f32[2,3] = add l 1.0:f32[]
+    n:i32[2,3] = broadcast_in_dim[broadcast_dimensions=(0,)] c
+    o:f32[2,3] = select_n n h m
+  in (o,) }"""
+    )

@@ -621,3 +621,33 @@ def test_vmap_loops_keep_weak_types():
     )(np.array([1, 3], i32))
     assert n.weak_type and y.weak_type
     assert_tree_equal((n, y), (np.array([1, 3], i32), np.array([2.0, 8.0], f32)), 0)
+
+
+def test_jaxpr_vmap_while_batched_predicate():
+    """Deliberately not JAX's printout: JAX keeps the batched predicate (`cond_jaxpr` returns
+    bool[2], the body is unchanged) and resolves it when lowering; ours makes it explicit in
+    the jaxpr: the predicate reduces with reduce_or, the body selects per member (re-reading
+    the predicate's constants, passed twice)."""
+    fun = jax.vmap(lambda n: lax.while_loop(lambda c: c < n, lambda c: c * 2.0, 1.0))
+    assert (
+        jaxpr_text(fun, np.ones(2, f32))
+        == """\
+{ lambda ; a:f32[2]. let
+    b:f32[2] = broadcast_in_dim 1.0:f32[]
+    c:f32[2] = while[
+      body_jaxpr={ lambda ; d:f32[2] e:f32[2]. let
+          f:f32[2] = convert_element_type[new_dtype=float32 weak_type=False] e
+          g:bool[2] = lt f d
+          h:f32[2] = mul e 2.0:f32[]
+          i:f32[2] = select_n g e h
+        in (i,) }
+      body_nconsts=1
+      cond_jaxpr={ lambda ; j:f32[2] k:f32[2]. let
+          l:f32[2] = convert_element_type[new_dtype=float32 weak_type=False] k
+          m:bool[2] = lt l j
+          n:bool[] = reduce_or[axes=(0,)] m
+        in (n,) }
+      cond_nconsts=1
+    ] a a b
+  in (c,) }"""
+    )

@@ -378,7 +378,6 @@ def test_associative_scan_errors():
 _XS4 = np.arange(4.0, dtype=f32)
 
 
-@pytest.mark.xfail(strict=True, reason="CF-8: jit closing over an outer tracer in a body")
 def test_jit_closing_over_outer_tracer_inside_bodies():
     """An inner jit reading a tracer of the enclosing transformation through its closure."""
 
