@@ -21,12 +21,12 @@ import warnings
 
 from tracejit._src.array import Array, DeviceArray
 from tracejit._src.config import config
-from tracejit._src.core import Primitive, current_trace
+from tracejit._src.core import Primitive, Tracer, current_trace
 from tracejit._src.interpreters import ad, batching, transpose
 from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.partial_eval import PartialEvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 
@@ -212,9 +212,11 @@ class Jitted:
             key = (in_tree, tuple(map(_leaf_signature, leaves)))
             entry = self._cache.get(key)
             if entry is None:
-                entry = self._cache[key] = self._trace_new_signature(
+                entry = self._trace_new_signature(
                     key, args, (), {}, leaves, in_tree, positional_only=True
                 )
+                if not entry.closure:
+                    self._cache[key] = entry
             return entry, leaves
         static, static_values, static_kwargs, dynamic, dynamic_kwargs = self._split(args, kwargs)
         leaves, in_tree = tree_flatten((dynamic, dynamic_kwargs))
@@ -227,9 +229,9 @@ class Jitted:
                 f"Non-hashable static arguments are not supported: jit of {self.name} got {err}"
             ) from None
         if entry is None:
-            entry = self._cache[key] = self._trace_new_signature(
-                key, args, static, static_kwargs, leaves, in_tree
-            )
+            entry = self._trace_new_signature(key, args, static, static_kwargs, leaves, in_tree)
+            if not entry.closure:
+                self._cache[key] = entry
         return entry, leaves
 
     def _trace_new_signature(
@@ -255,7 +257,8 @@ class Jitted:
 
         closed = trace_to_jaxpr(flat_fun, avals, DebugInfo(self.fun, "jit"))
         donated = self._donated_leaves(args, static, in_tree, positional_only)
-        return CacheEntry(closed, out_trees[0], donated)
+        closed, closure = _hoist_tracers(closed)
+        return CacheEntry(closed, out_trees[0], donated, closure)
 
     def _donated_leaves(self, args, static, in_tree, positional_only) -> tuple | None:
         """Whether each flat argument is donated; None when none is."""
@@ -318,7 +321,7 @@ class Jitted:
                 if signature is not None:
                     self._compiled[signature] = entry
             return tree_unflatten(entry.out_tree, program(leaves))
-        outs = jit_p.bind(*leaves, jaxpr=entry.jaxpr, name=self.name)
+        outs = jit_p.bind(*entry.closure, *leaves, jaxpr=entry.jaxpr, name=self.name)
         return tree_unflatten(entry.out_tree, outs)
 
     def lower(self, *args, **kwargs) -> Lowered:
@@ -333,14 +336,32 @@ RETRACE_WARNING_THRESHOLD = 5
 
 
 class CacheEntry:
-    __slots__ = ("donated", "jaxpr", "out_is_leaf", "out_tree", "program")
+    __slots__ = ("closure", "donated", "jaxpr", "out_is_leaf", "out_tree", "program")
 
-    def __init__(self, jaxpr: ClosedJaxpr, out_tree, donated=None):
+    def __init__(self, jaxpr: ClosedJaxpr, out_tree, donated=None, closure=()):
         self.jaxpr = jaxpr
         self.out_tree = out_tree
         self.out_is_leaf = out_tree.node_data() is None  # a single Array
         self.donated = donated  # a bool per flat argument, or None
+        self.closure = closure  # tracers the function closes over: the jaxpr's first inputs
         self.program = None
+
+
+def _hoist_tracers(closed: ClosedJaxpr):
+    """(jaxpr, closure): a function traced inside another transformation may close over that
+    transformation's tracers; they become the jaxpr's leading inputs, passed to the `jit`
+    equation as operands, so that the enclosing transformation sees them (a JVP differentiates
+    through them, staging reads them). Such an entry holds live tracers: it is never cached."""
+    jaxpr = closed.jaxpr
+    pairs = list(zip(jaxpr.constvars, closed.consts, strict=True))
+    tracers = [(v, c) for v, c in pairs if isinstance(c, Tracer)]
+    if not tracers:
+        return closed, ()
+    consts = [(v, c) for v, c in pairs if not isinstance(c, Tracer)]
+    hoisted = Jaxpr(
+        [v for v, _ in consts], [v for v, _ in tracers] + jaxpr.invars, jaxpr.outvars, jaxpr.eqns
+    )
+    return ClosedJaxpr(hoisted, [c for _, c in consts]), tuple(c for _, c in tracers)
 
 
 def _arrays_signature(args) -> tuple | None:
