@@ -217,6 +217,27 @@ def test_grad_of_vmap_of_dot():
     close(g(w), 2 * xs.T @ (xs @ w))
 
 
+def _mlp_loss(params, x, y):
+    for W, b in params:
+        x = jnp.tanh(jnp.dot(x, W) + b)
+    return jnp.sum((x - y) ** 2)
+
+
+def test_per_example_gradients_of_an_mlp():
+    """Per-example weight gradients are batched outer products: they come out of one
+    dot_general each in the weights' layout, with no transpose after them (which XLA CPU
+    would write twice), and match per-example gradients, eagerly and under jit."""
+    params = [(rand(6, 5), rand(5)), (rand(5, 3), rand(3))]
+    xs, ys = rand(4, 6), rand(4, 3)
+    per_example = vmap(grad(_mlp_loss), in_axes=(None, 0, 0))
+    expected = [grad(_mlp_loss)(params, x, y) for x, y in zip(xs, ys)]
+    for got in (per_example(params, xs, ys), jit(per_example)(params, xs, ys)):
+        for layer, (gW, gb) in enumerate(got):
+            close(gW, np.stack([e[layer][0] for e in expected]))
+            close(gb, np.stack([e[layer][1] for e in expected]))
+    assert "transpose" not in prims(make_jaxpr(per_example)(params, xs, ys))
+
+
 def test_vmap_of_jit_of_grad():
     x = rand(5)
     close(vmap(jit(grad(jnp.sin)))(x), np.cos(x))
