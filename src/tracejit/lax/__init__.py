@@ -150,6 +150,17 @@ from tracejit._src.lax.elementwise import (  # noqa: F401
     tanh,
     tanh_p,
 )
+from tracejit._src.lax.gather import (  # noqa: F401
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    gather,
+    gather_p,
+    scatter,
+    scatter_add,
+    scatter_add_p,
+    scatter_p,
+)
 from tracejit._src.lax.reductions import (  # noqa: F401
     argmax,
     argmax_p,
