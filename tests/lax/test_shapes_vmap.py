@@ -245,11 +245,14 @@ def _dynamic(which):
     return lambda x, u, i, j: lsl.dynamic_update_slice(x, u, (i, j))
 
 
-def _dynamic_args(rng, size=len(STARTS)):
-    x = rng.uniform(size=(size, 4, 5)).astype(f32)
-    u = rng.uniform(size=(size, 2, 3)).astype(f32)
-    i, j = rng.integers(-6, 7, (2, size)).astype(np.int32)
-    return (x, u, STARTS, -STARTS) if size == len(STARTS) else (x, u, i, j)
+def _dynamic_args(rng, size=None):
+    """Operands for `size` members, with random start indices (default: STARTS' members, with
+    STARTS and its negation as the start indices)."""
+    n = len(STARTS) if size is None else size
+    x = rng.uniform(size=(n, 4, 5)).astype(f32)
+    u = rng.uniform(size=(n, 2, 3)).astype(f32)
+    i, j = rng.integers(-6, 7, (2, n)).astype(np.int32)
+    return (x, u, STARTS, -STARTS) if size is None else (x, u, i, j)
 
 
 @pytest.mark.parametrize("which", ["dynamic_slice", "dynamic_update_slice"])
