@@ -14,9 +14,11 @@ operand dimension named in `start_index_map`, the others start at 0). StableHLO'
   which is how vmap gathers with a batched operand and batched indices:
 
     vmap(lambda x, i: lax.dynamic_slice(x, (i,), (2,)))(xs, idx)    xs: f32[4,5], idx: i32[4]
-        e:f32[4,2] = gather[dimension_numbers=GatherDimensionNumbers(offset_dims=(1,),
+        f:i32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e    (e: idx, wrapped)
+        g:f32[4,2] = gather[dimension_numbers=GatherDimensionNumbers(offset_dims=(1,),
           collapsed_slice_dims=(), start_index_map=(1,), operand_batching_dims=(0,),
-          start_indices_batching_dims=(0,)) ... slice_sizes=(1, 2)] a d
+          start_indices_batching_dims=(0,)) ... mode=GatherScatterMode.CLIP
+          slice_sizes=(1, 2) unique_indices=False] a f
 
 `scatter_add` and `scatter` are gather's mirror: they add (or write) the windows of `updates` into
 `operand` at the start indices, with `update_window_dims`, `inserted_window_dims` and
@@ -361,29 +363,13 @@ ad.jvp_rules[gather_p] = _gather_jvp
 
 
 def _gather_transpose(
-    ct,
-    operand,
-    indices,
-    *,
-    dimension_numbers,
-    slice_sizes,
-    mode,
-    indices_are_sorted,
-    unique_indices,
-    **_,
+    ct, operand, indices, *, dimension_numbers, slice_sizes, fill_value, **params
 ):
-    scatter_dn = ScatterDimensionNumbers(*dimension_numbers)  # the same fields, renamed
+    """A scatter_add of the cotangent's windows into zeros (its mode drops the windows that a
+    FILL_OR_DROP gather filled)."""
     zeros = ad.zeros_like_aval(operand.aval)
-    out = scatter_add_p.bind(
-        zeros,
-        indices,
-        ct,
-        dimension_numbers=scatter_dn,
-        indices_are_sorted=indices_are_sorted,
-        unique_indices=unique_indices,
-        mode=mode,
-    )
-    return [out, None]
+    scatter_dn = ScatterDimensionNumbers(*dimension_numbers)  # the same fields, renamed
+    return [scatter_add_p.bind(zeros, indices, ct, dimension_numbers=scatter_dn, **params), None]
 
 
 transpose_rules[gather_p] = _gather_transpose
@@ -685,18 +671,13 @@ def _scatter_lowering(combiner):
     return lowering
 
 
-def _bind_scatter(
-    primitive, name, operand, indices, updates, dimension_numbers, sorted_, unique, mode
-):
-    return primitive.bind(
-        operand,
-        indices,
-        updates,
-        dimension_numbers=_canonical_dnums(ScatterDimensionNumbers, name, dimension_numbers),
-        indices_are_sorted=bool(sorted_),
-        unique_indices=bool(unique),
-        mode=GatherScatterMode.from_any(mode),
-    )
+def _scatter_params(name, dimension_numbers, indices_are_sorted, unique_indices, mode) -> dict:
+    return {
+        "dimension_numbers": _canonical_dnums(ScatterDimensionNumbers, name, dimension_numbers),
+        "indices_are_sorted": bool(indices_are_sorted),
+        "unique_indices": bool(unique_indices),
+        "mode": GatherScatterMode.from_any(mode),
+    }
 
 
 # --- scatter_add ----------------------------------------------------------------------------
@@ -717,17 +698,10 @@ def scatter_add(
     `scatter_indices`, as `dimension_numbers` (a `ScatterDimensionNumbers`) lays them out;
     overlapping windows all add. `mode` says what happens to windows that do not fit: dropped
     (FILL_OR_DROP, the default) or moved inside (CLIP)."""
-    return _bind_scatter(
-        scatter_add_p,
-        "scatter_add",
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
+    params = _scatter_params(
+        "scatter_add", dimension_numbers, indices_are_sorted, unique_indices, mode
     )
+    return scatter_add_p.bind(operand, scatter_indices, updates, **params)
 
 
 scatter_add_p.def_impl(_scatter_impl(lambda out, index, updates: np.add.at(out, index, updates)))
@@ -768,17 +742,8 @@ def scatter(
     `scatter_indices`, as `dimension_numbers` lays them out. Where windows overlap, which one
     is written is unspecified (XLA's choice), so reverse-mode derivatives need
     `unique_indices=True`. `mode` as for `scatter_add`."""
-    return _bind_scatter(
-        scatter_p,
-        "scatter",
-        operand,
-        scatter_indices,
-        updates,
-        dimension_numbers,
-        indices_are_sorted,
-        unique_indices,
-        mode,
-    )
+    params = _scatter_params("scatter", dimension_numbers, indices_are_sorted, unique_indices, mode)
+    return scatter_p.bind(operand, scatter_indices, updates, **params)
 
 
 def _assign(out, index, updates):

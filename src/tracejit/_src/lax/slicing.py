@@ -303,7 +303,7 @@ def _index_vectors(indices, dims, size: int):
         broadcast_in_dim(index, (size, 1), () if dim is None else (0,))
         for index, dim in zip(indices, dims, strict=True)
     ]
-    return concatenate(columns, 1)
+    return columns[0] if len(columns) == 1 else concatenate(columns, 1)
 
 
 def _batched_window_dnums(rank: int, operand_batched: bool) -> tuple:
