@@ -273,13 +273,20 @@ def test_batched_start_indices_are_one_gather_or_scatter(which):
     """The jaxpr does not grow with the batch size: no loop, no unrolling."""
     rng = np.random.default_rng(6)
 
-    def eqns(size):
-        args = _dynamic_args(rng, size)
-        return [e.primitive.name for e in make_jaxpr(vmap(_dynamic(which)))(*args).jaxpr.eqns]
+    from tracejit import grad
 
-    small, large = eqns(2), eqns(64)
+    def eqns(fun, size):
+        args = _dynamic_args(rng, size)
+        return [e.primitive.name for e in make_jaxpr(vmap(fun))(*args).jaxpr.eqns]
+
+    small, large = eqns(_dynamic(which), 2), eqns(_dynamic(which), 64)
     assert small == large
     assert small.count("gather" if which == "dynamic_slice" else "scatter") == 1
+    # per-example gradients: a gather's transpose is a scatter, a scatter's a gather
+    per_example_grad = grad(lambda x, u, i, j: (_dynamic(which)(x, u, i, j) ** 2).sum(), (0, 1))
+    small, large = eqns(per_example_grad, 2), eqns(per_example_grad, 64)
+    assert small == large
+    assert ({"gather", "scatter"} if which == "dynamic_update_slice" else {"scatter"}) <= set(small)
 
 
 def test_vmap_of_vmap_with_batched_start_indices():
