@@ -542,7 +542,7 @@ def _dynamic_update_slice_batch(values, dims):
         _index_vectors(indices, index_dims, size),
         update,
         dimension_numbers=dnums,
-        indices_are_sorted=True,
+        indices_are_sorted=False,  # (the members' start indices are in any order)
         unique_indices=True,
         mode=GatherScatterMode.CLIP,
     )
