@@ -102,6 +102,103 @@ def test_scalar_cannot_be_mapped():
         vmap(jnp.sin)(np.float32(1.0))
 
 
+# JAX 0.10.2's messages, word for word: arguments named by parameter and path, the most
+# common size first, the axis as the user gave it.
+SIZE_ERRORS = [
+    (
+        lambda: vmap(lambda a, b: a, in_axes=(-1, 0))(rand(3, 2), np.ones(4, np.int32)),
+        [
+            "one axis had size 2: axis -1 of argument a of type float32[3,2]",
+            "one axis had size 4: axis 0 of argument b of type int32[4]",
+        ],
+    ),
+    (
+        lambda: vmap(lambda a, b, c, d: a)(rand(3, 2), rand(4), rand(5, 5), rand(4)),
+        [
+            "most axes (2 of them) had size 4, e.g. axis 0 of argument b of type float32[4]",
+            "one axis had size 3: axis 0 of argument a of type float32[3,2]",
+            "one axis had size 5: axis 0 of argument c of type float32[5,5]",
+        ],
+    ),
+    (
+        lambda: vmap(lambda a, b: a)((rand(3, 2), {"u": [rand(4)]}), rand(3)),
+        [
+            "most axes (2 of them) had size 3, e.g. axis 0 of argument a[0] of type float32[3,2]",
+            "one axis had size 4: axis 0 of argument a[1]['u'][0] of type float32[4]",
+        ],
+    ),
+    (
+        lambda: vmap(lambda a, b: a)(rand(3), b={"z": rand(4)}),
+        [
+            "one axis had size 3: axis 0 of argument a of type float32[3]",
+            "one axis had size 4: axis 0 of kwargs['b']['z'] of type float32[4]",
+        ],
+    ),
+    (
+        lambda: vmap(lambda *args: args[0])(rand(3), rand(4)),
+        [
+            "one axis had size 3: axis 0 of argument args of type float32[3]",
+            "one axis had size 4: axis 0 of args[1] of type float32[4]",
+        ],
+    ),
+    (
+        lambda: vmap(max)(rand(3), rand(4)),
+        [
+            "one axis had size 3: axis 0 of args[0] of type float32[3]",
+            "one axis had size 4: axis 0 of args[1] of type float32[4]",
+        ],
+    ),
+    (
+        lambda: vmap(lambda a, b: a, axis_size=5)(rand(3), rand(3)),
+        [
+            "the `axis_size` argument was 5",
+            "most axes (2 of them) had size 3, e.g. axis 0 of argument a of type float32[3]",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("call, detail", SIZE_ERRORS)
+def test_inconsistent_sizes_name_the_arguments(call, detail):
+    with pytest.raises(ValueError) as info:
+        call()
+    lines = ";\n".join(f"  * {line}" for line in detail)
+    assert str(info.value) == f"vmap got inconsistent sizes for array axes to be mapped:\n{lines}"
+
+
+TUPLE_OF_ENTRIES = (
+    "in_axes must be an int, None, or a tuple of entries corresponding to the positional "
+    "arguments passed to the function, but got "
+)
+CONTAINER = "must be an int, None, or (nested) container with those types as leaves, but got "
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"in_axes": {"a": 0}}, TUPLE_OF_ENTRIES + "{'a': 0}."),
+        ({"in_axes": np.int64(0)}, TUPLE_OF_ENTRIES + "0."),
+        ({"in_axes": (0.5,)}, "in_axes " + CONTAINER + "(0.5,)."),
+        ({"in_axes": ({"p": True},)}, "in_axes " + CONTAINER + "({'p': True},)."),
+        ({"out_axes": {"a": 0.5}}, "out_axes " + CONTAINER + "{'a': 0.5}."),
+    ],
+)
+def test_bad_axes_specifications_raise_type_error_when_vmap_is_called(kwargs, message):
+    with pytest.raises(TypeError) as info:
+        vmap(lambda a: a, **kwargs)
+    assert str(info.value) == "vmap " + message
+
+
+def test_out_axes_errors_name_the_output():
+    with pytest.raises(ValueError) as info:
+        vmap(lambda a: {"k": [1.0, a.T]}, in_axes=1, out_axes={"k": [None, None]})(rand(3, 2))
+    assert str(info.value) == (
+        "at vmap out_axes['k'][1], got axis spec None but output was batched on axis 1"
+    )
+    with pytest.raises(ValueError, match="^axis -4 is out of bounds for array of dimension 2$"):
+        vmap(lambda a: a, out_axes=-4)(rand(3, 2))
+
+
 # --- out_axes --------------------------------------------------------------------------------
 
 
@@ -215,6 +312,27 @@ def test_grad_of_vmap_of_dot():
     w, xs = rand(3), rand(4, 3)
     g = grad(lambda w: jnp.sum(vmap(lambda x: jnp.dot(x, w))(xs) ** 2))
     close(g(w), 2 * xs.T @ (xs @ w))
+
+
+def _mlp_loss(params, x, y):
+    for W, b in params:
+        x = jnp.tanh(jnp.dot(x, W) + b)
+    return jnp.sum((x - y) ** 2)
+
+
+def test_per_example_gradients_of_an_mlp():
+    """Per-example weight gradients are batched outer products: they come out of one
+    dot_general each in the weights' layout, with no transpose after them (which XLA CPU
+    would write twice), and match per-example gradients, eagerly and under jit."""
+    params = [(rand(6, 5), rand(5)), (rand(5, 3), rand(3))]
+    xs, ys = rand(4, 6), rand(4, 3)
+    per_example = vmap(grad(_mlp_loss), in_axes=(None, 0, 0))
+    expected = [grad(_mlp_loss)(params, x, y) for x, y in zip(xs, ys)]
+    for got in (per_example(params, xs, ys), jit(per_example)(params, xs, ys)):
+        for layer, (gW, gb) in enumerate(got):
+            close(gW, np.stack([e[layer][0] for e in expected]))
+            close(gb, np.stack([e[layer][1] for e in expected]))
+    assert "transpose" not in prims(make_jaxpr(per_example)(params, xs, ys))
 
 
 def test_vmap_of_jit_of_grad():

@@ -175,6 +175,12 @@ DOT_CASES = [
     ((5, 2, 3, 4, 6), (4, 6, 2, 3, 5), (((4, 3), (1, 0)), ((1, 0), (2, 4)))),
     ((3, 2, 4), (4, 2, 3), (((2, 0), (0, 2)), ((1,), (1,)))),
     ((2, 3), (2, 3), (((), ()), ((0, 1), (0, 1)))),
+    # one operand's cotangent an outer product (the other operand has no free dimensions),
+    # taken in the order that needs no transpose where one exists
+    ((3, 5), (3,), (((0,), (0,)), ((), ()))),
+    ((2, 3), (2, 3, 4), (((1,), (1,)), ((0,), (0,)))),
+    ((2, 3), (4, 3, 2), (((1,), (1,)), ((0,), (2,)))),
+    ((2, 4, 3), (3, 2), (((2,), (0,)), ((0,), (1,)))),
 ]
 
 
@@ -545,6 +551,40 @@ def test_jaxpr_grad_dot_general_batch_and_contracting_dims():
           in (h, f) }
         """,
     )
+
+
+def test_jaxpr_grad_vector_matrix_product_has_no_transpose():
+    """The cotangent of W in `dot(x, W)` for a vector x is an outer product, taken as
+    `dot_general(x, ct)` in W's layout (JAX takes `dot_general(ct, x)` and transposes it,
+    which XLA CPU writes twice when it is a result)."""
+    x, W = np.ones(4, np.float32), np.ones((4, 5), np.float32)
+    closed = jax.make_jaxpr(jax.grad(lambda x, W: jnp.sum(jnp.dot(x, W)), argnums=(0, 1)))(x, W)
+    assert_jaxpr(
+        closed,
+        """
+        { lambda ; a:f32[4] b:f32[4,5]. let
+            c:f32[5] = dot_general[
+              dimension_numbers=(([0], [0]), ([], []))
+              preferred_element_type=float32
+            ] a b
+            _:f32[] = reduce_sum[axes=(0,)] c
+            d:f32[5] = broadcast_in_dim 1.0:f32[]
+            e:f32[4,5] = dot_general[
+              dimension_numbers=(([], []), ([], []))
+              preferred_element_type=float32
+            ] a d
+            f:f32[4] = dot_general[
+              dimension_numbers=(([0], [1]), ([], []))
+              preferred_element_type=float32
+            ] d b
+          in (f, e) }
+        """,
+    )
+    x, W, ct = normal(4), normal((4, 5)), normal(5)
+    _, f_vjp = jax.vjp(lambda x, W: dot.dot(x, W), x, W)
+    ct_x, ct_W = f_vjp(ct)
+    np.testing.assert_allclose(ct_W, np.outer(x, ct), rtol=1e-6)
+    np.testing.assert_allclose(ct_x, W @ ct, rtol=1e-6)
 
 
 def test_jaxpr_dot_general_preferred_element_type():

@@ -150,7 +150,13 @@ CASES = [
         "dynamic_slice",
         lambda x, i: lsl.dynamic_slice(x, (i, -2), (2, 2)),
         [((4, 5), f32), ((), i32)],
-        [0],
+        [0, 1],
+    ),
+    (
+        "dynamic_slice_two_indices",
+        lambda x, i, j: lsl.dynamic_slice(x, (i, j), (2, 3)),
+        [((4, 5), f32), ((), i32), ((), i32)],
+        [0, 1, 2],
     ),
     (
         "dynamic_slice_clamped",
@@ -162,7 +168,13 @@ CASES = [
         "dynamic_update_slice",
         lambda x, u, i: lsl.dynamic_update_slice(x, u, (i, 1)),
         [((4, 5), f32), ((2, 3), f32), ((), i32)],
-        [0, 1],
+        [0, 1, 2],
+    ),
+    (
+        "dynamic_update_slice_two_indices",
+        lambda x, u, i, j: lsl.dynamic_update_slice(x, u, (i, j)),
+        [((4, 5), np.dtype(bool)), ((2, 3), np.dtype(bool)), ((), i32), ((), i32)],
+        [0, 1, 2, 3],
     ),
     (
         "dynamic_update_slice_1d",
@@ -223,13 +235,100 @@ def test_unbatched_stays_unbatched():
     assert [e.primitive.name for e in jaxpr.eqns] == ["pad"]
 
 
-@pytest.mark.parametrize("which", ["dynamic_slice", "dynamic_update_slice"])
-def test_batched_start_indices_not_implemented(which):
-    x = np.zeros((B, 4), f32)
-    idx = np.arange(B, dtype=np.int32)
+# Batched start indices: negative ones wrap around, out-of-range ones clamp, per member.
+STARTS = np.array([0, 3, -1, 7, -9, 2], np.int32)
+
+
+def _dynamic(which):
     if which == "dynamic_slice":
-        fun = lambda x, i: lsl.dynamic_slice(x, (i,), (2,))
-    else:
-        fun = lambda x, i: lsl.dynamic_update_slice(x, np.ones(2, f32), (i,))
-    with pytest.raises(NotImplementedError, match="batched start indices"):
-        vmap(fun, (0, 0))(x, idx)
+        return lambda x, u, i, j: lsl.dynamic_slice(x, (i, j), (2, 3))
+    return lambda x, u, i, j: lsl.dynamic_update_slice(x, u, (i, j))
+
+
+def _dynamic_args(rng, size=None):
+    """Operands for `size` members, with random start indices (default: STARTS' members, with
+    STARTS and its negation as the start indices)."""
+    n = len(STARTS) if size is None else size
+    x = rng.uniform(size=(n, 4, 5)).astype(f32)
+    u = rng.uniform(size=(n, 2, 3)).astype(f32)
+    i, j = rng.integers(-6, 7, (2, n)).astype(np.int32)
+    return (x, u, STARTS, -STARTS) if size is None else (x, u, i, j)
+
+
+@pytest.mark.parametrize("which", ["dynamic_slice", "dynamic_update_slice"])
+@pytest.mark.parametrize("in_axes", [(0, 0, 0, 0), (None, None, 0, None), (0, None, None, 0)])
+def test_batched_start_indices_match_a_loop(which, in_axes):
+    x, u, i, j = _dynamic_args(np.random.default_rng(5))
+    args = [a if ax == 0 else a[1] for a, ax in zip((x, u, i, j), in_axes)]
+    _check_vmap(_dynamic(which), args, in_axes)
+    # under jit, as one compiled program
+    from tracejit import jit
+
+    got = np.asarray(jit(vmap(_dynamic(which), in_axes))(*args))
+    np.testing.assert_array_equal(got, np.asarray(vmap(_dynamic(which), in_axes)(*args)))
+
+
+@pytest.mark.parametrize("which", ["dynamic_slice", "dynamic_update_slice"])
+def test_batched_start_indices_are_one_gather_or_scatter(which):
+    """The jaxpr does not grow with the batch size: no loop, no unrolling."""
+    rng = np.random.default_rng(6)
+
+    from tracejit import grad
+
+    def eqns(fun, size):
+        args = _dynamic_args(rng, size)
+        return [e.primitive.name for e in make_jaxpr(vmap(fun))(*args).jaxpr.eqns]
+
+    small, large = eqns(_dynamic(which), 2), eqns(_dynamic(which), 64)
+    assert small == large
+    assert small.count("gather" if which == "dynamic_slice" else "scatter") == 1
+    # per-example gradients: a gather's transpose is a scatter, a scatter's a gather
+    per_example_grad = grad(lambda x, u, i, j: (_dynamic(which)(x, u, i, j) ** 2).sum(), (0, 1))
+    small, large = eqns(per_example_grad, 2), eqns(per_example_grad, 64)
+    assert small == large
+    assert ({"gather", "scatter"} if which == "dynamic_update_slice" else {"scatter"}) <= set(small)
+
+
+def test_vmap_of_vmap_with_batched_start_indices():
+    rng = np.random.default_rng(7)
+    x = rng.uniform(size=(3, 2, 6)).astype(f32)
+    i = rng.integers(-7, 7, (3, 2)).astype(np.int32)
+    f = vmap(vmap(lambda x, i: lsl.dynamic_slice(x, (i,), (2,))))
+    want = np.stack(
+        [
+            np.stack([lsl.dynamic_slice(x[a, b], (i[a, b],), (2,)) for b in range(2)])
+            for a in range(3)
+        ]
+    )
+    np.testing.assert_array_equal(np.asarray(f(x, i)), want)
+    g = vmap(vmap(lambda x, i: lsl.dynamic_update_slice(x, x[:2] * 2, (i,))), (0, None))
+    want = np.stack(
+        [np.stack([lsl.dynamic_update_slice(x[a, b], x[a, b, :2] * 2, (i[0, b],)) for b in range(2)])
+         for a in range(3)]
+    )  # fmt: skip
+    np.testing.assert_array_equal(np.asarray(g(x, i[0])), want)
+
+
+@pytest.mark.parametrize("which", ["dynamic_slice", "dynamic_update_slice"])
+def test_gradients_with_batched_start_indices(which):
+    """Per-example gradients (vmap of grad, eagerly and under jit) equal a loop of grads, and
+    the gradient of a summed vmap equals the sum of the per-example gradients."""
+    from tracejit import grad, jit
+
+    x, u, i, j = _dynamic_args(np.random.default_rng(8))
+    w = np.linspace(-1, 1, 20, dtype=f32).reshape(4, 5)
+
+    def loss(x, u, i, j):
+        out = _dynamic(which)(x, u, i, j)
+        return (out * (w[:2, :3] if out.shape == (2, 3) else w)).sum() + (out**2).sum()
+
+    per_example = vmap(grad(loss, argnums=(0, 1)))
+    want = [grad(loss, argnums=(0, 1))(*(a[k] for a in (x, u, i, j))) for k in range(len(i))]
+    for got in (per_example(x, u, i, j), jit(per_example)(x, u, i, j)):
+        for n in range(2):
+            np.testing.assert_allclose(
+                np.asarray(got[n]), np.stack([np.asarray(g[n]) for g in want]), rtol=1e-6
+            )
+    summed = grad(lambda x, u: vmap(loss)(x, u, i, j).sum(), argnums=(0, 1))(x, u)
+    for n in range(2):
+        np.testing.assert_allclose(np.asarray(summed[n]), np.asarray(got[n]), rtol=1e-6)

@@ -548,14 +548,74 @@ def _broadcast_prefix(prefix, tree, what: str) -> list:
     return [axis for sub, axis in zip(subtrees, axes, strict=True) for _ in tree_flatten(sub)[0]]
 
 
+def _check_axes_leaves(spec, what: str) -> None:
+    """vmap's axes specifications hold Python ints (not bools, not NumPy integers) or None."""
+    leaves = tree_flatten(spec, is_leaf=lambda x: x is None)[0]
+    if not all(leaf is None or type(leaf) is int for leaf in leaves):
+        raise TypeError(
+            f"vmap {what} must be an int, None, or (nested) container with those types as "
+            f"leaves, but got {spec}."
+        )
+
+
+def _vmap_arg_names(fun, args, kwargs) -> list:
+    """How JAX names each flat argument in vmap's errors: `argument x['k']` after the
+    parameter a positional argument binds to (by position in `fun`'s signature), `args[i]`
+    past the named ones, `kwargs['name']` for keyword arguments."""
+    import inspect
+
+    from tracejit._src.tree_util import keystr, tree_flatten_with_path
+
+    try:
+        names = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        names = []
+    described = []
+    for i, arg in enumerate(args):
+        head = f"argument {names[i]}" if i < len(names) else f"args[{i}]"
+        described += [head + keystr(path) for path, _ in tree_flatten_with_path(arg)[0]]
+    described += ["kwargs" + keystr(path) for path, _ in tree_flatten_with_path(kwargs)[0]]
+    return described
+
+
+def _inconsistent_sizes_error(fun, args, kwargs, flat_args, user_axes, sizes, axis_size):
+    """JAX's message: one line per size, the most common first, each with an example."""
+    names = _vmap_arg_names(fun, args, kwargs)
+    lines = [] if axis_size is None else [f"the `axis_size` argument was {axis_size}"]
+    groups = sorted(sizes.items(), key=lambda item: -len(item[1]))  # stable: first seen first
+    for n, (size, positions) in enumerate(groups):
+        i = positions[0]
+        aval = shaped_abstractify(flat_args[i])
+        shape = ",".join(map(str, aval.shape))
+        example = f"axis {user_axes[i]} of {names[i]} of type {aval.dtype.name}[{shape}]"
+        if len(positions) == 1:
+            lines.append(f"one axis had size {size}: {example}")
+        else:
+            amount = "most axes" if n == 0 else "some axes"
+            lines.append(f"{amount} ({len(positions)} of them) had size {size}, e.g. {example}")
+    detail = ";\n".join(f"  * {line}" for line in lines)
+    return ValueError(f"vmap got inconsistent sizes for array axes to be mapped:\n{detail}")
+
+
 def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     """Vectorizes `fun` over the axes `in_axes` of its arguments; the outputs get the batch
-    axis at `out_axes`. One call computes every batch member at once."""
+    axis at `out_axes`. One call computes every batch member at once.
+
+    The axes specifications are checked here, as JAX checks them; errors about the arguments
+    (sizes that disagree) name them by their parameter and their path inside it."""
     from tracejit._src.interpreters import batching
     from tracejit._src.lax.standard import batch_at_front, move_batch_dim
+    from tracejit._src.tree_util import keystr, tree_flatten_with_path
 
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
+    if not (in_axes is None or type(in_axes) is int or isinstance(in_axes, tuple)):
+        raise TypeError(
+            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+            f"positional arguments passed to the function, but got {in_axes}."
+        )
+    _check_axes_leaves(in_axes, "in_axes")
+    _check_axes_leaves(out_axes, "out_axes")
 
     @functools.wraps(fun)
     def vmap_f(*args, **kwargs):
@@ -573,35 +633,32 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
             ]
         else:
             arg_axes = _broadcast_prefix(axes, args, "in_axes")
-        flat_axes = arg_axes + [0] * len(tree_flatten(kwargs)[0])
-        sizes = {}
+        user_axes = arg_axes + [0] * len(tree_flatten(kwargs)[0])
+        flat_axes = list(user_axes)
+        sizes = {}  # size -> flat positions of the arguments mapped along an axis of that size
         for i, (x, axis) in enumerate(zip(flat_args, flat_axes, strict=True)):
             if axis is None:
                 continue
-            ndim = len(shaped_abstractify(x).shape)
+            shape = shaped_abstractify(x).shape
+            ndim = len(shape)
             if not -ndim <= axis < ndim:
                 raise ValueError(
                     f"vmap was requested to map its argument along axis {axis}, which implies "
                     f"that its rank should be at least {axis + 1 if axis >= 0 else -axis}, but "
-                    f"is only {ndim} (its shape is {shaped_abstractify(x).shape})"
+                    f"is only {ndim} (its shape is {shape})"
                 )
             flat_axes[i] = axis % ndim
-            sizes.setdefault(shaped_abstractify(x).shape[axis], []).append(i)
-        if len(sizes) > 1:
-            detail = "\n".join(
-                f"  * {len(idx)} argument(s) (flat positions {idx}) have size {size}"
-                for size, idx in sizes.items()
+            sizes.setdefault(shape[axis], []).append(i)
+        if len(sizes) > 1 or (sizes and axis_size is not None and axis_size not in sizes):
+            raise _inconsistent_sizes_error(
+                fun, args, kwargs, flat_args, user_axes, sizes, axis_size
             )
-            raise ValueError(f"vmap got inconsistent sizes for array axes to be mapped:\n{detail}")
         if sizes:
             size = next(iter(sizes))
-            if axis_size is not None and axis_size != size:
-                raise ValueError(
-                    f"vmap got axis_size={axis_size} but the mapped axes have size {size}"
-                )
         elif axis_size is None:
             raise ValueError(
-                "vmap must have at least one non-None value in in_axes, or an axis_size"
+                "vmap must have at least one non-None value in in_axes or axis_size must be "
+                "specified"
             )
         else:
             size = axis_size
@@ -615,19 +672,23 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
 
         outs, out_dims = batching.vmap_flat(flat_fun, flat_args, flat_axes, size, axis_name)
         out_tree = out_info["tree"]
-        out_axes_flat = _broadcast_prefix(out_axes, tree_unflatten(out_tree, outs), "out_axes")
+        out_value = tree_unflatten(out_tree, outs)
+        out_axes_flat = _broadcast_prefix(out_axes, out_value, "out_axes")
+        paths = [path for path, _ in tree_flatten_with_path(out_value)[0]]
         results = []
-        for out, dim, target in zip(outs, out_dims, out_axes_flat, strict=True):
+        for out, dim, target, path in zip(outs, out_dims, out_axes_flat, paths, strict=True):
             if target is None:
                 if dim is not None:
                     raise ValueError(
-                        "vmap has mapped output but out_axes is None: an output that depends "
-                        "on the mapped inputs cannot be returned unmapped"
+                        f"at vmap out_axes{keystr(path)}, got axis spec None but output was "
+                        f"batched on axis {dim}"
                     )
                 results.append(_as_array(out))
                 continue
             out = batch_at_front(out, dim, size)
             ndim = len(shaped_abstractify(out).shape)
+            if not -ndim <= target < ndim:
+                raise ValueError(f"axis {target} is out of bounds for array of dimension {ndim}")
             results.append(_as_array(move_batch_dim(out, 0, target % ndim)))
         return tree_unflatten(out_tree, results)
 

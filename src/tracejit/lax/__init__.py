@@ -155,6 +155,17 @@ from tracejit._src.lax.elementwise import (  # noqa: F401
     tanh,
     tanh_p,
 )
+from tracejit._src.lax.gather import (  # noqa: F401
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    gather,
+    gather_p,
+    scatter,
+    scatter_add,
+    scatter_add_p,
+    scatter_p,
+)
 from tracejit._src.lax.parallel import (  # noqa: F401
     all_gather,
     all_gather_p,

@@ -15,6 +15,10 @@ traced ones with the `lt`/`add`/`select_n` equations above. The primitives then 
 index into `[0, operand_dim - slice_dim]`, as XLA does, so that a slice or an update never
 reaches past the operand's edge and no index is ever out of bounds.
 
+Under vmap, start indices that differ between batch members make the dynamic primitives a
+`gather` (`dynamic_slice`) or a `scatter` (`dynamic_update_slice`) of one window per member, in
+CLIP mode, which clamps each member's starts as the primitives do (`lax/gather.py`).
+
 The `*_in_dim` wrappers are compositions: `slice_in_dim` and `index_in_dim` bind `slice` (and
 `squeeze` unless `keepdims`), the dynamic ones bind the dynamic primitives on one axis.
 Results keep the operand's weak type (`dynamic_update_slice`: weak only when every operand is).
@@ -34,12 +38,20 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import binary
+from tracejit._src.lax.gather import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    gather_p,
+    scatter_p,
+)
 from tracejit._src.lax.selection import select_n
-from tracejit._src.lax.shapes import expand_dims, pad, squeeze
+from tracejit._src.lax.shapes import broadcast_in_dim, concatenate, expand_dims, pad, squeeze
 from tracejit._src.lax.standard import (
     batch_at_front,
     check_same_dtypes,
     int_bounds,
+    move_batch_dim,
     shape_of,
     static_ints,
     weak_if_all_weak,
@@ -276,19 +288,33 @@ def _check_start_indices(name: str, operand: ShapedArray, indices, colon: str) -
         )
 
 
-def _check_unbatched_indices(name: str, dims) -> None:
-    if any(d is not None for d in dims):
-        raise NotImplementedError(
-            f"[vmap] {name} with batched start indices needs gather, not built yet"
-        )
-
-
 def _with_batch_index(indices, position: int) -> list:
     """The start indices with a zero for the batch dimension inserted at `position`."""
     dtype = dtypes.dtype_of(indices[0]) if indices else dtypes.default_int_dtype()
     indices = list(indices)
     indices.insert(position, dtype.type(0))
     return indices
+
+
+def _index_vectors(indices, dims, size: int):
+    """Batched start indices (some scalars batched, some not) as one integer array of shape
+    (size, rank): each member's index vector, for a gather or scatter."""
+    columns = [
+        broadcast_in_dim(index, (size, 1), () if dim is None else (0,))
+        for index, dim in zip(indices, dims, strict=True)
+    ]
+    return columns[0] if len(columns) == 1 else concatenate(columns, 1)
+
+
+def _batched_window_dnums(rank: int, operand_batched: bool) -> tuple:
+    """(offset or window dims, start index map, operand batching dims, index batching dims) of
+    the gather/scatter that takes one window per batch member at its own start indices: the
+    window dims follow the result's batch dim 0; a batched operand (its batch dim first) pairs
+    its batch dim with the indices' (batch member i reads or writes operand slice i)."""
+    window = tuple(range(1, rank + 1))
+    if operand_batched:
+        return window, window, (0,), (0,)
+    return window, tuple(range(rank)), (), ()
 
 
 # --- dynamic_slice --------------------------------------------------------------------------
@@ -377,12 +403,33 @@ lowering_rules[dynamic_slice_p] = lambda ctx, x, *indices, slice_sizes: ctx.op(
 
 
 def _dynamic_slice_batch(values, dims, *, slice_sizes):
+    """Unbatched start indices: a dynamic_slice taking the whole batch dimension. Batched ones:
+    a gather of one window per member (CLIP mode clamps each start as dynamic_slice does)."""
     (operand, *indices), (bd, *index_dims) = values, dims
-    _check_unbatched_indices("dynamic_slice", index_dims)
-    size = shape_of(operand)[bd]
-    sizes = slice_sizes[:bd] + (size,) + slice_sizes[bd:]
-    out = dynamic_slice_p.bind(operand, *_with_batch_index(indices, bd), slice_sizes=sizes)
-    return out, bd
+    if all(d is None for d in index_dims):
+        size = shape_of(operand)[bd]
+        sizes = slice_sizes[:bd] + (size,) + slice_sizes[bd:]
+        out = dynamic_slice_p.bind(operand, *_with_batch_index(indices, bd), slice_sizes=sizes)
+        return out, bd
+    size = next(shape_of(x)[0] for x, d in zip(indices, index_dims, strict=True) if d is not None)
+    window, start_map, operand_batching, index_batching = _batched_window_dnums(
+        len(slice_sizes), bd is not None
+    )
+    if bd is not None:
+        operand = move_batch_dim(operand, bd, 0)
+        slice_sizes = (1, *slice_sizes)
+    dnums = GatherDimensionNumbers(window, (), start_map, operand_batching, index_batching)
+    out = gather_p.bind(
+        operand,
+        _index_vectors(indices, index_dims, size),
+        dimension_numbers=dnums,
+        slice_sizes=slice_sizes,
+        indices_are_sorted=False,
+        unique_indices=False,
+        mode=GatherScatterMode.CLIP,
+        fill_value=None,
+    )
+    return out, 0
 
 
 batch_rules[dynamic_slice_p] = _dynamic_slice_batch
@@ -477,13 +524,28 @@ lowering_rules[dynamic_update_slice_p] = lambda ctx, x, update, *indices: ctx.op
 
 
 def _dynamic_update_slice_batch(values, dims):
+    """Operand and update get the batch dimension first (an unbatched one is broadcast).
+    Unbatched start indices: one dynamic_update_slice at index 0 of the batch dimension.
+    Batched ones: a scatter of one window per member into its own operand slice (CLIP mode
+    clamps each start as dynamic_update_slice does; the windows never overlap)."""
     (operand, update, *indices), (bd, update_bd, *index_dims) = values, dims
-    _check_unbatched_indices("dynamic_update_slice", index_dims)
-    # Both need the batch dimension, at the same place: first (an unbatched one is broadcast).
-    size = shape_of(operand)[bd] if bd is not None else shape_of(update)[update_bd]
+    size = next(shape_of(x)[d] for x, d in zip(values, dims, strict=True) if d is not None)
     operand = batch_at_front(operand, bd, size)
     update = batch_at_front(update, update_bd, size)
-    out = dynamic_update_slice_p.bind(operand, update, *_with_batch_index(indices, 0))
+    if all(d is None for d in index_dims):
+        out = dynamic_update_slice_p.bind(operand, update, *_with_batch_index(indices, 0))
+        return out, 0
+    window, start_map, operand_batching, index_batching = _batched_window_dnums(len(indices), True)
+    dnums = ScatterDimensionNumbers(window, (), start_map, operand_batching, index_batching)
+    out = scatter_p.bind(
+        operand,
+        _index_vectors(indices, index_dims, size),
+        update,
+        dimension_numbers=dnums,
+        indices_are_sorted=False,  # (the members' start indices are in any order)
+        unique_indices=True,
+        mode=GatherScatterMode.CLIP,
+    )
     return out, 0
 
 

@@ -1,0 +1,782 @@
+"""Gather and scatter: slices and updates at many run-time start indices at once.
+
+`gather` takes a window of static shape `slice_sizes` out of `operand` at every start index of
+`start_indices`, an integer array whose last dimension is the index vector (one component per
+operand dimension named in `start_index_map`, the others start at 0). StableHLO's
+`dimension_numbers` say where things go:
+
+- `offset_dims`: the result dimensions that run over each window (its dimensions that are not
+  in `collapsed_slice_dims` or `operand_batching_dims`, in order); the other result dimensions
+  are the batch dimensions of `start_indices` (all but the index vector), in order;
+- `collapsed_slice_dims`: window dimensions of size 1 that the result leaves out;
+- `operand_batching_dims` with `start_indices_batching_dims`: pairs of an operand dimension and
+  an index batch dimension that run together (batch member i gathers from operand slice i),
+  which is how vmap gathers with a batched operand and batched indices:
+
+    vmap(lambda x, i: lax.dynamic_slice(x, (i,), (2,)))(xs, idx)    xs: f32[4,5], idx: i32[4]
+        f:i32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e    (e: idx, wrapped)
+        g:f32[4,2] = gather[dimension_numbers=GatherDimensionNumbers(offset_dims=(1,),
+          collapsed_slice_dims=(), start_index_map=(1,), operand_batching_dims=(0,),
+          start_indices_batching_dims=(0,)) ... mode=GatherScatterMode.CLIP
+          slice_sizes=(1, 2) unique_indices=False] a f
+
+`scatter_add` and `scatter` are gather's mirror: they add (or write) the windows of `updates` into
+`operand` at the start indices, with `update_window_dims`, `inserted_window_dims` and
+`scatter_dims_to_operand_dims` in the roles of the three above. The transpose of gather is a
+scatter_add into zeros and that of scatter_add a gather, so each family member's derivative is
+another member.
+
+Out-of-bounds windows follow `mode`, as in JAX: `GatherScatterMode.CLIP` clamps each window start
+into `[0, operand_dim - window_dim]` (as dynamic_slice does, and as XLA's gather does by
+itself); `FILL_OR_DROP` gives `fill_value` for a gathered window that does not fit and drops
+an update window that does not fit (XLA's scatter does so by itself); `PROMISE_IN_BOUNDS` is
+the caller's promise that every window fits, computed as CLIP. As in JAX, `mode=None` means
+PROMISE_IN_BOUNDS for `gather` and FILL_OR_DROP for the scatters.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import NamedTuple
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.batching import batch_rules
+from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.lax.standard import (
+    batch_at_front,
+    int_bounds,
+    move_batch_dim,
+    shape_of,
+    static_ints,
+)
+from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lowering.lower import lowering_rules
+
+# --------------------------------------------------------------------------------------------
+# Parameters
+
+
+class GatherDimensionNumbers(NamedTuple):
+    """Where the windows and the index batch dimensions of a gather go (see the module doc)."""
+
+    offset_dims: tuple
+    collapsed_slice_dims: tuple
+    start_index_map: tuple
+    operand_batching_dims: tuple = ()
+    start_indices_batching_dims: tuple = ()
+
+
+class ScatterDimensionNumbers(NamedTuple):
+    """Where the windows and the index batch dimensions of a scatter come from."""
+
+    update_window_dims: tuple
+    inserted_window_dims: tuple
+    scatter_dims_to_operand_dims: tuple
+    operand_batching_dims: tuple = ()
+    scatter_indices_batching_dims: tuple = ()
+
+
+class GatherScatterMode(enum.Enum):
+    """What a gather or scatter does with a window that does not fit in the operand: CLIP
+    moves it inside, FILL_OR_DROP fills the gathered window (drops the update),
+    PROMISE_IN_BOUNDS assumes it never happens."""
+
+    CLIP = 1
+    FILL_OR_DROP = 2
+    PROMISE_IN_BOUNDS = 3
+
+    @staticmethod
+    def from_any(mode):
+        """The mode from a `GatherScatterMode`, 'clip', 'fill'/'drop', 'promise_in_bounds' or
+        None (FILL_OR_DROP, JAX's default)."""
+        if isinstance(mode, GatherScatterMode):
+            return mode
+        if mode == "clip":
+            return GatherScatterMode.CLIP
+        if mode is None or mode in ("fill", "drop"):
+            return GatherScatterMode.FILL_OR_DROP
+        if mode == "promise_in_bounds":
+            return GatherScatterMode.PROMISE_IN_BOUNDS
+        raise ValueError(f"Unknown gather mode {mode!r}")
+
+    def __repr__(self):
+        return f"GatherScatterMode.{self.name}"
+
+    __str__ = __repr__
+
+
+def _canonical_dnums(cls, name: str, dimension_numbers):
+    """`dimension_numbers` as `cls` with tuples of Python ints (a hashable param)."""
+    if not isinstance(dimension_numbers, cls):
+        raise TypeError(
+            f"{name}: dimension_numbers must be a {cls.__name__}, got "
+            f"{type(dimension_numbers).__name__}"
+        )
+    return cls(
+        *(
+            static_ints(name, field, value)
+            for field, value in zip(cls._fields, dimension_numbers, strict=True)
+        )
+    )
+
+
+def _default_fill_value(dtype: np.dtype):
+    """JAX's: NaN for inexact dtypes, the most negative (signed) or largest (unsigned)
+    integer, True for booleans."""
+    if dtypes.is_inexact(dtype):
+        return np.nan
+    if dtype == np.bool_:
+        return True
+    low, high = int_bounds(dtype)
+    return low if dtypes.issubdtype(dtype, np.signedinteger) else high
+
+
+# --------------------------------------------------------------------------------------------
+# The index arithmetic the NumPy impls share
+
+
+def _window_starts(operand_shape, indices, start_index_map, window_sizes, mode):
+    """Per index vector component k: the window starts along operand dimension
+    `start_index_map[k]`, clamped into the operand, and for FILL_OR_DROP the mask of the
+    windows that fit without clamping (else None)."""
+    starts, in_bounds = [], None
+    for k, d in enumerate(start_index_map):
+        start = indices[..., k].astype(np.int64)
+        high = operand_shape[d] - window_sizes[d]
+        if mode is GatherScatterMode.FILL_OR_DROP:
+            ok = (start >= 0) & (start <= high)
+            in_bounds = ok if in_bounds is None else in_bounds & ok
+        starts.append(np.clip(start, 0, max(high, 0)))
+    return starts, in_bounds
+
+
+def _operand_index(operand_shape, indices, dims, window_sizes, mode):
+    """NumPy advanced indices into the operand for each (batch..., window...) position, where
+    the batch dimensions are those of `indices` without its last and the window dimensions the
+    operand's that are neither collapsed nor batching, in order; and the in-bounds mask.
+
+    `dims` is (collapsed, start_index_map, operand_batching_dims, indices_batching_dims): the
+    last four fields of either kind of dimension numbers, which line up."""
+    collapsed, start_index_map, operand_batching, indices_batching = dims
+    batch_shape = indices.shape[:-1]
+    nb = len(batch_shape)
+    window_dims = [d for d in range(len(operand_shape)) if d not in collapsed + operand_batching]
+    nw = len(window_dims)
+    starts, in_bounds = _window_starts(operand_shape, indices, start_index_map, window_sizes, mode)
+    index = []
+    for d in range(len(operand_shape)):
+        position = np.zeros((1,) * (nb + nw), np.int64)
+        if d in start_index_map:
+            position = position + starts[start_index_map.index(d)].reshape(batch_shape + (1,) * nw)
+        if d in operand_batching:
+            j = indices_batching[operand_batching.index(d)]
+            shape = [1] * (nb + nw)
+            shape[j] = batch_shape[j]
+            position = position + np.arange(batch_shape[j]).reshape(shape)
+        if d in window_dims:
+            shape = [1] * (nb + nw)
+            shape[nb + window_dims.index(d)] = window_sizes[d]
+            position = position + np.arange(window_sizes[d]).reshape(shape)
+        index.append(position)
+    return tuple(index), in_bounds, window_dims
+
+
+def _to_result_order(result_rank: int, window_positions) -> tuple:
+    """The permutation from (batch..., window...) order to a layout with the window dimensions
+    at `window_positions` and the batch dimensions elsewhere, in order."""
+    batch_positions = [r for r in range(result_rank) if r not in window_positions]
+    nb = len(batch_positions)
+    source = [0] * result_rank
+    for k, r in enumerate(batch_positions):
+        source[r] = k
+    for k, r in enumerate(window_positions):
+        source[r] = nb + k
+    return tuple(source)
+
+
+def _check_dims(name: str, what: str, dims, bound: int, sorted_=False) -> None:
+    if any(not 0 <= d < bound for d in dims) or len(set(dims)) != len(dims):
+        raise TypeError(f"{name}: {what} {dims} must be distinct and in [0, {bound})")
+    if sorted_ and list(dims) != sorted(dims):
+        raise TypeError(f"{name}: {what} {dims} must be sorted")
+
+
+def _check_indices(name: str, indices: ShapedArray, count: int, batching, operand, op_batching):
+    if not dtypes.is_int(indices.dtype):
+        raise TypeError(f"{name}: indices must have an integer dtype, got {indices.dtype.name}")
+    if indices.ndim < 1 or indices.shape[-1] != count:
+        raise TypeError(
+            f"{name}: the last dimension of the indices (shape {indices.shape}) is the index "
+            f"vector and must have {count} entries, one per mapped operand dimension"
+        )
+    _check_dims(name, "indices batching dims", batching, indices.ndim - 1)
+    if len(batching) != len(op_batching):
+        raise TypeError(
+            f"{name}: operand and indices batching dims {op_batching} and {batching} must pair up"
+        )
+    for d, j in zip(op_batching, batching, strict=True):
+        if operand.shape[d] != indices.shape[j]:
+            raise TypeError(
+                f"{name}: operand batching dim {d} (size {operand.shape[d]}) and indices "
+                f"batching dim {j} (size {indices.shape[j]}) must have the same size"
+            )
+
+
+def _batched_dnums(dn, operand_batched: bool, indices_batched: bool):
+    """Dimension numbers (either kind) for operands with a batch dimension in front: with
+    unbatched indices it is one more window dimension, the first; with batched indices one
+    more index batch dimension, paired with the operand's when that is batched too."""
+
+    def up(ds):
+        return tuple(d + 1 for d in ds)
+
+    window, skipped, start_map, op_batching, idx_batching = dn
+    if not indices_batched:
+        return type(dn)((0, *up(window)), up(skipped), up(start_map), up(op_batching), idx_batching)
+    if not operand_batched:
+        return type(dn)(up(window), skipped, start_map, op_batching, up(idx_batching))
+    return type(dn)(up(window), up(skipped), up(start_map), (0, *up(op_batching)),
+                    (0, *up(idx_batching)))  # fmt: skip
+
+
+# --- gather ---------------------------------------------------------------------------------
+gather_p = Primitive("gather")
+
+
+def gather(
+    operand,
+    start_indices,
+    dimension_numbers,
+    slice_sizes,
+    *,
+    unique_indices=False,
+    indices_are_sorted=False,
+    mode=None,
+    fill_value=None,
+):
+    """The windows of shape `slice_sizes` of `operand` at each index vector (last dimension) of
+    `start_indices`, laid out as `dimension_numbers` (a `GatherDimensionNumbers`) says; see the
+    module doc. `mode` says what out-of-bounds windows give (None: PROMISE_IN_BOUNDS, computed
+    as CLIP); `fill_value` is theirs under FILL_OR_DROP (None: NaN for inexact dtypes, the
+    integer dtype's most negative or largest value, True)."""
+    dimension_numbers = _canonical_dnums(GatherDimensionNumbers, "gather", dimension_numbers)
+    # (None is FILL_OR_DROP for scatters, but PROMISE_IN_BOUNDS here, as in JAX)
+    mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else GatherScatterMode.from_any(mode)
+    if fill_value is not None:  # a hashable param: a Python scalar
+        fill_value = np.asarray(fill_value).item()
+    return gather_p.bind(
+        operand,
+        start_indices,
+        dimension_numbers=dimension_numbers,
+        slice_sizes=static_ints("gather", "slice_sizes", slice_sizes),
+        indices_are_sorted=bool(indices_are_sorted),
+        unique_indices=bool(unique_indices),
+        mode=mode,
+        fill_value=fill_value,
+    )
+
+
+@gather_p.def_impl
+def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes, mode, fill_value, **_):
+    dn = dimension_numbers
+    index, in_bounds, window_dims = _operand_index(
+        operand.shape, indices, dn[1:], slice_sizes, mode
+    )
+    windows = tuple(slice_sizes[d] for d in window_dims)
+    out = np.broadcast_to(operand[index], indices.shape[:-1] + windows)
+    if in_bounds is not None:
+        fill = _default_fill_value(operand.dtype) if fill_value is None else fill_value
+        mask = in_bounds.reshape(in_bounds.shape + (1,) * len(windows))
+        out = np.where(mask, out, np.asarray(fill).astype(operand.dtype))
+    result_rank = len(indices.shape) - 1 + len(windows)
+    return np.ascontiguousarray(out.transpose(_to_result_order(result_rank, dn.offset_dims)))
+
+
+@gather_p.def_abstract_eval
+def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, **_):
+    dn, name = dimension_numbers, "gather"
+    rank = operand.ndim
+    _check_dims(name, "collapsed_slice_dims", dn.collapsed_slice_dims, rank, sorted_=True)
+    _check_dims(name, "operand_batching_dims", dn.operand_batching_dims, rank, sorted_=True)
+    _check_dims(name, "start_index_map", dn.start_index_map, rank)
+    if set(dn.operand_batching_dims) & set(dn.collapsed_slice_dims + dn.start_index_map):
+        raise TypeError(
+            f"{name}: operand_batching_dims {dn.operand_batching_dims} must be "
+            "disjoint from collapsed_slice_dims and start_index_map"
+        )
+    _check_indices(
+        name,
+        indices,
+        len(dn.start_index_map),
+        dn.start_indices_batching_dims,
+        operand,
+        dn.operand_batching_dims,
+    )
+    if len(slice_sizes) != rank or any(
+        not 0 <= s <= n for s, n in zip(slice_sizes, operand.shape, strict=True)
+    ):
+        raise TypeError(
+            f"{name}: slice_sizes {slice_sizes} must have one size per dimension "
+            f"of the operand (shape {operand.shape}), each at most its size"
+        )
+    if any(slice_sizes[d] > 1 for d in dn.collapsed_slice_dims + dn.operand_batching_dims):
+        raise TypeError(
+            f"{name}: slice_sizes {slice_sizes} must be 1 (or 0) in the collapsed "
+            "and operand batching dims"
+        )
+    windows = [
+        slice_sizes[d]
+        for d in range(rank)
+        if d not in dn.collapsed_slice_dims + dn.operand_batching_dims
+    ]
+    result_rank = indices.ndim - 1 + len(windows)
+    if len(dn.offset_dims) != len(windows):
+        raise TypeError(
+            f"{name}: offset_dims {dn.offset_dims} must name one result dimension "
+            f"per window dimension ({len(windows)})"
+        )
+    _check_dims(name, "offset_dims", dn.offset_dims, result_rank, sorted_=True)
+    batch = iter(indices.shape[:-1])
+    window = iter(windows)
+    shape = tuple(next(window) if r in dn.offset_dims else next(batch) for r in range(result_rank))
+    return ShapedArray(shape, operand.dtype, operand.weak_type)
+
+
+gather_p.def_weak_type_rule(lambda weak_types, params: weak_types[0])  # the operand's
+
+
+def _gather_jvp(primals, tangents, **params):
+    """Linear in the operand (the indices are integers), except that a filled window is
+    constant: its tangent is filled with zeros."""
+    operand, indices = primals
+    out = gather_p.bind(operand, indices, **params)
+    if type(tangents[0]) is ad.Zero:
+        return out, ad.Zero.from_primal_value(out)
+    return out, gather_p.bind(tangents[0], indices, **{**params, "fill_value": 0})
+
+
+ad.jvp_rules[gather_p] = _gather_jvp
+
+
+def _gather_transpose(
+    ct, operand, indices, *, dimension_numbers, slice_sizes, fill_value, **params
+):
+    """A scatter_add of the cotangent's windows into zeros (its mode drops the windows that a
+    FILL_OR_DROP gather filled)."""
+    zeros = ad.zeros_like_aval(operand.aval)
+    scatter_dn = ScatterDimensionNumbers(*dimension_numbers)  # the same fields, renamed
+    return [scatter_add_p.bind(zeros, indices, ct, dimension_numbers=scatter_dn, **params), None]
+
+
+transpose_rules[gather_p] = _gather_transpose
+
+
+def _gather_batch(values, dims, *, dimension_numbers, slice_sizes, **params):
+    """The batch becomes a window dimension (only the operand batched), a leading index batch
+    dimension (only the indices batched), or a pair of batching dimensions (both)."""
+    (operand, indices), (operand_bd, indices_bd) = values, dims
+    new = _batched_dnums(dimension_numbers, operand_bd is not None, indices_bd is not None)
+    if operand_bd is not None:
+        operand = move_batch_dim(operand, operand_bd, 0)
+        size = shape_of(operand)[0]
+        slice_sizes = (1 if indices_bd is not None else size, *slice_sizes)
+    if indices_bd is not None:
+        indices = move_batch_dim(indices, indices_bd, 0)
+    out = gather_p.bind(operand, indices, dimension_numbers=new, slice_sizes=slice_sizes, **params)
+    return out, 0
+
+
+batch_rules[gather_p] = _gather_batch
+
+
+def _dims_attr(name: str, fields) -> str:
+    """`#stablehlo.<name><field = [..], ...>`, leaving out empty lists as StableHLO prints."""
+    parts = [
+        f"{key} = [{', '.join(map(str, value))}]"
+        if isinstance(value, tuple)
+        else f"{key} = {value}"
+        for key, value in fields
+        if value != ()
+    ]
+    return f"#stablehlo.{name}<{', '.join(parts)}>"
+
+
+def _index_bounds(block, aval, operand_shape, start_index_map, window_sizes) -> tuple:
+    """Tensors of the indices' shape holding, along the index vector, each component's lowest
+    and highest start that keeps a window inside the operand."""
+    highs = [operand_shape[d] - window_sizes[d] for d in start_index_map]
+    bounds = []
+    for values in ([0] * len(highs), highs):
+        vector = block.constant(np.asarray(values, aval.dtype).reshape(len(highs)))
+        bounds.append(block.op1("stablehlo.broadcast_in_dim", [vector],
+                                hlo.tensor_type(aval.shape, aval.dtype),
+                                {"broadcast_dimensions": hlo.i64_array([aval.ndim - 1])}))  # fmt: skip
+    return tuple(bounds)
+
+
+def _in_bounds_mask(ctx, indices, aval, operand_shape, start_index_map, window_sizes, shape, dims):
+    """An i1 tensor of `shape`: whether the window at each index vector fits in the operand,
+    broadcast along the result dimensions `dims` (those of the index batch dimensions)."""
+    block = ctx.block
+    bool_type = hlo.tensor_type(aval.shape, np.bool_)
+    low, high = _index_bounds(block, aval, operand_shape, start_index_map, window_sizes)
+    last = [aval.ndim - 1]
+
+    def compare(x, y, direction):
+        return block.op1(
+            "stablehlo.compare",
+            [x, y],
+            bool_type,
+            {"comparison_direction": f"#stablehlo<comparison_direction {direction}>"},
+        )
+
+    ok = block.op1(
+        "stablehlo.and",
+        [compare(indices, low, "GE"), compare(indices, high, "LE")],
+        bool_type,
+    )
+    scalar = hlo.tensor_type((), np.bool_)
+    region = block.region([scalar, scalar])
+    (both,) = region.op("stablehlo.and", region.args, [scalar])
+    region.ret([both])
+    batch_type = hlo.tensor_type(aval.shape[:-1], np.bool_)
+    all_ok = block.op1(
+        "stablehlo.reduce",
+        [ok, block.constant(np.asarray(True))],
+        batch_type,
+        {"dimensions": hlo.i64_array(last)},
+        [region],
+    )
+    return block.op1(
+        "stablehlo.broadcast_in_dim",
+        [all_ok],
+        hlo.tensor_type(shape, np.bool_),
+        {"broadcast_dimensions": hlo.i64_array(dims)},
+    )
+
+
+def _gather_lowering(
+    ctx,
+    operand,
+    indices,
+    *,
+    dimension_numbers,
+    slice_sizes,
+    mode,
+    fill_value,
+    indices_are_sorted,
+    **_,
+):
+    """stablehlo.gather, which clamps its window starts as CLIP does; FILL_OR_DROP then selects
+    the fill value for the windows that did not fit."""
+    dn = dimension_numbers
+    operand_aval, indices_aval = ctx.avals_in
+    out_aval = ctx.avals_out[0]
+    fields = [
+        ("offset_dims", dn.offset_dims),
+        ("collapsed_slice_dims", dn.collapsed_slice_dims),
+        ("operand_batching_dims", dn.operand_batching_dims),
+        ("start_indices_batching_dims", dn.start_indices_batching_dims),
+        ("start_index_map", dn.start_index_map),
+        ("index_vector_dim", indices_aval.ndim - 1),
+    ]
+    out = ctx.op(
+        "stablehlo.gather",
+        [operand, indices],
+        {
+            "dimension_numbers": _dims_attr("gather", fields),
+            "slice_sizes": hlo.i64_array(slice_sizes),
+            "indices_are_sorted": "true" if indices_are_sorted else "false",
+        },
+    )
+    if mode is not GatherScatterMode.FILL_OR_DROP or not dn.start_index_map:
+        return out
+    batch_dims = [r for r in range(out_aval.ndim) if r not in dn.offset_dims]
+    mask = _in_bounds_mask(
+        ctx,
+        indices,
+        indices_aval,
+        operand_aval.shape,
+        dn.start_index_map,
+        slice_sizes,
+        out_aval.shape,
+        batch_dims,
+    )
+    fill = _default_fill_value(operand_aval.dtype) if fill_value is None else fill_value
+    fill = ctx.block.constant(np.full(out_aval.shape, fill, operand_aval.dtype))
+    return ctx.op("stablehlo.select", [mask, out, fill])
+
+
+lowering_rules[gather_p] = _gather_lowering
+
+
+# --- scatter_add and scatter: shared rules ---------------------------------------------------
+def _window_sizes(operand_shape, updates_shape, dn: ScatterDimensionNumbers) -> tuple:
+    """The update window's size along each operand dimension (1 where inserted/batching)."""
+    sizes = iter(updates_shape[d] for d in dn.update_window_dims)
+    skipped = dn.inserted_window_dims + dn.operand_batching_dims
+    return tuple(1 if d in skipped else next(sizes) for d in range(len(operand_shape)))
+
+
+def _scatter_impl(combine):
+    def impl(operand, indices, updates, *, dimension_numbers, mode, **_):
+        dn = dimension_numbers
+        sizes = _window_sizes(operand.shape, updates.shape, dn)
+        index, in_bounds, _windows = _operand_index(operand.shape, indices, dn[1:], sizes, mode)
+        rank = updates.ndim  # updates to (batch..., window...) order
+        batch_dims = [d for d in range(rank) if d not in dn.update_window_dims]
+        updates = updates.transpose(batch_dims + list(dn.update_window_dims))
+        index = np.broadcast_arrays(*index, updates)[:-1]
+        if in_bounds is not None:  # FILL_OR_DROP: updates of windows that do not fit dropped
+            keep = np.broadcast_to(
+                in_bounds.reshape(in_bounds.shape + (1,) * len(dn.update_window_dims)),
+                updates.shape,
+            )
+            index, updates = tuple(i[keep] for i in index), updates[keep]
+        out = operand.copy()
+        combine(out, index, updates)
+        return out
+
+    return impl
+
+
+def _scatter_abstract_eval(name):
+    def abstract_eval(operand, indices, updates, *, dimension_numbers, **_):
+        dn, rank = dimension_numbers, operand.ndim
+        if updates.dtype != operand.dtype:
+            raise TypeError(
+                f"{name}: updates dtype {updates.dtype.name} must be the operand's, "
+                f"{operand.dtype.name}"
+            )
+        _check_dims(name, "inserted_window_dims", dn.inserted_window_dims, rank, sorted_=True)
+        _check_dims(name, "operand_batching_dims", dn.operand_batching_dims, rank, sorted_=True)
+        _check_dims(name, "scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims, rank)
+        _check_indices(
+            name,
+            indices,
+            len(dn.scatter_dims_to_operand_dims),
+            dn.scatter_indices_batching_dims,
+            operand,
+            dn.operand_batching_dims,
+        )
+        windows = rank - len(dn.inserted_window_dims) - len(dn.operand_batching_dims)
+        if len(dn.update_window_dims) != windows or updates.ndim != indices.ndim - 1 + windows:
+            raise TypeError(
+                f"{name}: updates of shape {updates.shape} must have the {indices.ndim - 1} "
+                f"batch dimensions of the indices (shape {indices.shape}) and {windows} window "
+                f"dimensions, named by update_window_dims {dn.update_window_dims}"
+            )
+        _check_dims(name, "update_window_dims", dn.update_window_dims, updates.ndim, True)
+        batch = [updates.shape[d] for d in range(updates.ndim) if d not in dn.update_window_dims]
+        sizes = _window_sizes(operand.shape, updates.shape, dn)
+        if batch != list(indices.shape[:-1]) or any(
+            s > n for s, n in zip(sizes, operand.shape, strict=True)
+        ):
+            raise TypeError(
+                f"{name}: updates of shape {updates.shape} do not fit operand shape "
+                f"{operand.shape} and indices shape {indices.shape}"
+            )
+        return ShapedArray(operand.shape, operand.dtype, operand.weak_type and updates.weak_type)
+
+    return abstract_eval
+
+
+def _scatter_weak_type(weak_types, params):
+    return weak_types[0] and weak_types[2]
+
+
+def _gather_of_updates(ct, indices, updates_aval, dn: ScatterDimensionNumbers, params):
+    """The cotangent of a scatter's updates: the windows of `ct` they went to."""
+    gather_dn = GatherDimensionNumbers(*dn)  # the same fields, renamed
+    sizes = _window_sizes(ad.get_aval(ct).shape, updates_aval.shape, dn)
+    return gather_p.bind(
+        ct,
+        indices,
+        dimension_numbers=gather_dn,
+        slice_sizes=sizes,
+        indices_are_sorted=params["indices_are_sorted"],
+        unique_indices=params["unique_indices"],
+        mode=params["mode"],
+        fill_value=0,
+    )
+
+
+def _scatter_batch(primitive):
+    """Operand and updates get the batch in front (broadcast if unbatched); then it is a window
+    dimension (indices unbatched) or a pair of batching dimensions (indices batched)."""
+
+    def rule(values, dims, *, dimension_numbers, **params):
+        (operand, indices, updates), (operand_bd, indices_bd, updates_bd) = values, dims
+        size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+        operand = batch_at_front(operand, operand_bd, size)
+        updates = batch_at_front(updates, updates_bd, size)
+        if indices_bd is not None:
+            indices = move_batch_dim(indices, indices_bd, 0)
+        new = _batched_dnums(dimension_numbers, True, indices_bd is not None)
+        out = primitive.bind(operand, indices, updates, dimension_numbers=new, **params)
+        return out, 0
+
+    return rule
+
+
+def _scatter_lowering(combiner):
+    """stablehlo.scatter, which drops update windows that do not fit (FILL_OR_DROP); CLIP
+    clamps the indices first. `combiner` (None: the update replaces) fills the region."""
+
+    def lowering(
+        ctx,
+        operand,
+        indices,
+        updates,
+        *,
+        dimension_numbers,
+        mode,
+        indices_are_sorted,
+        unique_indices,
+    ):
+        dn = dimension_numbers
+        operand_aval, indices_aval, updates_aval = ctx.avals_in
+        if mode is not GatherScatterMode.FILL_OR_DROP and dn.scatter_dims_to_operand_dims:
+            sizes = _window_sizes(operand_aval.shape, updates_aval.shape, dn)
+            low, high = _index_bounds(ctx.block, indices_aval, operand_aval.shape,
+                                      dn.scatter_dims_to_operand_dims, sizes)  # fmt: skip
+            idx_type = hlo.tensor_type(indices_aval.shape, indices_aval.dtype)
+            indices = ctx.block.op1("stablehlo.clamp", [low, indices, high], idx_type)
+        scalar = hlo.tensor_type((), operand_aval.dtype)
+        region = ctx.block.region([scalar, scalar])
+        if combiner is None:
+            region.ret([region.args[1]])
+        else:
+            (combined,) = region.op(combiner, region.args, [scalar])
+            region.ret([combined])
+        fields = [
+            ("update_window_dims", dn.update_window_dims),
+            ("inserted_window_dims", dn.inserted_window_dims),
+            ("input_batching_dims", dn.operand_batching_dims),
+            ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
+            ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims),
+            ("index_vector_dim", indices_aval.ndim - 1),
+        ]
+        attributes = {
+            "scatter_dimension_numbers": _dims_attr("scatter", fields),
+            "indices_are_sorted": "true" if indices_are_sorted else "false",
+            "unique_indices": "true" if unique_indices else "false",
+        }
+        return ctx.op("stablehlo.scatter", [operand, indices, updates], attributes, [region])
+
+    return lowering
+
+
+def _scatter_params(name, dimension_numbers, indices_are_sorted, unique_indices, mode) -> dict:
+    return {
+        "dimension_numbers": _canonical_dnums(ScatterDimensionNumbers, name, dimension_numbers),
+        "indices_are_sorted": bool(indices_are_sorted),
+        "unique_indices": bool(unique_indices),
+        "mode": GatherScatterMode.from_any(mode),
+    }
+
+
+# --- scatter_add ----------------------------------------------------------------------------
+scatter_add_p = Primitive("scatter-add")
+
+
+def scatter_add(
+    operand,
+    scatter_indices,
+    updates,
+    dimension_numbers,
+    *,
+    indices_are_sorted=False,
+    unique_indices=False,
+    mode=None,
+):
+    """`operand` with the windows of `updates` added at each index vector (last dimension) of
+    `scatter_indices`, as `dimension_numbers` (a `ScatterDimensionNumbers`) lays them out;
+    overlapping windows all add. `mode` says what happens to windows that do not fit: dropped
+    (FILL_OR_DROP, the default) or moved inside (CLIP)."""
+    params = _scatter_params(
+        "scatter_add", dimension_numbers, indices_are_sorted, unique_indices, mode
+    )
+    return scatter_add_p.bind(operand, scatter_indices, updates, **params)
+
+
+scatter_add_p.def_impl(_scatter_impl(lambda out, index, updates: np.add.at(out, index, updates)))
+scatter_add_p.def_abstract_eval(_scatter_abstract_eval("scatter_add"))
+scatter_add_p.def_weak_type_rule(_scatter_weak_type)
+ad.defjvp_linear_in(scatter_add_p, 0, 2)  # linear in operand and updates jointly
+
+
+def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, **params):
+    updates_aval = updates.aval if is_undefined_primal(updates) else ad.get_aval(updates)
+    ct_operand = ct if is_undefined_primal(operand) else None
+    ct_updates = None
+    if is_undefined_primal(updates):
+        ct_updates = _gather_of_updates(ct, indices, updates_aval, dimension_numbers, params)
+    return [ct_operand, None, ct_updates]
+
+
+transpose_rules[scatter_add_p] = _scatter_add_transpose
+batch_rules[scatter_add_p] = _scatter_batch(scatter_add_p)
+lowering_rules[scatter_add_p] = _scatter_lowering("stablehlo.add")
+
+
+# --- scatter --------------------------------------------------------------------------------
+scatter_p = Primitive("scatter")
+
+
+def scatter(
+    operand,
+    scatter_indices,
+    updates,
+    dimension_numbers,
+    *,
+    indices_are_sorted=False,
+    unique_indices=False,
+    mode=None,
+):
+    """`operand` with the windows of `updates` written at each index vector (last dimension) of
+    `scatter_indices`, as `dimension_numbers` lays them out. Where windows overlap, which one
+    is written is unspecified (XLA's choice), so reverse-mode derivatives need
+    `unique_indices=True`. `mode` as for `scatter_add`."""
+    params = _scatter_params("scatter", dimension_numbers, indices_are_sorted, unique_indices, mode)
+    return scatter_p.bind(operand, scatter_indices, updates, **params)
+
+
+def _assign(out, index, updates):
+    out[index] = updates
+
+
+scatter_p.def_impl(_scatter_impl(_assign))
+scatter_p.def_abstract_eval(_scatter_abstract_eval("scatter"))
+scatter_p.def_weak_type_rule(_scatter_weak_type)
+# Linear in operand and updates jointly: which window wins an overlap does not depend on values.
+ad.defjvp_linear_in(scatter_p, 0, 2)
+
+
+def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, **params):
+    """What the updates overwrote gets no cotangent; each update gets its window's (exact
+    only when no two windows overlap, hence `unique_indices`)."""
+    if not params["unique_indices"]:
+        raise NotImplementedError(
+            "scatter: transposing (reverse-mode differentiation) is only implemented for "
+            "unique_indices=True"
+        )
+    updates_aval = updates.aval if is_undefined_primal(updates) else ad.get_aval(updates)
+    ct_operand = ct_updates = None
+    if is_undefined_primal(operand):
+        zeros = ad.zeros_like_aval(ad.tangent_aval(updates_aval))
+        ct_operand = scatter_p.bind(
+            ct, indices, zeros, dimension_numbers=dimension_numbers, **params
+        )
+    if is_undefined_primal(updates):
+        ct_updates = _gather_of_updates(ct, indices, updates_aval, dimension_numbers, params)
+    return [ct_operand, None, ct_updates]
+
+
+transpose_rules[scatter_p] = _scatter_transpose
+batch_rules[scatter_p] = _scatter_batch(scatter_p)
+lowering_rules[scatter_p] = _scatter_lowering(None)
