@@ -696,3 +696,9 @@ def test_jaxpr_vmap_cond_batched_predicate():
     o:f32[2,3] = select_n n h m
   in (o,) }"""
     )
+
+
+@pytest.mark.xfail(strict=True, reason="CF-10: the deprecated operand= keyword is refused")
+def test_cond_operand_keyword():
+    out = lax.cond(True, lambda a: a * 2, lambda a: a, operand=1.5)
+    assert float(out) == 3.0 and out.weak_type

@@ -651,3 +651,9 @@ def test_jaxpr_vmap_while_batched_predicate():
     ] a a b
   in (c,) }"""
     )
+
+
+@pytest.mark.xfail(strict=True, reason="CF-10: dynamic fori_loop drops a weak carry's weak type")
+def test_fori_dynamic_keeps_weak_carry():
+    out = jax.jit(lambda n: lax.fori_loop(5, n, lambda i, c: c + i, 0))(np.int32(2))
+    assert int(out) == 0 and out.dtype == np.int32 and out.weak_type

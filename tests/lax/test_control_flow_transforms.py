@@ -409,3 +409,57 @@ def test_jit_inside_bodies_taking_outer_values_as_arguments():
     assert float(jax.grad(scan_loss)(np.float32(0.5))) == 16.0
     assert float(jax.jit(scan_loss)(np.float32(0.5))) == 8.0
     assert float(jax.jit(jax.grad(scan_loss))(np.float32(0.5))) == 16.0
+
+
+# --- custom derivatives inside bodies --------------------------------------------------------
+
+
+@jax.custom_jvp
+def _sin_fast_jvp(x):
+    return jnp.sin(x)
+
+
+_sin_fast_jvp.defjvp(lambda p, t: (jnp.sin(p[0]), 10.0 * t[0]))
+
+
+@jax.custom_vjp
+def _sin_big_vjp(x):
+    return jnp.sin(x)
+
+
+_sin_big_vjp.defvjp(lambda x: (jnp.sin(x), x), lambda res, ct: (100.0 * ct,))
+
+_X3 = np.array([0.1, 0.2, 0.3], f32)
+
+
+def test_custom_jvp_and_vjp_rules_are_used_inside_bodies():
+    """Values as JAX 0.10.2 computes them: the user's rules, not the primitives'."""
+
+    def scan_with(fn):
+        return lambda c: lax.scan(lambda c, x: (fn(c) * x, None), c, _X3)[0]
+
+    c = np.float32(0.5)
+    np.testing.assert_allclose(jax.grad(scan_with(_sin_fast_jvp))(c), 6.0, rtol=1e-5)
+    np.testing.assert_allclose(jax.grad(scan_with(_sin_big_vjp))(c), 6000.0, rtol=1e-5)
+    np.testing.assert_allclose(jax.jit(jax.grad(scan_with(_sin_big_vjp)))(c), 6000.0, rtol=1e-5)
+    got = jax.vmap(jax.grad(scan_with(_sin_big_vjp)))(np.array([0.5, 1.0], f32))
+    np.testing.assert_allclose(got, [6000.0, 6000.0], rtol=1e-5)
+    cond = lambda c: lax.cond(c > 0, _sin_big_vjp, _sin_fast_jvp, c)
+    assert float(jax.grad(cond)(c)) == 100.0
+    assert float(jax.grad(lambda c: lax.cond(c > 0, _sin_fast_jvp, _sin_big_vjp, c))(c)) == 10.0
+
+    def while_fun(c):
+        body = lambda s: (s[0] + 1, _sin_fast_jvp(s[1]))
+        return lax.while_loop(lambda s: s[0] < 2, body, (0, c))[1]
+
+    y, t = jax.jvp(while_fun, (c,), (np.float32(1),))
+    np.testing.assert_allclose([y, t], [np.sin(np.sin(0.5)), 100.0], rtol=1e-5)
+
+
+def test_bfloat16_scan_and_cond():
+    bf16 = jnp.bfloat16
+    c, ys = jax.jit(lambda xs: lax.scan(lambda c, x: (c + x, c), bf16(0), xs))(jnp.ones(3, bf16))
+    assert c.dtype == bf16 and ys.dtype == bf16
+    assert float(c) == 3.0 and np.asarray(ys, f32).tolist() == [0.0, 1.0, 2.0]
+    g = jax.grad(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))(bf16(0.5))
+    assert g.dtype == bf16 and abs(float(g) - np.cos(0.5)) < 1e-2
