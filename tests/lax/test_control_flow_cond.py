@@ -702,3 +702,36 @@ def test_jaxpr_vmap_cond_batched_predicate():
 def test_cond_operand_keyword():
     out = lax.cond(True, lambda a: a * 2, lambda a: a, operand=1.5)
     assert float(out) == 3.0 and out.weak_type
+
+
+@pytest.mark.xfail(strict=True, reason="CF-12: a const shared by branches is passed per branch")
+def test_jaxpr_cond_shared_closure_passed_once():
+    fun = lambda p, x, w: lax.cond(p, lambda a: a * w, lambda a: a + w, x)
+    assert (
+        jaxpr_text(fun, True, np.float32(1), np.float32(2))
+        == """\
+{ lambda ; a:bool[] b:f32[] c:f32[]. let
+    d:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+    e:f32[] = cond[
+      branches=(
+        { lambda ; f:f32[] g:f32[]. let h:f32[] = add g f in (h,) }
+        { lambda ; i:f32[] j:f32[]. let k:f32[] = mul j i in (k,) }
+      )
+    ] d c b
+  in (e,) }"""
+    )
+
+
+def test_jit_traces_the_branches_once():
+    traces = []
+
+    def fun(p, x):
+        def branch(a):
+            traces.append(1)
+            return a + 1
+
+        return lax.cond(p, branch, lambda a: a, x)
+
+    jitted = jax.jit(fun)
+    outs = [float(jitted(p, np.float32(x))) for p, x in ((True, 1), (False, 2), (True, 3))]
+    assert outs == [2.0, 2.0, 4.0] and len(traces) == 1

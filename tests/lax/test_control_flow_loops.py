@@ -657,3 +657,27 @@ def test_jaxpr_vmap_while_batched_predicate():
 def test_fori_dynamic_keeps_weak_carry():
     out = jax.jit(lambda n: lax.fori_loop(5, n, lambda i, c: c + i, 0))(np.int32(2))
     assert int(out) == 0 and out.dtype == np.int32 and out.weak_type
+
+
+def test_jaxpr_while_with_consts():
+    def fun(x, n):
+        return lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * x), (0, x))
+
+    assert (
+        jaxpr_text(fun, np.float32(1), np.int32(3))
+        == """\
+{ lambda ; a:f32[] b:i32[]. let
+    c:i32[] d:f32[] = while[
+      body_jaxpr={ lambda ; e:f32[] f:i32[] g:f32[]. let
+          h:i32[] = add f 1:i32[]
+          i:f32[] = mul g e
+        in (h, i) }
+      body_nconsts=1
+      cond_jaxpr={ lambda ; j:i32[] k:i32[] l:f32[]. let
+          m:i32[] = convert_element_type[new_dtype=int32 weak_type=False] k
+          n:bool[] = lt m j
+        in (n,) }
+      cond_nconsts=1
+    ] b a 0:i32[] a
+  in (c, d) }"""
+    )

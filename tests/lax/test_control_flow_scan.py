@@ -579,3 +579,56 @@ def test_error_scan_not_callable():
     _raises_exactly(
         TypeError, "lax.scan: f argument should be a callable.", lambda: lax.scan(1, 0.0, None, 3)
     )
+
+
+def test_jaxpr_scan_consts_reverse():
+    w = np.ones(3, f32)
+
+    def fun(c, xs, w):
+        return lax.scan(lambda c, x: (c * w + x, c), c, xs, reverse=True)
+
+    assert (
+        jaxpr_text(fun, w, np.ones((2, 3), f32), w)
+        == """\
+{ lambda ; a:f32[3] b:f32[2,3] c:f32[3]. let
+    d:f32[3] e:f32[2,3] = scan[
+      jaxpr={ lambda ; f:f32[3] g:f32[3] h:f32[3]. let
+          i:f32[3] = mul g f
+          j:f32[3] = add i h
+        in (j, g) }
+      length=2
+      num_carry=1
+      num_consts=1
+      reverse=True
+      unroll=1
+    ] c a b
+  in (d, e) }"""
+    )
+
+
+_W3 = np.ones(3, f32)
+
+
+def test_jaxpr_scan_closing_over_numpy_array():
+    """The closed-over array becomes a constvar of the outer jaxpr, a const of the scan."""
+
+    def fun(c, xs):
+        return lax.scan(lambda c, x: (c * _W3 + x, None), c, xs)
+
+    assert (
+        jaxpr_text(fun, _W3, np.ones((2, 3), f32))
+        == """\
+{ lambda a:f32[3]; b:f32[3] c:f32[2,3]. let
+    d:f32[3] = scan[
+      jaxpr={ lambda ; e:f32[3] f:f32[3] g:f32[3]. let
+          h:f32[3] = mul f e
+          i:f32[3] = add h g
+        in (i,) }
+      length=2
+      num_carry=1
+      num_consts=1
+      reverse=False
+      unroll=1
+    ] a b c
+  in (d,) }"""
+    )
