@@ -22,7 +22,8 @@ import itertools
 import numpy as np
 
 from tracejit._src import pretty_printer as pp
-from tracejit._src.core import Primitive, ShapedArray, get_aval
+from tracejit._src.array import make_array
+from tracejit._src.core import Primitive, ShapedArray, get_aval, python_scalar_types
 
 _var_ids = itertools.count()
 
@@ -197,7 +198,7 @@ def _pp_param_value(value, names: _Names) -> pp.Doc:
 
 
 def _unused_eqn_outputs(jaxpr: Jaxpr) -> set:
-    read = set(v for v in jaxpr.outvars if isinstance(v, Var))
+    read = {v for v in jaxpr.outvars if isinstance(v, Var)}
     for eqn in jaxpr.eqns:
         read.update(v for v in eqn.invars if isinstance(v, Var))
     return {v for eqn in jaxpr.eqns for v in eqn.outvars if v not in read}
@@ -302,13 +303,23 @@ def check_jaxpr(jaxpr: Jaxpr) -> None:
 # Evaluation
 
 
+def literal_operand(literal: Literal):
+    """A literal as an operand to bind again: a weakly typed literal held as a NumPy scalar
+    (staged from a weak Array) becomes a weak Array, so that re-evaluating a jaxpr gives the
+    weak types that staging it gave."""
+    value = literal.val
+    if literal.aval.weak_type and type(value) not in python_scalar_types:
+        return make_array(np.asarray(value), True)
+    return value
+
+
 def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
     """Binds the jaxpr's primitives on the current trace: evaluation under the eval trace,
     re-tracing under any other. Returns the list of outputs."""
     env = {}
 
     def read(atom):
-        return atom.val if isinstance(atom, Literal) else env[atom]
+        return literal_operand(atom) if isinstance(atom, Literal) else env[atom]
 
     for var, value in zip(jaxpr.constvars, consts, strict=True):
         env[var] = value
