@@ -1,7 +1,7 @@
 """`lax.cond` and `lax.switch`: eager and jit against NumPy references (dtypes, pytrees,
 closures over arrays and over tracers of enclosing transformations), derivatives to second
 order in both modes, vmap against per-example loops (unbatched and batched predicate/index),
-golden jaxprs and JAX's error messages."""
+and JAX's error messages. Golden jaxprs are in test_control_flow_jaxprs.py."""
 
 import re
 
@@ -388,100 +388,6 @@ def test_grad_of_vmap_batched_predicate_ignores_untaken_branch():
     assert_tree_equal(got, np.array([1.0, 0.5, 2.0], f32), 0)
 
 
-# --- golden jaxprs (JAX 0.10.2's printouts) -------------------------------------------------
-
-
-def test_jaxpr_cond():
-    fun = lambda x: lax.cond(x > 0, lambda a: a + 3.0, lambda a: a - 3.0, x)
-    assert (
-        jaxpr_text(fun, np.float32(1.5))
-        == """\
-{ lambda ; a:f32[]. let
-    b:bool[] = gt a 0.0:f32[]
-    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b
-    d:f32[] = cond[
-      branches=(
-        { lambda ; e:f32[]. let f:f32[] = sub e 3.0:f32[] in (f,) }
-        { lambda ; g:f32[]. let h:f32[] = add g 3.0:f32[] in (h,) }
-      )
-    ] c a
-  in (d,) }"""
-    )
-
-
-def test_jaxpr_cond_closure_becomes_leading_operand():
-    fun = lambda x, w: lax.cond(x > 0, lambda a: a * w, lambda a: a, x)
-    assert (
-        jaxpr_text(fun, np.float32(1.5), np.float32(2))
-        == """\
-{ lambda ; a:f32[] b:f32[]. let
-    c:bool[] = gt a 0.0:f32[]
-    d:i32[] = convert_element_type[new_dtype=int32 weak_type=False] c
-    e:f32[] = cond[
-      branches=(
-        { lambda ; f:f32[] g:f32[]. let  in (g,) }
-        { lambda ; h:f32[] i:f32[]. let j:f32[] = mul i h in (j,) }
-      )
-    ] d b a
-  in (e,) }"""
-    )
-
-
-def test_jaxpr_switch():
-    def fun(i, x):
-        return lax.switch(i, [lambda a: a + 1.0, lambda a: a * 2.0, jnp.sin], x)
-
-    assert (
-        jaxpr_text(fun, np.int32(1), np.float32(1.5))
-        == """\
-{ lambda ; a:i32[] b:f32[]. let
-    c:i32[] = clamp 0:i32[] a 2:i32[]
-    d:f32[] = cond[
-      branches=(
-        { lambda ; e:f32[]. let f:f32[] = add e 1.0:f32[] in (f,) }
-        { lambda ; g:f32[]. let h:f32[] = mul g 2.0:f32[] in (h,) }
-        { lambda ; i:f32[]. let j:f32[] = sin i in (j,) }
-      )
-    ] c b
-  in (d,) }"""
-    )
-
-
-def test_jaxpr_grad_of_cond():
-    """JAX 0.10.2 merges the branches' residuals of equal type into one output and fills a
-    branch's missing ones with `empty2[dtype=float32 memory_space=MemorySpace.Device]`; we
-    deliberately give each branch's residuals their own outputs, zeros in the other branches
-    (so the printout differs from JAX's in the residual lists only)."""
-    fun = jax.grad(lambda x: lax.cond(x > 0, jnp.sin, lambda a: a * a, x))
-    assert (
-        jaxpr_text(fun, np.float32(1.5))
-        == """\
-{ lambda ; a:f32[]. let
-    b:bool[] = gt a 0.0:f32[]
-    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] b
-    _:f32[] d:f32[] e:f32[] = cond[
-      branches=(
-        { lambda ; f:f32[]. let g:f32[] = mul f f in (g, f, 0.0:f32[]) }
-        { lambda ; h:f32[]. let
-            i:f32[] = sin h
-            j:f32[] = cos h
-          in (i, 0.0:f32[], j) }
-      )
-    ] c a
-    k:f32[] = cond[
-      branches=(
-        { lambda ; l:f32[] m:f32[] n:f32[]. let
-            o:f32[] = mul l n
-            p:f32[] = mul n l
-            q:f32[] = add_any o p
-          in (q,) }
-        { lambda ; r:f32[] s:f32[] t:f32[]. let u:f32[] = mul t s in (u,) }
-      )
-    ] c d e 1.0:f32[]
-  in (k,) }"""
-    )
-
-
 # --- errors ---------------------------------------------------------------------------------
 
 
@@ -649,77 +555,10 @@ def test_error_python_if_on_tracer_recommends_cond():
     assert float(jax.grad(fun)(np.float32(1.0))) == 1.0
 
 
-def test_jaxpr_vmap_switch_batched_index():
-    """Every branch runs on operands stop_gradient'ed for the members that do not take it."""
-    fun = jax.vmap(lambda i, x: lax.switch(i, [lambda a: a + 1.0, jnp.sin, lambda a: a * 2.0], x))
-    assert (
-        jaxpr_text(fun, np.array([0, 2], i32), np.ones(2, f32))
-        == """\
-{ lambda ; a:i32[2] b:f32[2]. let
-    c:i32[2] = clamp 0:i32[] a 2:i32[]
-    d:bool[2] = eq c 0:i32[]
-    e:f32[2] = stop_gradient b
-    f:f32[2] = select_n d e b
-    g:f32[2] = add f 1.0:f32[]
-    h:bool[2] = eq c 1:i32[]
-    i:f32[2] = stop_gradient b
-    j:f32[2] = select_n h i b
-    k:f32[2] = sin j
-    l:bool[2] = eq c 2:i32[]
-    m:f32[2] = stop_gradient b
-    n:f32[2] = select_n l m b
-    o:f32[2] = mul n 2.0:f32[]
-    p:f32[2] = select_n c g k o
-  in (p,) }"""
-    )
-
-
-@pytest.mark.xfail(strict=True, reason="CF-11: broadcast and stop_gradient in the other order")
-def test_jaxpr_vmap_cond_batched_predicate():
-    fun = jax.vmap(lambda p, x: lax.cond(p, lambda a: a + 1.0, lambda a: a - 1.0, x))
-    assert (
-        jaxpr_text(fun, np.array([True, False]), np.ones((2, 3), f32))
-        == """\
-{ lambda ; a:bool[2] b:f32[2,3]. let
-    c:i32[2] = convert_element_type[new_dtype=int32 weak_type=False] a
-    d:bool[2] = eq c 0:i32[]
-    e:f32[2,3] = stop_gradient b
-    f:bool[2,3] = broadcast_in_dim[broadcast_dimensions=(0,)] d
-    g:f32[2,3] = select_n f e b
-    h:f32[2,3] = sub g 1.0:f32[]
-    i:bool[2] = eq c 1:i32[]
-    j:f32[2,3] = stop_gradient b
-    k:bool[2,3] = broadcast_in_dim[broadcast_dimensions=(0,)] i
-    l:f32[2,3] = select_n k j b
-    m:f32[2,3] = add l 1.0:f32[]
-    n:i32[2,3] = broadcast_in_dim[broadcast_dimensions=(0,)] c
-    o:f32[2,3] = select_n n h m
-  in (o,) }"""
-    )
-
-
 @pytest.mark.xfail(strict=True, reason="CF-10: the deprecated operand= keyword is refused")
 def test_cond_operand_keyword():
     out = lax.cond(True, lambda a: a * 2, lambda a: a, operand=1.5)
     assert float(out) == 3.0 and out.weak_type
-
-
-@pytest.mark.xfail(strict=True, reason="CF-12: a const shared by branches is passed per branch")
-def test_jaxpr_cond_shared_closure_passed_once():
-    fun = lambda p, x, w: lax.cond(p, lambda a: a * w, lambda a: a + w, x)
-    assert (
-        jaxpr_text(fun, True, np.float32(1), np.float32(2))
-        == """\
-{ lambda ; a:bool[] b:f32[] c:f32[]. let
-    d:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
-    e:f32[] = cond[
-      branches=(
-        { lambda ; f:f32[] g:f32[]. let h:f32[] = add g f in (h,) }
-        { lambda ; i:f32[] j:f32[]. let k:f32[] = mul j i in (k,) }
-      )
-    ] d c b
-  in (e,) }"""
-    )
 
 
 def test_jit_traces_the_branches_once():

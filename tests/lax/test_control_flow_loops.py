@@ -1,8 +1,8 @@
 """`lax.while_loop` and `lax.fori_loop`: eager and jit against NumPy loops (dtypes, pytree
 carries, closures), forward-mode derivatives of while, reverse mode of fori_loop with a static
 trip count and of `while_loop(max_iterations=N)`, the refusal of reverse mode otherwise, vmap
-against per-example loops (members finishing at different iteration counts), golden jaxprs and
-JAX's carry-mismatch errors."""
+against per-example loops (members finishing at different iteration counts), and JAX's
+carry-mismatch errors. Golden jaxprs are in test_control_flow_jaxprs.py."""
 
 import re
 
@@ -389,100 +389,6 @@ def test_vmap_while_max_iterations_grad():
     check_vmap(g, (x,), (0,), tol=1e-5)
 
 
-# --- golden jaxprs (JAX 0.10.2's printouts) -------------------------------------------------
-
-
-def test_jaxpr_while():
-    fun = lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x)
-    assert (
-        jaxpr_text(fun, np.float32(1.5))
-        == """\
-{ lambda ; a:f32[]. let
-    b:f32[] = while[
-      body_jaxpr={ lambda ; c:f32[]. let d:f32[] = mul c 2.0:f32[] in (d,) }
-      body_nconsts=0
-      cond_jaxpr={ lambda ; e:f32[]. let f:bool[] = lt e 10.0:f32[] in (f,) }
-      cond_nconsts=0
-    ] a
-  in (b,) }"""
-    )
-
-
-def test_jaxpr_fori_static_is_scan():
-    fun = lambda x: lax.fori_loop(0, 5, lambda i, c: c * 2.0, x)
-    assert (
-        jaxpr_text(fun, np.float32(1.5))
-        == """\
-{ lambda ; a:f32[]. let
-    _:i32[] b:f32[] = scan[
-      jaxpr={ lambda ; c:i32[] d:f32[]. let
-          e:i32[] = add c 1:i32[]
-          f:f32[] = mul d 2.0:f32[]
-        in (e, f) }
-      length=5
-      num_carry=2
-      num_consts=0
-      reverse=False
-      unroll=1
-    ] 0:i32[] a
-  in (b,) }"""
-    )
-
-
-def test_jaxpr_fori_dynamic_is_while():
-    fun = lambda n, x: lax.fori_loop(0, n, lambda i, c: c * 2.0, x)
-    assert (
-        jaxpr_text(fun, np.int32(5), np.float32(1.5))
-        == """\
-{ lambda ; a:i32[] b:f32[]. let
-    _:i32[] _:i32[] c:f32[] = while[
-      body_jaxpr={ lambda ; d:i32[] e:i32[] f:f32[]. let
-          g:i32[] = add d 1:i32[]
-          h:f32[] = mul f 2.0:f32[]
-        in (g, e, h) }
-      body_nconsts=0
-      cond_jaxpr={ lambda ; i:i32[] j:i32[] k:f32[]. let
-          l:bool[] = lt i j
-        in (l,) }
-      cond_nconsts=0
-    ] 0:i32[] a b
-  in (c,) }"""
-    )
-
-
-def test_jaxpr_grad_of_fori():
-    fun = jax.grad(lambda x: lax.fori_loop(0, 3, lambda i, c: c * c, x))
-    assert (
-        jaxpr_text(fun, np.float32(1.5))
-        == """\
-{ lambda ; a:f32[]. let
-    _:i32[] _:f32[] b:f32[3] = scan[
-      jaxpr={ lambda ; c:i32[] d:f32[]. let
-          e:i32[] = add c 1:i32[]
-          f:f32[] = mul d d
-        in (e, f, d) }
-      length=3
-      num_carry=2
-      num_consts=0
-      reverse=False
-      unroll=1
-    ] 0:i32[] a
-    g:f32[] = scan[
-      jaxpr={ lambda ; h:f32[] i:f32[]. let
-          j:f32[] = mul i h
-          k:f32[] = mul h i
-          l:f32[] = add_any j k
-        in (l,) }
-      length=3
-      num_carry=1
-      num_consts=0
-      reverse=True
-      unroll=1
-    ] 1.0:f32[] b
-  in (g,) }"""
-    )
-
-
 # --- errors ---------------------------------------------------------------------------------
 
 
@@ -605,7 +511,6 @@ def test_fori_index_with_float_carry():
     assert out.dtype == np.float16 and float(out) == 3.0
 
 
-@pytest.mark.xfail(strict=True, reason="CF-9: vmap of while/scan drops weak types of carries")
 def test_vmap_loops_keep_weak_types():
     x = np.array([1.0, 3.0], f32)
     n, y = jax.vmap(
@@ -623,61 +528,7 @@ def test_vmap_loops_keep_weak_types():
     assert_tree_equal((n, y), (np.array([1, 3], i32), np.array([2.0, 8.0], f32)), 0)
 
 
-def test_jaxpr_vmap_while_batched_predicate():
-    """Deliberately not JAX's printout: JAX keeps the batched predicate (`cond_jaxpr` returns
-    bool[2], the body is unchanged) and resolves it when lowering; ours makes it explicit in
-    the jaxpr: the predicate reduces with reduce_or, the body selects per member (re-reading
-    the predicate's constants, passed twice)."""
-    fun = jax.vmap(lambda n: lax.while_loop(lambda c: c < n, lambda c: c * 2.0, 1.0))
-    assert (
-        jaxpr_text(fun, np.ones(2, f32))
-        == """\
-{ lambda ; a:f32[2]. let
-    b:f32[2] = broadcast_in_dim 1.0:f32[]
-    c:f32[2] = while[
-      body_jaxpr={ lambda ; d:f32[2] e:f32[2]. let
-          f:f32[2] = convert_element_type[new_dtype=float32 weak_type=False] e
-          g:bool[2] = lt f d
-          h:f32[2] = mul e 2.0:f32[]
-          i:f32[2] = select_n g e h
-        in (i,) }
-      body_nconsts=1
-      cond_jaxpr={ lambda ; j:f32[2] k:f32[2]. let
-          l:f32[2] = convert_element_type[new_dtype=float32 weak_type=False] k
-          m:bool[2] = lt l j
-          n:bool[] = reduce_or[axes=(0,)] m
-        in (n,) }
-      cond_nconsts=1
-    ] a a b
-  in (c,) }"""
-    )
-
-
 @pytest.mark.xfail(strict=True, reason="CF-10: dynamic fori_loop drops a weak carry's weak type")
 def test_fori_dynamic_keeps_weak_carry():
     out = jax.jit(lambda n: lax.fori_loop(5, n, lambda i, c: c + i, 0))(np.int32(2))
     assert int(out) == 0 and out.dtype == np.int32 and out.weak_type
-
-
-def test_jaxpr_while_with_consts():
-    def fun(x, n):
-        return lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * x), (0, x))
-
-    assert (
-        jaxpr_text(fun, np.float32(1), np.int32(3))
-        == """\
-{ lambda ; a:f32[] b:i32[]. let
-    c:i32[] d:f32[] = while[
-      body_jaxpr={ lambda ; e:f32[] f:i32[] g:f32[]. let
-          h:i32[] = add f 1:i32[]
-          i:f32[] = mul g e
-        in (h, i) }
-      body_nconsts=1
-      cond_jaxpr={ lambda ; j:i32[] k:i32[] l:f32[]. let
-          m:i32[] = convert_element_type[new_dtype=int32 weak_type=False] k
-          n:bool[] = lt m j
-        in (n,) }
-      cond_nconsts=1
-    ] b a 0:i32[] a
-  in (c, d) }"""
-    )

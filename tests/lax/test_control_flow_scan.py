@@ -1,8 +1,8 @@
 """`lax.scan`: eager and jit against NumPy loops (dtypes, pytrees, reverse, consts, closures),
 derivatives to second order in both modes, vmap against per-example loops over every operand
 group and axis, a 1,000-step RNN whose gradient matches a hand-written float64 NumPy backprop
-and whose reverse-mode residuals are stacked once per step (loop constants never are), golden
-jaxprs and JAX's errors."""
+and whose reverse-mode residuals are stacked once per step (loop constants never are), and JAX's
+errors. Golden jaxprs are in test_control_flow_jaxprs.py."""
 
 import re
 
@@ -419,63 +419,6 @@ def test_vmap_of_grad_and_grad_of_vmap_of_scan():
         c, xs, w).sum()))(w), per_example, rtol=1e-5, atol=1e-5)  # fmt: skip
 
 
-# --- golden jaxprs (JAX 0.10.2's printouts) -------------------------------------------------
-
-
-def test_jaxpr_scan():
-    fun = lambda c, xs: lax.scan(lambda c, x: (c + x, c * x), c, xs)
-    assert (
-        jaxpr_text(fun, np.float32(1.5), np.arange(5, dtype=f32))
-        == """\
-{ lambda ; a:f32[] b:f32[5]. let
-    c:f32[] d:f32[5] = scan[
-      jaxpr={ lambda ; e:f32[] f:f32[]. let
-          g:f32[] = add e f
-          h:f32[] = mul e f
-        in (g, h) }
-      length=5
-      num_carry=1
-      num_consts=0
-      reverse=False
-      unroll=1
-    ] a b
-  in (c, d) }"""
-    )
-
-
-def test_jaxpr_grad_of_scan():
-    fun = jax.grad(lambda c, xs: lax.scan(lambda c, x: (jnp.sin(c) * x, None), c, xs)[0])
-    assert (
-        jaxpr_text(fun, np.float32(1.5), np.arange(5, dtype=f32))
-        == """\
-{ lambda ; a:f32[] b:f32[5]. let
-    _:f32[] c:f32[5] = scan[
-      jaxpr={ lambda ; d:f32[] e:f32[]. let
-          f:f32[] = sin d
-          g:f32[] = cos d
-          h:f32[] = mul f e
-        in (h, g) }
-      length=5
-      num_carry=1
-      num_consts=0
-      reverse=False
-      unroll=1
-    ] a b
-    i:f32[] = scan[
-      jaxpr={ lambda ; j:f32[] k:f32[] l:f32[]. let
-          m:f32[] = mul j l
-          n:f32[] = mul m k
-        in (n,) }
-      length=5
-      num_carry=1
-      num_consts=0
-      reverse=True
-      unroll=1
-    ] 1.0:f32[] c b
-  in (i,) }"""
-    )
-
-
 # --- errors ---------------------------------------------------------------------------------
 
 
@@ -578,57 +521,4 @@ def test_error_scan_carry_structure():
 def test_error_scan_not_callable():
     _raises_exactly(
         TypeError, "lax.scan: f argument should be a callable.", lambda: lax.scan(1, 0.0, None, 3)
-    )
-
-
-def test_jaxpr_scan_consts_reverse():
-    w = np.ones(3, f32)
-
-    def fun(c, xs, w):
-        return lax.scan(lambda c, x: (c * w + x, c), c, xs, reverse=True)
-
-    assert (
-        jaxpr_text(fun, w, np.ones((2, 3), f32), w)
-        == """\
-{ lambda ; a:f32[3] b:f32[2,3] c:f32[3]. let
-    d:f32[3] e:f32[2,3] = scan[
-      jaxpr={ lambda ; f:f32[3] g:f32[3] h:f32[3]. let
-          i:f32[3] = mul g f
-          j:f32[3] = add i h
-        in (j, g) }
-      length=2
-      num_carry=1
-      num_consts=1
-      reverse=True
-      unroll=1
-    ] c a b
-  in (d, e) }"""
-    )
-
-
-_W3 = np.ones(3, f32)
-
-
-def test_jaxpr_scan_closing_over_numpy_array():
-    """The closed-over array becomes a constvar of the outer jaxpr, a const of the scan."""
-
-    def fun(c, xs):
-        return lax.scan(lambda c, x: (c * _W3 + x, None), c, xs)
-
-    assert (
-        jaxpr_text(fun, _W3, np.ones((2, 3), f32))
-        == """\
-{ lambda a:f32[3]; b:f32[3] c:f32[2,3]. let
-    d:f32[3] = scan[
-      jaxpr={ lambda ; e:f32[3] f:f32[3] g:f32[3]. let
-          h:f32[3] = mul f e
-          i:f32[3] = add h g
-        in (i,) }
-      length=2
-      num_carry=1
-      num_consts=1
-      reverse=False
-      unroll=1
-    ] a b c
-  in (d,) }"""
     )
