@@ -555,7 +555,6 @@ def test_error_python_if_on_tracer_recommends_cond():
     assert float(jax.grad(fun)(np.float32(1.0))) == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="CF-10: the deprecated operand= keyword is refused")
 def test_cond_operand_keyword():
     out = lax.cond(True, lambda a: a * 2, lambda a: a, operand=1.5)
     assert float(out) == 3.0 and out.weak_type

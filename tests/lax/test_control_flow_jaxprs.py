@@ -4,7 +4,6 @@ derivatives and their vmaps, as JAX 0.10.2 prints them; where ours differs on pu
 asserted and the difference explained."""
 
 import numpy as np
-import pytest
 
 import tracejit as jax
 import tracejit.numpy as jnp
@@ -139,7 +138,6 @@ def test_jaxpr_vmap_switch_batched_index():
     )
 
 
-@pytest.mark.xfail(strict=True, reason="CF-11: broadcast and stop_gradient in the other order")
 def test_jaxpr_vmap_cond_batched_predicate():
     fun = jax.vmap(lambda p, x: lax.cond(p, lambda a: a + 1.0, lambda a: a - 1.0, x))
     assert (
@@ -163,7 +161,6 @@ def test_jaxpr_vmap_cond_batched_predicate():
     )
 
 
-@pytest.mark.xfail(strict=True, reason="CF-12: a const shared by branches is passed per branch")
 def test_jaxpr_cond_shared_closure_passed_once():
     fun = lambda p, x, w: lax.cond(p, lambda a: a * w, lambda a: a + w, x)
     assert (

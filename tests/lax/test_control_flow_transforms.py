@@ -463,3 +463,85 @@ def test_bfloat16_scan_and_cond():
     assert float(c) == 3.0 and np.asarray(ys, f32).tolist() == [0.0, 1.0, 2.0]
     g = jax.grad(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))(bf16(0.5))
     assert g.dtype == bf16 and abs(float(g) - np.cos(0.5)) < 1e-2
+
+
+# --- jacobians and nested vmaps ---------------------------------------------------------------
+
+
+def _fd_jacobian(fun, x, eps=1e-3):
+    x = np.asarray(x, np.float64)
+    cols = []
+    for e in np.eye(x.size).reshape(x.size, *x.shape):
+        hi = np.asarray(fun((x + eps * e).astype(f32)), np.float64)
+        lo = np.asarray(fun((x - eps * e).astype(f32)), np.float64)
+        cols.append((hi - lo) / (2 * eps))
+    return np.stack(cols, -1).reshape(*np.shape(hi), *x.shape)
+
+
+_WJ = (0.5 * r(3, 3)).astype(f32)
+_XJ = r(4, 3)
+
+JACOBIAN_CASES = [
+    ("scan", lambda c: lax.scan(lambda c, x: (jnp.tanh(_WJ @ c + x), c * x), c, _XJ)[1]),
+    ("cond", lambda x: lax.cond(x.sum() > 0, lambda a: jnp.sin(a) * a[::-1], lambda a: a**2, x)),
+    (
+        "while_max_iterations",
+        lambda x: lax.while_loop(
+            lambda c: jnp.sum(c * c) < 9.0, lambda c: c * 1.3 + 0.1, x, max_iterations=20
+        ),
+    ),
+    ("fori", lambda x: lax.fori_loop(0, 3, lambda i, c: jnp.sin(c) * c[::-1] + i, x)),
+]
+
+
+@pytest.mark.parametrize("name,fun", JACOBIAN_CASES, ids=[c[0] for c in JACOBIAN_CASES])
+def test_jacrev_and_jacfwd(name, fun):
+    """jacrev vmaps the transposed loop over cotangents, jacfwd the JVP over tangents."""
+    x = np.array([0.7, 1.1, -0.4], f32)
+    rev, fwd = jax.jacrev(fun)(x), jax.jacfwd(fun)(x)
+    np.testing.assert_allclose(rev, fwd, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rev, _fd_jacobian(fun, x), rtol=2e-2, atol=2e-3)
+    np.testing.assert_allclose(jax.jit(jax.jacrev(fun))(x), rev, rtol=1e-5, atol=1e-6)
+
+
+def test_vmap_of_vmap():
+    p = np.array([[True, False, True], [False, False, True]])
+    x = r(2, 3)
+    cond = jax.vmap(jax.vmap(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x)))
+    assert_tree_equal(cond(p, x), np.where(p, np.sin(x), np.cos(x)), 1e-6)
+
+    def loop(n, x):
+        return lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * x), (0, 1.0))[1]
+
+    n, xs = np.array([1, 2, 3], i32), np.array([2.0, 3.0], f32)
+    got = jax.vmap(jax.vmap(loop, (0, None)), (None, 0))(n, xs)
+    assert_tree_equal(got, (xs[:, None] ** n[None, :]).astype(f32), 0)
+
+    def scan(c, xs):
+        return lax.scan(lambda c, x: (c * x + 1, c), c, xs)
+
+    c, xss = r(4), r(2, 3)
+    carry, ys = jax.vmap(jax.vmap(scan, (0, None)), (None, 0))(c, xss)
+    for i in range(2):
+        for j in range(4):
+            assert_tree_equal((carry[i, j], ys[i, j]), scan(c[j], xss[i]), 1e-6)
+
+
+def test_vmap_out_axes_and_per_leaf_in_axes():
+    def fun(t):
+        return lax.scan(lambda c, x: (c + x["a"] * x["b"], c * x["a"]), 0.0, t)
+
+    t = {"a": r(2, 3), "b": r(3, 2)}
+    carry, ys = jax.vmap(fun, in_axes=({"a": 0, "b": 1},), out_axes=(0, 1))(t)
+    for i in range(2):
+        want_c, want_ys = fun({"a": t["a"][i], "b": t["b"][:, i]})
+        assert_tree_equal((carry[i], ys[:, i]), (want_c, want_ys), 1e-6)
+
+
+def test_grad_has_aux_through_scan():
+    def loss(c):
+        out = lax.scan(lambda c, x: (c * x, None), c, np.arange(1.0, 4.0, dtype=f32))[0]
+        return out, {"steps": 3}
+
+    g, aux = jax.grad(loss, has_aux=True)(np.float32(2.0))
+    assert float(g) == 6.0 and aux == {"steps": 3}
