@@ -33,7 +33,7 @@ from tracejit._src.core import Primitive, ShapedArray, Tracer, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-from tracejit._src.jaxpr import eval_jaxpr
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr
 from tracejit._src.lax import binary, conversions, selection, shapes
 from tracejit._src.lax.control_flow.common import (
     example_tree,
@@ -52,9 +52,19 @@ from tracejit._src.tree_util import keystr, tree_flatten, tree_unflatten
 cond_p = Primitive("cond", multiple_results=True)
 
 
-def cond(pred, true_fun, false_fun, *operands):
+_no_operand = object()
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     """`true_fun(*operands)` if `pred` else `false_fun(*operands)`, staged so that `pred` may be
-    traced. Both functions are traced; their outputs must agree in structure and types."""
+    traced. Both functions are traced; their outputs must agree in structure and types.
+    (`operand=x`, JAX's older form, is `cond(pred, true_fun, false_fun, x)`.)"""
+    if operand is not _no_operand:
+        if operands:
+            raise TypeError(
+                "if 'operand' keyword is passed then no positional operands can be passed"
+            )
+        operands = (operand,)
     if not callable(true_fun) or not callable(false_fun):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     aval = shaped_abstractify(pred)
@@ -105,16 +115,25 @@ def _bind_cond(index, branch_funs, operands, api: str, names):
     # Errors compare the first-named branch (cond's true_fun, switch's branch 0) with each other.
     order = [1, 0] if api == "cond" else range(len(branch_funs))
     _check_branch_outputs(api, [(names[i], branch_funs[i], staged[i]) for i in order])
-    const_avals = [[shaped_abstractify(c) for c in consts] for _, consts, _ in staged]
-    branches, all_consts = [], []
-    for i, (jaxpr, consts, _) in enumerate(staged):
-        before = [a for avals in const_avals[:i] for a in avals]
-        after = [a for avals in const_avals[i + 1 :] for a in avals]
-        jaxpr = with_leading_inputs(jaxpr, before, 0)
-        branches.append(with_leading_inputs(jaxpr, after, len(before) + len(consts)))
-        all_consts.extend(consts)
+    # The branches share one list of closure constants, each value once.
+    all_consts, position = [], {}
+    for _, consts, _ in staged:
+        for c in consts:
+            if id(c) not in position:
+                position[id(c)] = len(all_consts)
+                all_consts.append(c)
+    branches = [_taking_consts(jaxpr, consts, all_consts, position) for jaxpr, consts, _ in staged]
     outs = cond_p.bind(index, *all_consts, *leaves, branches=tuple(branches))
     return tree_unflatten(staged[0][2], outs)
+
+
+def _taking_consts(closed, consts, all_consts, position) -> ClosedJaxpr:
+    """A branch staged with its own `consts` as leading inputs, made to take `all_consts`."""
+    jaxpr = closed.jaxpr
+    own = dict(zip((position[id(c)] for c in consts), jaxpr.invars, strict=False))
+    const_vars = [own.get(k) or Var(shaped_abstractify(c)) for k, c in enumerate(all_consts)]
+    invars = const_vars + jaxpr.invars[len(consts) :]
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars, invars, jaxpr.outvars, jaxpr.eqns), closed.consts)
 
 
 def _check_branch_outputs(api: str, branches):
@@ -300,9 +319,7 @@ def _cond_batched_index(values, dims, branches, size, axis_name):
     for i, branch in enumerate(branches):
         taken = binary.eq(index, np.int32(i))
         guarded = [
-            selection.select_n(_per_member(taken, x), shapes.stop_gradient(x), x)
-            if dtypes.is_inexact(shaped_abstractify(x).dtype)
-            else x
+            _stop_gradient_unless(taken, x) if dtypes.is_inexact(shaped_abstractify(x).dtype) else x
             for x in operands
         ]
         batched, _ = batching.batch_jaxpr(
@@ -314,6 +331,12 @@ def _cond_batched_index(values, dims, branches, size, axis_name):
         for cases in zip(*outs, strict=True)
     ]
     return selected, [0] * num_outs
+
+
+def _stop_gradient_unless(taken, x):
+    """`x` for the members that take the branch, `stop_gradient(x)` for the others."""
+    stopped = shapes.stop_gradient(x)
+    return selection.select_n(_per_member(taken, x), stopped, x)
 
 
 def _per_member(which, x):
