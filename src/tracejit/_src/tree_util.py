@@ -505,6 +505,7 @@ class PyTreeDef:
     def __init__(self, node, num_leaves: int):
         self._node = node
         self._num_leaves = num_leaves
+        self._hash = None  # computed when first asked: jit hashes the treedef of every call
 
     @property
     def num_leaves(self) -> int:
@@ -567,11 +568,9 @@ class PyTreeDef:
         )
 
     def __hash__(self):
-        try:
-            return self._hash
-        except AttributeError:
+        if self._hash is None:
             self._hash = hash(self._node)
-            return self._hash
+        return self._hash
 
     def __repr__(self):
         return f"PyTreeDef({_node_repr(self._node)})"
