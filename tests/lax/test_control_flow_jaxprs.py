@@ -434,3 +434,66 @@ def test_jaxpr_scan_closing_over_numpy_array():
     ] a b c
   in (d,) }"""
     )
+
+
+_XS5 = np.arange(5, dtype=f32)
+
+
+def test_jaxpr_scan_unroll_and_weak_initial_carry():
+    """A weakly typed Python-float carry stays weak at the input; the body converts it."""
+    body = """\
+{ lambda ; a:f32[5]. let
+    b:f32[] = scan[
+      jaxpr={ lambda ; c:f32[] d:f32[]. let
+          e:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c
+          f:f32[] = add e d
+        in (f,) }
+      length=5
+      num_carry=1
+      num_consts=0
+      reverse=False
+      unroll=UNROLL
+    ] 0.0:f32[] a
+  in (b,) }"""
+    for unroll, printed in ((2, "2"), (True, "5")):
+        fun = lambda xs, u=unroll: lax.scan(lambda c, x: (c + x, None), 0.0, xs, unroll=u)[0]
+        assert jaxpr_text(fun, _XS5) == body.replace("UNROLL", printed)
+
+
+def test_jaxpr_fori_unroll():
+    fun = lambda x: lax.fori_loop(0, 4, lambda i, c: c + i, x, unroll=2)
+    assert (
+        jaxpr_text(fun, np.float32(1))
+        == """\
+{ lambda ; a:f32[]. let
+    _:i32[] b:f32[] = scan[
+      jaxpr={ lambda ; c:i32[] d:f32[]. let
+          e:i32[] = add c 1:i32[]
+          f:f32[] = convert_element_type[new_dtype=float32 weak_type=True] c
+          g:f32[] = add d f
+        in (e, g) }
+      length=4
+      num_carry=2
+      num_consts=0
+      reverse=False
+      unroll=2
+    ] 0:i32[] a
+  in (b,) }"""
+    )
+
+
+def test_jaxpr_map():
+    assert (
+        jaxpr_text(lambda xs: lax.map(lambda x: x * 2, xs), _XS5)
+        == """\
+{ lambda ; a:f32[5]. let
+    b:f32[5] = scan[
+      jaxpr={ lambda ; c:f32[]. let d:f32[] = mul c 2.0:f32[] in (d,) }
+      length=5
+      num_carry=0
+      num_consts=0
+      reverse=False
+      unroll=1
+    ] a
+  in (b,) }"""
+    )
