@@ -462,8 +462,9 @@ def test_jaxpr_scan_unroll_and_weak_initial_carry():
 
 def test_jaxpr_fori_unroll():
     fun = lambda x: lax.fori_loop(0, 4, lambda i, c: c + i, x, unroll=2)
+    # a Python float argument is weakly typed, so the index converts to a weak f32
     assert (
-        jaxpr_text(fun, np.float32(1))
+        jaxpr_text(fun, 1.0)
         == """\
 { lambda ; a:f32[]. let
     _:i32[] b:f32[] = scan[
