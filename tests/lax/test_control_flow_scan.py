@@ -349,6 +349,19 @@ def test_rnn_reverse_mode_residuals_are_stacked_per_step_not_constants():
     assert (H, H) in [v.aval.shape for v in backward.invars[: backward.params["num_consts"]]]
 
 
+def test_rnn_1000_steps_vmapped_over_sequences_jit_of_grad():
+    """A batch of sequences through jit(vmap(grad)): each member's gradient is its own
+    hand-written backprop."""
+    params, (h0, _) = _rnn_params(f32), _rnn_data(f32)
+    xss = np.random.default_rng(9).standard_normal((3, T, D)).astype(f32)
+    grads = jax.jit(jax.vmap(jax.grad(rnn_loss), (None, None, 0)))(params, h0, xss)
+    for b in range(3):
+        want = np_rnn_loss_and_grad(params, h0, xss[b])[1][0]
+        for got, w in zip(grads, want, strict=True):
+            assert got.shape == (3, *w.shape)
+            np.testing.assert_allclose(got[b], w, rtol=2e-4, atol=2e-4)
+
+
 # --- vmap -----------------------------------------------------------------------------------
 
 
