@@ -532,3 +532,29 @@ def test_vmap_loops_keep_weak_types():
 def test_fori_dynamic_keeps_weak_carry():
     out = jax.jit(lambda n: lax.fori_loop(5, n, lambda i, c: c + i, 0))(np.int32(2))
     assert int(out) == 0 and out.dtype == np.int32 and out.weak_type
+
+
+def test_linearize_of_while_and_grad_through_known_carries():
+    """linearize stages the tangent loop (no transpose needed); a gradient that only needs
+    the loop's known carries (the counter) is fine in reverse mode."""
+
+    def loop(x):
+        return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, jnp.sin(c[1]) * 2), (0, x))
+
+    x = np.float32(0.5)
+    want = 8 * np.cos(x) * np.cos(2 * np.sin(x)) * np.cos(2 * np.sin(2 * np.sin(x)))
+    _, lin = jax.linearize(lambda x: loop(x)[1], x)
+    np.testing.assert_allclose(lin(np.float32(1)), want, rtol=1e-5)
+    jitted = jax.jit(lambda x: jax.linearize(lambda x: loop(x)[1], x)[1](np.float32(1)))
+    np.testing.assert_allclose(jitted(x), want, rtol=1e-5)
+    assert float(jax.grad(lambda x: loop(x)[0] * 1.0 + x)(x)) == 1.0
+
+
+def test_vmap_while_predicate_batched_through_body_consts():
+    """The predicate reads only the carry, which becomes batched through a batched body
+    constant: members stop at different counts."""
+    fun = lambda w: lax.while_loop(lambda c: c < 10, lambda c: c * w, 1.0)
+    check_vmap(fun, (np.array([2.0, 3.0, 1.5], f32),), (0,))
+    assert_tree_equal(jax.vmap(fun)(np.array([2.0, 3.0], f32)), np.array([16.0, 27.0], f32), 0)
+    y, t = jax.vmap(lambda w: jax.jvp(fun, (w,), (np.float32(1),)))(np.array([2.0, 3.0], f32))
+    assert_tree_equal(t, np.array([32.0, 27.0], f32), 1e-6)  # d(w**k)/dw = k w**(k-1)
