@@ -557,4 +557,5 @@ def test_vmap_while_predicate_batched_through_body_consts():
     check_vmap(fun, (np.array([2.0, 3.0, 1.5], f32),), (0,))
     assert_tree_equal(jax.vmap(fun)(np.array([2.0, 3.0], f32)), np.array([16.0, 27.0], f32), 0)
     y, t = jax.vmap(lambda w: jax.jvp(fun, (w,), (np.float32(1),)))(np.array([2.0, 3.0], f32))
+    assert_tree_equal(y, np.array([16.0, 27.0], f32), 0)
     assert_tree_equal(t, np.array([32.0, 27.0], f32), 1e-6)  # d(w**k)/dw = k w**(k-1)
