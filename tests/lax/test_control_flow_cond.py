@@ -388,36 +388,6 @@ def test_grad_of_vmap_batched_predicate_ignores_untaken_branch():
     assert_tree_equal(got, np.array([1.0, 0.5, 2.0], f32), 0)
 
 
-def test_vmap_batched_predicate_with_int_bool_complex_outputs():
-    p = np.array([True, False, True])
-
-    def fun(p, x):
-        return lax.cond(
-            p,
-            lambda a: (a > 0, (a * 3).astype(jnp.int32), a * 1j),
-            lambda a: (a < 0, a.astype(jnp.int32), jnp.conj(a + 1j)),
-            x,
-        )
-
-    check_vmap(fun, (p, np.array([1.5, -2.0, -0.5], f32)), (0, 0))
-
-
-def test_vmap_batched_predicate_around_a_scan_and_its_grad():
-    p = np.array([True, False, True])
-
-    def fun(p, v):
-        def scanned(v):
-            return lax.scan(lambda c, x: (c * jnp.sin(x) + x, None), 1.0, v)[0]
-
-        return lax.cond(p, scanned, lambda v: (v**2).sum(), v)
-
-    xs = r(3, 4)
-    check_vmap(fun, (p, xs), (0, 0))
-    got = jax.grad(lambda xs: jax.vmap(fun)(p, xs).sum())(xs)
-    want = np.stack([jax.grad(fun, argnums=1)(p[i], xs[i]) for i in range(3)])
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
-
-
 # --- errors ---------------------------------------------------------------------------------
 
 
