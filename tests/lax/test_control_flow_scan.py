@@ -242,6 +242,24 @@ def test_scan_grad_with_integer_carry():
     np.testing.assert_allclose(jax.grad(loss)(np.float32(1.5)), 4 * 4 * 1.5**3, rtol=1e-6)
 
 
+def test_scan_grad_residual_kinds():
+    """Reverse mode reads three kinds of residuals: a known carry (stacked per step), a scanned
+    input and a loop constant (both handed over as they are); each gives the hand value."""
+    xs = np.arange(1.0, 5.0, dtype=f32)
+
+    def ys_of_known_carry(xs, reverse):
+        return lax.scan(lambda c, x: (c * 2, c * x), 1.5, xs, reverse=reverse)[1].sum()
+
+    got = jax.grad(ys_of_known_carry)(xs, False)  # dy_t/dx_t = c_t = 1.5 * 2**t
+    assert_tree_equal(got, np.array([1.5, 3.0, 6.0, 12.0], f32), 0)
+    got = jax.grad(ys_of_known_carry)(xs, True)  # the carry runs from the end
+    assert_tree_equal(got, np.array([12.0, 6.0, 3.0, 1.5], f32), 0)
+    product = jax.grad(lambda xs: lax.scan(lambda c, x: (c * x, None), 1.5, xs)[0])(xs)
+    assert_tree_equal(product, np.array([36.0, 18.0, 12.0, 9.0], f32), 0)
+    const = jax.grad(lambda w: lax.scan(lambda c, x: (c + w * x, None), 0.0, xs)[0])(f32(2))
+    assert float(const) == 10.0
+
+
 # --- the 1,000-step RNN ---------------------------------------------------------------------
 
 T, H, D = 1000, 8, 3
