@@ -288,7 +288,7 @@ def test_grad_values_of_each_branch():
     np.testing.assert_allclose(jax.jit(f)(np.float32(-0.5)), 3 * 0.25, rtol=1e-6)
 
 
-def test_grad_of_integer_operand_branch_is_float0_free():
+def test_grad_with_an_integer_operand_beside_a_float_one():
     """A cond with an integer operand alongside a float one differentiates the float one."""
 
     def loss(x, n):
