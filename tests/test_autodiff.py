@@ -311,3 +311,29 @@ def test_custom_vjp_inside_make_jaxpr():
     close(g, 1.0)
     text = jaxpr_text(lambda x: clip_gradient(x) * 10.0, 2.0)
     assert "custom_vjp_call[" in text and "bwd=clip_gradient_bwd" in text
+
+
+# (function of the inputs, inputs, whether each result is weakly typed), as JAX 0.10.2 gives
+# them: a gradient is weak when its cotangent seed (the output's weak type) and every
+# conversion on the way back (restoring each input's weak type) leave it so.
+WEAK_TYPE_CASES = [
+    (lambda x: jax.grad(lambda a: a * 2.0)(x), (1.0,), True),
+    (lambda x: jax.grad(lambda a: a * jnp.float32(2.0))(x), (1.0,), True),
+    (lambda x: jax.grad(lambda a: a * 2.0)(x), (np.float32(1.0),), False),
+    (lambda x: jax.grad(jnp.sin)(x), (1.0,), True),
+    (lambda x: jax.grad(lambda a: a)(x), (1.0,), True),
+    (lambda x: jax.vjp(lambda a: a * 2.0, x)[1](1.0)[0], (1.0,), True),
+    (lambda x: jax.vjp(lambda a: a * 2.0, x)[1](np.float32(1.0))[0], (1.0,), False),
+    (lambda x: jax.jacfwd(lambda a: a * 2.0)(x), (1.0,), True),
+    (lambda x: jax.jacrev(lambda a: a * 2.0)(x), (1.0,), True),
+    (lambda x: jax.hessian(lambda a: a**3)(x), (1.0,), True),
+    (lambda x: jax.grad(lambda a: jnp.sum(a * 2.0))(x), (np.ones(2, np.float32),), False),
+]
+
+
+@pytest.mark.parametrize("fun, args, weak", WEAK_TYPE_CASES)
+def test_derivatives_have_jax_weak_types(fun, args, weak):
+    out = fun(*args)
+    assert out.dtype == np.float32
+    assert out.weak_type == weak
+    assert jax.jit(fun)(*args).weak_type == weak

@@ -328,7 +328,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
                 "pass holomorphic=True. For differentiation of non-holomorphic functions "
                 "involving complex outputs, use jax.vjp directly."
             )
-        grads = f_vjp(np.ones((), aval.dtype))
+        grads = f_vjp(make_array(np.ones((), aval.dtype), aval.weak_type))  # ans's weak type
         grads = grads[0] if single else tuple(grads)
         value = (ans, out[2]) if has_aux else ans
         return value, grads
@@ -380,19 +380,29 @@ def _jacobian_inputs(name, fun, argnums, args, kwargs, holomorphic):
 def _assemble_jacobian(blocks, out_avals, in_avals, out_tree, in_tree, single, out_major):
     """Jacobian blocks arranged as JAX returns them (the output's structure outside, the
     inputs' structure (per argnum) inside), each of shape out.shape + in.shape. `blocks[o][i]`
-    stacks rows (one per output element, out_major) or columns (one per input element)."""
+    stacks rows (one per output element, out_major) or columns (one per input element). As in
+    JAX, a block takes the dtype and weak type of what it is a derivative along: the input
+    for rows (jacrev), the output for columns (jacfwd)."""
     import tracejit.numpy as jnp
+    from tracejit._src.lax.conversions import convert_element_type_p
 
     def block(o, i):
         stacked = blocks[o][i]
         if out_major:  # one row per output element, each of the input's shape
-            return jnp.reshape(stacked, out_avals[o].shape + in_avals[i].shape)
+            stacked = jnp.reshape(stacked, out_avals[o].shape + in_avals[i].shape)
+            return like(stacked, ad.tangent_aval(in_avals[i]))
         # one column per input element, each of the output's shape: move input axes last
         stacked = jnp.reshape(stacked, in_avals[i].shape + out_avals[o].shape)
         n_in = len(in_avals[i].shape)
-        return (
-            jnp.moveaxis(stacked, tuple(range(n_in)), tuple(range(-n_in, 0))) if n_in else stacked
-        )
+        if n_in:
+            stacked = jnp.moveaxis(stacked, tuple(range(n_in)), tuple(range(-n_in, 0)))
+        return like(stacked, out_avals[o])
+
+    def like(x, aval):
+        got = shaped_abstractify(x)
+        if (got.dtype, got.weak_type) == (aval.dtype, aval.weak_type) or got.dtype != aval.dtype:
+            return x
+        return convert_element_type_p.bind(x, new_dtype=aval.dtype, weak_type=aval.weak_type)
 
     per_output = []
     for o in range(len(out_avals)):

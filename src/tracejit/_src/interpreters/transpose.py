@@ -21,7 +21,7 @@ from __future__ import annotations
 from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, add_tangents, custom_lin_p
-from tracejit._src.jaxpr import Jaxpr, Literal
+from tracejit._src.jaxpr import Jaxpr, Literal, literal_operand
 
 transpose_rules: dict[Primitive, object] = {}
 
@@ -67,7 +67,7 @@ def backward_pass(jaxpr: Jaxpr, consts, cotangents_out, primals_in=None) -> list
 
     def read_operand(atom):
         if isinstance(atom, Literal):
-            return atom.val
+            return literal_operand(atom)
         return known[atom] if atom in known else UndefinedPrimal(atom.aval)
 
     # Forward: equations that read no linear variable compute fixed values (an instantiated
