@@ -528,7 +528,6 @@ def test_vmap_loops_keep_weak_types():
     assert_tree_equal((n, y), (np.array([1, 3], i32), np.array([2.0, 8.0], f32)), 0)
 
 
-@pytest.mark.xfail(strict=True, reason="CF-10: dynamic fori_loop drops a weak carry's weak type")
 def test_fori_dynamic_keeps_weak_carry():
     out = jax.jit(lambda n: lax.fori_loop(5, n, lambda i, c: c + i, 0))(np.int32(2))
     assert int(out) == 0 and out.dtype == np.int32 and out.weak_type

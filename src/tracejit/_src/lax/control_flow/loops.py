@@ -145,10 +145,12 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         return val
     dtype = dtypes.result_type(lower, upper)
 
-    def as_bound(x, aval):
-        if not isinstance(x, Tracer):
-            return np.asarray(x, dtype)
-        return x if aval.dtype == dtype else conversions.convert_element_type(x, dtype)
+    def as_bound(x, aval):  # converted only if the bounds' dtypes differ (weak ints stay weak)
+        if aval.dtype == dtype:
+            return x
+        if isinstance(x, Tracer):
+            return conversions.convert_element_type(x, dtype)
+        return np.asarray(x, dtype)
 
     lower, upper = as_bound(lower, lower_aval), as_bound(upper, upper_aval)
     if unroll not in (None, 1, False):
