@@ -120,3 +120,152 @@ def test_mlp_loss_jaxpr_is_typed_and_replays():
     assert text.count("dot_general") == 2 and text.count("tanh") == 2
     expected = loss([(W.astype(np.float32), b.astype(np.float32)) for W, b in params], batch)
     np.testing.assert_allclose(float(loss(params, batch)), float(expected), rtol=1e-5)
+
+
+def _closing_over(x, y):
+    @jax.jit
+    def inner(a):
+        return a * y
+
+    return inner(x - 1.0) + x
+
+
+# A jit call's body is printed with the names of the call's operands and results, as JAX 0.10.2
+# prints it; its transformations keep the function's name.
+NESTED_JIT_PRINTOUTS = [
+    pytest.param(
+        lambda x: jax.jvp(jax.jit(jnp.sin), (x,), (1.0,)),
+        (1.0,),
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] c:f32[] = jit[\n"
+        "      name=sin\n"
+        "      jaxpr={ lambda ; a:f32[] d:f32[]. let\n"
+        "          b:f32[] = sin a\n"
+        "          e:f32[] = cos a\n"
+        "          c:f32[] = mul d e\n"
+        "        in (b, c) }\n"
+        "    ] a 1.0:f32[]\n"
+        "  in (b, c) }",
+        id="jvp_of_jit",
+    ),
+    pytest.param(
+        jax.vmap(jax.jit(jnp.sin)),
+        (jnp.ones(3),),
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = jit[\n"
+        "      name=sin\n"
+        "      jaxpr={ lambda ; a:f32[3]. let b:f32[3] = sin a in (b,) }\n"
+        "    ] a\n"
+        "  in (b,) }",
+        id="vmap_of_jit",
+    ),
+    pytest.param(
+        jax.grad(jax.jit(jnp.sin)),
+        (1.0,),
+        "{ lambda ; a:f32[]. let\n"
+        "    _:f32[] b:f32[] = jit[\n"
+        "      name=sin\n"
+        "      jaxpr={ lambda ; a:f32[]. let _:f32[] = sin a; b:f32[] = cos a in (_, b) }\n"
+        "    ] a\n"
+        "    c:f32[] = jit[\n"
+        "      name=sin\n"
+        "      jaxpr={ lambda ; b:f32[] d:f32[]. let c:f32[] = mul d b in (c,) }\n"
+        "    ] b 1.0:f32[]\n"
+        "  in (c,) }",
+        id="grad_of_jit",
+    ),
+    pytest.param(
+        lambda x: jax.jit(jnp.sin)(x) + 1,
+        (1.0,),
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = jit[\n"
+        "      name=sin\n"
+        "      jaxpr={ lambda ; a:f32[]. let b:f32[] = sin a in (b,) }\n"
+        "    ] a\n"
+        "    c:f32[] = add b 1.0:f32[]\n"
+        "  in (c,) }",
+        id="jit_then_add",
+    ),
+    pytest.param(
+        _closing_over,
+        (1.0, 2.0),
+        "{ lambda ; a:f32[] b:f32[]. let\n"
+        "    c:f32[] = sub a 1.0:f32[]\n"
+        "    d:f32[] = jit[\n"
+        "      name=inner\n"
+        "      jaxpr={ lambda ; b:f32[] c:f32[]. let d:f32[] = mul c b in (d,) }\n"
+        "    ] b c\n"
+        "    e:f32[] = add d a\n"
+        "  in (e,) }",
+        id="jit_closing_over_an_argument",
+    ),
+    pytest.param(
+        lambda x, y: jax.jit(lambda a, b: (a * b, a + 1.0, b))(x + 1, y),
+        (1.0, 2.0),
+        "{ lambda ; a:f32[] b:f32[]. let\n"
+        "    c:f32[] = add a 1.0:f32[]\n"
+        "    d:f32[] e:f32[] f:f32[] = jit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; c:f32[] b:f32[]. let\n"
+        "          d:f32[] = mul c b\n"
+        "          e:f32[] = add c 1.0:f32[]\n"
+        "        in (d, e, b) }\n"
+        "    ] c b\n"
+        "  in (d, e, f) }",
+        id="jit_of_a_pytree_passing_an_input_through",
+    ),
+    pytest.param(
+        lambda x: jax.jit(lambda a: jax.jit(jnp.cos)(a) * 2)(x),
+        (1.0,),
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = jit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; a:f32[]. let\n"
+        "          c:f32[] = jit[\n"
+        "            name=cos\n"
+        "            jaxpr={ lambda ; a:f32[]. let c:f32[] = cos a in (c,) }\n"
+        "          ] a\n"
+        "          b:f32[] = mul c 2.0:f32[]\n"
+        "        in (b,) }\n"
+        "    ] a\n"
+        "  in (b,) }",
+        id="jit_in_jit",
+    ),
+    pytest.param(
+        lambda x: jax.jit(lambda a: (a, a))(x),
+        (1.0,),
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] c:f32[] = jit[\n"
+        "      name=<lambda>\n"
+        "      jaxpr={ lambda ; a:f32[]. let  in (a, a) }\n"
+        "    ] a\n"
+        "  in (b, c) }",
+        id="jit_returning_its_input_twice",
+    ),
+]
+
+
+@pytest.mark.parametrize("fun, args, expected", NESTED_JIT_PRINTOUTS)
+def test_nested_jit_printouts(fun, args, expected):
+    assert str(jax.make_jaxpr(fun)(*args)) == expected
+
+
+def test_grad_of_jit_runs_forward_and_backward_compiled():
+    from tracejit._src import dispatch
+
+    calls = []
+    run = dispatch.run_jaxpr
+
+    def counting(jaxpr, name, args):
+        calls.append(name)
+        return run(jaxpr, name, args)
+
+    dispatch.run_jaxpr = counting
+    try:
+        g = jax.grad(jax.jit(lambda w: jnp.sum(jnp.tanh(w) ** 2)))(jnp.arange(3.0))
+    finally:
+        dispatch.run_jaxpr = run
+    np.testing.assert_allclose(
+        g, 2 * np.tanh(np.arange(3.0)) * (1 - np.tanh(np.arange(3.0)) ** 2), rtol=1e-6
+    )
+    assert calls == ["<lambda>", "<lambda>"]  # the known call, then the transposed one

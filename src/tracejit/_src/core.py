@@ -135,6 +135,10 @@ class Primitive:
     own registry.
     """
 
+    call_jaxpr_param = None
+    """For call primitives (`jit`): the param holding the closed jaxpr the equation calls,
+    whose inputs and outputs are the equation's; jaxpr printouts name them alike."""
+
     def __init__(self, name: str, *, multiple_results: bool = False):
         if name in primitives:
             raise ValueError(f"a primitive named {name!r} already exists")

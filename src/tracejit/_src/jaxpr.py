@@ -157,6 +157,7 @@ class _Names:
 
     def __init__(self):
         self._names = {}
+        self._count = 0
         self.unused = set()
 
     def __call__(self, var) -> str:
@@ -166,8 +167,25 @@ class _Names:
             return "_"
         name = self._names.get(var)
         if name is None:
-            name = self._names[var] = _alphabetic_name(len(self._names))
+            name = self._names[var] = _alphabetic_name(self._count)
+            self._count += 1
         return name
+
+    def alias_call(self, eqn: JaxprEqn, inner: Jaxpr) -> None:
+        """Names a call's body after the call, as JAX prints `jit`: each input of the body as
+        the operand it receives (literals aside), each output computed inside the body as the
+        result it becomes (`_` if that is unused)."""
+        for var, operand in zip(inner.invars, eqn.invars, strict=True):
+            if not isinstance(operand, Literal):
+                self._names[var] = self(operand)
+        inputs = set(inner.invars)
+        for var, result in zip(inner.outvars, eqn.outvars, strict=True):
+            if isinstance(var, Literal) or var in inputs or var in self._names:
+                continue
+            if isinstance(result, DropVar) or result in self.unused:
+                self.unused.add(var)
+            else:
+                self._names[var] = self(result)
 
 
 def _pp_binder(var, names: _Names) -> pp.Doc:
@@ -206,6 +224,9 @@ def _unused_eqn_outputs(jaxpr: Jaxpr) -> set:
 
 def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
     lhs = pp.join(pp.text(" "), [_pp_binder(v, names) for v in eqn.outvars])
+    call_param = eqn.primitive.call_jaxpr_param
+    if call_param is not None:
+        names.alias_call(eqn, eqn.params[call_param].jaxpr)
     params = eqn.primitive.params_to_print(eqn.params)
     rhs = pp.text(eqn.primitive.name)
     if params:

@@ -21,12 +21,11 @@ import warnings
 
 from tracejit._src.array import Array, DeviceArray
 from tracejit._src.config import config
-from tracejit._src.core import Primitive, Tracer, current_trace
-from tracejit._src.interpreters import ad, batching, transpose
+from tracejit._src.core import Primitive, Tracer, current_trace, get_aval, set_current_trace
+from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.eval import EvalTrace
-from tracejit._src.interpreters.partial_eval import PartialEvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 
@@ -36,14 +35,14 @@ logger = logging.getLogger("tracejit")
 
 
 class JitPrimitive(Primitive):
+    call_jaxpr_param = "jaxpr"
+
     def bind(self, *args, jaxpr, name):
         trace = current_trace()
         if type(trace) is EvalTrace:  # run the compiled program; its outputs are Arrays already
             from tracejit._src import dispatch
 
             return dispatch.run_jaxpr(jaxpr, name, args)
-        if isinstance(trace, PartialEvalTrace):  # inline: known parts computed, the rest staged
-            return eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)
         return trace.process_primitive(self, args, {"jaxpr": jaxpr, "name": name})
 
 
@@ -63,63 +62,94 @@ def _jit_impl(*args, jaxpr, name):
 
 
 def _jit_jvp(primals, tangents, *, jaxpr, name):
-    nonzero = [type(t) is not ad.Zero for t in tangents]
-    in_avals = jaxpr.in_avals
-    tangent_avals = [ad.tangent_aval(a) for a, nz in zip(in_avals, nonzero, strict=True) if nz]
-
-    def jvp_of_jaxpr(*args):
-        primals_in, tangents_nz = args[: len(in_avals)], iter(args[len(in_avals) :])
-        tangents_in = [
-            next(tangents_nz) if nz else ad.Zero(ad.tangent_aval(a))
-            for a, nz in zip(in_avals, nonzero, strict=True)
-        ]
-        outs, out_tangents = ad.jvp_flat(
-            lambda *xs: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *xs), primals_in, tangents_in
-        )
-        return [*outs, *map(ad.instantiate_zeros, out_tangents)]
-
-    jvp_jaxpr = trace_to_jaxpr(
-        jvp_of_jaxpr, [*in_avals, *tangent_avals], DebugInfo(jvp_of_jaxpr, "jvp")
-    )
+    """A call of the body's JVP: `jvp(jit(f))` stays one compiled program."""
+    nonzeros = [type(t) is not ad.Zero for t in tangents]
+    num_outs = len(jaxpr.out_avals)
+    jvp_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, [False] * num_outs)
     nonzero_tangents = [t for t in tangents if type(t) is not ad.Zero]
-    outs = jit_p.bind(*primals, *nonzero_tangents, jaxpr=jvp_jaxpr, name=f"jvp({name})")
-    n = len(jaxpr.out_avals)
-    return outs[:n], outs[n:]
+    outs = jit_p.bind(*primals, *nonzero_tangents, jaxpr=jvp_jaxpr, name=name)
+    primals_out, nonzero_out = outs[:num_outs], iter(outs[num_outs:])
+    tangents_out = [
+        next(nonzero_out) if nz else ad.Zero.from_primal_value(p)
+        for p, nz in zip(primals_out, out_nonzeros, strict=True)
+    ]
+    return primals_out, tangents_out
 
 
 ad.jvp_rules[jit_p] = _jit_jvp
 
 
+def _jit_partial_eval(trace, args, unknowns, *, jaxpr, name):
+    """Two calls: a known one, run now, computing the known outputs and the residuals, and a
+    staged one of the rest reading them, so that `grad(jit(f))` runs its forward pass (and,
+    transposed, its backward pass) compiled. Residuals that are known inputs are not copied
+    out of the known call."""
+    split = partial_eval.partial_eval_jaxpr(jaxpr, unknowns, [False] * len(jaxpr.out_avals))
+    num_known_outs = len(split.out_unknowns) - sum(split.out_unknowns)
+    computed = [r for r, source in enumerate(split.forwarded) if source is None]
+    known = split.known.jaxpr
+    outvars = known.outvars[:num_known_outs] + [known.outvars[num_known_outs + r] for r in computed]
+    known_jaxpr = ClosedJaxpr(
+        Jaxpr(known.constvars, known.invars, outvars, known.eqns), split.known.consts
+    )
+    known_args = [a for a, u in zip(args, unknowns, strict=True) if not u]
+    with set_current_trace(trace.parent):
+        known_outs = jit_p.bind(*known_args, jaxpr=known_jaxpr, name=name)
+    computed_residuals = iter(known_outs[num_known_outs:])
+    residuals = [
+        next(computed_residuals) if source is None else known_args[source]
+        for source in split.forwarded
+    ]
+    unknown_args = [a for a, u in zip(args, unknowns, strict=True) if u]
+    staged = iter(
+        trace.stage(jit_p, [*residuals, *unknown_args], {"jaxpr": split.unknown, "name": name})
+    )
+    known_iter = iter(known_outs[:num_known_outs])
+    return [next(staged) if u else next(known_iter) for u in split.out_unknowns]
+
+
+partial_eval.partial_eval_rules[jit_p] = _jit_partial_eval
+
+
 def _jit_transpose(cts, *args, jaxpr, name):
-    """The transpose of a call is the transpose of its body (linear in the undefined args)."""
-    cts_in = transpose.backward_pass(jaxpr.jaxpr, jaxpr.consts, cts, args)
-    return [ct if transpose.is_undefined_primal(a) else None for ct, a in zip(cts_in, args)]
+    """A call of the transposed body, on the known operands and the nonzero cotangents: the
+    backward pass of `grad(jit(f))` is compiled too."""
+    linear = [transpose.is_undefined_primal(a) for a in args]
+    known = [a for a, lin in zip(args, linear, strict=True) if not lin]
+    nonzero = [type(ct) is not ad.Zero for ct in cts]
+    ct_avals = [ad.tangent_aval(a) for a in jaxpr.out_avals]
+
+    def transposed_body(*values):
+        known_values, ct_values = iter(values[: len(known)]), iter(values[len(known) :])
+        primals = [a if lin else next(known_values) for a, lin in zip(args, linear, strict=True)]
+        cts_out = [
+            next(ct_values) if nz else ad.Zero(aval)
+            for nz, aval in zip(nonzero, ct_avals, strict=True)
+        ]
+        cts_in = transpose.backward_pass(jaxpr.jaxpr, jaxpr.consts, cts_out, primals)
+        return [ad.instantiate_zeros(ct) for ct, lin in zip(cts_in, linear, strict=True) if lin]
+
+    in_avals = [get_aval(a) for a in known] + [a for a, nz in zip(ct_avals, nonzero) if nz]
+    body = trace_to_jaxpr(transposed_body, in_avals, DebugInfo(transposed_body, "transpose"))
+    nonzero_cts = [ct for ct in cts if type(ct) is not ad.Zero]
+    cts_in = iter(jit_p.bind(*known, *nonzero_cts, jaxpr=body, name=name))
+    return [next(cts_in) if lin else None for lin in linear]
 
 
 transpose.transpose_rules[jit_p] = _jit_transpose
 
 
-def _jit_batch(values, dims, *, jaxpr, name):
+def _jit_batch(values, dims, *, jaxpr, name, axis_size, axis_name):
     """The vmap of a call is a call of the vmapped body: `vmap(jit(f))` stays one compiled
     program. Every output comes back batched at the front."""
-    from tracejit._src.core import get_aval
-    from tracejit._src.interpreters import batching
-    from tracejit._src.lax.standard import batch_at_front, shape_of
-
-    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
-
-    def vmapped_body(*xs):
-        outs, out_dims = batching.vmap_flat(
-            lambda *ys: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *ys), list(xs), list(dims), size
-        )
-        return [batch_at_front(o, d, size) for o, d in zip(outs, out_dims, strict=True)]
-
-    avals = [get_aval(v) for v in values]
-    batched = trace_to_jaxpr(vmapped_body, avals, DebugInfo(vmapped_body, "vmap"))
-    outs = jit_p.bind(*values, jaxpr=batched, name=f"vmap({name})")
+    batched, _ = batching.batch_jaxpr(
+        jaxpr, axis_size, list(dims), [True] * len(jaxpr.out_avals), axis_name=axis_name
+    )
+    outs = jit_p.bind(*values, jaxpr=batched, name=name)
     return outs, [0] * len(outs)
 
 
+batching.axis_rules.add(jit_p)
 batching.batch_rules[jit_p] = _jit_batch
 
 
