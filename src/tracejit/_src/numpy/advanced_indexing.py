@@ -336,7 +336,8 @@ def _normalized(value, size: int):
     if isinstance(value, np.ndarray):
         return np.where(value < 0, value + size, value).astype(_INDEX_DTYPE)
     value = _as_index(value)
-    return lax_selection.select_n(lax_binary.lt(value, 0), value, lax_binary.add(value, size))
+    zero, size = (promotion.convert_element_type(v, _INDEX_DTYPE, True) for v in (0, size))
+    return lax_selection.select_n(lax_binary.lt(value, zero), value, lax_binary.add(value, size))
 
 
 def _with_new_axes(out, plan: _Plan):
@@ -468,7 +469,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     if mode == "wrap":
         indices = promotion.convert_element_type(indices, _INDEX_DTYPE, False)
-        indices = lax_binary.rem(lax_binary.add(lax_binary.rem(indices, size), size), size)
+        n = promotion.convert_element_type(size, _INDEX_DTYPE, True)
+        indices = lax_binary.rem(lax_binary.add(lax_binary.rem(indices, n), n), n)
     plan = _Plan(a.shape, (slice(None),) * axis + (indices,), normalize=mode != "clip")
     gather_mode = {"clip": _Mode.CLIP, "wrap": _Mode.PROMISE_IN_BOUNDS}.get(
         mode, _Mode.PROMISE_IN_BOUNDS if mode == "promise_in_bounds" else _Mode.FILL_OR_DROP
