@@ -198,7 +198,15 @@ COMBINING = {
     "min": np.minimum,
     "max": np.maximum,
 }
-UNIQUE_INDICES = [(I,), (slice(None), I), (1, slice(None), I), (I, None, J), MASK0, (E, [0, 4])]
+I2 = np.array([0, -1])  # no element twice along an axis of length 3 (I has 2 and -1)
+UNIQUE_INDICES = [
+    (I2,),
+    (slice(None), I),
+    (1, slice(None), I),
+    (I2, None, [[1], [2]]),
+    MASK0,
+    (E, [0, 4]),
+]
 
 
 @pytest.mark.parametrize("method", list(COMBINING))
@@ -234,10 +242,57 @@ def test_repeated_indices():
     for f in (lambda v, w: v.at[idx].set(w), jax.jit(lambda v, w: v.at[idx].set(w))):
         out = np.asarray(f(x, u))
         assert out[0] in (1.0, 2.0, 4.0) and out[3] == 3 and out[[1, 2, 4]].tolist() == [0] * 3
-    # the combining updates need scatter variants not built yet: an error, never a wrong answer
-    for method in COMBINING:
-        with pytest.raises(NotImplementedError, match="scatter_m"):
-            getattr(x.at[idx], method)(u)
+
+
+REPEATED = [(np.array([0, 0, 3, 0, -1]),), (slice(None), [1, 1]), ([[2, 2], [-1, 0]], E)]
+
+
+@pytest.mark.parametrize("method", list(COMBINING))
+@pytest.mark.parametrize("index", REPEATED, ids=ids)
+def test_combining_updates_with_repeated_indices(index, method):
+    """multiply/min/max combine every update at an element in turn; divide/power divide (raise)
+    by the product of the updates there."""
+    x = (X[0] / 10 + 0.5).astype(np.float32)
+    y = np.random.default_rng(3).uniform(0.5, 2, x[index].shape).astype(np.float32)
+    if method in ("divide", "power"):
+        factor, touched = np.ones_like(x), np.zeros(x.shape, bool)
+        np.multiply.at(factor, index, y)
+        touched[index] = True
+        want = np.where(touched, COMBINING[method](x, factor), x)
+    else:
+        want = x.copy()
+        COMBINING[method].at(want, index, y)
+
+    def f(v, w):
+        return getattr(v.at[index], method)(w)
+
+    out = check_traced_matches_eager(f, jnp.asarray(x), jnp.asarray(y))
+    np.testing.assert_allclose(np.asarray(out), want, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(jax.jit(f)(x, y)), want, rtol=1e-5)
+
+
+def test_integer_divide_at_repeated_indices_leaves_other_elements_exact():
+    x = jnp.array([2**30 + 1, 7, 9], jnp.int32)
+    np.testing.assert_array_equal(x.at[np.array([1, 1])].divide(2), [2**30 + 1, 1, 9])
+    np.testing.assert_array_equal(x.at[np.array([1, 1])].power(2), [2**30 + 1, 2401, 9])
+
+
+def test_combining_update_grads():
+    y = jnp.arange(4.0)
+    idx = np.array([1, 1])
+    f = lambda y, u: y.at[idx].max(u).sum()
+    gy, gu = jax.grad(f, (0, 1))(y, jnp.array([1.0, 1.0]))  # ties share (JAX's values)
+    np.testing.assert_allclose(np.asarray(gy), [1, 1 / 3, 1, 1], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(gu), [1 / 3, 1 / 3], rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="only implemented if `unique_indices=True`"):
+        jax.grad(lambda u: y.at[np.array([1, 2])].multiply(u).sum())(jnp.ones(2))
+    g = jax.grad(lambda u: y.at[np.array([1, 2])].multiply(u, unique_indices=True).sum())
+    np.testing.assert_array_equal(g(jnp.ones(2)), [1.0, 2.0])
+    at = lambda x: jnp.asarray(x).at
+    rng = np.random.default_rng(4)
+    x, u = rng.standard_normal(6), rng.standard_normal(5)
+    check_grads(lambda x: at(x)[np.array([0, 0, 3, 0, -1])].multiply(u), (x,), order=2)
+    check_grads(lambda x, u: at(x)[np.array([0, 0, 3, 0, -1])].min(u), (x, u), order=1)
 
 
 def test_out_of_bound_updates():

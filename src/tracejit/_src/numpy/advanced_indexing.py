@@ -35,14 +35,14 @@ element, as JAX's default does); `.at[idx].get(mode='fill')` gives `fill_value` 
 Updates scatter with the same dimension numbers (the gather's windows are the update windows,
 its collapsed dimensions the inserted ones) and default to FILL_OR_DROP: an update at an
 out-of-bound index is dropped. `set` is a `scatter` (which of several updates to one element
-wins is unspecified, as in JAX), `add` a `scatter_add` (repeated indices accumulate) and
-`subtract` a `scatter_add` of the negated updates. The other updates read the indexed elements
-with a gather, combine them with the updates and write them back with a `scatter`: exact when no
-index repeats (always the case without integer arrays, or when the caller passes
-`unique_indices=True`) and, for `apply`, even when some do. `multiply`, `divide`, `power`, `min`
-and `max` at integer-array indices that may repeat need the scatter variants that combine
-(`scatter_mul`, `scatter_min`, `scatter_max`), which are not built: they raise
-NotImplementedError.
+wins is unspecified, as in JAX), `add` a `scatter_add` (repeated indices accumulate),
+`subtract` a `scatter_add` of the negated updates, and `multiply`, `min`, `max` are
+`scatter_mul`, `scatter_min`, `scatter_max` (repeated indices combine in turn). `divide` and
+`power` divide (raise) by the product of the updates at each element, a `scatter_mul` into
+ones, where a scatter of `True`s says an update reached it. `apply`, and `divide`/`power` where
+no index repeats (no integer arrays, or `unique_indices=True`), read the indexed elements with a
+gather, combine them and write them back with a `scatter`: exact then, and for `apply` even
+when some index repeats.
 
 A boolean mask that is traced cannot work at all (the result's shape would depend on its
 values): it raises `NonConcreteBooleanIndexError`, as in JAX.
@@ -348,10 +348,10 @@ def _with_new_axes(out, plan: _Plan):
     return lax_shapes.broadcast_in_dim(out, shape, kept)
 
 
-def _gather(x, plan: _Plan, mode, fill_value, unique_indices, indices_are_sorted):
+def _gather(x, plan: _Plan, mode, fill_value, unique_indices, indices_are_sorted, indices=None):
     return lax_gather.gather(
         x,
-        plan.indices(),
+        plan.indices() if indices is None else indices,
         plan.gather_dnums(),
         tuple(plan.slice_sizes),
         unique_indices=unique_indices,
@@ -384,8 +384,8 @@ def getitem(x, idx, *, mode=None, fill_value=None, unique_indices=False, indices
 
 def update(x, idx, name: str, combine, values, *, mode=None, unique_indices=False,
            indices_are_sorted=False):  # fmt: skip
-    """`x.at[idx].<name>(values)`; `combine(old, new)` gives the written values (None: `new`
-    for `set`, `scatter_add` for `add`/`subtract`). `name == "apply"` passes the function as
+    """`x.at[idx].<name>(values)` (see the module doc); `combine(old, new)` gives the written
+    values where a read-combine-write does the update. `name == "apply"` passes the function as
     `combine` and no values."""
     x = promotion.asarray_operand(f"at[].{name}", x)
     plan = _Plan(x.shape, idx)
@@ -412,25 +412,31 @@ def update(x, idx, name: str, combine, values, *, mode=None, unique_indices=Fals
         if name == "subtract":
             updates = lax_elementwise.neg(updates)
         return lax_gather.scatter_add(x, indices, updates, dnums, **params)
-    if not unique and name != "apply":
-        raise NotImplementedError(
-            f"x.at[idx].{name}() at integer-array indices that may repeat needs a scatter that "
-            f"combines repeated updates ({_MISSING[name]}), which is not built yet; pass "
-            "unique_indices=True when no index repeats"
-        )
-    # Read, combine, write back: exact when no index repeats (see the module doc).
-    old = _gather(x, plan, _Mode.CLIP, None, unique, params["indices_are_sorted"])
-    new = combine(old) if name == "apply" else combine(old, updates)
-    new = promotion.convert_element_type(new, x.dtype, x.weak_type)
-    return lax_gather.scatter(x, indices, new, dnums, **params)
+    if name in _COMBINING:
+        return _COMBINING[name](x, indices, updates, dnums, **params)
+    if name == "apply" or unique:
+        # Read, combine, write back: exact when no index repeats (see the module doc).
+        old = _gather(x, plan, _Mode.CLIP, None, unique, params["indices_are_sorted"], indices)
+        new = combine(old) if name == "apply" else combine(old, updates)
+        new = promotion.convert_element_type(new, x.dtype, x.weak_type)
+        return lax_gather.scatter(x, indices, new, dnums, **params)
+
+    # divide, power at indices that may repeat: see the module doc.
+    def filled(value, dtype):
+        scalar = promotion.convert_element_type(value, dtype, False)
+        return lax_shapes.broadcast_in_dim(scalar, x.shape, ())
+
+    factor = lax_gather.scatter_mul(filled(1, x.dtype), indices, updates, dnums, **params)
+    trues = lax_shapes.broadcast_in_dim(True, updates.shape, ())
+    touched = lax_gather.scatter(filled(False, _BOOL), indices, trues, dnums, **params)
+    new = promotion.convert_element_type(combine(x, factor), x.dtype, x.weak_type)
+    return lax_selection.select_n(touched, x, new)
 
 
-_MISSING = {
-    "multiply": "scatter_mul",
-    "divide": "scatter_mul",
-    "power": "scatter_mul",
-    "min": "scatter_min",
-    "max": "scatter_max",
+_COMBINING = {
+    "multiply": lax_gather.scatter_mul,
+    "min": lax_gather.scatter_min,
+    "max": lax_gather.scatter_max,
 }
 
 
