@@ -124,6 +124,18 @@ def test_with_x64(enable_x64):
     np.testing.assert_array_equal(x.at[jnp.array([0, 0])].add(1.0)[0], [2.0, 3.0, 4.0, 5.0])
 
 
+def test_empty_operands_and_indices():
+    z = jnp.zeros((0, 3))
+    empty = np.array([], np.int32)
+    assert z[empty].shape == (0, 3) and z[:, np.array([0, 2])].shape == (0, 2)
+    assert jax.jit(lambda v, i: v[i])(z, empty).shape == (0, 3)
+    assert z.at[empty].set(1.0).shape == (0, 3)
+    x = jnp.arange(3.0)
+    np.testing.assert_array_equal(x.at[empty].add(1.0), [0.0, 1.0, 2.0])
+    with pytest.raises(TypeError, match="slice_sizes"):  # JAX: a TypeError from gather too
+        z[np.array([0])]
+
+
 # --- out-of-bound reads ----------------------------------------------------------------------
 def test_out_of_bound_reads_clamp_by_default():
     x = jnp.arange(5)

@@ -68,7 +68,7 @@ _INDEX_DTYPE = np.dtype(np.int32)
 _Mode = lax_gather.GatherScatterMode
 
 
-def non_concrete_boolean_error(x) -> NonConcreteBooleanIndexError:
+def _non_concrete_boolean_error(x) -> NonConcreteBooleanIndexError:
     return NonConcreteBooleanIndexError(
         f"Array boolean indices must be concrete; got {x.aval.str_short()}. Boolean-mask "
         "indexing makes the result's shape depend on the values, which a traced function "
@@ -117,6 +117,8 @@ class _Adv:
 
 
 class _Slice:
+    """A slice of operand dimension `dim`: `count` elements from `start` by `step`."""
+
     __slots__ = ("count", "dim", "start", "step")
 
     def __init__(self, dim, start, step, count):
@@ -129,7 +131,7 @@ def _index_array(e):
         if e.dtype == _BOOL:
             concrete = e.to_concrete_value()
             if concrete is None:
-                raise non_concrete_boolean_error(e)
+                raise _non_concrete_boolean_error(e)
             return np.asarray(concrete)
         if not dtypes.is_int(e.dtype):
             raise TypeError(
@@ -181,7 +183,7 @@ def _items(shape: tuple, idx) -> list:
         raise IndexError(
             f"Too many indices: array is {len(shape)}-dimensional, but {used} were indexed"
         )
-    if Ellipsis in [e for e in converted if not isinstance(e, (np.ndarray, Tracer))]:
+    if any(e is Ellipsis for e in converted):
         i = next(k for k, e in enumerate(converted) if e is Ellipsis)
         converted[i : i + 1] = [slice(None)] * (len(shape) - used)
     else:
@@ -233,7 +235,6 @@ class _Plan:
             layout = rest[: positions[0]] + ["adv"] + rest[positions[0] :]
         else:
             layout = ["adv"] + rest
-        rank = len(shape)
         self.slice_sizes = list(shape)
         self.offset_dims, self.new_axes, self.batch_shape = [], [], []
         components = {}  # operand dim -> (value, first batch position)
@@ -272,7 +273,6 @@ class _Plan:
         self.collapsed = tuple(sorted(collapsed))
         self.components = [components[d] for d in self.start_index_map]
         self.gather_rank = position
-        assert len(self.slice_sizes) == rank
 
     def indices(self):
         """The start indices: batch_shape + (one component per start_index_map entry,)."""
@@ -374,6 +374,9 @@ def getitem(x, idx, *, mode=None, fill_value=None, unique_indices=False, indices
     x = promotion.asarray_operand("getitem", x)
     plan = _Plan(x.shape, idx)
     mode = _check_mode(mode)
+    if 0 in plan.result_shape():  # nothing to gather (the operand may have nothing either)
+        zero = promotion.convert_element_type(0, x.dtype, x.weak_type)
+        return lax_shapes.broadcast_in_dim(zero, plan.result_shape(), ())
     out = _gather(x, plan, mode, fill_value, unique_indices, indices_are_sorted)
     return _with_new_axes(out, plan)
 
@@ -389,6 +392,8 @@ def update(x, idx, name: str, combine, values, *, mode=None, unique_indices=Fals
     `combine` and no values."""
     x = promotion.asarray_operand(f"at[].{name}", x)
     plan = _Plan(x.shape, idx)
+    if 0 in plan.result_shape():
+        return x  # nothing to update
     scatter_mode = _check_mode(mode)
     unique = bool(unique_indices) or not plan.has_arrays
     params = {
