@@ -17,7 +17,7 @@ LINEAR = {
     "transpose", "squeeze", "rev", "pad", "concatenate", "slice", "dynamic_slice",
     "dynamic_update_slice", "convert_element_type", "select_n", "cumsum", "dot_general", "copy",
     "real", "imag", "conj", "custom_lin", "jit", "cond", "scan", "gather", "scatter-add",
-    "scatter",
+    "scatter", "scatter-mul",
 }  # fmt: skip
 
 

@@ -64,6 +64,10 @@ def ref_gather(operand, indices, dn, slice_sizes, mode, fill=np.nan):
     return out.transpose(perm)
 
 
+COMBINE = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
+           "set": lambda old, new: new}  # fmt: skip
+
+
 def ref_scatter(operand, indices, updates, dn, mode, combine):
     dims = (dn.inserted_window_dims, dn.scatter_dims_to_operand_dims, dn.operand_batching_dims,
             dn.scatter_indices_batching_dims)  # fmt: skip
@@ -76,7 +80,7 @@ def ref_scatter(operand, indices, updates, dn, mode, combine):
     for position, window in _windows(operand.shape, indices, dims, sizes, mode):
         if window is not None:
             update = updates[position].reshape(out[window].shape)
-            out[window] = out[window] + update if combine == "add" else update
+            out[window] = COMBINE[combine](out[window], update)
     return out
 
 
@@ -183,6 +187,32 @@ def test_defaults_follow_jax():
     assert Mode.from_any("clip") is Mode.CLIP and Mode.from_any(None) is Mode.FILL_OR_DROP
 
 
+COMBINING = {"mul": lax.scatter_mul, "min": lax.scatter_min, "max": lax.scatter_max}
+
+
+@pytest.mark.parametrize("combine", list(COMBINING))
+@pytest.mark.parametrize("mode", MODES, ids=str)
+@pytest.mark.parametrize("operand_shape, batch_shape, dn, sizes", GATHERS, ids=str)
+def test_combining_scatters_match_reference(operand_shape, batch_shape, dn, sizes, mode, combine):
+    in_bounds = mode is Mode.PROMISE_IN_BOUNDS
+    sdn, idx, x, u = _scatter_case(operand_shape, batch_shape, dn, sizes, in_bounds)
+    f = lambda x, idx, u: COMBINING[combine](x, idx, u, sdn, mode=mode)
+    want = ref_scatter(x, idx, u, sdn, mode, combine)  # overlapping windows combine in turn
+    got = check_traced_matches_eager(f, x, idx, u, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(jax.jit(f)(x, idx, u)), want, rtol=1e-5, atol=1e-6)
+
+
+def test_combining_scatters_on_integers():
+    x = np.array([5, -3, 7, 0], np.int32)
+    idx, u = np.array([[0], [0], [2], [9]], np.int32), np.array([2, -4, 3, 1], np.int32)
+    sdn = SDN((), (0,), (0,))
+    for name, want in [("mul", [-40, -3, 21, 0]), ("min", [-4, -3, 3, 0]), ("max", [5, -3, 7, 0])]:
+        f = lambda x, u, name=name: COMBINING[name](x, idx, u, sdn)
+        np.testing.assert_array_equal(np.asarray(f(x, u)), want)
+        np.testing.assert_array_equal(np.asarray(jax.jit(f)(x, u)), want)
+
+
 # --- derivatives ----------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", [Mode.CLIP, Mode.FILL_OR_DROP], ids=str)
 @pytest.mark.parametrize("operand_shape, batch_shape, dn, sizes", GATHERS[:5], ids=str)
@@ -219,6 +249,35 @@ def test_scatter_grads_with_unique_indices():
         jax.grad(lambda x: g(x, u).sum())(x)
 
 
+@pytest.mark.parametrize("mode", [Mode.CLIP, Mode.FILL_OR_DROP], ids=str)
+def test_combining_scatter_grads(mode):
+    x, u = _operand((6, 5)).astype(np.float64), _operand((3, 2, 5)).astype(np.float64)
+    sdn = SDN((1, 2), (), (0,))
+    overlapping = np.array([[0], [1], [5]], np.int32)  # rows 0-1 and 1-2 overlap; 5-6 is out
+    distinct = np.array([[2], [0], [5]], np.int32)  # (clipped to rows 4-5)
+    f = lambda x: lax.scatter_mul(x, overlapping, u, sdn, mode=mode)
+    check_grads(f, (x,), order=2)  # linear in the operand, whatever the overlaps
+    g = lambda x, u: lax.scatter_mul(x, distinct, u, sdn, mode=mode, unique_indices=True)
+    check_grads(g, (x, u), order=2)
+    with pytest.raises(NotImplementedError, match="only implemented if `unique_indices=True`"):
+        jax.grad(lambda u: lax.scatter_mul(x, distinct, u, sdn, mode=mode).sum())(u)
+    for op in (lax.scatter_min, lax.scatter_max):  # no ties at random points
+        check_grads(lambda x, u, op=op: op(x, overlapping, u, sdn, mode=mode), (x, u), order=1)
+
+
+def test_extremum_ties_share_the_tangent():
+    """As in JAX: the operand and the updates that tie for an element share its tangent."""
+    y = np.arange(4.0, dtype=np.float32)
+    idx, sdn = np.array([[1], [1]], np.int32), SDN((), (0,), (0,))
+    f = lambda y, u: lax.scatter_max(y, idx, u, sdn).sum()
+    gy, gu = jax.grad(f, (0, 1))(y, np.array([1.0, 1.0], np.float32))
+    np.testing.assert_allclose(np.asarray(gy), [1, 1 / 3, 1, 1], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(gu), [1 / 3, 1 / 3], rtol=1e-6)
+    gy, gu = jax.grad(f, (0, 1))(y, np.array([5.0, 5.0], np.float32))
+    np.testing.assert_allclose(np.asarray(gy), [1, 0, 1, 1])
+    np.testing.assert_allclose(np.asarray(gu), [0.5, 0.5])
+
+
 # --- vmap -----------------------------------------------------------------------------------
 def _loop(f, args, in_axes):
     size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
@@ -249,6 +308,9 @@ def test_vmap_matches_a_loop(operand_shape, batch_shape, dn, sizes, axes):
         (lambda x, i, u: lax.gather(x, i, dn, sizes, mode="clip"), (x_ax, idx_ax)),
         (lambda x, i, u: lax.scatter_add(x, i, u, sdn, mode="clip"), axes),
         (lambda x, i, u: lax.scatter_add(x, i, u, sdn), axes),
+        (lambda x, i, u: lax.scatter_mul(x, i, u, sdn, mode="clip"), axes),
+        (lambda x, i, u: lax.scatter_min(x, i, u, sdn), axes),
+        (lambda x, i, u: lax.scatter_max(x, i, u, sdn), axes),
     ]
     for f, used in funs:
         if all(ax is None for ax in used):

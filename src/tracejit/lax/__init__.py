@@ -164,6 +164,12 @@ from tracejit._src.lax.gather import (  # noqa: F401
     scatter,
     scatter_add,
     scatter_add_p,
+    scatter_max,
+    scatter_max_p,
+    scatter_min,
+    scatter_min_p,
+    scatter_mul,
+    scatter_mul_p,
     scatter_p,
 )
 from tracejit._src.lax.parallel import (  # noqa: F401

@@ -46,6 +46,8 @@ from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.lax import binary
+from tracejit._src.lax.conversions import convert_element_type
 from tracejit._src.lax.standard import (
     batch_at_front,
     int_bounds,
@@ -780,3 +782,131 @@ def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, **pa
 transpose_rules[scatter_p] = _scatter_transpose
 batch_rules[scatter_p] = _scatter_batch(scatter_p)
 lowering_rules[scatter_p] = _scatter_lowering(None)
+
+
+# --- scatter_mul ----------------------------------------------------------------------------
+scatter_mul_p = Primitive("scatter-mul")
+
+
+def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):  # fmt: skip
+    """`operand` with its windows at the index vectors of `scatter_indices` multiplied by those
+    of `updates`, laid out as in `scatter_add`; overlapping windows all multiply."""
+    params = _scatter_params("scatter_mul", dimension_numbers, indices_are_sorted,
+                             unique_indices, mode)  # fmt: skip
+    return scatter_mul_p.bind(operand, scatter_indices, updates, **params)
+
+
+scatter_mul_p.def_impl(
+    _scatter_impl(lambda out, index, updates: np.multiply.at(out, index, updates))
+)
+scatter_mul_p.def_abstract_eval(_scatter_abstract_eval("scatter_mul"))
+scatter_mul_p.def_weak_type_rule(_scatter_weak_type)
+
+
+def _scatter_mul_jvp(primals, tangents, **params):
+    """Linear in the operand. In the updates only where each element meets at most one update
+    (`unique_indices`): there d(x * u) = x * du, an update's tangent spread by scatter_add
+    times the operand. With overlaps JAX raises too."""
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    out = scatter_mul_p.bind(operand, indices, updates, **params)
+    tangent = ad.Zero.from_primal_value(out)
+    if type(t_operand) is not ad.Zero:
+        tangent = scatter_mul_p.bind(t_operand, indices, updates, **params)
+    if type(t_updates) is not ad.Zero:
+        if not params["unique_indices"]:
+            raise NotImplementedError(
+                "scatter_mul gradients are only implemented if `unique_indices=True`"
+            )
+        zeros = ad.zeros_like_aval(ad.tangent_aval(ad.get_aval(operand)))
+        spread = scatter_add_p.bind(zeros, indices, t_updates, **params)
+        tangent = ad.add_tangents(tangent, binary.mul(operand, spread))
+    return out, tangent
+
+
+ad.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
+
+
+def _scatter_mul_transpose(ct, operand, indices, updates, **params):
+    """Linear in the operand only: its cotangent is multiplied as the operand was."""
+    if is_undefined_primal(updates):
+        raise NotImplementedError("scatter_mul is not linear in its updates: cannot transpose")
+    ct_operand = scatter_mul_p.bind(ct, indices, updates, **params)
+    return [ct_operand if is_undefined_primal(operand) else None, None, None]
+
+
+transpose_rules[scatter_mul_p] = _scatter_mul_transpose
+batch_rules[scatter_mul_p] = _scatter_batch(scatter_mul_p)
+lowering_rules[scatter_mul_p] = _scatter_lowering("stablehlo.multiply")
+
+
+# --- scatter_min and scatter_max: shared rule -----------------------------------------------
+def _scatter_extremum_jvp(primitive):
+    """The tangent of whichever value won, shared evenly among ties, as in JAX: an element that
+    equals its operand value and k of the updates at it gets the mean of their k + 1 tangents
+    (the operand's only when no update reached it)."""
+
+    def jvp(primals, tangents, **params):
+        operand, indices, updates = primals
+        out = primitive.bind(operand, indices, updates, **params)
+        if all(type(t) is ad.Zero for t in tangents[::2]):
+            return out, ad.Zero.from_primal_value(out)
+        t_operand, t_updates = (ad.instantiate_zeros(t) for t in tangents[::2])
+        dtype = ad.get_aval(t_operand).dtype
+        won = _gather_of_updates(out, indices, ad.get_aval(updates),
+                                 params["dimension_numbers"], params)  # fmt: skip
+        from_operand = convert_element_type(binary.eq(operand, out), dtype)
+        from_updates = convert_element_type(binary.eq(updates, won), dtype)
+        zeros = ad.zeros_like_aval(ad.get_aval(t_operand))
+        count = binary.add(from_operand, scatter_add_p.bind(zeros, indices, from_updates, **params))
+        spread = scatter_add_p.bind(zeros, indices, binary.mul(t_updates, from_updates), **params)
+        return out, binary.div(binary.add(binary.mul(t_operand, from_operand), spread), count)
+
+    return jvp
+
+
+# --- scatter_min ----------------------------------------------------------------------------
+scatter_min_p = Primitive("scatter-min")
+
+
+def scatter_min(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):  # fmt: skip
+    """`operand` with each element of its windows at the index vectors of `scatter_indices`
+    replaced by the least of it and the updates at it, laid out as in `scatter_add`."""
+    params = _scatter_params("scatter_min", dimension_numbers, indices_are_sorted,
+                             unique_indices, mode)  # fmt: skip
+    return scatter_min_p.bind(operand, scatter_indices, updates, **params)
+
+
+scatter_min_p.def_impl(
+    _scatter_impl(lambda out, index, updates: np.minimum.at(out, index, updates))
+)
+scatter_min_p.def_abstract_eval(_scatter_abstract_eval("scatter_min"))
+scatter_min_p.def_weak_type_rule(_scatter_weak_type)
+ad.jvp_rules[scatter_min_p] = _scatter_extremum_jvp(scatter_min_p)
+batch_rules[scatter_min_p] = _scatter_batch(scatter_min_p)
+lowering_rules[scatter_min_p] = _scatter_lowering("stablehlo.minimum")
+
+
+# --- scatter_max ----------------------------------------------------------------------------
+scatter_max_p = Primitive("scatter-max")
+
+
+def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):  # fmt: skip
+    """`operand` with each element of its windows at the index vectors of `scatter_indices`
+    replaced by the greatest of it and the updates at it, laid out as in `scatter_add`."""
+    params = _scatter_params("scatter_max", dimension_numbers, indices_are_sorted,
+                             unique_indices, mode)  # fmt: skip
+    return scatter_max_p.bind(operand, scatter_indices, updates, **params)
+
+
+scatter_max_p.def_impl(
+    _scatter_impl(lambda out, index, updates: np.maximum.at(out, index, updates))
+)
+scatter_max_p.def_abstract_eval(_scatter_abstract_eval("scatter_max"))
+scatter_max_p.def_weak_type_rule(_scatter_weak_type)
+ad.jvp_rules[scatter_max_p] = _scatter_extremum_jvp(scatter_max_p)
+batch_rules[scatter_max_p] = _scatter_batch(scatter_max_p)
+lowering_rules[scatter_max_p] = _scatter_lowering("stablehlo.maximum")

@@ -1,4 +1,4 @@
-"""Basic indexing (`x[idx]`) and indexed updates (`x.at[idx].set(y)`), without gather/scatter.
+"""Basic indexing (`x[idx]`) and indexed updates (`x.at[idx].set(y)`) without gather/scatter.
 
 An index is a tuple of ints, slices, `None` and at most one `Ellipsis`. Reading stages what
 JAX stages for such indices: one `slice` (skipped when it would take everything), `rev` for
@@ -7,9 +7,10 @@ the dimensions with negative steps, `squeeze` for the integer-indexed ones, and
 (NumPy would raise). A traced integer scalar indexes through `dynamic_slice`, its negative
 values counted from the end.
 
-Integer-array and boolean-mask indices need gather (and scatter, for updates), which are not
-built yet: they raise NotImplementedError. A traced boolean mask cannot work at all (the
-result's shape would depend on values): it raises `NonConcreteBooleanIndexError`, as in JAX.
+Integer-array and boolean-mask indices are advanced indexing, done with gather and scatter in
+`advanced_indexing.py`; so are `.at[idx].get(mode=...)`, updates with an explicit `mode`, and
+updates at a traced integer (scatter drops them when out of range, where dynamic_update_slice
+would clamp them).
 
 Updates (`.at[idx].set/add/multiply/divide/power/min/max/apply`) return a new array. The
 update `y` is converted to `x`'s dtype, broadcast to `x[idx]`'s shape and brought back to the
@@ -31,12 +32,11 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Tracer
-from tracejit._src.errors import NonConcreteBooleanIndexError
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing
-from tracejit._src.numpy import arithmetic, manipulation, promotion, ufuncs
+from tracejit._src.numpy import advanced_indexing, arithmetic, manipulation, promotion, ufuncs
 
 _BOOL = np.dtype(bool)
 
@@ -57,21 +57,6 @@ def _is_int_scalar(x) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-def _index_error_for_array(x):
-    dtype = getattr(x, "dtype", None)
-    if isinstance(x, Tracer) and dtype == _BOOL:
-        raise NonConcreteBooleanIndexError(
-            f"Array boolean indices must be concrete; got {x.aval.str_short()}. Boolean-mask "
-            "indexing makes the result's shape depend on the values, which a traced function "
-            "cannot know. Use jnp.where(mask, x, fill) to keep the shape instead."
-        )
-    what = "boolean-mask" if dtype == _BOOL else "integer-array"
-    raise NotImplementedError(
-        f"{what} indexing needs the gather primitive, which is not built yet; only basic "
-        "indexing (integers, slices, None, Ellipsis) is supported."
-    )
-
-
 def _normalize_index(idx, ndim: int) -> list:
     """The index as a list of entries, one per operand dimension or None, Ellipsis expanded."""
     if isinstance(idx, list):
@@ -86,8 +71,6 @@ def _normalize_index(idx, ndim: int) -> list:
             out.append(e)
         elif isinstance(e, str):
             raise TypeError(f"JAX does not support string indexing; got idx={e!r}")
-        elif isinstance(e, (bool, np.bool_)):
-            _index_error_for_array(np.asarray(e))
         elif _is_int_scalar(e):
             out.append(operator.index(e))
         elif isinstance(e, (Array, Tracer, np.ndarray)):
@@ -98,14 +81,10 @@ def _normalize_index(idx, ndim: int) -> list:
                     out.append(e if concrete is None else int(concrete))
                 else:
                     out.append(int(np.asarray(e)))
-            elif e.ndim == 0 and dtype != _BOOL:
+            else:
                 raise TypeError(
                     f"Indexer must have integer or boolean type, got indexer with type {dtype}"
                 )
-            else:
-                _index_error_for_array(e)
-        elif isinstance(e, (list, tuple)):
-            _index_error_for_array(np.asarray(e))
         elif isinstance(e, (float, complex, np.floating, np.complexfloating)):
             raise TypeError(
                 "Indexer must have integer or boolean type, got indexer with type "
@@ -207,7 +186,9 @@ def _region(x, dims):
 
 
 def getitem(x, idx):
-    """`x[idx]` for a basic index."""
+    """`x[idx]`: basic indexing here, advanced indexing with a gather (`advanced_indexing`)."""
+    if advanced_indexing.needs_gather(idx):
+        return advanced_indexing.getitem(x, idx)
     x = promotion.asarray_operand("getitem", x)
     dims, new_axes = _plan(x, idx)
     out = _region(x, dims)
@@ -267,13 +248,9 @@ def getitem_shape(shape, dims, new_axes) -> tuple:
 
 
 def _write(x, dims, region):
-    """`x` with its selected region replaced by `region`."""
+    """`x` with its selected region replaced by `region` (static indices only: updates at a
+    traced index are scatters, see `advanced_indexing`)."""
     if any(d.kind == "slice" and abs(d.step) > 1 for d in dims):
-        if any(d.kind == "dynamic" for d in dims):
-            raise NotImplementedError(
-                "updates combining a traced index with a strided slice need scatter, which is "
-                "not built yet"
-            )
         config = []
         for d, size in zip(dims, x.shape, strict=True):
             step = abs(d.step) if d.kind == "slice" else 1
@@ -287,14 +264,9 @@ def _write(x, dims, region):
         return lax_selection.select_n(mask, x, spread)
     if any(d.count == 0 for d in dims):
         return x
-    starts = [
-        _dynamic_start(d.tracer, size) if d.kind == "dynamic" else d.start
-        for d, size in zip(dims, x.shape, strict=True)
-    ]
-    if all(type(s) is int for s in starts):
-        if region.shape == x.shape:
-            return region
-        starts = [np.int32(s) for s in starts]
+    if region.shape == x.shape:
+        return region
+    starts = [np.int32(d.start) for d in dims]
     return lax_slicing.dynamic_update_slice(x, region, starts, allow_negative_indices=False)
 
 
@@ -331,62 +303,94 @@ class _IndexUpdateRef:
         return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None):
-        """`x[idx]`."""
-        return getitem(self.array, self.index)
+        """`x[idx]`; `mode='fill'` gives `fill_value` at out-of-bound indices, 'clip' (like
+        the default) the nearest element."""
+        if mode is None and fill_value is None and not advanced_indexing.needs_gather(self.index):
+            return getitem(self.array, self.index)
+        return advanced_indexing.getitem(
+            self.array,
+            self.index,
+            mode=mode,
+            fill_value=fill_value,
+            unique_indices=unique_indices,
+            indices_are_sorted=indices_are_sorted,
+        )
 
-    def _update(self, name: str, combine, values):
+    def _update(self, name: str, combine, values, indices_are_sorted, unique_indices, mode):
+        index = self.index
+        if (
+            mode is not None
+            or advanced_indexing.needs_gather(index)
+            or advanced_indexing.has_traced_scalar(index)
+        ):
+            return advanced_indexing.update(
+                self.array,
+                index,
+                name,
+                combine,
+                values,
+                mode=mode,
+                unique_indices=unique_indices,
+                indices_are_sorted=indices_are_sorted,
+            )
         x = promotion.asarray_operand(f"at[].{name}", self.array)
-        dims, new_axes = _plan(x, self.index)
+        dims, new_axes = _plan(x, index)
         if any(d.oob or d.count == 0 for d in dims):
             return x  # out-of-range updates are dropped; an empty region changes nothing
-        y = promotion.convert_element_type(
-            promotion.to_operand(f"at[].{name}", values), x.dtype, x.weak_type
-        )
-        region = _update_region(x, dims, new_axes, y)
-        if combine is not None:
-            region = combine(_read_region(x, dims), region)
-            region = promotion.convert_element_type(region, x.dtype, x.weak_type)
+        if name == "apply":
+            region = combine(_read_region(x, dims))
+        else:
+            y = promotion.convert_element_type(
+                promotion.to_operand(f"at[].{name}", values), x.dtype, x.weak_type
+            )
+            region = _update_region(x, dims, new_axes, y)
+            if combine is not None:
+                region = combine(_read_region(x, dims), region)
+        region = promotion.convert_element_type(region, x.dtype, x.weak_type)
         return _write(x, dims, region)
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """`x` with `x[idx] = values`."""
-        return self._update("set", None, values)
+        return self._update("set", None, values, indices_are_sorted, unique_indices, mode)
 
     def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        """`x` with `x[idx] += values`."""
-        return self._update("add", ufuncs.add, values)
+        """`x` with `x[idx] += values` (repeated indices accumulate)."""
+        return self._update("add", ufuncs.add, values, indices_are_sorted, unique_indices, mode)
 
     def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """`x` with `x[idx] -= values`."""
-        return self._update("subtract", ufuncs.subtract, values)
+        return self._update(
+            "subtract", ufuncs.subtract, values, indices_are_sorted, unique_indices, mode
+        )
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """`x` with `x[idx] *= values`."""
-        return self._update("multiply", ufuncs.multiply, values)
+        return self._update(
+            "multiply", ufuncs.multiply, values, indices_are_sorted, unique_indices, mode
+        )
 
     mul = multiply
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """`x` with `x[idx] /= values`."""
-        return self._update("divide", ufuncs.divide, values)
+        return self._update(
+            "divide", ufuncs.divide, values, indices_are_sorted, unique_indices, mode
+        )
 
     def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """`x` with `x[idx] **= values`."""
-        return self._update("power", arithmetic.power, values)
+        return self._update(
+            "power", arithmetic.power, values, indices_are_sorted, unique_indices, mode
+        )
 
     def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """`x` with `x[idx] = minimum(x[idx], values)`."""
-        return self._update("min", ufuncs.minimum, values)
+        return self._update("min", ufuncs.minimum, values, indices_are_sorted, unique_indices, mode)
 
     def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """`x` with `x[idx] = maximum(x[idx], values)`."""
-        return self._update("max", ufuncs.maximum, values)
+        return self._update("max", ufuncs.maximum, values, indices_are_sorted, unique_indices, mode)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """`x` with `x[idx] = func(x[idx])`."""
-        x = promotion.asarray_operand("at[].apply", self.array)
-        dims, _ = _plan(x, self.index)
-        if any(d.oob or d.count == 0 for d in dims):
-            return x
-        region = promotion.convert_element_type(func(_read_region(x, dims)), x.dtype, x.weak_type)
-        return _write(x, dims, region)
+        return self._update("apply", func, None, indices_are_sorted, unique_indices, mode)

@@ -1,0 +1,540 @@
+"""Advanced indexing: integer-array and boolean-mask indices, read with one `gather` and
+written with one `scatter`; `take` and `take_along_axis`.
+
+NumPy's rules decide the result's shape. The integer arrays of an index (lists, concrete
+boolean masks turned into the integer arrays of their `nonzero()`, and the plain integers that
+sit among them) broadcast together into one block of result dimensions. The block stands where
+the first of them stands when they are adjacent in the index, and in front otherwise (a slice,
+`None` or `Ellipsis` between two of them separates them):
+
+    x: f32[3,4,5]    x[:, i, j] -> f32[3,2]      x[i, :, j] -> f32[2,4]    (i, j: i32[2])
+
+One gather computes it. Its start indices hold one component per indexed operand dimension,
+broadcast over the index batch dimensions, which are the result's dimensions that do not run
+over a window, in order:
+
+- an integer array or integer (negative values counted from the end, as NumPy does) indexes a
+  collapsed dimension, and its block of batch dimensions is the broadcast shape;
+- a slice of step 1 is a window of its length; one that does not start at 0 adds its start, a
+  constant, as a component (JAX does the same);
+- a slice of another step is a collapsed dimension with its own batch dimension, indexed by
+  `start + step * iota(count)`;
+- `None` is added to the gather's result with `broadcast_in_dim`.
+
+    x[:, i]  (x: f32[3,4,5], i: i32[2])
+        c:bool[2] = lt b 0:i32[]
+        d:i32[2] = add b 4:i32[]
+        e:i32[2] = select_n c b d
+        f:i32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e
+        g:f32[3,2,5] = gather[dimension_numbers=GatherDimensionNumbers(offset_dims=(0, 2),
+          collapsed_slice_dims=(1,), start_index_map=(1,), ...) ...
+          mode=GatherScatterMode.PROMISE_IN_BOUNDS slice_sizes=(3, 1, 5) ...] a f
+
+Reads default to PROMISE_IN_BOUNDS, computed as CLIP (an out-of-bound index reads the nearest
+element, as JAX's default does); `.at[idx].get(mode='fill')` gives `fill_value` instead.
+Updates scatter with the same dimension numbers (the gather's windows are the update windows,
+its collapsed dimensions the inserted ones) and default to FILL_OR_DROP: an update at an
+out-of-bound index is dropped. `set` is a `scatter` (which of several updates to one element
+wins is unspecified, as in JAX), `add` a `scatter_add` (repeated indices accumulate),
+`subtract` a `scatter_add` of the negated updates, and `multiply`, `min`, `max` are
+`scatter_mul`, `scatter_min`, `scatter_max` (repeated indices combine in turn). `divide` and
+`power` divide (raise) by the product of the updates at each element, a `scatter_mul` into
+ones, where a scatter of `True`s says an update reached it. `apply`, and `divide`/`power` where
+no index repeats (no integer arrays, or `unique_indices=True`), read the indexed elements with a
+gather, combine them and write them back with a `scatter`: exact then, and for `apply` even
+when some index repeats.
+
+A boolean mask that is traced cannot work at all (the result's shape would depend on its
+values): it raises `NonConcreteBooleanIndexError`, as in JAX.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.array import Array
+from tracejit._src.core import Tracer
+from tracejit._src.errors import NonConcreteBooleanIndexError
+from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import elementwise as lax_elementwise
+from tracejit._src.lax import gather as lax_gather
+from tracejit._src.lax import selection as lax_selection
+from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.numpy import manipulation, promotion
+
+_BOOL = np.dtype(bool)
+_INDEX_DTYPE = np.dtype(np.int32)
+_Mode = lax_gather.GatherScatterMode
+
+
+def _non_concrete_boolean_error(x) -> NonConcreteBooleanIndexError:
+    return NonConcreteBooleanIndexError(
+        f"Array boolean indices must be concrete; got {x.aval.str_short()}. Boolean-mask "
+        "indexing makes the result's shape depend on the values, which a traced function "
+        "cannot know. Use jnp.where(mask, x, fill) to keep the shape instead."
+    )
+
+
+def _is_array_entry(e) -> bool:
+    """Whether an index entry is an integer array, a sequence or a boolean (scalar or mask):
+    the entries basic indexing cannot handle."""
+    if isinstance(e, (list, tuple, bool, np.bool_)):
+        return True
+    if isinstance(e, (np.ndarray, Array, Tracer)):
+        return e.ndim > 0 or e.dtype == _BOOL
+    return False
+
+
+def needs_gather(idx) -> bool:
+    """Whether the index `idx` is advanced (see the module doc); a top-level list is not (basic
+    indexing rejects it, as JAX does)."""
+    if isinstance(idx, list):
+        return False
+    entries = idx if isinstance(idx, tuple) else (idx,)
+    return any(_is_array_entry(e) for e in entries)
+
+
+def has_traced_scalar(idx) -> bool:
+    """Whether the index holds a traced integer scalar (updates at it go through scatter, which
+    drops an out-of-bound update as JAX does, where dynamic_update_slice would clamp it)."""
+    entries = idx if isinstance(idx, tuple) else (idx,)
+    return any(isinstance(e, Tracer) and e.to_concrete_value() is None for e in entries)
+
+
+# --------------------------------------------------------------------------------------------
+# The index as a list of items, one per operand dimension (or None)
+
+
+class _Adv:
+    """An integer index (array or scalar; NumPy or traced) into operand dimension `dim` (None
+    for the new dimension of a 0-d boolean mask)."""
+
+    __slots__ = ("dim", "value")
+
+    def __init__(self, dim, value):
+        self.dim, self.value = dim, value
+
+
+class _Slice:
+    """A slice of operand dimension `dim`: `count` elements from `start` by `step`."""
+
+    __slots__ = ("count", "dim", "start", "step")
+
+    def __init__(self, dim, start, step, count):
+        self.dim, self.start, self.step, self.count = dim, start, step, count
+
+
+def _index_array(e):
+    """An array-like entry as a NumPy array (concrete values) or an integer tracer."""
+    if isinstance(e, Tracer):
+        if e.dtype == _BOOL:
+            concrete = e.to_concrete_value()
+            if concrete is None:
+                raise _non_concrete_boolean_error(e)
+            return np.asarray(concrete)
+        if not dtypes.is_int(e.dtype):
+            raise TypeError(
+                f"Indexer must have integer or boolean type, got indexer with type {e.dtype}"
+            )
+        return e
+    value = np.asarray(e)
+    if isinstance(e, (list, tuple)) and value.size == 0:
+        value = value.astype(np.int64)  # `[]` is an empty integer index, as in NumPy
+    if value.dtype != _BOOL and not dtypes.is_int(value.dtype):
+        raise TypeError(
+            f"Indexer must have integer or boolean type, got indexer with type {value.dtype}"
+        )
+    return value
+
+
+def _items(shape: tuple, idx) -> list:
+    """The index as a list of `_Adv`, `_Slice` and None (a new axis), Ellipsis expanded."""
+    entries = list(idx) if isinstance(idx, tuple) else [idx]
+    converted = []
+    for e in entries:
+        if e is None or e is Ellipsis or isinstance(e, slice):
+            converted.append(e)
+        elif isinstance(e, str):
+            raise TypeError(f"JAX does not support string indexing; got idx={e!r}")
+        elif isinstance(e, (int, np.integer)) and not isinstance(e, (bool, np.bool_)):
+            converted.append(np.asarray(e))
+        elif isinstance(e, (bool, np.bool_, list, tuple, np.ndarray, Array, Tracer)):
+            converted.append(_index_array(e))
+        elif isinstance(e, (float, complex, np.floating, np.complexfloating)):
+            raise TypeError(
+                "Indexer must have integer or boolean type, got indexer with type "
+                f"{np.asarray(e).dtype}"
+            )
+        else:
+            raise TypeError(f"Unsupported index type {type(e).__name__}: {e!r}")
+
+    def consumed(e):
+        if e is None or e is Ellipsis:
+            return 0
+        if isinstance(e, np.ndarray) and e.dtype == _BOOL:
+            return e.ndim
+        return 1
+
+    if sum(1 for e in converted if e is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(consumed(e) for e in converted)
+    if used > len(shape):
+        raise IndexError(
+            f"Too many indices: array is {len(shape)}-dimensional, but {used} were indexed"
+        )
+    if any(e is Ellipsis for e in converted):
+        i = next(k for k, e in enumerate(converted) if e is Ellipsis)
+        converted[i : i + 1] = [slice(None)] * (len(shape) - used)
+    else:
+        converted += [slice(None)] * (len(shape) - used)
+
+    items, d = [], 0
+    for e in converted:
+        if e is None:
+            items.append(None)
+        elif isinstance(e, slice):
+            start, stop, step = e.indices(shape[d])
+            items.append(_Slice(d, start, step, len(range(start, stop, step))))
+            d += 1
+        elif isinstance(e, np.ndarray) and e.dtype == _BOOL:
+            if e.ndim == 0:  # a new axis of length 1 (True) or 0 (False)
+                items.append(_Adv(None, np.zeros(int(e), np.int64)))
+                continue
+            if e.shape != tuple(shape[d : d + e.ndim]):
+                raise IndexError(
+                    f"boolean index did not match shape of indexed array in index {d}: got "
+                    f"{e.shape}, expected {list(shape[d : d + e.ndim])}"
+                )
+            items += [_Adv(d + k, nz) for k, nz in enumerate(np.nonzero(e))]
+            d += e.ndim
+        else:
+            items.append(_Adv(d, e))
+            d += 1
+    return items
+
+
+# --------------------------------------------------------------------------------------------
+# The gather that reads them
+
+
+class _Plan:
+    """The gather (or scatter) an index amounts to; see the module doc."""
+
+    def __init__(self, shape: tuple, idx, normalize: bool = True):
+        items = _items(shape, idx)
+        advs = [it for it in items if isinstance(it, _Adv)]
+        self.adv_shape = promotion.broadcast_shapes(*(np.shape(a.value) for a in advs))
+        self.has_arrays = any(np.ndim(a.value) > 0 for a in advs)
+        positions = [k for k, it in enumerate(items) if isinstance(it, _Adv)]
+        adjacent = positions == list(range(positions[0], positions[-1] + 1)) if positions else True
+        rest = [it for it in items if not isinstance(it, _Adv)]
+        if not positions:
+            layout = rest
+        elif adjacent:
+            layout = rest[: positions[0]] + ["adv"] + rest[positions[0] :]
+        else:
+            layout = ["adv"] + rest
+        self.slice_sizes = list(shape)
+        self.offset_dims, self.new_axes, self.batch_shape = [], [], []
+        components = {}  # operand dim -> (value, first batch position)
+        collapsed = set()
+        position = 0  # in the gather's result
+        for it in layout:
+            if it is None:
+                self.new_axes.append(position + len(self.new_axes))
+            elif it == "adv":
+                for a in advs:
+                    if a.dim is not None:
+                        value = (
+                            _normalized(a.value, shape[a.dim]) if normalize else _as_index(a.value)
+                        )
+                        lead = len(self.batch_shape) + len(self.adv_shape) - np.ndim(a.value)
+                        components[a.dim] = (value, lead)
+                        collapsed.add(a.dim)
+                        self.slice_sizes[a.dim] = 1
+                self.batch_shape += self.adv_shape
+                position += len(self.adv_shape)
+            elif it.step == 1:
+                self.offset_dims.append(position)
+                self.slice_sizes[it.dim] = it.count
+                if it.start != 0:
+                    components[it.dim] = (np.asarray(it.start), len(self.batch_shape))
+                position += 1
+            else:
+                iota = it.start + it.step * np.arange(it.count)
+                components[it.dim] = (iota, len(self.batch_shape))
+                collapsed.add(it.dim)
+                self.slice_sizes[it.dim] = 1
+                self.batch_shape.append(it.count)
+                position += 1
+        self.batch_shape = tuple(self.batch_shape)
+        self.start_index_map = tuple(sorted(components))
+        self.collapsed = tuple(sorted(collapsed))
+        self.components = [components[d] for d in self.start_index_map]
+        self.gather_rank = position
+
+    def indices(self):
+        """The start indices: batch_shape + (one component per start_index_map entry,)."""
+        shape = self.batch_shape + (1,)
+        if all(isinstance(v, np.ndarray) for v, _ in self.components):
+            parts = [
+                np.broadcast_to(
+                    v.reshape(v.shape + (1,) * (len(self.batch_shape) - lead - v.ndim)),
+                    self.batch_shape,
+                )
+                for v, lead in self.components
+            ]
+            stacked = np.stack(parts, axis=-1) if parts else np.zeros(shape[:-1] + (0,))
+            return promotion.numpy_to_array(stacked.astype(_INDEX_DTYPE))
+        parts = []
+        for v, lead in self.components:
+            if isinstance(v, np.ndarray):
+                v = promotion.numpy_to_array(v.astype(_INDEX_DTYPE))
+            dims = tuple(range(lead, lead + v.ndim))
+            parts.append(lax_shapes.broadcast_in_dim(v, shape, dims))
+        return parts[0] if len(parts) == 1 else lax_shapes.concatenate(parts, len(shape) - 1)
+
+    def gather_dnums(self):
+        return lax_gather.GatherDimensionNumbers(
+            offset_dims=tuple(self.offset_dims),
+            collapsed_slice_dims=self.collapsed,
+            start_index_map=self.start_index_map,
+        )
+
+    def scatter_dnums(self):
+        return lax_gather.ScatterDimensionNumbers(
+            update_window_dims=tuple(self.offset_dims),
+            inserted_window_dims=self.collapsed,
+            scatter_dims_to_operand_dims=self.start_index_map,
+        )
+
+    def gather_shape(self) -> tuple:
+        windows = iter(self.slice_sizes[d] for d in range(len(self.slice_sizes))
+                       if d not in self.collapsed)  # fmt: skip
+        batch = iter(self.batch_shape)
+        return tuple(
+            next(windows) if r in self.offset_dims else next(batch) for r in range(self.gather_rank)
+        )
+
+    def result_shape(self) -> tuple:
+        shape = list(self.gather_shape())
+        for i in self.new_axes:
+            shape.insert(i, 1)
+        return tuple(shape)
+
+
+def _as_index(value):
+    """Integer indices as int32, the dtype of the start indices."""
+    if isinstance(value, np.ndarray):
+        return value.astype(_INDEX_DTYPE)
+    return promotion.convert_element_type(value, _INDEX_DTYPE, False)
+
+
+def _normalized(value, size: int):
+    """Integer indices with negative values counted from the end (as int32 for traced ones)."""
+    if isinstance(value, np.ndarray):
+        return np.where(value < 0, value + size, value).astype(_INDEX_DTYPE)
+    value = _as_index(value)
+    zero, size = (promotion.convert_element_type(v, _INDEX_DTYPE, True) for v in (0, size))
+    return lax_selection.select_n(lax_binary.lt(value, zero), value, lax_binary.add(value, size))
+
+
+def _with_new_axes(out, plan: _Plan):
+    if not plan.new_axes:
+        return out
+    shape = plan.result_shape()
+    kept = tuple(i for i in range(len(shape)) if i not in plan.new_axes)
+    return lax_shapes.broadcast_in_dim(out, shape, kept)
+
+
+def _gather(x, plan: _Plan, mode, fill_value, unique_indices, indices_are_sorted, indices=None):
+    return lax_gather.gather(
+        x,
+        plan.indices() if indices is None else indices,
+        plan.gather_dnums(),
+        tuple(plan.slice_sizes),
+        unique_indices=unique_indices,
+        indices_are_sorted=indices_are_sorted,
+        mode=mode,
+        fill_value=fill_value,
+    )
+
+
+def _check_mode(mode):
+    if mode is None or isinstance(mode, _Mode):
+        return mode
+    if mode not in ("clip", "fill", "drop", "promise_in_bounds"):
+        raise ValueError(f'Unknown gather mode "{mode}"')
+    return _Mode.from_any(mode)
+
+
+def getitem(x, idx, *, mode=None, fill_value=None, unique_indices=False, indices_are_sorted=False):
+    """`x[idx]` (or `x.at[idx].get(...)`) with one gather; see the module doc."""
+    x = promotion.asarray_operand("getitem", x)
+    plan = _Plan(x.shape, idx)
+    mode = _check_mode(mode)
+    if 0 in plan.result_shape():  # nothing to gather (the operand may have nothing either)
+        zero = promotion.convert_element_type(0, x.dtype, x.weak_type)
+        return lax_shapes.broadcast_in_dim(zero, plan.result_shape(), ())
+    out = _gather(x, plan, mode, fill_value, unique_indices, indices_are_sorted)
+    return _with_new_axes(out, plan)
+
+
+# --------------------------------------------------------------------------------------------
+# The scatters that write them
+
+
+def update(x, idx, name: str, combine, values, *, mode=None, unique_indices=False,
+           indices_are_sorted=False):  # fmt: skip
+    """`x.at[idx].<name>(values)` (see the module doc); `combine(old, new)` gives the written
+    values where a read-combine-write does the update. `name == "apply"` passes the function as
+    `combine` and no values."""
+    x = promotion.asarray_operand(f"at[].{name}", x)
+    plan = _Plan(x.shape, idx)
+    if 0 in plan.result_shape():
+        return x  # nothing to update
+    scatter_mode = _check_mode(mode)
+    unique = bool(unique_indices) or not plan.has_arrays
+    params = {
+        "indices_are_sorted": bool(indices_are_sorted) or not plan.has_arrays,
+        "unique_indices": unique,
+        "mode": scatter_mode,
+    }
+    indices, dnums = plan.indices(), plan.scatter_dnums()
+    if name == "apply":
+        updates = None
+    else:
+        y = promotion.convert_element_type(
+            promotion.to_operand(f"at[].{name}", values), x.dtype, x.weak_type
+        )
+        updates = manipulation.broadcast_to(y, plan.result_shape())
+        if plan.new_axes:
+            updates = lax_shapes.squeeze(updates, tuple(plan.new_axes))
+    if name == "set":
+        return lax_gather.scatter(x, indices, updates, dnums, **params)
+    if name in ("add", "subtract"):
+        if name == "subtract":
+            updates = lax_elementwise.neg(updates)
+        return lax_gather.scatter_add(x, indices, updates, dnums, **params)
+    if name in _COMBINING:
+        return _COMBINING[name](x, indices, updates, dnums, **params)
+    if name == "apply" or unique:
+        # Read, combine, write back: exact when no index repeats (see the module doc).
+        old = _gather(x, plan, _Mode.CLIP, None, unique, params["indices_are_sorted"], indices)
+        new = combine(old) if name == "apply" else combine(old, updates)
+        new = promotion.convert_element_type(new, x.dtype, x.weak_type)
+        return lax_gather.scatter(x, indices, new, dnums, **params)
+
+    # divide, power at indices that may repeat: see the module doc.
+    def filled(value, dtype):
+        scalar = promotion.convert_element_type(value, dtype, False)
+        return lax_shapes.broadcast_in_dim(scalar, x.shape, ())
+
+    factor = lax_gather.scatter_mul(filled(1, x.dtype), indices, updates, dnums, **params)
+    trues = lax_shapes.broadcast_in_dim(True, updates.shape, ())
+    touched = lax_gather.scatter(filled(False, _BOOL), indices, trues, dnums, **params)
+    new = promotion.convert_element_type(combine(x, factor), x.dtype, x.weak_type)
+    return lax_selection.select_n(touched, x, new)
+
+
+_COMBINING = {
+    "multiply": lax_gather.scatter_mul,
+    "min": lax_gather.scatter_min,
+    "max": lax_gather.scatter_max,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# take and take_along_axis
+
+
+def _int_indices(name: str, indices):
+    indices = promotion.asarray_operand(name, indices, 1)
+    if not dtypes.is_int(indices.dtype):
+        raise ValueError("indices must have an integer type")
+    return indices
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):  # fmt: skip
+    """`a`'s elements along `axis` (of the flattened `a` for None) at `indices`, as in JAX:
+    `mode` None or 'fill' gives `fill_value` (None: NaN for inexact dtypes, the most negative
+    or largest integer, True) for out-of-bound indices; 'clip' clamps them (negative indices
+    too, to 0); 'wrap' takes them modulo the axis length; 'promise_in_bounds' is computed as
+    'clip' but counts negative indices from the end. 'raise' is not supported, as in JAX."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
+    a = promotion.asarray_operand("take", a)
+    indices = _int_indices("take", indices)
+    if axis is None:
+        a = manipulation.ravel(a)
+        axis = 0
+    axis = manipulation.normalize_axis(axis, a.ndim)
+    size = a.shape[axis]
+    if mode == "raise":
+        raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
+    if mode not in (None, "fill", "clip", "wrap", "promise_in_bounds"):
+        raise ValueError(f"Invalid mode '{mode}' for np.take")
+    if size == 0 and np.size(indices) > 0:
+        raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+    if mode == "wrap":
+        indices = promotion.convert_element_type(indices, _INDEX_DTYPE, False)
+        n = promotion.convert_element_type(size, _INDEX_DTYPE, True)
+        indices = lax_binary.rem(lax_binary.add(lax_binary.rem(indices, n), n), n)
+    plan = _Plan(a.shape, (slice(None),) * axis + (indices,), normalize=mode != "clip")
+    gather_mode = {"clip": _Mode.CLIP, "wrap": _Mode.PROMISE_IN_BOUNDS}.get(
+        mode, _Mode.PROMISE_IN_BOUNDS if mode == "promise_in_bounds" else _Mode.FILL_OR_DROP
+    )
+    return _gather(a, plan, gather_mode, fill_value, unique_indices, indices_are_sorted)
+
+
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+    """`arr`'s elements at `indices` along `axis`, matched position by position along the
+    other dimensions (which broadcast), as `np.take_along_axis`; `axis=None` takes from the
+    flattened `arr` with 1-D `indices`. Out-of-bound indices follow `mode` as in `take`
+    (default: filled)."""
+    arr = promotion.asarray_operand("take_along_axis", arr)
+    indices = _int_indices("take_along_axis", indices)
+    if axis is None:
+        if indices.ndim != 1:
+            raise ValueError(
+                f"take_along_axis indices must be 1D if axis=None, got shape {indices.shape}"
+            )
+        arr, axis = manipulation.ravel(arr), 0
+    if indices.ndim != arr.ndim:
+        raise ValueError(
+            "indices and arr must have the same number of dimensions; "
+            f"{indices.ndim} vs. {arr.ndim}"
+        )
+    axis = manipulation.normalize_axis(axis, arr.ndim)
+    size = arr.shape[axis]
+
+    def with_axis(shape, n):
+        return shape[:axis] + (n,) + shape[axis + 1 :]
+
+    common = promotion.broadcast_shapes(with_axis(arr.shape, 1), with_axis(indices.shape, 1))
+    arr = _broadcast_keeping(arr, with_axis(common, size))
+    indices = _broadcast_keeping(indices, with_axis(common, indices.shape[axis]))
+    indices = promotion.convert_element_type(indices, _INDEX_DTYPE, False)
+    if mode == "clip":
+        gather_mode = _Mode.CLIP
+    else:
+        indices = _normalized(indices, size)
+        gather_mode = _check_mode(mode) or _Mode.FILL_OR_DROP
+    others = tuple(d for d in range(arr.ndim) if d != axis)
+    dnums = lax_gather.GatherDimensionNumbers(
+        offset_dims=(),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+        operand_batching_dims=others,
+        start_indices_batching_dims=others,
+    )
+    indices = lax_shapes.reshape(indices, indices.shape + (1,))
+    return lax_gather.gather(
+        arr, indices, dnums, (1,) * arr.ndim, mode=gather_mode, fill_value=fill_value
+    )
+
+
+def _broadcast_keeping(x, shape):
+    return x if x.shape == shape else manipulation.broadcast_to(x, shape)
