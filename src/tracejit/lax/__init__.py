@@ -161,16 +161,6 @@ from tracejit._src.lax.gather import (  # noqa: F401
     ScatterDimensionNumbers,
     gather,
     gather_p,
-    scatter,
-    scatter_add,
-    scatter_add_p,
-    scatter_max,
-    scatter_max_p,
-    scatter_min,
-    scatter_min_p,
-    scatter_mul,
-    scatter_mul_p,
-    scatter_p,
 )
 from tracejit._src.lax.parallel import (  # noqa: F401
     all_gather,
@@ -204,6 +194,18 @@ from tracejit._src.lax.reductions import (  # noqa: F401
     reduce_sum_p,
     reduce_xor,
     reduce_xor_p,
+)
+from tracejit._src.lax.scatter import (  # noqa: F401
+    scatter,
+    scatter_add,
+    scatter_add_p,
+    scatter_max,
+    scatter_max_p,
+    scatter_min,
+    scatter_min_p,
+    scatter_mul,
+    scatter_mul_p,
+    scatter_p,
 )
 from tracejit._src.lax.selection import (  # noqa: F401
     clamp,

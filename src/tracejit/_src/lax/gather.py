@@ -20,11 +20,11 @@ operand dimension named in `start_index_map`, the others start at 0). StableHLO'
           start_indices_batching_dims=(0,)) ... mode=GatherScatterMode.CLIP
           slice_sizes=(1, 2) unique_indices=False] a f
 
-`scatter_add` and `scatter` are gather's mirror: they add (or write) the windows of `updates` into
-`operand` at the start indices, with `update_window_dims`, `inserted_window_dims` and
-`scatter_dims_to_operand_dims` in the roles of the three above. The transpose of gather is a
-scatter_add into zeros and that of scatter_add a gather, so each family member's derivative is
-another member.
+The scatters (`scatter.py`) are gather's mirror: `scatter_add` and `scatter` add (or write)
+the windows of `updates` into `operand` at the start indices, with `update_window_dims`,
+`inserted_window_dims` and `scatter_dims_to_operand_dims` in the roles of the three above. The
+transpose of gather is a scatter_add into zeros and that of scatter_add a gather, so each family
+member's derivative is another member.
 
 Out-of-bounds windows follow `mode`, as in JAX: `GatherScatterMode.CLIP` clamps each window start
 into `[0, operand_dim - window_dim]` (as dynamic_slice does, and as XLA's gather does by
@@ -45,11 +45,8 @@ from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
-from tracejit._src.lax import binary
-from tracejit._src.lax.conversions import convert_element_type
+from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax.standard import (
-    batch_at_front,
     int_bounds,
     move_batch_dim,
     shape_of,
@@ -111,7 +108,7 @@ class GatherScatterMode(enum.Enum):
     __str__ = __repr__
 
 
-def _canonical_dnums(cls, name: str, dimension_numbers):
+def canonical_dnums(cls, name: str, dimension_numbers):
     """`dimension_numbers` as `cls` with tuples of Python ints (a hashable param)."""
     if not isinstance(dimension_numbers, cls):
         raise TypeError(
@@ -156,7 +153,7 @@ def _window_starts(operand_shape, indices, start_index_map, window_sizes, mode):
     return starts, in_bounds
 
 
-def _operand_index(operand_shape, indices, dims, window_sizes, mode):
+def operand_index(operand_shape, indices, dims, window_sizes, mode):
     """NumPy advanced indices into the operand for each (batch..., window...) position, where
     the batch dimensions are those of `indices` without its last and the window dimensions the
     operand's that are neither collapsed nor batching, in order; and the in-bounds mask.
@@ -200,14 +197,14 @@ def _to_result_order(result_rank: int, window_positions) -> tuple:
     return tuple(source)
 
 
-def _check_dims(name: str, what: str, dims, bound: int, sorted_=False) -> None:
+def check_dims(name: str, what: str, dims, bound: int, sorted_=False) -> None:
     if any(not 0 <= d < bound for d in dims) or len(set(dims)) != len(dims):
         raise TypeError(f"{name}: {what} {dims} must be distinct and in [0, {bound})")
     if sorted_ and list(dims) != sorted(dims):
         raise TypeError(f"{name}: {what} {dims} must be sorted")
 
 
-def _check_indices(name: str, indices: ShapedArray, count: int, batching, operand, op_batching):
+def check_indices(name: str, indices: ShapedArray, count: int, batching, operand, op_batching):
     if not dtypes.is_int(indices.dtype):
         raise TypeError(f"{name}: indices must have an integer dtype, got {indices.dtype.name}")
     if indices.ndim < 1 or indices.shape[-1] != count:
@@ -215,7 +212,7 @@ def _check_indices(name: str, indices: ShapedArray, count: int, batching, operan
             f"{name}: the last dimension of the indices (shape {indices.shape}) is the index "
             f"vector and must have {count} entries, one per mapped operand dimension"
         )
-    _check_dims(name, "indices batching dims", batching, indices.ndim - 1)
+    check_dims(name, "indices batching dims", batching, indices.ndim - 1)
     if len(batching) != len(op_batching):
         raise TypeError(
             f"{name}: operand and indices batching dims {op_batching} and {batching} must pair up"
@@ -228,7 +225,7 @@ def _check_indices(name: str, indices: ShapedArray, count: int, batching, operan
             )
 
 
-def _batched_dnums(dn, operand_batched: bool, indices_batched: bool):
+def batched_dnums(dn, operand_batched: bool, indices_batched: bool):
     """Dimension numbers (either kind) for operands with a batch dimension in front: with
     unbatched indices it is one more window dimension, the first; with batched indices one
     more index batch dimension, paired with the operand's when that is batched too."""
@@ -265,7 +262,7 @@ def gather(
     module doc. `mode` says what out-of-bounds windows give (None: PROMISE_IN_BOUNDS, computed
     as CLIP); `fill_value` is theirs under FILL_OR_DROP (None: NaN for inexact dtypes, the
     integer dtype's most negative or largest value, True)."""
-    dimension_numbers = _canonical_dnums(GatherDimensionNumbers, "gather", dimension_numbers)
+    dimension_numbers = canonical_dnums(GatherDimensionNumbers, "gather", dimension_numbers)
     # (None is FILL_OR_DROP for scatters, but PROMISE_IN_BOUNDS here, as in JAX)
     mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else GatherScatterMode.from_any(mode)
     if fill_value is not None:  # a hashable param: a Python scalar
@@ -285,9 +282,7 @@ def gather(
 @gather_p.def_impl
 def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes, mode, fill_value, **_):
     dn = dimension_numbers
-    index, in_bounds, window_dims = _operand_index(
-        operand.shape, indices, dn[1:], slice_sizes, mode
-    )
+    index, in_bounds, window_dims = operand_index(operand.shape, indices, dn[1:], slice_sizes, mode)
     windows = tuple(slice_sizes[d] for d in window_dims)
     out = np.broadcast_to(operand[index], indices.shape[:-1] + windows)
     if in_bounds is not None:
@@ -302,15 +297,15 @@ def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes, mode, fill
 def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, **_):
     dn, name = dimension_numbers, "gather"
     rank = operand.ndim
-    _check_dims(name, "collapsed_slice_dims", dn.collapsed_slice_dims, rank, sorted_=True)
-    _check_dims(name, "operand_batching_dims", dn.operand_batching_dims, rank, sorted_=True)
-    _check_dims(name, "start_index_map", dn.start_index_map, rank)
+    check_dims(name, "collapsed_slice_dims", dn.collapsed_slice_dims, rank, sorted_=True)
+    check_dims(name, "operand_batching_dims", dn.operand_batching_dims, rank, sorted_=True)
+    check_dims(name, "start_index_map", dn.start_index_map, rank)
     if set(dn.operand_batching_dims) & set(dn.collapsed_slice_dims + dn.start_index_map):
         raise TypeError(
             f"{name}: operand_batching_dims {dn.operand_batching_dims} must be "
             "disjoint from collapsed_slice_dims and start_index_map"
         )
-    _check_indices(
+    check_indices(
         name,
         indices,
         len(dn.start_index_map),
@@ -341,7 +336,7 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, *
             f"{name}: offset_dims {dn.offset_dims} must name one result dimension "
             f"per window dimension ({len(windows)})"
         )
-    _check_dims(name, "offset_dims", dn.offset_dims, result_rank, sorted_=True)
+    check_dims(name, "offset_dims", dn.offset_dims, result_rank, sorted_=True)
     batch = iter(indices.shape[:-1])
     window = iter(windows)
     shape = tuple(next(window) if r in dn.offset_dims else next(batch) for r in range(result_rank))
@@ -369,6 +364,8 @@ def _gather_transpose(
 ):
     """A scatter_add of the cotangent's windows into zeros (its mode drops the windows that a
     FILL_OR_DROP gather filled)."""
+    from tracejit._src.lax.scatter import scatter_add_p  # scatter.py builds on this module
+
     zeros = ad.zeros_like_aval(operand.aval)
     scatter_dn = ScatterDimensionNumbers(*dimension_numbers)  # the same fields, renamed
     return [scatter_add_p.bind(zeros, indices, ct, dimension_numbers=scatter_dn, **params), None]
@@ -381,7 +378,7 @@ def _gather_batch(values, dims, *, dimension_numbers, slice_sizes, **params):
     """The batch becomes a window dimension (only the operand batched), a leading index batch
     dimension (only the indices batched), or a pair of batching dimensions (both)."""
     (operand, indices), (operand_bd, indices_bd) = values, dims
-    new = _batched_dnums(dimension_numbers, operand_bd is not None, indices_bd is not None)
+    new = batched_dnums(dimension_numbers, operand_bd is not None, indices_bd is not None)
     if operand_bd is not None:
         operand = move_batch_dim(operand, operand_bd, 0)
         size = shape_of(operand)[0]
@@ -395,7 +392,7 @@ def _gather_batch(values, dims, *, dimension_numbers, slice_sizes, **params):
 batch_rules[gather_p] = _gather_batch
 
 
-def _dims_attr(name: str, fields) -> str:
+def dims_attr(name: str, fields) -> str:
     """`#stablehlo.<name><field = [..], ...>`, leaving out empty lists as StableHLO prints."""
     parts = [
         f"{key} = [{', '.join(map(str, value))}]"
@@ -407,7 +404,7 @@ def _dims_attr(name: str, fields) -> str:
     return f"#stablehlo.{name}<{', '.join(parts)}>"
 
 
-def _index_bounds(block, aval, operand_shape, start_index_map, window_sizes) -> tuple:
+def index_bounds(block, aval, operand_shape, start_index_map, window_sizes) -> tuple:
     """Tensors of the indices' shape holding, along the index vector, each component's lowest
     and highest start that keeps a window inside the operand."""
     highs = [operand_shape[d] - window_sizes[d] for d in start_index_map]
@@ -425,7 +422,7 @@ def _in_bounds_mask(ctx, indices, aval, operand_shape, start_index_map, window_s
     broadcast along the result dimensions `dims` (those of the index batch dimensions)."""
     block = ctx.block
     bool_type = hlo.tensor_type(aval.shape, np.bool_)
-    low, high = _index_bounds(block, aval, operand_shape, start_index_map, window_sizes)
+    low, high = index_bounds(block, aval, operand_shape, start_index_map, window_sizes)
     last = [aval.ndim - 1]
 
     def compare(x, y, direction):
@@ -490,7 +487,7 @@ def _gather_lowering(
         "stablehlo.gather",
         [operand, indices],
         {
-            "dimension_numbers": _dims_attr("gather", fields),
+            "dimension_numbers": dims_attr("gather", fields),
             "slice_sizes": hlo.i64_array(slice_sizes),
             "indices_are_sorted": "true" if indices_are_sorted else "false",
         },
@@ -514,399 +511,3 @@ def _gather_lowering(
 
 
 lowering_rules[gather_p] = _gather_lowering
-
-
-# --- scatter_add and scatter: shared rules ---------------------------------------------------
-def _window_sizes(operand_shape, updates_shape, dn: ScatterDimensionNumbers) -> tuple:
-    """The update window's size along each operand dimension (1 where inserted/batching)."""
-    sizes = iter(updates_shape[d] for d in dn.update_window_dims)
-    skipped = dn.inserted_window_dims + dn.operand_batching_dims
-    return tuple(1 if d in skipped else next(sizes) for d in range(len(operand_shape)))
-
-
-def _scatter_impl(combine):
-    def impl(operand, indices, updates, *, dimension_numbers, mode, **_):
-        dn = dimension_numbers
-        sizes = _window_sizes(operand.shape, updates.shape, dn)
-        index, in_bounds, _windows = _operand_index(operand.shape, indices, dn[1:], sizes, mode)
-        rank = updates.ndim  # updates to (batch..., window...) order
-        batch_dims = [d for d in range(rank) if d not in dn.update_window_dims]
-        updates = updates.transpose(batch_dims + list(dn.update_window_dims))
-        index = np.broadcast_arrays(*index, updates)[:-1]
-        if in_bounds is not None:  # FILL_OR_DROP: updates of windows that do not fit dropped
-            keep = np.broadcast_to(
-                in_bounds.reshape(in_bounds.shape + (1,) * len(dn.update_window_dims)),
-                updates.shape,
-            )
-            index, updates = tuple(i[keep] for i in index), updates[keep]
-        out = operand.copy()
-        combine(out, index, updates)
-        return out
-
-    return impl
-
-
-def _scatter_abstract_eval(name):
-    def abstract_eval(operand, indices, updates, *, dimension_numbers, **_):
-        dn, rank = dimension_numbers, operand.ndim
-        if updates.dtype != operand.dtype:
-            raise TypeError(
-                f"{name}: updates dtype {updates.dtype.name} must be the operand's, "
-                f"{operand.dtype.name}"
-            )
-        _check_dims(name, "inserted_window_dims", dn.inserted_window_dims, rank, sorted_=True)
-        _check_dims(name, "operand_batching_dims", dn.operand_batching_dims, rank, sorted_=True)
-        _check_dims(name, "scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims, rank)
-        _check_indices(
-            name,
-            indices,
-            len(dn.scatter_dims_to_operand_dims),
-            dn.scatter_indices_batching_dims,
-            operand,
-            dn.operand_batching_dims,
-        )
-        windows = rank - len(dn.inserted_window_dims) - len(dn.operand_batching_dims)
-        if len(dn.update_window_dims) != windows or updates.ndim != indices.ndim - 1 + windows:
-            raise TypeError(
-                f"{name}: updates of shape {updates.shape} must have the {indices.ndim - 1} "
-                f"batch dimensions of the indices (shape {indices.shape}) and {windows} window "
-                f"dimensions, named by update_window_dims {dn.update_window_dims}"
-            )
-        _check_dims(name, "update_window_dims", dn.update_window_dims, updates.ndim, True)
-        batch = [updates.shape[d] for d in range(updates.ndim) if d not in dn.update_window_dims]
-        sizes = _window_sizes(operand.shape, updates.shape, dn)
-        if batch != list(indices.shape[:-1]) or any(
-            s > n for s, n in zip(sizes, operand.shape, strict=True)
-        ):
-            raise TypeError(
-                f"{name}: updates of shape {updates.shape} do not fit operand shape "
-                f"{operand.shape} and indices shape {indices.shape}"
-            )
-        return ShapedArray(operand.shape, operand.dtype, operand.weak_type and updates.weak_type)
-
-    return abstract_eval
-
-
-def _scatter_weak_type(weak_types, params):
-    return weak_types[0] and weak_types[2]
-
-
-def _gather_of_updates(ct, indices, updates_aval, dn: ScatterDimensionNumbers, params):
-    """The cotangent of a scatter's updates: the windows of `ct` they went to."""
-    gather_dn = GatherDimensionNumbers(*dn)  # the same fields, renamed
-    sizes = _window_sizes(ad.get_aval(ct).shape, updates_aval.shape, dn)
-    return gather_p.bind(
-        ct,
-        indices,
-        dimension_numbers=gather_dn,
-        slice_sizes=sizes,
-        indices_are_sorted=params["indices_are_sorted"],
-        unique_indices=params["unique_indices"],
-        mode=params["mode"],
-        fill_value=0,
-    )
-
-
-def _scatter_batch(primitive):
-    """Operand and updates get the batch in front (broadcast if unbatched); then it is a window
-    dimension (indices unbatched) or a pair of batching dimensions (indices batched)."""
-
-    def rule(values, dims, *, dimension_numbers, **params):
-        (operand, indices, updates), (operand_bd, indices_bd, updates_bd) = values, dims
-        size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
-        operand = batch_at_front(operand, operand_bd, size)
-        updates = batch_at_front(updates, updates_bd, size)
-        if indices_bd is not None:
-            indices = move_batch_dim(indices, indices_bd, 0)
-        new = _batched_dnums(dimension_numbers, True, indices_bd is not None)
-        out = primitive.bind(operand, indices, updates, dimension_numbers=new, **params)
-        return out, 0
-
-    return rule
-
-
-def _scatter_lowering(combiner):
-    """stablehlo.scatter, which drops update windows that do not fit (FILL_OR_DROP); CLIP
-    clamps the indices first. `combiner` (None: the update replaces) fills the region."""
-
-    def lowering(
-        ctx,
-        operand,
-        indices,
-        updates,
-        *,
-        dimension_numbers,
-        mode,
-        indices_are_sorted,
-        unique_indices,
-    ):
-        dn = dimension_numbers
-        operand_aval, indices_aval, updates_aval = ctx.avals_in
-        if mode is not GatherScatterMode.FILL_OR_DROP and dn.scatter_dims_to_operand_dims:
-            sizes = _window_sizes(operand_aval.shape, updates_aval.shape, dn)
-            low, high = _index_bounds(ctx.block, indices_aval, operand_aval.shape,
-                                      dn.scatter_dims_to_operand_dims, sizes)  # fmt: skip
-            idx_type = hlo.tensor_type(indices_aval.shape, indices_aval.dtype)
-            indices = ctx.block.op1("stablehlo.clamp", [low, indices, high], idx_type)
-        scalar = hlo.tensor_type((), operand_aval.dtype)
-        region = ctx.block.region([scalar, scalar])
-        if combiner is None:
-            region.ret([region.args[1]])
-        else:
-            (combined,) = region.op(combiner, region.args, [scalar])
-            region.ret([combined])
-        fields = [
-            ("update_window_dims", dn.update_window_dims),
-            ("inserted_window_dims", dn.inserted_window_dims),
-            ("input_batching_dims", dn.operand_batching_dims),
-            ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
-            ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims),
-            ("index_vector_dim", indices_aval.ndim - 1),
-        ]
-        attributes = {
-            "scatter_dimension_numbers": _dims_attr("scatter", fields),
-            "indices_are_sorted": "true" if indices_are_sorted else "false",
-            "unique_indices": "true" if unique_indices else "false",
-        }
-        return ctx.op("stablehlo.scatter", [operand, indices, updates], attributes, [region])
-
-    return lowering
-
-
-def _scatter_params(name, dimension_numbers, indices_are_sorted, unique_indices, mode) -> dict:
-    return {
-        "dimension_numbers": _canonical_dnums(ScatterDimensionNumbers, name, dimension_numbers),
-        "indices_are_sorted": bool(indices_are_sorted),
-        "unique_indices": bool(unique_indices),
-        "mode": GatherScatterMode.from_any(mode),
-    }
-
-
-# --- scatter_add ----------------------------------------------------------------------------
-scatter_add_p = Primitive("scatter-add")
-
-
-def scatter_add(
-    operand,
-    scatter_indices,
-    updates,
-    dimension_numbers,
-    *,
-    indices_are_sorted=False,
-    unique_indices=False,
-    mode=None,
-):
-    """`operand` with the windows of `updates` added at each index vector (last dimension) of
-    `scatter_indices`, as `dimension_numbers` (a `ScatterDimensionNumbers`) lays them out;
-    overlapping windows all add. `mode` says what happens to windows that do not fit: dropped
-    (FILL_OR_DROP, the default) or moved inside (CLIP)."""
-    params = _scatter_params(
-        "scatter_add", dimension_numbers, indices_are_sorted, unique_indices, mode
-    )
-    return scatter_add_p.bind(operand, scatter_indices, updates, **params)
-
-
-scatter_add_p.def_impl(_scatter_impl(lambda out, index, updates: np.add.at(out, index, updates)))
-scatter_add_p.def_abstract_eval(_scatter_abstract_eval("scatter_add"))
-scatter_add_p.def_weak_type_rule(_scatter_weak_type)
-ad.defjvp_linear_in(scatter_add_p, 0, 2)  # linear in operand and updates jointly
-
-
-def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, **params):
-    updates_aval = updates.aval if is_undefined_primal(updates) else ad.get_aval(updates)
-    ct_operand = ct if is_undefined_primal(operand) else None
-    ct_updates = None
-    if is_undefined_primal(updates):
-        ct_updates = _gather_of_updates(ct, indices, updates_aval, dimension_numbers, params)
-    return [ct_operand, None, ct_updates]
-
-
-transpose_rules[scatter_add_p] = _scatter_add_transpose
-batch_rules[scatter_add_p] = _scatter_batch(scatter_add_p)
-lowering_rules[scatter_add_p] = _scatter_lowering("stablehlo.add")
-
-
-# --- scatter --------------------------------------------------------------------------------
-scatter_p = Primitive("scatter")
-
-
-def scatter(
-    operand,
-    scatter_indices,
-    updates,
-    dimension_numbers,
-    *,
-    indices_are_sorted=False,
-    unique_indices=False,
-    mode=None,
-):
-    """`operand` with the windows of `updates` written at each index vector (last dimension) of
-    `scatter_indices`, as `dimension_numbers` lays them out. Where windows overlap, which one
-    is written is unspecified (XLA's choice), so reverse-mode derivatives need
-    `unique_indices=True`. `mode` as for `scatter_add`."""
-    params = _scatter_params("scatter", dimension_numbers, indices_are_sorted, unique_indices, mode)
-    return scatter_p.bind(operand, scatter_indices, updates, **params)
-
-
-def _assign(out, index, updates):
-    out[index] = updates
-
-
-scatter_p.def_impl(_scatter_impl(_assign))
-scatter_p.def_abstract_eval(_scatter_abstract_eval("scatter"))
-scatter_p.def_weak_type_rule(_scatter_weak_type)
-# Linear in operand and updates jointly: which window wins an overlap does not depend on values.
-ad.defjvp_linear_in(scatter_p, 0, 2)
-
-
-def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, **params):
-    """What the updates overwrote gets no cotangent; each update gets its window's (exact
-    only when no two windows overlap, hence `unique_indices`)."""
-    if not params["unique_indices"]:
-        raise NotImplementedError(
-            "scatter: transposing (reverse-mode differentiation) is only implemented for "
-            "unique_indices=True"
-        )
-    updates_aval = updates.aval if is_undefined_primal(updates) else ad.get_aval(updates)
-    ct_operand = ct_updates = None
-    if is_undefined_primal(operand):
-        zeros = ad.zeros_like_aval(ad.tangent_aval(updates_aval))
-        ct_operand = scatter_p.bind(
-            ct, indices, zeros, dimension_numbers=dimension_numbers, **params
-        )
-    if is_undefined_primal(updates):
-        ct_updates = _gather_of_updates(ct, indices, updates_aval, dimension_numbers, params)
-    return [ct_operand, None, ct_updates]
-
-
-transpose_rules[scatter_p] = _scatter_transpose
-batch_rules[scatter_p] = _scatter_batch(scatter_p)
-lowering_rules[scatter_p] = _scatter_lowering(None)
-
-
-# --- scatter_mul ----------------------------------------------------------------------------
-scatter_mul_p = Primitive("scatter-mul")
-
-
-def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):  # fmt: skip
-    """`operand` with its windows at the index vectors of `scatter_indices` multiplied by those
-    of `updates`, laid out as in `scatter_add`; overlapping windows all multiply."""
-    params = _scatter_params("scatter_mul", dimension_numbers, indices_are_sorted,
-                             unique_indices, mode)  # fmt: skip
-    return scatter_mul_p.bind(operand, scatter_indices, updates, **params)
-
-
-scatter_mul_p.def_impl(
-    _scatter_impl(lambda out, index, updates: np.multiply.at(out, index, updates))
-)
-scatter_mul_p.def_abstract_eval(_scatter_abstract_eval("scatter_mul"))
-scatter_mul_p.def_weak_type_rule(_scatter_weak_type)
-
-
-def _scatter_mul_jvp(primals, tangents, **params):
-    """Linear in the operand. In the updates only where each element meets at most one update
-    (`unique_indices`): there d(x * u) = x * du, an update's tangent spread by scatter_add
-    times the operand. With overlaps JAX raises too."""
-    operand, indices, updates = primals
-    t_operand, _, t_updates = tangents
-    out = scatter_mul_p.bind(operand, indices, updates, **params)
-    tangent = ad.Zero.from_primal_value(out)
-    if type(t_operand) is not ad.Zero:
-        tangent = scatter_mul_p.bind(t_operand, indices, updates, **params)
-    if type(t_updates) is not ad.Zero:
-        if not params["unique_indices"]:
-            raise NotImplementedError(
-                "scatter_mul gradients are only implemented if `unique_indices=True`"
-            )
-        zeros = ad.zeros_like_aval(ad.tangent_aval(ad.get_aval(operand)))
-        spread = scatter_add_p.bind(zeros, indices, t_updates, **params)
-        tangent = ad.add_tangents(tangent, binary.mul(operand, spread))
-    return out, tangent
-
-
-ad.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
-
-
-def _scatter_mul_transpose(ct, operand, indices, updates, **params):
-    """Linear in the operand only: its cotangent is multiplied as the operand was."""
-    if is_undefined_primal(updates):
-        raise NotImplementedError("scatter_mul is not linear in its updates: cannot transpose")
-    ct_operand = scatter_mul_p.bind(ct, indices, updates, **params)
-    return [ct_operand if is_undefined_primal(operand) else None, None, None]
-
-
-transpose_rules[scatter_mul_p] = _scatter_mul_transpose
-batch_rules[scatter_mul_p] = _scatter_batch(scatter_mul_p)
-lowering_rules[scatter_mul_p] = _scatter_lowering("stablehlo.multiply")
-
-
-# --- scatter_min and scatter_max: shared rule -----------------------------------------------
-def _scatter_extremum_jvp(primitive):
-    """The tangent of whichever value won, shared evenly among ties, as in JAX: an element that
-    equals its operand value and k of the updates at it gets the mean of their k + 1 tangents
-    (the operand's only when no update reached it)."""
-
-    def jvp(primals, tangents, **params):
-        operand, indices, updates = primals
-        out = primitive.bind(operand, indices, updates, **params)
-        if all(type(t) is ad.Zero for t in tangents[::2]):
-            return out, ad.Zero.from_primal_value(out)
-        t_operand, t_updates = (ad.instantiate_zeros(t) for t in tangents[::2])
-        dtype = ad.get_aval(t_operand).dtype
-        won = _gather_of_updates(out, indices, ad.get_aval(updates),
-                                 params["dimension_numbers"], params)  # fmt: skip
-        from_operand = convert_element_type(binary.eq(operand, out), dtype)
-        from_updates = convert_element_type(binary.eq(updates, won), dtype)
-        zeros = ad.zeros_like_aval(ad.get_aval(t_operand))
-        count = binary.add(from_operand, scatter_add_p.bind(zeros, indices, from_updates, **params))
-        spread = scatter_add_p.bind(zeros, indices, binary.mul(t_updates, from_updates), **params)
-        return out, binary.div(binary.add(binary.mul(t_operand, from_operand), spread), count)
-
-    return jvp
-
-
-# --- scatter_min ----------------------------------------------------------------------------
-scatter_min_p = Primitive("scatter-min")
-
-
-def scatter_min(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):  # fmt: skip
-    """`operand` with each element of its windows at the index vectors of `scatter_indices`
-    replaced by the least of it and the updates at it, laid out as in `scatter_add`."""
-    params = _scatter_params("scatter_min", dimension_numbers, indices_are_sorted,
-                             unique_indices, mode)  # fmt: skip
-    return scatter_min_p.bind(operand, scatter_indices, updates, **params)
-
-
-scatter_min_p.def_impl(
-    _scatter_impl(lambda out, index, updates: np.minimum.at(out, index, updates))
-)
-scatter_min_p.def_abstract_eval(_scatter_abstract_eval("scatter_min"))
-scatter_min_p.def_weak_type_rule(_scatter_weak_type)
-ad.jvp_rules[scatter_min_p] = _scatter_extremum_jvp(scatter_min_p)
-batch_rules[scatter_min_p] = _scatter_batch(scatter_min_p)
-lowering_rules[scatter_min_p] = _scatter_lowering("stablehlo.minimum")
-
-
-# --- scatter_max ----------------------------------------------------------------------------
-scatter_max_p = Primitive("scatter-max")
-
-
-def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
-                indices_are_sorted=False, unique_indices=False, mode=None):  # fmt: skip
-    """`operand` with each element of its windows at the index vectors of `scatter_indices`
-    replaced by the greatest of it and the updates at it, laid out as in `scatter_add`."""
-    params = _scatter_params("scatter_max", dimension_numbers, indices_are_sorted,
-                             unique_indices, mode)  # fmt: skip
-    return scatter_max_p.bind(operand, scatter_indices, updates, **params)
-
-
-scatter_max_p.def_impl(
-    _scatter_impl(lambda out, index, updates: np.maximum.at(out, index, updates))
-)
-scatter_max_p.def_abstract_eval(_scatter_abstract_eval("scatter_max"))
-scatter_max_p.def_weak_type_rule(_scatter_weak_type)
-ad.jvp_rules[scatter_max_p] = _scatter_extremum_jvp(scatter_max_p)
-batch_rules[scatter_max_p] = _scatter_batch(scatter_max_p)
-lowering_rules[scatter_max_p] = _scatter_lowering("stablehlo.maximum")

@@ -43,8 +43,8 @@ from tracejit._src.lax.gather import (
     GatherScatterMode,
     ScatterDimensionNumbers,
     gather_p,
-    scatter_p,
 )
+from tracejit._src.lax.scatter import scatter_p
 from tracejit._src.lax.selection import select_n
 from tracejit._src.lax.shapes import broadcast_in_dim, concatenate, expand_dims, pad, squeeze
 from tracejit._src.lax.standard import (

@@ -59,6 +59,7 @@ from tracejit._src.errors import NonConcreteBooleanIndexError
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import gather as lax_gather
+from tracejit._src.lax import scatter as lax_scatter
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion
@@ -412,11 +413,11 @@ def update(x, idx, name: str, combine, values, *, mode=None, unique_indices=Fals
         if plan.new_axes:
             updates = lax_shapes.squeeze(updates, tuple(plan.new_axes))
     if name == "set":
-        return lax_gather.scatter(x, indices, updates, dnums, **params)
+        return lax_scatter.scatter(x, indices, updates, dnums, **params)
     if name in ("add", "subtract"):
         if name == "subtract":
             updates = lax_elementwise.neg(updates)
-        return lax_gather.scatter_add(x, indices, updates, dnums, **params)
+        return lax_scatter.scatter_add(x, indices, updates, dnums, **params)
     if name in _COMBINING:
         return _COMBINING[name](x, indices, updates, dnums, **params)
     if name == "apply" or unique:
@@ -424,24 +425,24 @@ def update(x, idx, name: str, combine, values, *, mode=None, unique_indices=Fals
         old = _gather(x, plan, _Mode.CLIP, None, unique, params["indices_are_sorted"], indices)
         new = combine(old) if name == "apply" else combine(old, updates)
         new = promotion.convert_element_type(new, x.dtype, x.weak_type)
-        return lax_gather.scatter(x, indices, new, dnums, **params)
+        return lax_scatter.scatter(x, indices, new, dnums, **params)
 
     # divide, power at indices that may repeat: see the module doc.
     def filled(value, dtype):
         scalar = promotion.convert_element_type(value, dtype, False)
         return lax_shapes.broadcast_in_dim(scalar, x.shape, ())
 
-    factor = lax_gather.scatter_mul(filled(1, x.dtype), indices, updates, dnums, **params)
+    factor = lax_scatter.scatter_mul(filled(1, x.dtype), indices, updates, dnums, **params)
     trues = lax_shapes.broadcast_in_dim(True, updates.shape, ())
-    touched = lax_gather.scatter(filled(False, _BOOL), indices, trues, dnums, **params)
+    touched = lax_scatter.scatter(filled(False, _BOOL), indices, trues, dnums, **params)
     new = promotion.convert_element_type(combine(x, factor), x.dtype, x.weak_type)
     return lax_selection.select_n(touched, x, new)
 
 
 _COMBINING = {
-    "multiply": lax_gather.scatter_mul,
-    "min": lax_gather.scatter_min,
-    "max": lax_gather.scatter_max,
+    "multiply": lax_scatter.scatter_mul,
+    "min": lax_scatter.scatter_min,
+    "max": lax_scatter.scatter_max,
 }
 
 
