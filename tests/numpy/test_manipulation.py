@@ -375,7 +375,48 @@ def test_errors():
         jnp.pad(x, -1)
     with pytest.raises(NotImplementedError, match="edge"):
         jnp.pad(x, 1, mode="edge")
-    with pytest.raises(NotImplementedError, match="gather"):
-        jnp.repeat(x, jnp.array([1, 2]), axis=0)
     with pytest.raises(ValueError, match="axes"):
         jnp.transpose(x, (0, 0))
+
+
+_A = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+
+
+@pytest.mark.parametrize(
+    "repeats, axis, total",
+    [
+        (np.array([1, 2, 0]), 1, None),
+        (np.array([2, 0, 1, 1, 0, 3]), None, None),
+        (np.array([3]), 0, None),  # one count for every element
+        (2, 1, None),
+        (np.array([1, 2]), 0, 5),  # the last element repeated to fill
+        (np.array([1, 2]), 0, 2),  # extra elements dropped
+        (2, 1, 4),
+    ],
+)
+def test_repeat_with_counts_matches_numpy(repeats, axis, total):
+    want = np.repeat(_A, repeats, axis=axis)
+    flat = want.shape[0] if axis is None else want.shape[axis]
+    if total is not None:  # JAX's total_repeat_length: truncate, or pad with the last element
+        positions = np.minimum(np.arange(total), flat - 1)
+        want = np.take(want, positions, axis=0 if axis is None else axis)
+    got = jnp.repeat(_A, repeats, axis=axis, total_repeat_length=total)
+    np.testing.assert_array_equal(got, want)
+    check_traced_matches_eager(
+        lambda a: jnp.repeat(a, repeats, axis=axis, total_repeat_length=total), _A
+    )
+
+
+def test_repeat_with_traced_counts_needs_a_total_length():
+    f = tracejit.jit(lambda r: jnp.repeat(jnp.arange(3), r, total_repeat_length=5))
+    np.testing.assert_array_equal(f(jnp.array([1, 2, 0])), [0, 1, 1, 2, 2])
+    np.testing.assert_array_equal(f(jnp.array([0, 1, 4])), [1, 2, 2, 2, 2])
+    with pytest.raises(tracejit.errors.ConcretizationTypeError):
+        tracejit.jit(lambda r: jnp.repeat(jnp.arange(3), r))(jnp.array([1, 2, 0]))
+    with pytest.raises(TypeError, match="repeat requires ndarray or scalar arguments"):
+        jnp.repeat(_A, [1, 2])
+
+
+def test_repeat_gradient_sums_the_copies():
+    g = tracejit.grad(lambda x: jnp.sum(jnp.repeat(x, np.array([1, 3])) ** 2))
+    np.testing.assert_allclose(g(jnp.array([1.0, 2.0])), [2.0, 12.0])
