@@ -9,6 +9,7 @@ import pytest
 from helpers import check_traced_matches_eager
 
 import tracejit as jax
+import tracejit.numpy as jnp
 from tracejit import lax
 from tracejit._src.test_util import check_grads
 
@@ -244,9 +245,27 @@ def test_scatter_grads_with_unique_indices():
     want_x[[4, 5, 1, 2]] = 0  # what the updates overwrote
     np.testing.assert_array_equal(ct_x, want_x)
     np.testing.assert_array_equal(ct_u, np.stack([ct[4:6], ct[1:3]]))
-    g = lambda x, u: lax.scatter(x, idx, u, sdn, mode="clip")
-    with pytest.raises(NotImplementedError, match="unique_indices=True"):
-        jax.grad(lambda x: g(x, u).sum())(x)
+
+
+@pytest.mark.parametrize("mode", ["clip", "drop"])
+def test_scatter_grads_with_overlapping_windows_follow_the_winner(mode):
+    """Rows 1-2 and 2-3 overlap at row 2: whichever window is written there gets its cotangent,
+    the other none, and the operand none where either was written."""
+    x, u = _operand((6, 5)).astype(np.float64), _operand((3, 2, 5)).astype(np.float64)
+    idx = np.array([[1], [2], [5]], np.int32)  # the last window does not fit: clipped or dropped
+    sdn = SDN((1, 2), (), (0,))
+    f = lambda x, u: lax.scatter(x, idx, u, sdn, mode=mode)
+    check_grads(f, (x, u), order=2)
+    out = np.asarray(f(x, u))
+    ct = _operand((6, 5)).astype(np.float64)
+    ct_x, ct_u = jax.vjp(f, x, u)[1](ct)
+    written = ~np.isclose(out, x)
+    np.testing.assert_array_equal(ct_x, np.where(written, 0.0, ct))
+    # every element of out that came from an update sends its cotangent to exactly that update
+    np.testing.assert_allclose(np.sum(ct_u), np.sum(np.where(written, ct, 0.0)))
+    grads = jax.jit(jax.grad(lambda x, u: jnp.sum(f(x, u) * ct), (0, 1)))(x, u)
+    np.testing.assert_allclose(grads[0], ct_x)
+    np.testing.assert_allclose(grads[1], ct_u)
 
 
 @pytest.mark.parametrize("mode", [Mode.CLIP, Mode.FILL_OR_DROP], ids=str)

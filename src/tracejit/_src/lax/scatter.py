@@ -32,6 +32,7 @@ from tracejit._src.lax.gather import (
     index_bounds,
     operand_index,
 )
+from tracejit._src.lax.selection import select_n
 from tracejit._src.lax.standard import (
     batch_at_front,
     move_batch_dim,
@@ -280,8 +281,42 @@ def _assign(out, index, updates):
 scatter_p.def_impl(_scatter_impl(_assign))
 scatter_p.def_abstract_eval(_scatter_abstract_eval("scatter"))
 scatter_p.def_weak_type_rule(_scatter_weak_type)
-# Linear in operand and updates jointly: which window wins an overlap does not depend on values.
-ad.defjvp_linear_in(scatter_p, 0, 2)
+
+
+def _scatter_jvp(primals, tangents, *, dimension_numbers, unique_indices, **params):
+    """Linear in operand and updates jointly. Where windows overlap, XLA picks which one is
+    written; so that the primal and tangent outputs agree on it (and reverse mode can send each
+    cotangent to the update that won), a scatter of per-element ids finds the winners first,
+    and both outputs become scatter-adds of the winning updates into what they did not
+    overwrite."""
+    operand, indices, updates = primals
+    t_operand, _, t_updates = tangents
+    params = dict(params, dimension_numbers=dimension_numbers, unique_indices=unique_indices)
+    if type(t_operand) is ad.Zero and type(t_updates) is ad.Zero:
+        out = scatter_p.bind(*primals, **params)
+        return out, ad.Zero.from_primal_value(out)
+    t_operand, t_updates = ad.instantiate_zeros(t_operand), ad.instantiate_zeros(t_updates)
+    if unique_indices:
+        tangent_out = scatter_p.bind(t_operand, indices, t_updates, **params)
+        return scatter_p.bind(*primals, **params), tangent_out
+    updates_aval = ad.get_aval(updates)
+    ids = np.arange(1, updates_aval.size + 1, dtype=np.int32).reshape(updates_aval.shape)
+    unwritten = np.zeros(ad.get_aval(operand).shape, np.int32)
+    winners = scatter_p.bind(unwritten, indices, ids, **params)
+    won = binary.eq(
+        _gather_of_updates(winners, indices, updates_aval, dimension_numbers, params), ids
+    )
+    kept = binary.eq(winners, np.int32(0))
+
+    def combine(x, u):
+        x_kept = select_n(kept, ad.zeros_like_aval(ad.get_aval(x)), x)
+        u_won = select_n(won, ad.zeros_like_aval(ad.get_aval(u)), u)
+        return scatter_add_p.bind(x_kept, indices, u_won, **params)
+
+    return combine(operand, updates), combine(t_operand, t_updates)
+
+
+ad.jvp_rules[scatter_p] = _scatter_jvp
 
 
 def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, **params):
