@@ -16,7 +16,7 @@ LINEAR = {
     "add", "add_any", "sub", "mul", "div", "neg", "reduce_sum", "broadcast_in_dim", "reshape",
     "transpose", "squeeze", "rev", "pad", "concatenate", "slice", "dynamic_slice",
     "dynamic_update_slice", "convert_element_type", "select_n", "cumsum", "dot_general", "copy",
-    "real", "imag", "conj", "custom_lin", "jit", "cond", "scan", "gather", "scatter-add",
+    "real", "imag", "conj", "custom_lin", "jit", "cond", "scan", "remat2", "gather", "scatter-add",
     "scatter", "scatter-mul",
 }  # fmt: skip
 

@@ -24,6 +24,7 @@ from tracejit._src.api import (
     vmap,
 )
 from tracejit._src.array import Array
+from tracejit._src.checkpoint import checkpoint, remat
 from tracejit._src.config import config
 from tracejit._src.custom_derivatives import custom_jvp, custom_vjp
 from tracejit._src.dispatch import default_backend, device_put, devices
@@ -44,6 +45,7 @@ __all__ = [
     "Array",
     "ShapeDtypeStruct",
     "block_until_ready",
+    "checkpoint",
     "config",
     "custom_jvp",
     "custom_vjp",
@@ -65,6 +67,7 @@ __all__ = [
     "local_devices",
     "make_jaxpr",
     "numpy",
+    "remat",
     "test_util",
     "tree",
     "tree_util",

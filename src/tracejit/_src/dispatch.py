@@ -194,7 +194,7 @@ def plan_parameters(closed: ClosedJaxpr, donated=None, keep_unused=False, stackl
     of its type still free. A donated input left without an output warns, as JAX does: its
     buffer cannot be reused (it is not deleted either).
     """
-    from tracejit._src.lowering.lower import used_inputs
+    from tracejit._src.jaxpr import used_inputs
 
     n = len(closed.jaxpr.invars)
     kept = None if keep_unused else used_inputs(closed.jaxpr)

@@ -357,3 +357,41 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
         for var, value in zip(eqn.outvars, outs, strict=True):
             env[var] = value
     return [read(atom) for atom in jaxpr.outvars]
+
+
+# --------------------------------------------------------------------------------------------
+# Dead code
+
+
+def live_equations(jaxpr: Jaxpr) -> tuple[list[bool], list[int]]:
+    """(whether each equation is live, the indices of the live inputs): an equation is live if
+    an output depends on it (or its primitive declares `has_side_effects`), an input if a live
+    equation or an output reads it. Dead equations are not lowered (e.g. the forward value
+    `grad` computes and drops), and with `keep_unused=False` an input only they read is no
+    parameter, as JAX prunes after the same dead-code elimination."""
+    live_vars = {id(v) for v in jaxpr.outvars if not isinstance(v, Literal)}
+    live = [False] * len(jaxpr.eqns)
+    for k in range(len(jaxpr.eqns) - 1, -1, -1):
+        eqn = jaxpr.eqns[k]
+        if getattr(eqn.primitive, "has_side_effects", False) or any(
+            id(v) in live_vars for v in eqn.outvars
+        ):
+            live[k] = True
+            live_vars.update(id(v) for v in eqn.invars if not isinstance(v, Literal))
+    return live, [i for i, v in enumerate(jaxpr.invars) if id(v) in live_vars]
+
+
+def used_inputs(jaxpr: Jaxpr) -> list[int]:
+    """Indices of the inputs that a live equation or an output reads."""
+    return live_equations(jaxpr)[1]
+
+
+def without_dead_equations(closed: ClosedJaxpr) -> ClosedJaxpr:
+    """`closed` without the equations no output depends on: what transformations that stage
+    more than they need (a backward pass recomputing a forward one) tidy their results with."""
+    live, _ = live_equations(closed.jaxpr)
+    if all(live):
+        return closed
+    jaxpr = closed.jaxpr
+    eqns = [eqn for eqn, keep in zip(jaxpr.eqns, live, strict=True) if keep]
+    return ClosedJaxpr(Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.outvars, eqns), closed.consts)

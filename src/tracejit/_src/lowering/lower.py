@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src.core import Primitive, ShapedArray
-from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Literal
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Literal, live_equations
 from tracejit._src.lowering import stablehlo as hlo
 
 lowering_rules: dict[Primitive, object] = {}
@@ -183,29 +183,6 @@ def lower_jaxpr_to_module(
     outs = lower_jaxpr(main.body, jaxpr, closed.consts, args, module, live)
     main.body.ret(outs, op_name="func.return")
     return module.text()
-
-
-def live_equations(jaxpr: Jaxpr) -> tuple[list[bool], list[int]]:
-    """(whether each equation is live, the indices of the live inputs): an equation is live if
-    an output depends on it (or its primitive declares `has_side_effects`), an input if a live
-    equation or an output reads it. Dead equations are not lowered (e.g. the forward value
-    `grad` computes and drops), and with `keep_unused=False` an input only they read is no
-    parameter, as JAX prunes after the same dead-code elimination."""
-    live_vars = {id(v) for v in jaxpr.outvars if not isinstance(v, Literal)}
-    live = [False] * len(jaxpr.eqns)
-    for k in range(len(jaxpr.eqns) - 1, -1, -1):
-        eqn = jaxpr.eqns[k]
-        if getattr(eqn.primitive, "has_side_effects", False) or any(
-            id(v) in live_vars for v in eqn.outvars
-        ):
-            live[k] = True
-            live_vars.update(id(v) for v in eqn.invars if not isinstance(v, Literal))
-    return live, [i for i, v in enumerate(jaxpr.invars) if id(v) in live_vars]
-
-
-def used_inputs(jaxpr: Jaxpr) -> list[int]:
-    """Indices of the inputs that a live equation or an output reads."""
-    return live_equations(jaxpr)[1]
 
 
 def _module_name(name: str) -> str:

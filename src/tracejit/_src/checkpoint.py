@@ -1,0 +1,215 @@
+"""`checkpoint` (`remat`): trade computation for memory in reverse mode.
+
+Reverse mode normally keeps, from the forward pass, every residual the backward pass reads.
+A checkpointed function keeps only its inputs: the backward pass recomputes the rest. The
+function is staged as one `remat2` equation holding its jaxpr, and partial evaluation is where
+the trade happens: the known (forward) part runs inline and saves nothing, and the staged part
+is the whole JVP of the body, reading only the inputs; its transpose recomputes the forward
+pass before running backwards:
+
+    grad(checkpoint(lambda x: sin(sin(x))))
+
+        b:f32[] = sin a
+        _:f32[] = sin b
+        c:f32[] = remat2[differentiated=True jaxpr={ lambda ; d e. let
+            f = sin d; g = cos d; h = cos f; i = mul e h; j = mul i g in (j,) } ...] a 1.0
+
+Compiled, the recomputation is guarded by `stablehlo.optimization_barrier` (`prevent_cse`), so
+that XLA does not merge it with the forward pass and undo the saving.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from tracejit._src.api import shaped_abstractify
+from tracejit._src.core import Primitive, Tracer, set_current_trace
+from tracejit._src.interpreters import ad, batching, partial_eval, transpose
+from tracejit._src.interpreters.eval import to_numpy
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, without_dead_equations
+from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.tree_util import tree_flatten, tree_unflatten
+
+remat_p = Primitive("remat2", multiple_results=True)
+
+
+def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+    """`fun`, whose reverse-mode residuals are recomputed in the backward pass instead of kept
+    (JAX's `jax.checkpoint`, also `jax.remat`). Usable as a decorator."""
+    if fun is None:
+        return functools.partial(
+            checkpoint, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums
+        )
+    if policy is not None:
+        raise NotImplementedError("checkpoint policies (saving some residuals) are not built yet")
+    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+
+    @functools.wraps(fun)
+    def remat_fun(*args):
+        n = len(args)
+        static = {i % n: args[i] for i in static_argnums}
+        dynamic = [a for i, a in enumerate(args) if i not in static]
+        leaves, in_tree = tree_flatten(dynamic)
+        out_trees = []
+
+        def flat_fun(*flat):
+            values = iter(tree_unflatten(in_tree, flat))
+            full = [static[i] if i in static else next(values) for i in range(n)]
+            out_leaves, out_tree = tree_flatten(fun(*full))
+            out_trees.append(out_tree)
+            return out_leaves
+
+        closed = trace_to_jaxpr(
+            flat_fun, [shaped_abstractify(x) for x in leaves], DebugInfo(fun, "checkpoint")
+        )
+        closed, closure = _hoist_tracers(closed)
+        outs = remat_p.bind(
+            *closure,
+            *leaves,
+            jaxpr=closed,
+            prevent_cse=bool(prevent_cse),
+            differentiated=False,
+            policy=None,
+        )
+        return tree_unflatten(out_trees[0], outs)
+
+    return remat_fun
+
+
+remat = checkpoint
+
+
+def _hoist_tracers(closed: ClosedJaxpr):
+    """Tracers of enclosing transformations the function closes over become leading inputs."""
+    jaxpr = closed.jaxpr
+    pairs = list(zip(jaxpr.constvars, closed.consts, strict=True))
+    tracers = [(v, c) for v, c in pairs if isinstance(c, Tracer)]
+    consts = [(v, c) for v, c in pairs if not isinstance(c, Tracer)]
+    hoisted = Jaxpr(
+        [v for v, _ in consts], [v for v, _ in tracers] + jaxpr.invars, jaxpr.outvars, jaxpr.eqns
+    )
+    return ClosedJaxpr(hoisted, [c for _, c in consts]), [c for _, c in tracers]
+
+
+@remat_p.def_abstract_eval
+def _remat_abstract_eval(*avals, jaxpr, **params):
+    return jaxpr.out_avals
+
+
+@remat_p.def_impl
+def _remat_impl(*args, jaxpr, **params):
+    return [to_numpy(x)[0] for x in eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)]
+
+
+def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
+    nonzeros = [type(t) is not ad.Zero for t in tangents]
+    num_outs = len(jaxpr.out_avals)
+    jvp_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, [False] * num_outs)
+    outs = remat_p.bind(
+        *primals,
+        *(t for t in tangents if type(t) is not ad.Zero),
+        jaxpr=jvp_jaxpr,
+        prevent_cse=prevent_cse,
+        differentiated=differentiated,
+        policy=policy,
+    )
+    primals_out, nonzero_out = outs[:num_outs], iter(outs[num_outs:])
+    tangents_out = [
+        next(nonzero_out) if nz else ad.Zero.from_primal_value(p)
+        for p, nz in zip(primals_out, out_nonzeros, strict=True)
+    ]
+    return primals_out, tangents_out
+
+
+ad.jvp_rules[remat_p] = _remat_jvp
+
+
+def _remat_partial_eval(trace, args, unknowns, *, jaxpr, **params):
+    """The known outputs computed inline, keeping nothing; the unknown ones by the whole body,
+    staged with the known inputs as its only residuals."""
+    split = partial_eval.partial_eval_jaxpr(jaxpr, unknowns, [False] * len(jaxpr.out_avals))
+    num_known = len(split.out_unknowns) - sum(split.out_unknowns)
+    known = split.known
+    known_args = [a for a, u in zip(args, unknowns, strict=True) if not u]
+    known = without_dead_equations(
+        ClosedJaxpr(
+            Jaxpr(
+                known.jaxpr.constvars,
+                known.jaxpr.invars,
+                known.jaxpr.outvars[:num_known],
+                known.jaxpr.eqns,
+            ),
+            known.consts,
+        )
+    )  # fmt: skip  (the residuals are what checkpointing does not keep)
+    with set_current_trace(trace.parent):
+        known_outs = eval_jaxpr(known.jaxpr, known.consts, *known_args)
+    staged = trace.stage(remat_p, args, dict(params, jaxpr=jaxpr, differentiated=True))
+    known_iter = iter(known_outs)
+    return [
+        out if u else next(known_iter) for out, u in zip(staged, split.out_unknowns, strict=True)
+    ]
+
+
+partial_eval.partial_eval_rules[remat_p] = _remat_partial_eval
+
+
+def _remat_transpose(cts, *args, jaxpr, **params):
+    """A `remat2` of the transposed body: it recomputes the forward values it reads from the
+    known inputs, then runs backwards."""
+    linear = [transpose.is_undefined_primal(a) for a in args]
+    known = [a for a, lin in zip(args, linear, strict=True) if not lin]
+    nonzero = [type(ct) is not ad.Zero for ct in cts]
+    ct_avals = [ad.tangent_aval(a) for a in jaxpr.out_avals]
+
+    def transposed_body(*values):
+        known_values, ct_values = iter(values[: len(known)]), iter(values[len(known) :])
+        primals = [a if lin else next(known_values) for a, lin in zip(args, linear, strict=True)]
+        cts_out = [
+            next(ct_values) if nz else ad.Zero(aval)
+            for nz, aval in zip(nonzero, ct_avals, strict=True)
+        ]
+        cts_in = transpose.backward_pass(jaxpr.jaxpr, jaxpr.consts, cts_out, primals)
+        return [ad.instantiate_zeros(ct) for ct, lin in zip(cts_in, linear, strict=True) if lin]
+
+    avals = [shaped_abstractify(a) for a in known]
+    avals += [a for a, nz in zip(ct_avals, nonzero, strict=True) if nz]
+    body = without_dead_equations(
+        trace_to_jaxpr(transposed_body, avals, DebugInfo(transposed_body, "transpose"))
+    )  # the recomputed forward values that nothing reads backwards
+    cts_in = iter(
+        remat_p.bind(
+            *known,
+            *(ct for ct in cts if type(ct) is not ad.Zero),
+            jaxpr=body,
+            **dict(params, differentiated=True),
+        )
+    )
+    return [next(cts_in) if lin else None for lin in linear]
+
+
+transpose.transpose_rules[remat_p] = _remat_transpose
+
+
+def _remat_batch(values, dims, *, jaxpr, axis_size, axis_name, **params):
+    batched, _ = batching.batch_jaxpr(
+        jaxpr, axis_size, list(dims), [True] * len(jaxpr.out_avals), axis_name=axis_name
+    )
+    outs = remat_p.bind(*values, jaxpr=batched, **params)
+    return outs, [0] * len(outs)
+
+
+batching.batch_rules[remat_p] = _remat_batch
+batching.axis_rules.add(remat_p)
+
+
+def _remat_lowering(ctx, *args, jaxpr, prevent_cse, differentiated, policy):
+    """The body inlined; a recomputation (`differentiated`) reads its inputs through an
+    optimization barrier, so that XLA cannot share it with the forward pass."""
+    if differentiated and prevent_cse and args:
+        args = ctx.block.op("stablehlo.optimization_barrier", list(args), [a.type for a in args])
+    return ctx.lower_sub_jaxpr(ctx.block, jaxpr, args)
+
+
+lowering_rules[remat_p] = _remat_lowering
