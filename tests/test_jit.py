@@ -147,3 +147,27 @@ def test_arrays_take_the_hot_path_after_numpy_inputs_compiled_their_signature(mo
     close(f(jnp.zeros(3)), [1.0, 1.0, 1.0])
     monkeypatch.setattr(type(f), "_trace", None)  # the hot path never traces or flattens
     close(f(jnp.ones(3)), [2.0, 2.0, 2.0])
+
+
+def test_disable_jit_runs_python_every_call_and_every_iteration():
+    from tracejit import lax
+
+    seen = []
+
+    def body(c):
+        seen.append(c)
+        return c * 2.0
+
+    f = jax.jit(lambda x: (seen.append(type(x).__name__), x + 1)[1])
+    with jax.disable_jit():
+        assert jax.config.jax_disable_jit
+        assert f(1.0) == 2.0 and f(2.0) == 3.0  # traced never: the Python runs each call
+        assert lax.while_loop(lambda c: c < 10.0, body, 1.0) == 16.0
+        carry, ys = lax.scan(lambda c, x: (c + x, c * x), 0.0, jnp.arange(3.0))
+        assert lax.cond(True, lambda x: x + 1, lambda x: x - 1, 1.0) == 2.0
+        assert lax.switch(5, [lambda: 0, lambda: 1]) == 1  # the index clamped
+        assert lax.fori_loop(0, 3, lambda i, c: c + i, 0) == 3
+    assert not jax.config.jax_disable_jit
+    assert seen == ["float", "float", 1.0, 2.0, 4.0, 8.0]
+    np.testing.assert_array_equal(carry, 3.0)
+    np.testing.assert_array_equal(ys, [0.0, 0.0, 2.0])

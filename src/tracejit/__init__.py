@@ -28,7 +28,7 @@ from tracejit._src.checkpoint import checkpoint, remat
 from tracejit._src.config import config
 from tracejit._src.custom_derivatives import custom_jvp, custom_vjp
 from tracejit._src.dispatch import default_backend, device_put, devices
-from tracejit._src.jit import jit
+from tracejit._src.jit import disable_jit, jit
 
 local_devices = devices
 
@@ -54,6 +54,7 @@ __all__ = [
     "device_get",
     "device_put",
     "devices",
+    "disable_jit",
     "errors",
     "grad",
     "hessian",

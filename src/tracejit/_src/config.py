@@ -25,6 +25,7 @@ class Config:
         "jax_enable_x64": ("enable_x64", "JAX_ENABLE_X64", False),
         "jax_log_compiles": ("log_compiles", "JAX_LOG_COMPILES", False),
         "jax_explain_cache_misses": ("explain_cache_misses", "JAX_EXPLAIN_CACHE_MISSES", False),
+        "jax_disable_jit": ("disable_jit", "JAX_DISABLE_JIT", False),
         "jax_enable_compilation_cache": (
             "enable_compilation_cache",
             "JAX_ENABLE_COMPILATION_CACHE",

@@ -14,6 +14,7 @@ jaxpr, and the current trace decides what a call means:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import logging
@@ -329,6 +330,8 @@ class Jitted:
             )
 
     def __call__(self, *args, **kwargs):
+        if config.disable_jit:
+            return self.fun(*args, **kwargs)
         eager = type(current_trace()) is EvalTrace
         if eager and not kwargs:
             # The hot path: Arrays only, in a signature compiled before. No flattening, no
@@ -519,3 +522,16 @@ def jit(
     return Jitted(
         fun, static_argnums, static_argnames, donate_argnums, donate_argnames, keep_unused
     )
+
+
+@contextlib.contextmanager
+def disable_jit(disable: bool = True):
+    """Within the block, jitted functions run their Python code op by op (eagerly) and eager
+    control flow calls its Python functions directly: for debugging with prints and
+    breakpoints. Values are those the compiled program would give."""
+    previous = config.disable_jit
+    config.update("jax_disable_jit", disable)
+    try:
+        yield
+    finally:
+        config.update("jax_disable_jit", previous)

@@ -14,7 +14,9 @@ them as ordinary operands and every transformation sees them:
 
 from __future__ import annotations
 
-from tracejit._src.core import ShapedArray
+from tracejit._src.config import config
+from tracejit._src.core import ShapedArray, current_trace
+from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Var
 from tracejit._src.tree_util import _node_type_of as node_type_of
@@ -26,6 +28,12 @@ from tracejit._src.tree_util import (
     tree_unflatten,
     treedef_is_leaf,
 )
+
+
+def runs_python() -> bool:
+    """Under `disable_jit`, eager control flow calls the user's Python functions directly (so
+    prints and breakpoints in them run every iteration), as JAX does."""
+    return config.disable_jit and type(current_trace()) is EvalTrace
 
 
 def stage_function(fun, in_tree, in_avals, transformation: str):

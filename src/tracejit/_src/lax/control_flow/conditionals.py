@@ -39,6 +39,7 @@ from tracejit._src.lax.control_flow.common import (
     example_tree,
     function_name,
     leaf_paths,
+    runs_python,
     stage_function,
     structure_difference,
     type_difference,
@@ -74,6 +75,8 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
         dtypes.issubdtype(aval.dtype, np.integer) or dtypes.issubdtype(aval.dtype, np.floating)
     ):
         raise TypeError(f"Pred type must be either boolean or number, got {aval.dtype}.")
+    if runs_python():
+        return (true_fun if bool(pred) else false_fun)(*operands)
     if isinstance(pred, Tracer):
         if aval.dtype != np.bool_:
             pred = binary.ne(pred, np.zeros((), aval.dtype))
@@ -96,6 +99,10 @@ def switch(index, branches, *operands):
         raise TypeError(f"Index type must be an integer, got {index} as {aval.dtype}")
     if len(branches) == 1:
         return branches[0](*operands)
+    if runs_python():
+        return branches[min(max(operator.index(np.asarray(index)), 0), len(branches) - 1)](
+            *operands
+        )
     if isinstance(index, Tracer):
         index = conversions.convert_element_type(index, np.int32)
         index = selection.clamp(np.int32(0), index, np.int32(len(branches) - 1))

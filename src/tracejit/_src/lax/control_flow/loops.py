@@ -19,6 +19,8 @@ is refused, as in JAX: `fori_loop` with a static trip count is a `scan` instead,
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from tracejit._src import dtypes
@@ -35,6 +37,7 @@ from tracejit._src.lax.control_flow.common import (
     merge_by_mask,
     needs_weak_promotion,
     reorder_jaxpr,
+    runs_python,
     split_list,
     stage_function,
     weak_promotes,
@@ -62,6 +65,13 @@ def while_loop(cond_fun, body_fun, init_val, *, max_iterations=None):
     """
     if not callable(cond_fun) or not callable(body_fun):
         raise TypeError("lax.while_loop: cond_fun and body_fun arguments should be callable.")
+    if runs_python():
+        val = init_val
+        for _ in itertools.count() if max_iterations is None else range(int(max_iterations)):
+            if not cond_fun(val):
+                break
+            val = body_fun(val)
+        return val
     if max_iterations is not None:
         return _bounded_while_loop(cond_fun, body_fun, init_val, int(max_iterations))
     return _while_loop(cond_fun, body_fun, init_val, "c")

@@ -27,13 +27,14 @@ from tracejit._src.core import Primitive, ShapedArray, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-from tracejit._src.lax import conversions
+from tracejit._src.lax import conversions, shapes
 from tracejit._src.lax.control_flow.common import (
     check_carry,
     fixed_point,
     merge_by_mask,
     needs_weak_promotion,
     reorder_jaxpr,
+    runs_python,
     split_list,
     stage_function,
     weak_promotes,
@@ -59,6 +60,8 @@ def scan_with_carry_name(f, init, xs, length, reverse, unroll, carry_name: str):
         raise TypeError("lax.scan: f argument should be a callable.")
     xs_leaves, xs_tree = tree_flatten(xs)
     length = _scan_length(xs_leaves, length)
+    if runs_python() and length:
+        return _python_scan(f, init, xs_leaves, xs_tree, length, reverse)
     init_leaves, init_tree = tree_flatten(init)
     init_avals = [shaped_abstractify(x) for x in init_leaves]
     x_avals = [_slice_aval(shaped_abstractify(x)) for x in xs_leaves]
@@ -101,6 +104,22 @@ def scan_with_carry_name(f, init, xs, length, reverse, unroll, carry_name: str):
     )
     carry, ys = outs[:num_carry], outs[num_carry:]
     return tree_unflatten(init_tree, carry), tree_unflatten(ys_tree, ys)
+
+
+def _python_scan(f, carry, xs_leaves, xs_tree, length: int, reverse: bool):
+    """`scan` as a Python loop calling `f` (under `disable_jit`)."""
+    ys = []
+    for i in reversed(range(length)) if reverse else range(length):
+        carry, y = f(carry, tree_unflatten(xs_tree, [x[i] for x in xs_leaves]))
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    y_leaves = [tree_flatten(y)[0] for y in ys]
+    stacked = [
+        shapes.concatenate([shapes.expand_dims(leaf, (0,)) for leaf in column], 0)
+        for column in zip(*y_leaves, strict=True)
+    ]
+    return carry, tree_unflatten(tree_flatten(ys[0])[1], stacked)
 
 
 def _scan_length(xs_leaves, length) -> int:
