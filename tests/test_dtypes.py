@@ -770,3 +770,20 @@ def test_iinfo():
     assert (dtypes.iinfo(dtypes.uint4).min, dtypes.iinfo(dtypes.uint4).max) == (0, 15)
     assert dtypes.iinfo(np.uint8).max == 255
     assert dtypes.iinfo(np.int32).min == -(2**31)
+
+
+def test_the_public_dtypes_module():
+    import tracejit as jax
+    from tracejit import dtypes as jdt
+
+    assert jdt.canonicalize_dtype(np.float64) == np.float32  # x64 off
+    assert jdt.scalar_type_of(1.0) is float and jdt.scalar_type_of(np.int8(1)) is int
+    assert jdt.scalar_type_of(True) is bool
+    assert jdt.itemsize_bits(np.float32) == 32 and jdt.itemsize_bits(ml_dtypes.int4) == 4
+    assert jdt.itemsize_bits(np.bool_) == 8
+    assert jdt.issubdtype(jdt.bfloat16, np.floating)
+    assert jdt.finfo(jdt.bfloat16).eps == 2.0**-7
+    assert jdt.result_type(1, np.float32) == np.float32
+    assert jax.grad(lambda x: x * 1.0, allow_int=True)(1).dtype == jdt.float0
+    with pytest.raises(jdt.TypePromotionError):
+        jdt.result_type(np.dtype(jdt.bfloat16), np.float16, np.dtype(ml_dtypes.float8_e4m3fn))

@@ -6,7 +6,7 @@ import tracejit.numpy as jnp
 jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 3.0))(jnp.ones(8))
 """
 
-from tracejit import errors, lax, numpy, test_util, tree, tree_util
+from tracejit import dtypes, errors, lax, numpy, test_util, tree, tree_util
 from tracejit._src.api import (
     ShapeDtypeStruct,
     block_until_ready,
@@ -55,6 +55,7 @@ __all__ = [
     "device_put",
     "devices",
     "disable_jit",
+    "dtypes",
     "errors",
     "grad",
     "hessian",
