@@ -267,6 +267,7 @@ def _leaves(out):
 
 
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors:DeprecationWarning")
 @pytest.mark.parametrize("name, fun, ref, arrays", CASES, ids=[c[0] for c in CASES])
 def test_matches_numpy(name, fun, ref, arrays):
     args = [jnp.asarray(a) for a in arrays]
@@ -592,3 +593,53 @@ def test_vectorize_errors():
         jnp.vectorize(lambda a: a, signature="(n)->")
     with pytest.raises(ValueError, match="core dimensions"):
         jnp.vectorize(lambda a: a, signature="(n)->()")(M)
+
+
+def test_edge_values_as_jax():
+    x = jnp.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(jnp.roll(x, 1.5), np.roll(np.arange(6.0).reshape(2, 3), 1))
+    # complex logaddexp: log(exp(1 + 1j) + exp(1)), factored out of the larger real part
+    out = jnp.logaddexp(jnp.array([1 + 1j, -2 + 0.5j], jnp.complex64), jnp.array([1.0, 3.0]))
+    expected = np.log(np.exp([1 + 1j, -2 + 0.5j]) + np.exp([1.0, 3.0]))
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+    assert out.dtype == np.complex64
+    out2 = jnp.logaddexp2(jnp.array([1 + 1j], jnp.complex64), jnp.array([2.0]))
+    np.testing.assert_allclose(out2, np.log2(2 ** np.array([1 + 1j]) + 4.0), rtol=1e-6)
+    # an array of conditions is a list of its rows (JAX, unlike NumPy, does not wrap it)
+    conds = jnp.array([[True, False, True], [False, True, False]])
+    pw = jnp.piecewise(jnp.array([1.0, 2, 3]), conds, [lambda t: -t, lambda t: t * 10])
+    np.testing.assert_array_equal(pw, [-1.0, 20.0, -3.0])
+    empty = jnp.vectorize(lambda a: a * 2)(jnp.ones((2, 0)))
+    assert empty.shape == (2, 0) and empty.dtype == np.float32
+    outer = jnp.vectorize(lambda a: jnp.stack([a, a]), signature="()->(k)")(jnp.ones((0, 3)))
+    assert outer.shape == (0, 3, 2)
+    np.testing.assert_array_equal(jnp.diagonal(jnp.ones((0, 3))), np.ones((0,)))
+    assert jnp.trace(jnp.ones((0, 0))) == 0.0
+    np.testing.assert_array_equal(jnp.diagflat(jnp.ones((0,)), 2), np.zeros((2, 2)))
+    np.testing.assert_array_equal(jnp.diag(jnp.array([1, 2]), k=5), np.diag([1, 2], k=5))
+    np.testing.assert_array_equal(
+        jnp.fill_diagonal(jnp.zeros((3, 3), jnp.int32), 2.7, inplace=False), np.eye(3) * 2
+    )
+    np.testing.assert_array_equal(
+        jnp.fill_diagonal(jnp.zeros((3, 3)), jnp.ones((2, 2)), inplace=False), np.eye(3)
+    )
+    mesh = jnp.meshgrid(jnp.arange(2), jnp.arange(3), sparse=True)
+    assert [m.shape for m in mesh] == [(1, 2), (3, 1)] and jnp.meshgrid() == []
+    np.testing.assert_allclose(
+        jnp.logspace(jnp.array([0.0, 1]), 2, 3), np.logspace([0.0, 1], 2, 3), rtol=1e-6
+    )
+    # a repeated last breakpoint: JAX gives the first of the tied values (NumPy the last)
+    np.testing.assert_allclose(
+        jnp.interp(jnp.array([2.0, 2.0]), jnp.array([0.0, 2, 2]), jnp.array([0.0, 1, 5])), [1, 1]
+    )
+    assert np.isnan(np.asarray(jnp.interp(jnp.array([np.nan]), jnp.array([0.0, 2]), FP[:2])))
+
+
+def test_logaddexp_complex_grads():
+    check_grads(
+        lambda a, b: jnp.logaddexp(a, b),
+        (np.array([1 + 1j, -2 + 0.5j]), np.array([1.0 - 0.2j, 3.0 + 0j])),
+        order=1,
+        rtol=1e-3,
+        atol=1e-3,
+    )

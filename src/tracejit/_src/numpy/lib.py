@@ -53,6 +53,12 @@ def _roll_traced(x, shift, axis: int):
     return lax_slicing.dynamic_slice_in_dim(doubled, start, n, axis)
 
 
+def _static_shift(s) -> int:
+    """A concrete shift as an int; floats truncate toward zero, as JAX's cast does."""
+    value = np.asarray(s).item()
+    return int(value) if isinstance(value, float) else operator.index(value)
+
+
 def roll(a, shift, axis=None):
     """`a` with its elements shifted cyclically by `shift` along `axis` (the flattened array
     when `axis` is None); `shift` and `axis` may be tuples, broadcast against each other. A
@@ -79,7 +85,7 @@ def roll(a, shift, axis=None):
                 raise TypeError(f"roll shift must be an integer, got dtype {s.dtype}")
             x = _roll_traced(x, s, ax)
         else:
-            x = _roll_static(x, operator.index(np.asarray(s).item()), ax)
+            x = _roll_static(x, _static_shift(s), ax)
     return x
 
 

@@ -42,6 +42,14 @@ def _finite_or_zero(x):
 
 
 def _logaddexp_impl(x1, x2, exp, log1p_scale):
+    if dtypes.is_complex(x1.dtype):
+        # The input with the larger real part factors out: out = big + log1p(exp(small - big)).
+        first = ufuncs.greater_equal(ufuncs.real(x1), ufuncs.real(x2))
+        big, small = ufuncs.where(first, x1, x2), ufuncs.where(first, x2, x1)
+        tail = ufuncs.log1p(exp(ufuncs.subtract(small, big)))
+        if log1p_scale is not None:
+            tail = ufuncs.multiply(tail, promotion.weak_scalar(log1p_scale, tail.dtype))
+        return ufuncs.add(big, tail)
     amax = ufuncs.maximum(x1, x2)
     delta = ufuncs.subtract(x1, x2)
     tail = ufuncs.log1p(exp(ufuncs.negative(ufuncs.absolute(delta))))
@@ -156,9 +164,10 @@ def piecewise(x, condlist, funclist, *args, **kw):
     """`funclist[i](x)` where `condlist[i]` holds (the last true condition wins), an extra
     trailing function (or constant) where none holds, else 0; results take `x`'s dtype."""
     x = asarray_operand("piecewise", x)
-    if hasattr(condlist, "ndim") and condlist.ndim == x.ndim:
-        condlist = [condlist]
-    conds = [manipulation.broadcast_to(asarray_operand("piecewise", c), x.shape) for c in condlist]
+    # An array of conditions is a list of its rows (JAX does not wrap a single condition array
+    # of x's rank as NumPy does).
+    rows = [condlist[i] for i in range(len(condlist))]
+    conds = [manipulation.broadcast_to(asarray_operand("piecewise", c), x.shape) for c in rows]
     nc, nf = len(conds), len(funclist)
     if nf not in (nc, nc + 1):
         raise ValueError(
@@ -190,6 +199,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
 def kron(a, b):
     """The Kronecker product: blocks `a[i, j] * b`, rank-padded to the larger operand."""
     a, b = promotion.promote_dtypes(asarray_operand("kron", a), asarray_operand("kron", b, 1))
+    if a.dtype == np.bool_:
+        raise TypeError("kron does not accept dtype bool (JAX's lax.mul needs a numeric dtype)")
     rank = builtins.max(a.ndim, b.ndim)
     a = lax_shapes.reshape(a, (1,) * (rank - a.ndim) + a.shape)
     b = lax_shapes.reshape(b, (1,) * (rank - b.ndim) + b.shape)

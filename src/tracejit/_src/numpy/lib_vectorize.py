@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from tracejit._src.numpy import manipulation, promotion
+from tracejit._src.numpy import creation, manipulation, promotion
 from tracejit._src.numpy.promotion import asarray_operand
 
 _DIM = r"\w+"
@@ -97,11 +97,16 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
             return pyfunc(*full, **kw)
 
         if count == 0:
-            raise NotImplementedError(
-                "jnp.vectorize over an empty loop shape is not implemented (vmap needs at "
-                "least one element to find the output shapes)"
-            )
-        out = vmap(call)(*flat)
+            # vmap needs an element to find the output shapes: map over one zero element and
+            # keep none of the results.
+            ones = [
+                manipulation.concatenate([f, creation.zeros((1,) + f.shape[1:], f.dtype)])
+                for f in flat
+            ]
+            out = vmap(call)(*ones)
+            out = tuple(o[:0] for o in out) if isinstance(out, tuple) else out[:0]
+        else:
+            out = vmap(call)(*flat)
         single = not isinstance(out, tuple)
         outs = [out] if single else list(out)
         if out_cores is not None:
