@@ -315,6 +315,8 @@ DTYPES = [
     ("kron weak", lambda: jnp.kron(2.0, 3.0), np.float32, True),
     ("polyval weak x", lambda: jnp.polyval(jnp.array([1.0, 2]), 3), np.float32, False),
     ("polyval int", lambda: jnp.polyval(jnp.array([1, 2]), jnp.array([1, 2])), np.int32, False),
+    ("polyval weak", lambda: jnp.polyval(jnp.array([1, 2]), 2.5), np.float32, False),
+    ("convolve weak", lambda: jnp.convolve(jnp.ravel(2.5), jnp.ravel(2.0)), np.float32, True),
     (
         "interp ints",
         lambda: jnp.interp(jnp.array([1]), jnp.array([0, 3]), jnp.array([0, 3])),
@@ -439,6 +441,12 @@ ERRORS = [
         lambda: jnp.piecewise(jnp.ones(2), [jnp.array([True, False])], [1, 2, 3]),
         ValueError,
         "either 1 or 2 functions",
+    ),
+    (
+        "interp complex x",
+        lambda: jnp.interp(jnp.array([1j]), jnp.arange(3), jnp.arange(3)),
+        ValueError,
+        "complex x",
     ),
     ("cross 4", lambda: jnp.cross(jnp.ones(4), jnp.ones(4)), ValueError, "either 2 or 3"),
     ("cross bool", lambda: jnp.cross(jnp.ones(3, bool), jnp.ones(3, bool)), TypeError, "bool"),

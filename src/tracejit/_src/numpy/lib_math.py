@@ -264,7 +264,7 @@ def polyval(p, x, *, unroll=16):
     p, x = promotion.promote_dtypes(asarray_operand("polyval", p), asarray_operand("polyval", x, 1))
     if p.ndim != 1:
         raise ValueError(f"polyval: p must be one-dimensional, got shape {p.shape}")
-    y = creation.zeros_like(x)
+    y = creation.zeros(x.shape, x.dtype)  # strongly typed, as JAX's accumulator
     for i in range(p.shape[0]):
         y = ufuncs.add(ufuncs.multiply(y, x), p[i])
     return y
@@ -297,6 +297,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         raise ValueError("xp and fp must be one-dimensional arrays of equal size")
     if xp.shape[0] == 0:
         raise ValueError("xp and fp must not be empty")
+    if dtypes.is_complex(x.dtype) or dtypes.is_complex(xp.dtype):
+        raise ValueError("jnp.interp: complex x values not supported.")
     x, xp = promotion.promote_dtypes_inexact(x, xp)
     (fp,) = promotion.promote_dtypes_inexact(fp)
     x = promotion.convert_element_type(x, x.dtype)
@@ -362,6 +364,8 @@ def _convolution(name, a, v, mode, precision, preferred_element_type, conjugate_
     if conjugate_reverse:  # correlate(a, v) is convolve(a, conj(v)[::-1])
         v = manipulation.flip(ufuncs.conjugate(v), 0)
     full = _convolve_full(a, v, precision, preferred_element_type)
+    if a.weak_type and v.weak_type:  # a convolution of weak operands stays weak in JAX
+        full = promotion.convert_element_type(full, full.dtype, True)
     n, m = a.shape[0], v.shape[0]
     if mode == "full":
         return full
