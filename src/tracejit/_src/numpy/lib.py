@@ -24,6 +24,8 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.core import Tracer
+from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing
 from tracejit._src.numpy import arithmetic, creation, manipulation, promotion, reductions, ufuncs
@@ -45,12 +47,18 @@ def _roll_static(x, shift: int, axis: int):
 
 
 def _roll_traced(x, shift, axis: int):
-    # Rolling by s picks the window [n - s, 2n - s) of the array repeated twice.
+    # Rolling by s picks the window [n - s, 2n - s) of the array repeated twice, with s taken
+    # modulo n into [0, n) (rem keeps the dividend's sign, so negative remainders get n added).
     n = x.shape[axis]
-    shift = arithmetic.remainder(shift, n)
-    start = ufuncs.subtract(promotion.weak_scalar(n, shift.dtype), shift)
+    shift = promotion.convert_element_type(shift, dtypes.default_int_dtype())
+    size = promotion.weak_scalar(n, shift.dtype)
+    r = lax_binary.rem(shift, size)
+    r = lax_selection.select(
+        lax_binary.lt(r, ufuncs.zero_like_scalar(r)), lax_binary.add(r, size), r
+    )
+    start = lax_binary.sub(size, r)  # in [1, n]: no negative-index wrapping needed
     doubled = lax_shapes.concatenate([x, x], axis)
-    return lax_slicing.dynamic_slice_in_dim(doubled, start, n, axis)
+    return lax_slicing.dynamic_slice_in_dim(doubled, start, n, axis, allow_negative_indices=False)
 
 
 def _static_shift(s) -> int:
