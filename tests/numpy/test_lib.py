@@ -641,6 +641,12 @@ def test_edge_values_as_jax():
         jnp.interp(jnp.array([2.0, 2.0]), jnp.array([0.0, 2, 2]), jnp.array([0.0, 1, 5])), [1, 1]
     )
     assert np.isnan(np.asarray(jnp.interp(jnp.array([np.nan]), jnp.array([0.0, 2]), FP[:2])))
+    x, xp, fp = jnp.array([-1.0, 0.5, 5]), jnp.array([0.0, 1, 3]), jnp.array([0.0, 2, 3])
+    both = jnp.interp(x, xp, fp, left="extrapolate", right="extrapolate")
+    np.testing.assert_allclose(both, [-2.0, 1.0, 4.0])
+    np.testing.assert_allclose(jnp.interp(x, xp, fp, left="extrapolate", right=7.0), [-2, 1, 7])
+    with pytest.raises(ValueError, match="only valid string value of `left`"):
+        jnp.interp(x, xp, fp, left="foo")
 
 
 def test_logaddexp_complex_grads():

@@ -287,9 +287,20 @@ def _sorted_periodic(xp, fp, period):
     return xp, fp
 
 
+def _extrapolates(name: str, value) -> bool:
+    if isinstance(value, str):
+        if value != "extrapolate":
+            raise ValueError(
+                f"the only valid string value of `{name}` is 'extrapolate', but got: {value!r}"
+            )
+        return True
+    return False
+
+
 def interp(x, xp, fp, left=None, right=None, period=None):
     """The piecewise-linear interpolant through (`xp`, `fp`) at `x`; `left`/`right` (default
-    `fp[0]`/`fp[-1]`) outside the range, or a periodic interpolant with `period`."""
+    `fp[0]`/`fp[-1]`, or 'extrapolate' to continue the end segments) outside the range, or a
+    periodic interpolant with `period`."""
     x = asarray_operand("interp", x)
     xp = asarray_operand("interp", xp, 1)
     fp = asarray_operand("interp", fp, 2)
@@ -326,10 +337,14 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     )
     f = ufuncs.where(flat, fp_lo, ufuncs.add(fp_lo, step))
     if period is None:
-        low = fp[0] if left is None else left
-        high = fp[n - 1] if right is None else right
-        f = ufuncs.where(ufuncs.less(x, xp[0]), low, f)
-        f = ufuncs.where(ufuncs.greater(x, xp[n - 1]), high, f)
+        # Outside [xp[0], xp[-1]] the end segments' formula above already extrapolates; other
+        # values replace it.
+        if not _extrapolates("left", left):
+            low = fp[0] if left is None else left
+            f = ufuncs.where(ufuncs.less(x, xp[0]), low, f)
+        if not _extrapolates("right", right):
+            high = fp[n - 1] if right is None else right
+            f = ufuncs.where(ufuncs.greater(x, xp[n - 1]), high, f)
     return manipulation.reshape(promotion.convert_element_type(f, f.dtype), shape)
 
 
