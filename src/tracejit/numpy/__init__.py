@@ -40,6 +40,35 @@ from tracejit._src.numpy.creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from tracejit._src.numpy.lib import (  # noqa: F401
+    diag,
+    diagflat,
+    diagonal,
+    diff,
+    ediff1d,
+    fill_diagonal,
+    geomspace,
+    logspace,
+    meshgrid,
+    roll,
+    trace,
+    tril,
+    triu,
+)
+from tracejit._src.numpy.lib_math import (  # noqa: F401
+    convolve,
+    correlate,
+    cross,
+    interp,
+    kron,
+    logaddexp,
+    logaddexp2,
+    nan_to_num,
+    piecewise,
+    polyval,
+    select,
+)
+from tracejit._src.numpy.lib_vectorize import vectorize  # noqa: F401
 from tracejit._src.numpy.manipulation import (  # noqa: F401
     array_split,
     atleast_1d,

@@ -23,6 +23,7 @@ from tracejit._src.numpy import (
     arithmetic,
     creation,
     indexing,
+    lib,
     manipulation,
     products,
     promotion,
@@ -283,6 +284,8 @@ def _attributes() -> dict:
         "imag": property(ufuncs.imag),
         "copy": _copy,
         "at": property(_at),
+        "diagonal": _method(lib.diagonal),
+        "trace": _method(lib.trace),
         **_reduction_methods,
     }
     return attrs

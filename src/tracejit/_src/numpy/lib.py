@@ -1,0 +1,348 @@
+"""Everyday array helpers over the shape ops: rolling, differences, triangles and diagonals,
+grids and log-spaced ranges.
+
+None of these needs a primitive of its own. A static `roll` is two `slice`s and a
+`concatenate`; a traced shift slices the array concatenated with itself at a `dynamic_slice`
+offset. Diagonals are strided slices of the flattened last two axes (element `(i, i + k)` of an
+`n x m` matrix sits at flat position `i * (m + 1) + k`), so they differentiate and batch like
+any slice; building a diagonal matrix is the same walk backwards, a `pad` with `m` interior zeros
+between the values. Triangles are a `select` against an `iota` mask, as `tri` builds it.
+
+    >>> make_jaxpr(lambda x: jnp.diagonal(x))(jnp.ones((3, 4)))
+    { lambda ; a:f32[3,4]. let
+        b:f32[12] = reshape[dimensions=None new_sizes=(12,)] a
+        c:f32[3] = slice[limit_indices=(11,) start_indices=(0,) strides=(5,)] b
+      in (c,) }
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.core import Tracer
+from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import selection as lax_selection
+from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.lax import slicing as lax_slicing
+from tracejit._src.numpy import arithmetic, creation, manipulation, promotion, reductions, ufuncs
+from tracejit._src.numpy.manipulation import normalize_axis
+from tracejit._src.numpy.promotion import asarray_operand
+
+# --------------------------------------------------------------------------------------------
+# roll
+
+
+def _roll_static(x, shift: int, axis: int):
+    n = x.shape[axis]
+    shift %= n
+    if shift == 0:
+        return x
+    tail = lax_slicing.slice_in_dim(x, n - shift, n, axis=axis)
+    head = lax_slicing.slice_in_dim(x, 0, n - shift, axis=axis)
+    return lax_shapes.concatenate([tail, head], axis)
+
+
+def _roll_traced(x, shift, axis: int):
+    # Rolling by s picks the window [n - s, 2n - s) of the array repeated twice, with s taken
+    # modulo n into [0, n) (rem keeps the dividend's sign, so negative remainders get n added).
+    n = x.shape[axis]
+    shift = promotion.convert_element_type(shift, dtypes.default_int_dtype())
+    size = promotion.weak_scalar(n, shift.dtype)
+    r = lax_binary.rem(shift, size)
+    r = lax_selection.select(
+        lax_binary.lt(r, ufuncs.zero_like_scalar(r)), lax_binary.add(r, size), r
+    )
+    start = lax_binary.sub(size, r)  # in [1, n]: no negative-index wrapping needed
+    doubled = lax_shapes.concatenate([x, x], axis)
+    return lax_slicing.dynamic_slice_in_dim(doubled, start, n, axis, allow_negative_indices=False)
+
+
+def _static_shift(s) -> int:
+    """A concrete shift as an int; floats truncate toward zero, as JAX's cast does."""
+    value = np.asarray(s).item()
+    return int(value) if isinstance(value, float) else operator.index(value)
+
+
+def roll(a, shift, axis=None):
+    """`a` with its elements shifted cyclically by `shift` along `axis` (the flattened array
+    when `axis` is None); `shift` and `axis` may be tuples, broadcast against each other. A
+    traced `shift` is allowed: it becomes a `dynamic_slice` offset."""
+    x = asarray_operand("roll", a)
+    if axis is None:
+        return manipulation.reshape(roll(manipulation.ravel(x), shift, 0), x.shape)
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    if isinstance(shift, (tuple, list)) or np.ndim(shift) > 0:
+        shifts = (
+            shift if isinstance(shift, (tuple, list)) else [shift[i] for i in range(len(shift))]
+        )
+    else:
+        shifts = [shift]
+    shape = promotion.broadcast_shapes((len(shifts),), (len(axes),))
+    shifts = list(shifts) * (shape[0] // len(shifts))
+    axes = axes * (shape[0] // len(axes))
+    for s, ax in zip(shifts, axes, strict=True):
+        ax = normalize_axis(ax, x.ndim)
+        if x.shape[ax] == 0:
+            continue
+        if isinstance(s, Tracer):
+            if not dtypes.is_int(s.dtype):
+                raise TypeError(f"roll shift must be an integer, got dtype {s.dtype}")
+            x = _roll_traced(x, s, ax)
+        else:
+            x = _roll_static(x, _static_shift(s), ax)
+    return x
+
+
+# --------------------------------------------------------------------------------------------
+# differences
+
+
+def _along(x, start: int, stop: int, axis: int):
+    return lax_slicing.slice_in_dim(x, start, stop, axis=axis)
+
+
+def _edge(name: str, value, x, axis: int):
+    """`prepend`/`append`: a scalar becomes a size-1 slab along `axis`."""
+    value = asarray_operand(name, value)
+    if value.ndim == 0:
+        shape = x.shape[:axis] + (1,) + x.shape[axis + 1 :]
+        value = manipulation.broadcast_to(value, shape)
+    return value
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """The n-th discrete difference `a[1:] - a[:-1]` along `axis` (`!=` for booleans, as
+    NumPy), after joining `prepend`/`append`."""
+    x = asarray_operand("diff", a)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n}")
+    if x.ndim == 0:
+        raise ValueError(f"diff requires input that is at least one dimensional; got {x}")
+    axis = normalize_axis(axis, x.ndim)
+    if n == 0:
+        return x
+    pieces = []
+    if prepend is not None:
+        pieces.append(_edge("diff", prepend, x, axis))
+    pieces.append(x)
+    if append is not None:
+        pieces.append(_edge("diff", append, x, axis))
+    if len(pieces) > 1:
+        x = manipulation.concatenate(pieces, axis)
+    op = ufuncs.not_equal if x.dtype == np.bool_ else ufuncs.subtract
+    for _ in range(n):
+        size = x.shape[axis]
+        if size == 0:
+            break
+        x = op(_along(x, 1, size, axis), _along(x, 0, size - 1, axis))
+    return x
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of consecutive elements of the flattened `ary`, with `to_begin` and
+    `to_end` (cast to `ary`'s dtype) joined at either end."""
+    x = manipulation.ravel(asarray_operand("ediff1d", ary))
+    size = x.shape[0]
+    if size == 0:
+        out = x
+    else:
+        out = ufuncs.subtract(_along(x, 1, size, 0), _along(x, 0, size - 1, 0))
+    pieces = []
+    if to_begin is not None:
+        pieces.append(manipulation.ravel(creation.asarray(to_begin, dtype=x.dtype)))
+    pieces.append(out)
+    if to_end is not None:
+        pieces.append(manipulation.ravel(creation.asarray(to_end, dtype=x.dtype)))
+    return manipulation.concatenate(pieces) if len(pieces) > 1 else out
+
+
+# --------------------------------------------------------------------------------------------
+# triangles
+
+
+def _triangle(name: str, m, k, lower: bool):
+    x = asarray_operand(name, m)
+    if x.ndim < 2:
+        raise ValueError(f"Argument to jax.numpy.{name} must be at least 2D")
+    rows, cols = x.shape[-2:]
+    mask = creation.tri(rows, cols, k=operator.index(k) - (0 if lower else 1), dtype=np.bool_)
+    if not lower:
+        mask = ufuncs.logical_not(mask)
+    return ufuncs.where(mask, x, ufuncs.zero_like_scalar(x))
+
+
+def tril(m, k=0):
+    """`m` with the elements above the k-th diagonal (of its last two axes) zeroed."""
+    return _triangle("tril", m, k, lower=True)
+
+
+def triu(m, k=0):
+    """`m` with the elements below the k-th diagonal (of its last two axes) zeroed."""
+    return _triangle("triu", m, k, lower=False)
+
+
+# --------------------------------------------------------------------------------------------
+# diagonals
+
+
+def _diagonal_length(n: int, m: int, k: int) -> int:
+    return builtins.max(0, builtins.min(n + builtins.min(k, 0), m - builtins.max(k, 0)))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """The `offset`-th diagonal of the 2-D slices over `axis1`/`axis2`, as the last axis of
+    the result: a strided slice of the two axes flattened together."""
+    x = asarray_operand("diagonal", a)
+    if x.ndim < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    ax1, ax2 = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
+    if ax1 == ax2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    k = operator.index(offset)
+    x = manipulation.moveaxis(x, (ax1, ax2), (-2, -1))
+    *batch, n, m = x.shape
+    length = _diagonal_length(n, m, k)
+    flat = lax_shapes.reshape(x, (*batch, n * m))
+    if length == 0:
+        return _along(flat, 0, 0, len(batch))
+    start = k if k >= 0 else -k * m
+    stop = start + (length - 1) * (m + 1) + 1
+    return lax_slicing.slice_in_dim(flat, start, stop, stride=m + 1, axis=len(batch))
+
+
+def _diagonal_matrix(v, k: int):
+    """The square matrix with the 1-D `v` on its k-th diagonal: `v` spread out by `pad` with
+    `size` interior zeros (one row's step), offset to the diagonal's first element."""
+    size = v.shape[0] + abs(k)
+    zero = ufuncs.zero_like_scalar(v)
+    zero = promotion.convert_element_type(zero, v.dtype)
+    if v.shape[0] == 0:
+        return lax_shapes.broadcast_in_dim(zero, (size, size), ())
+    start = k if k >= 0 else -k * size
+    spread = v.shape[0] + (v.shape[0] - 1) * size
+    flat = lax_shapes.pad(v, zero, [(start, size * size - start - spread, size)])
+    return lax_shapes.reshape(flat, (size, size))
+
+
+def diag(v, k=0):
+    """The k-th diagonal of a 2-D `v`, or the square matrix with a 1-D `v` on its k-th
+    diagonal."""
+    x = asarray_operand("diag", v)
+    k = operator.index(k)
+    if x.ndim == 1:
+        return _diagonal_matrix(x, k)
+    if x.ndim == 2:
+        return diagonal(x, k)
+    raise ValueError("diag input must be 1d or 2d")
+
+
+def diagflat(v, k=0):
+    """The square matrix with the flattened `v` on its k-th diagonal."""
+    return _diagonal_matrix(manipulation.ravel(asarray_operand("diagflat", v)), operator.index(k))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """The sum along the `offset`-th diagonal (with `sum`'s dtypes: small ints widen)."""
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
+    d = diagonal(a, offset, axis1, axis2)
+    return reductions.sum(d, axis=-1, dtype=dtype)
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """`a` with its main diagonal set to `val` (repeated cyclically). JAX arrays are immutable,
+    so only `inplace=False`, which returns the new array, is supported."""
+    if inplace:
+        raise NotImplementedError("JAX arrays are immutable, must use inplace=False")
+    if wrap:
+        raise NotImplementedError("wrap=True is not implemented, must use wrap=False")
+    x = asarray_operand("fill_diagonal", a)
+    if x.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if x.ndim > 2 and builtins.any(d != x.shape[0] for d in x.shape):
+        raise ValueError("All dimensions of input must be of equal length")
+    n = builtins.min(x.shape)
+    values = manipulation.ravel(asarray_operand("fill_diagonal", val, 1))
+    values = promotion.convert_element_type(values, x.dtype)
+    if n == 0:
+        return x
+    if values.shape[0] == 0:
+        raise ValueError("fill_diagonal: val must not be empty")
+    reps = -(-n // values.shape[0])
+    values = _along(manipulation.tile(values, reps), 0, n, 0)
+    idx = creation.arange(n)
+    return x.at[(idx,) * x.ndim].set(values)
+
+
+# --------------------------------------------------------------------------------------------
+# grids and ranges
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from 1-D coordinate vectors: 'xy' (Cartesian) swaps the first two
+    output axes, 'ij' (matrix) does not; `sparse` keeps the size-1 axes unbroadcast."""
+    del copy
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"Valid values for indexing are 'xy' and 'ij', got {indexing}")
+    arrays = [asarray_operand("meshgrid", x, i) for i, x in enumerate(xi)]
+    if builtins.any(x.ndim != 1 for x in arrays):
+        shapes = [x.shape for x in arrays]
+        raise ValueError(f"Arguments to jax.numpy.meshgrid must be 1D, got shapes {shapes}")
+    sizes = [x.shape[0] for x in arrays]
+    if indexing == "xy" and len(arrays) >= 2:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, x in enumerate(arrays):
+        dim = i
+        if indexing == "xy" and len(arrays) >= 2 and i < 2:
+            dim = 1 - i
+        shape = (
+            tuple(sizes) if not sparse else tuple(s if j == dim else 1 for j, s in enumerate(sizes))
+        )
+        out.append(lax_shapes.broadcast_in_dim(x, shape, (dim,)))
+    return out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """`base ** linspace(start, stop)`, computed in floating point and then cast to `dtype`."""
+    dtype = dtypes.check_user_dtype(dtype, "logspace")
+    exponents = creation.linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    base = promotion.convert_element_type(asarray_operand("logspace", base), exponents.dtype)
+    base = manipulation.expand_dims(base, axis) if base.ndim else base
+    out = ufuncs.power(base, exponents) if base.ndim else arithmetic.power(base, exponents)
+    return _cast_result(out, dtype)
+
+
+def _cast_result(out, dtype):
+    """`out` as the requested `dtype`; integer dtypes truncate (no rounding), as in JAX."""
+    if dtype is None:
+        return out
+    return promotion.convert_element_type(out, dtypes.canonicalize_dtype(dtype))
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """`num` values from `start` to `stop` spaced evenly on a log scale: `logspace` between the
+    `log10`s of the magnitudes, times the sign of `start` (NaN where a bound is 0, and the
+    endpoints not patched to be exact, as in JAX)."""
+    dtype = dtypes.check_user_dtype(dtype, "geomspace")
+    start = ufuncs.true_divide(asarray_operand("geomspace", start), 1)
+    stop = ufuncs.true_divide(asarray_operand("geomspace", stop, 1), 1)
+    sign = ufuncs.sign(start)
+
+    def log10(v):  # log(|v|) / ln(10), the exact staging JAX uses, so that casts truncate alike
+        scale = promotion.weak_scalar(float(np.log10(np.e)), v.dtype)
+        return ufuncs.multiply(ufuncs.log(ufuncs.true_divide(v, sign)), scale)
+
+    log_start, log_stop = log10(start), log10(stop)
+    out = logspace(log_start, log_stop, num, endpoint=endpoint, axis=axis)
+    out = (
+        ufuncs.multiply(sign, out)
+        if sign.ndim == 0
+        else ufuncs.multiply(manipulation.expand_dims(sign, axis), out)
+    )
+    return _cast_result(out, dtype)
