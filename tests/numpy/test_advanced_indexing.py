@@ -589,3 +589,11 @@ def test_errors():
         jnp.take_along_axis(x, jnp.array([0]), axis=1)
     with pytest.raises(ValueError, match="Incompatible shapes for broadcasting"):
         jnp.take_along_axis(x, jnp.array([[0, 1]]), axis=0)
+
+
+@pytest.mark.parametrize("mode", [None, "clip", "wrap", "fill", "promise_in_bounds"])
+def test_a_scalar_index_array_takes_a_scalar(mode):
+    x = jnp.arange(5.0)
+    got = jnp.take(x, jnp.array(2), mode=mode)
+    assert got.shape == () and float(got) == 2.0
+    assert jax.jit(lambda i: jnp.take(x, i, mode=mode))(jnp.array(3)).shape == ()
