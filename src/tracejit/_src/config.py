@@ -6,6 +6,7 @@ reading a flag costs one attribute lookup.
 """
 
 import os
+from typing import ClassVar
 
 _TRUE = ("1", "true", "yes", "on", "t", "y")
 
@@ -21,7 +22,7 @@ class Config:
     """The option table. `update` checks the name so that a typo fails instead of doing nothing."""
 
     # option name (as JAX spells it) -> (attribute, environment variable, default)
-    _options = {
+    _options: ClassVar[dict] = {
         "jax_enable_x64": ("enable_x64", "JAX_ENABLE_X64", False),
         "jax_log_compiles": ("log_compiles", "JAX_LOG_COMPILES", False),
         "jax_explain_cache_misses": ("explain_cache_misses", "JAX_EXPLAIN_CACHE_MISSES", False),
