@@ -290,7 +290,8 @@ def _gather_impl(operand, indices, *, dimension_numbers, slice_sizes, mode, fill
         mask = in_bounds.reshape(in_bounds.shape + (1,) * len(windows))
         out = np.where(mask, out, np.asarray(fill).astype(operand.dtype))
     result_rank = len(indices.shape) - 1 + len(windows)
-    return np.ascontiguousarray(out.transpose(_to_result_order(result_rank, dn.offset_dims)))
+    # np.array, not np.ascontiguousarray, which makes a 0-d result (a scalar index) 1-d
+    return np.array(out.transpose(_to_result_order(result_rank, dn.offset_dims)), order="C")
 
 
 @gather_p.def_abstract_eval

@@ -27,6 +27,7 @@ from tracejit._src.numpy import (
     products,
     promotion,
     reductions,
+    sorting,
     ufuncs,
 )
 from tracejit._src.numpy.promotion import PYTHON_SCALARS
@@ -284,6 +285,10 @@ def _attributes() -> dict:
         "copy": _copy,
         "at": property(_at),
         **_reduction_methods,
+        "sort": _method(sorting.sort),
+        "argsort": _method(sorting.argsort),
+        "nonzero": _method(sorting.nonzero),
+        "searchsorted": _method(sorting.searchsorted),
     }
     return attrs
 
