@@ -231,6 +231,9 @@ def test_nonzero_fill_tuple_scalar_and_errors():
     got = jnp.nonzero(x, size=3, fill_value=(7, 8))
     assert_equal(got[0], [0, 1, 7])
     assert_equal(got[1], [1, 0, 8])
+    fill_float = jnp.nonzero(jnp.array([0, 1]), size=3, fill_value=2.5)[0]  # promoted, as in JAX
+    assert fill_float.dtype == f32 and fill_float.weak_type
+    assert_equal(fill_float, [1.0, 2.5, 2.5])
     assert jnp.argwhere(jnp.asarray(3.0)).shape == (1, 0)
     assert jnp.argwhere(jnp.asarray(0.0)).shape == (0, 0)
     assert_equal(x.nonzero(size=1)[0], [0])
@@ -267,7 +270,7 @@ def test_unique(x):
     n = len(want[0])
     for size in (1, n, n + 2):
         fun = lambda v, size=size: jnp.unique(v, return_index=True, return_counts=True, size=size)
-        values, index, counts = check(fun, jnp.asarray(x))
+        values, index, counts = check(fun, jnp.asarray(x), jit=size == n + 2)
         pad = size - min(size, n)
         assert_equal(values, np.concatenate([want[0][:size], [want[0][0]] * pad]))
         assert_equal(index, np.concatenate([want[1][:size], [want[1][0]] * pad]))
@@ -321,6 +324,8 @@ def test_bincount_length_clipping_grads_and_errors():
     assert_equal(jnp.bincount(x, length=3), [1, 1, 1])  # values past length are dropped
     w = np.array([0.5, 1.0, -2.0, 3.0], np.float32)
     check_grads(lambda w_: jnp.bincount(x, w_, length=4), (w,), order=2)
+    with pytest.raises(ValueError, match="type of weights must match type of x"):
+        jnp.bincount(x, weights=2.0)
     with pytest.raises(ConcretizationTypeError, match="pass a static `length`"):
         jax.jit(jnp.bincount)(x)
     with pytest.raises(TypeError, match="must have an integer type"):
@@ -345,6 +350,22 @@ def stat_sample(dtype, nans):
     return x
 
 
+def np_quantile(x, q, axis, method, keepdims, quantile=np.quantile):
+    """NumPy's quantile, but 'nearest' with JAX's tie-break: a position halfway between two
+    elements reads the lower one (NumPy rounds it half to even)."""
+    if method != "nearest":
+        return quantile(x, q, axis=axis, method=method, keepdims=keepdims)
+    low, high = (
+        quantile(x, q, axis=axis, method=m, keepdims=keepdims) for m in ("lower", "higher")
+    )
+    n = np.sum(~np.isnan(x), axis=axis, keepdims=keepdims) if quantile is np.nanquantile else None
+    if n is None:
+        n = x.size if axis is None else np.prod([x.shape[a] for a in np.atleast_1d(axis)])
+    q = np.reshape(q, np.shape(q) + (1,) * (np.ndim(low) - np.ndim(q)))
+    position = q.astype(np.float32) * (np.asarray(n, np.float32) - 1)
+    return np.where(position - np.floor(position) > 0.5, high, low)
+
+
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("axis,keepdims", STAT_AXES, ids=str)
 @pytest.mark.parametrize("q", [0.3, np.array([0.0, 0.5, 0.9, 1.0])], ids=["scalar", "vector"])
@@ -358,7 +379,7 @@ def test_quantile(method, axis, keepdims, q, dtype):
         jnp.asarray(q32),
         jit=False,
     )
-    want = np.quantile(x.astype(np.float64), q, axis=axis, method=method, keepdims=keepdims)
+    want = np_quantile(x.astype(np.float64), q32, axis, method, keepdims)
     assert got.dtype == f32 and not got.weak_type and got.shape == want.shape
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
     got = jnp.percentile(jnp.asarray(x), q * 100, axis=axis, method=method, keepdims=keepdims)
@@ -371,8 +392,8 @@ def test_nan_statistics(method, axis, keepdims):
     x = stat_sample(f32, nans=True)
     q = np.array([0.2, 0.5])
     with _no_warning_check():
-        want_plain = np.quantile(x, q, axis=axis, method=method, keepdims=keepdims)
-        want_nan = np.nanquantile(x, q, axis=axis, method=method, keepdims=keepdims)
+        want_plain = np_quantile(x, q, axis, method, keepdims)
+        want_nan = np_quantile(x, q, axis, method, keepdims, np.nanquantile)
     kwargs = {"axis": axis, "method": method, "keepdims": keepdims}
     got = jax.jit(lambda v: jnp.quantile(v, q, **kwargs))(x)
     np.testing.assert_allclose(np.asarray(got), want_plain, rtol=1e-5, atol=1e-5)
@@ -415,6 +436,7 @@ def test_statistics_dtypes_errors_grads_vmap():
     assert jnp.quantile(jnp.ones(3, jnp.float16), 0.5).dtype == np.float16
     assert_equal(jnp.quantile(jnp.array([1.0, 2.0]), 1.5), 2.0)  # clamped, as in JAX
     assert np.isnan(np.asarray(jnp.median(jnp.zeros(0))))
+    assert_equal(jnp.quantile(jnp.arange(4.0), 0.5, method="nearest"), 1.0)  # ties: lower
     with pytest.raises(ValueError, match="method can only be"):
         jnp.quantile(jnp.ones(3), 0.5, method="weibull")
     with pytest.raises(NotImplementedError, match="'weights'"):

@@ -290,8 +290,7 @@ def nonzero(a, *, size=None, fill_value=None):
         positions = lax_binary.div(positions, d)
     out = []
     for coord, fill in zip(reversed(coords), fills, strict=True):
-        if fill is not None:
-            fill = promotion.convert_element_type(asarray_operand("nonzero", fill), index_dtype)
+        if fill is not None:  # promoted with the indices: a float fill gives floats, as in JAX
             coord = ufuncs.where(valid, coord, fill)
         out.append(coord)
     return tuple(out)
@@ -407,8 +406,12 @@ def bincount(x, weights=None, minlength=0, *, length=None):
         updates = asarray_operand("bincount", weights, 1)
         if updates.dtype == _BOOL:
             raise TypeError("bincount: weights must be numeric, got bool")
+        if updates.shape != x.shape:
+            raise ValueError(
+                "type of weights must match type of x. Got typeof(x)="
+                f"{x.aval.str_short()} and typeof(weights)={updates.aval.str_short()}"
+            )
         updates = promotion.convert_element_type(updates, updates.dtype, False)
         dtype = updates.dtype
-        updates = manipulation.broadcast_to(updates, x.shape)
     indices = ufuncs.maximum(x, promotion.convert_element_type(0, x.dtype, True))
     return _zeros((length,), dtype).at[indices].add(updates, mode="drop")

@@ -7,12 +7,13 @@ decides which elements around that position are read, with one `take_along_axis`
 how they combine:
 
     linear    x[floor] + (x[ceil] - x[floor]) * frac      lower / higher   x[floor] / x[ceil]
-    midpoint  (x[floor] + x[ceil]) / 2                     nearest          x[round half even]
+    midpoint  (x[floor] + x[ceil]) / 2                     nearest          x[ceil if frac > .5]
     inverted_cdf  x[ceil(q * n) - 1]
 
 Sorting and gathering are differentiable, so gradients flow to the elements read. A slice
 holding a NaN gives NaN (the plain forms), as does an all-NaN slice (the nan-forms). `q`
-outside [0, 1] clamps to the ends instead of raising, as in JAX. Results are inexact (integer
+outside [0, 1] clamps to the ends instead of raising, and 'nearest' breaks ties towards the
+lower element (NumPy rounds the position half to even), as in JAX. Results are inexact (integer
 inputs in the default float type) and strongly typed; a 1-D `q` puts its axis first.
 """
 
@@ -60,7 +61,7 @@ def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: b
         raise ValueError(f"jnp.{name} does not support complex input")
     q = promotion.convert_element_type(asarray_operand(name, q, 1), x.dtype, False)
     if q.ndim > 1:
-        raise ValueError(f"q must be zero- or one-dimensional, got shape {q.shape}")
+        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")  # JAX's wording
     axes = reductions._reduction_axes(axis, x.ndim)
     shape = x.shape
     merged, kept = _merge_reduced_axes(x, axes)
@@ -105,8 +106,11 @@ def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: b
     elif method == "midpoint":
         half = promotion.weak_scalar(0.5, dtype)
         result = ufuncs.multiply(ufuncs.add(read(low), read(high)), half)
-    elif method == "nearest":
-        result = read(clipped(ufuncs.rint(position)))
+    elif method == "nearest":  # a position halfway between two elements reads the lower, as in JAX
+        above_half = ufuncs.greater(
+            ufuncs.subtract(clipped(position), low), promotion.weak_scalar(0.5, dtype)
+        )
+        result = ufuncs.where(above_half, read(high), read(low))
     else:  # inverted_cdf
         result = read(clipped(ufuncs.subtract(ufuncs.ceil(ufuncs.multiply(qs, count)), one)))
     if ignore_nans:
