@@ -290,11 +290,41 @@ def test_unique_nan_empty_and_errors():
         jnp.unique(empty, size=2)
     with pytest.raises(ConcretizationTypeError, match="jnp.unique"):
         jax.jit(jnp.unique)(x)
-    with pytest.raises(NotImplementedError, match="axis"):
-        jnp.unique(jnp.ones((2, 2)), axis=0)
     got = jax.jit(lambda v: jnp.unique(v, size=3, return_inverse=True))(x)
     assert_equal(got[0], [1.0, np.nan, 1.0])
     assert_equal(got[1], [1, 0, 1])
+
+
+AXIS_CASES = [(np.array([[1, 2], [0, 5], [1, 2], [0, 1]], np.int32), 0),
+              (np.array([[1, 2], [0, 5], [1, 2], [0, 1]], np.int32), 1),
+              (np.random.RandomState(0).randint(0, 2, (3, 4, 2)).astype(np.float32), -1),
+              (np.random.RandomState(1).randint(0, 2, (5, 2, 2)).astype(np.float32), 0),
+              (np.random.RandomState(2).rand(4, 3) > 0.5, 1),
+              (np.zeros((0, 2), np.int32), 0), (np.zeros((3, 0), np.int32), 0)]  # fmt: skip
+
+
+@pytest.mark.parametrize("x,axis", AXIS_CASES, ids=lambda v: str(np.shape(v)) if np.ndim(v) else "")
+def test_unique_axis(x, axis):
+    want = np.unique(x, axis=axis, return_index=True, return_inverse=True, return_counts=True)
+    got = jnp.unique(
+        jnp.asarray(x), axis=axis, return_index=True, return_inverse=True, return_counts=True
+    )
+    assert_equal(got[0], want[0], x.dtype)
+    for g, w in zip(got[1:], want[1:]):
+        assert_equal(g, np.reshape(w, -1), i32)
+    n = want[0].shape[axis]
+    if n:
+        fun = lambda v: jnp.unique(v, axis=axis, size=n + 1, fill_value=7, return_counts=True)
+        values, counts = check(fun, jnp.asarray(x))
+        pad = np.full_like(np.take(want[0], [0], axis=axis), 7)
+        assert_equal(values, np.concatenate([want[0], pad], axis=axis))
+        assert_equal(counts, np.concatenate([want[3], [0]]))
+
+
+def test_unique_axis_nans():
+    x = jnp.array([[1.0, np.nan], [1.0, np.nan], [0.0, -0.0], [-0.0, 0.0]])
+    assert_equal(jnp.unique(x, axis=0), [[0.0, 0.0], [1.0, np.nan]])
+    assert_equal(jnp.unique(x, axis=0, equal_nan=False), [[0.0, 0.0], [1.0, np.nan], [1.0, np.nan]])
 
 
 # --- bincount ---------------------------------------------------------------------------------

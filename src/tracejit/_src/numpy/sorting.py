@@ -320,20 +320,35 @@ def _zeros(shape, dtype):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, size=None, fill_value=None, sorted=True):  # fmt: skip
-    """The sorted distinct elements of the flattened `ar`, with optionally the index of each
-    one's first occurrence, the inverse (each element's position among the distinct ones, in
-    `ar`'s shape) and the counts. A stable sort with positions riding along groups equal
-    elements; a group starts where an element differs from its predecessor (NaNs all equal
-    unless `equal_nan=False`); the starts compact as in `nonzero`. With `size`, missing
-    values are `fill_value` (default: the smallest value), missing indices those of the
-    smallest value, missing counts 0. The result is always sorted (`sorted=False` allows any
-    order)."""
-    if axis is not None:
-        raise NotImplementedError("jnp.unique with an axis is not implemented (only axis=None)")
+    """The sorted distinct elements of the flattened `ar` (or its distinct slices along
+    `axis`), with optionally the index of each one's first occurrence, the inverse (each
+    element's position among the distinct ones, in `ar`'s shape; per slice with `axis`) and
+    the counts.
+
+    The elements (slices, flattened into rows) are sorted stably with their positions riding
+    along, every column a key, the first primary; a group of equal ones starts where a row
+    differs from its predecessor (NaNs all equal unless `equal_nan=False`); the starts compact
+    as in `nonzero`. With `size`, missing values are `fill_value` (default: the smallest
+    value), missing indices those of the smallest value, missing counts 0. The result is always
+    sorted (`sorted=False` allows any order)."""
     x = asarray_operand("unique", ar)
-    flat = manipulation.ravel(x)
-    n = flat.shape[0]
+    if axis is None:
+        rows = manipulation.reshape(x, (x.size, 1))
+        inverse_shape, value_shape = x.shape, ()
+    else:
+        axis = manipulation.normalize_axis(axis, x.ndim)
+        moved = manipulation.moveaxis(x, axis, 0)
+        value_shape = moved.shape[1:]
+        rows = manipulation.reshape(moved, (moved.shape[0], int(np.prod(value_shape))))
+        inverse_shape = (x.shape[axis],)
+    n = rows.shape[0]
     index_dtype = _index_dtype()
+
+    def finish(columns):  # (size, width) unique rows -> the result's values
+        values = manipulation.stack(columns, axis=1) if columns else _zeros((size, 0), x.dtype)
+        values = manipulation.reshape(values, (size,) + value_shape)
+        return values if axis is None else manipulation.moveaxis(values, 0, axis)
+
     if n == 0:
         if size and fill_value is None:
             raise ValueError(
@@ -341,37 +356,42 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                 "be specified"
             )
         size = size or 0
-        values = _zeros((size,), flat.dtype)
-        if size:
-            values = ufuncs.where(True, promotion.convert_element_type(fill_value, x.dtype), values)
-        extras = [_zeros((size,), index_dtype), _zeros(x.shape, index_dtype)]
+        fill = promotion.convert_element_type(0 if fill_value is None else fill_value, x.dtype)
+        columns = [lax_shapes.broadcast_in_dim(fill, (size,), ())] * max(rows.shape[1], 1)
+        extras = [_zeros((size,), index_dtype), _zeros(inverse_shape, index_dtype)]
         extras.append(_zeros((size,), index_dtype))
-        return _unique_result(values, extras, return_index, return_inverse, return_counts)
-    values_sorted, perm = lax_sort.sort(
-        (flat, lax_shapes.iota(index_dtype, n)), 0, True, num_keys=1
-    )
-    differs = ufuncs.not_equal(values_sorted[1:], values_sorted[:-1])
-    if equal_nan and dtypes.is_inexact(flat.dtype):
-        both_nan = ufuncs.logical_and(
-            ufuncs.isnan(values_sorted[1:]), ufuncs.isnan(values_sorted[:-1])
-        )
-        differs = ufuncs.logical_and(differs, ufuncs.logical_not(both_nan))
+        return _unique_result(finish(columns), extras, return_index, return_inverse, return_counts)
+    width = rows.shape[1]
+    columns = [rows[:, j] for j in range(width)]
+    positions = lax_shapes.iota(index_dtype, n)
+    if width:
+        *columns, perm = lax_sort.sort((*columns, positions), 0, True, num_keys=width)
+    else:  # empty slices are all equal
+        perm = positions
+    differs = _zeros((n - 1,), _BOOL)
+    for col in columns:
+        col_differs = ufuncs.not_equal(col[1:], col[:-1])
+        if equal_nan and dtypes.is_inexact(col.dtype):
+            both_nan = ufuncs.logical_and(ufuncs.isnan(col[1:]), ufuncs.isnan(col[:-1]))
+            col_differs = ufuncs.logical_and(col_differs, ufuncs.logical_not(both_nan))
+        differs = ufuncs.logical_or(differs, col_differs)
     starts_mask = manipulation.concatenate([np.ones(1, bool), differs])
     size = _static_size("unique", x, starts_mask, size, "ar")
     starts, valid = _compact_positions(starts_mask, size)
-    values = take(values_sorted, starts, mode="clip")
+    columns = [take(col, starts, mode="clip") for col in columns]
     if fill_value is not None:
-        values = ufuncs.where(valid, values, promotion.convert_element_type(fill_value, x.dtype))
+        fill = promotion.convert_element_type(fill_value, x.dtype)
+        columns = [ufuncs.where(valid, col, fill) for col in columns]
     group = lax_binary.sub(
         lax_cumulative.cumsum(promotion.convert_element_type(starts_mask, index_dtype), 0),
         promotion.weak_scalar(1, index_dtype),
     )
     extras = [
         take(perm, starts, mode="clip"),
-        manipulation.reshape(_zeros((n,), index_dtype).at[perm].set(group), x.shape),
+        manipulation.reshape(_zeros((n,), index_dtype).at[perm].set(group), inverse_shape),
         _zeros((size,), index_dtype).at[group].add(1, mode="drop"),
     ]
-    return _unique_result(values, extras, return_index, return_inverse, return_counts)
+    return _unique_result(finish(columns), extras, return_index, return_inverse, return_counts)
 
 
 def _unique_result(values, extras, return_index, return_inverse, return_counts):
