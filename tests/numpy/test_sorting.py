@@ -124,6 +124,8 @@ def test_sort_grads_and_vmap():
 
 # --- searchsorted and digitize --------------------------------------------------------------
 SORTED = np.array([-2.0, 0.0, 0.0, 1.5, 3.0, 3.0, 3.0, 7.0, np.nan, np.nan], np.float32)
+COMPLEX = np.array([1 + 1j, 1 - 1j, 2j, np.nan + 1j, complex(1, np.nan), complex(np.nan, np.nan),
+                    -1, 1 + 1j, complex(2, np.nan), np.nan - 3j], np.complex64)  # fmt: skip
 QUERIES = np.array([[-5.0, -2.0, 0.0, 0.5], [3.0, 7.0, 9.0, np.nan]], np.float32)
 
 
@@ -138,8 +140,9 @@ QUERIES = np.array([[-5.0, -2.0, 0.0, 0.5], [3.0, 7.0, 9.0, np.nan]], np.float32
         (np.array([False, True, True]), np.array([True, False])),
         (np.zeros(0, np.float32), QUERIES),
         (np.array([1.0], np.float32), np.float32(1.0)),
+        (np.sort(COMPLEX), np.concatenate([COMPLEX, np.array([0.5, 1, 3 + 3j], np.complex64)])),
     ],
-    ids=["nan", "float", "int", "bool", "empty", "scalar"],
+    ids=["nan", "float", "int", "bool", "empty", "scalar", "complex"],
 )
 def test_searchsorted(a, v, side, method):
     got = check(
@@ -325,6 +328,17 @@ def test_unique_axis_nans():
     x = jnp.array([[1.0, np.nan], [1.0, np.nan], [0.0, -0.0], [-0.0, 0.0]])
     assert_equal(jnp.unique(x, axis=0), [[0.0, 0.0], [1.0, np.nan]])
     assert_equal(jnp.unique(x, axis=0, equal_nan=False), [[0.0, 0.0], [1.0, np.nan], [1.0, np.nan]])
+
+
+def test_vmap_with_static_sizes():
+    x = np.array([[3, 1, 3, 2], [0, 0, 5, 5]], np.int32)
+    values, counts = jax.vmap(lambda r: jnp.unique(r, size=3, return_counts=True))(x)
+    assert_equal(values, [[1, 2, 3], [0, 5, 0]])
+    assert_equal(counts, [[1, 1, 2], [2, 2, 0]])
+    got = jax.vmap(lambda r: jnp.bincount(r, length=6))(x)
+    assert_equal(got, np.stack([np.bincount(r, minlength=6) for r in x]))
+    got = jax.jit(jax.vmap(lambda r: jnp.lexsort([r, -r])))(x)
+    assert_equal(got, np.stack([np.lexsort([r, -r]) for r in x]))
 
 
 # --- bincount ---------------------------------------------------------------------------------

@@ -129,13 +129,40 @@ def lexsort(keys, axis=-1):
 
 
 def _nan_last_less(x, y):
-    """`x < y` in the order sort uses: NaNs after everything else (and equal to each other)."""
+    """`x < y` in the order sort uses: NaNs after everything else (and equal to each other);
+    complex numbers by real then imaginary part, those with a NaN part after the others (NaN
+    imaginary part, then NaN real part, then both), as NumPy sorts them."""
+    if dtypes.is_complex(x.dtype):
+        return _complex_less(x, y)
     less = ufuncs.less(x, y)
-    if dtypes.is_inexact(np.result_type(x.dtype)) and not dtypes.is_complex(x.dtype):
+    if dtypes.is_inexact(x.dtype):
         less = ufuncs.logical_or(
             less, ufuncs.logical_and(ufuncs.isnan(y), ufuncs.logical_not(ufuncs.isnan(x)))
         )
     return less
+
+
+def _nan_class(z):
+    """0 for no NaN part, 1 for a NaN imaginary part only, 2 for a NaN real part only, 3 both."""
+    one = promotion.convert_element_type(1, _I32, True)
+    real_nan = promotion.convert_element_type(ufuncs.isnan(ufuncs.real(z)), _I32)
+    imag_nan = promotion.convert_element_type(ufuncs.isnan(ufuncs.imag(z)), _I32)
+    return ufuncs.add(ufuncs.multiply(real_nan, one + one), imag_nan)
+
+
+def _complex_less(x, y):
+    def same(a, b):  # equal, NaNs equal to each other
+        both_nan = ufuncs.logical_and(ufuncs.isnan(a), ufuncs.isnan(b))
+        return ufuncs.logical_or(ufuncs.equal(a, b), both_nan)
+
+    cx, cy = _nan_class(x), _nan_class(y)
+    xr, yr, xi, yi = ufuncs.real(x), ufuncs.real(y), ufuncs.imag(x), ufuncs.imag(y)
+    parts_less = ufuncs.logical_or(
+        _nan_last_less(xr, yr), ufuncs.logical_and(same(xr, yr), _nan_last_less(xi, yi))
+    )
+    return ufuncs.logical_or(
+        ufuncs.less(cx, cy), ufuncs.logical_and(ufuncs.equal(cx, cy), parts_less)
+    )
 
 
 def _goes_right(sorted_values, v, side: str):
@@ -190,8 +217,6 @@ def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
     )
     if a.ndim != 1:
         raise ValueError("a should be 1-dimensional")
-    if dtypes.is_complex(a.dtype):
-        raise NotImplementedError("jnp.searchsorted of complex values is not implemented")
     if sorter is not None:
         a = take(a, sorter, mode="clip")
     return _SEARCH_METHODS[method](a, v, side)
