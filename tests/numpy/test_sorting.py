@@ -101,6 +101,11 @@ def test_argsort_x64(enable_x64):
     assert jnp.lexsort([jnp.array([2, 1])]).dtype == np.int64
     assert jnp.nonzero(jnp.array([2, 0]))[0].dtype == np.int64
     assert jnp.searchsorted(jnp.array([1, 2]), 1).dtype == np.int32
+    assert jnp.digitize(jnp.array([1, 2]), jnp.array([1])).dtype == np.int32
+    assert jnp.unique(jnp.array([2, 1]), return_index=True)[1].dtype == np.int64
+    assert jnp.bincount(jnp.array([2, 1])).dtype == np.int64
+    assert jnp.median(jnp.array([2, 1])).dtype == np.float64  # int64 input
+    assert jnp.median(jnp.array([2, 1], jnp.int32)).dtype == np.float32
 
 
 @pytest.mark.parametrize("shape,axis", [((6,), -1), ((4, 6), -1), ((4, 6), 0), ((0,), 0)])
@@ -247,6 +252,14 @@ def test_nonzero_fill_tuple_scalar_and_errors():
     for f in (jnp.nonzero, jnp.flatnonzero, jnp.argwhere):
         with pytest.raises(ConcretizationTypeError, match="size argument of jnp.nonzero"):
             jax.jit(f)(x)
+
+
+def test_nonzero_under_eager_grad():
+    # a JVP tracer's primal is known when grad runs eagerly: no size needed, as in JAX
+    grad = jax.grad(lambda x: x[jnp.nonzero(x)].sum())(np.array([0.0, 1.0, 2.0], np.float32))
+    assert_equal(grad, [0.0, 1.0, 1.0])
+    with pytest.raises(ConcretizationTypeError):
+        jax.vmap(lambda r: jnp.nonzero(r)[0])(jnp.ones((2, 3)))
 
 
 def test_nonzero_vmap_with_size():

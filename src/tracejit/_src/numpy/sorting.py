@@ -275,7 +275,8 @@ def _compact_positions(mask, size: int):
 def _static_size(name: str, x, mask, size, argname="a"):
     if size is not None:
         return operator.index(size)
-    if isinstance(mask, Tracer):
+    value = _concrete_value(mask)
+    if value is None:
         raise concretization_error(
             x,
             name,
@@ -283,7 +284,13 @@ def _static_size(name: str, x, mask, size, argname="a"):
             f"The size argument of jnp.{name} must be statically specified to use "
             f"jnp.{name} within JAX transformations.",
         )
-    return int(np.count_nonzero(np.asarray(mask)))
+    return int(np.count_nonzero(value))
+
+
+def _concrete_value(x):
+    """`x`'s NumPy value when it is known (an Array, or a tracer whose trace knows it, as a
+    JVP tracer's under eager evaluation), else None."""
+    return x.to_concrete_value() if isinstance(x, Tracer) else np.asarray(x)
 
 
 def nonzero(a, *, size=None, fill_value=None):
@@ -438,11 +445,11 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     if minlength < 0:
         raise ValueError(f"minlength must be non-negative, got {minlength}")
     if length is None:
-        if isinstance(x, Tracer):
+        values = _concrete_value(x)
+        if values is None:
             raise concretization_error(
                 x, "bincount", "x", "To avoid this error, pass a static `length` argument."
             )
-        values = np.asarray(x)
         length = max(minlength, int(values.max()) + 1 if values.size else 0)
     length = operator.index(length)
     if weights is None:
