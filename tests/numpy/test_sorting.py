@@ -108,6 +108,20 @@ def test_argsort_x64(enable_x64):
     assert jnp.median(jnp.array([2, 1], jnp.int32)).dtype == np.float32
 
 
+def test_argsort_descending_jaxpr():
+    # ties keep their order: sort the reversed operand, reverse the positions and map them back
+    jaxpr = jax.make_jaxpr(lambda x: jnp.argsort(x, descending=True))(np.ones(3, np.float32))
+    assert str(jaxpr) == (
+        "{ lambda ; a:f32[3]. let\n"
+        "    b:f32[3] = rev[dimensions=(0,)] a\n"
+        "    c:i32[3] = iota[dimension=0 dtype=int32 shape=(3,)] \n"
+        "    _:f32[3] d:i32[3] = sort[dimension=0 is_stable=True num_keys=1] b c\n"
+        "    e:i32[3] = rev[dimensions=(0,)] d\n"
+        "    f:i32[3] = sub 2:i32[] e\n"
+        "  in (f,) }"
+    )
+
+
 @pytest.mark.parametrize("shape,axis", [((6,), -1), ((4, 6), -1), ((4, 6), 0), ((0,), 0)])
 def test_lexsort(shape, axis):
     keys = [sample(shape, i32, 1), sample(shape, f32, 2), sample(shape, b, 3)]
