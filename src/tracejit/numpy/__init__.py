@@ -183,6 +183,26 @@ from tracejit._src.numpy.scalar_types import (  # noqa: F401
     uint64,
     unsignedinteger,
 )
+from tracejit._src.numpy.sorting import (  # noqa: F401
+    argsort,
+    argwhere,
+    bincount,
+    digitize,
+    flatnonzero,
+    lexsort,
+    nonzero,
+    searchsorted,
+    sort,
+    unique,
+)
+from tracejit._src.numpy.statistics import (  # noqa: F401
+    median,
+    nanmedian,
+    nanpercentile,
+    nanquantile,
+    percentile,
+    quantile,
+)
 from tracejit._src.numpy.ufuncs import (  # noqa: F401
     abs,
     absolute,

@@ -28,6 +28,7 @@ from tracejit._src.numpy import (
     products,
     promotion,
     reductions,
+    sorting,
     ufuncs,
 )
 from tracejit._src.numpy.promotion import PYTHON_SCALARS
@@ -287,6 +288,10 @@ def _attributes() -> dict:
         "diagonal": _method(lib.diagonal),
         "trace": _method(lib.trace),
         **_reduction_methods,
+        "sort": _method(sorting.sort),
+        "argsort": _method(sorting.argsort),
+        "nonzero": _method(sorting.nonzero),
+        "searchsorted": _method(sorting.searchsorted),
     }
     return attrs
 

@@ -1,0 +1,179 @@
+"""Order statistics: quantile, percentile, median and their NaN-ignoring forms.
+
+The reduced axes are moved to the end and merged into one, which is sorted (NaNs last); each
+quantile `q` is then a position `q * (n - 1)` along it, where `n` is the slice's length (or,
+for the nan-forms, its number of non-NaN elements, which the sort put first). The method
+decides which elements around that position are read, with one `take_along_axis` each, and
+how they combine:
+
+    linear    x[floor] + (x[ceil] - x[floor]) * frac      lower / higher   x[floor] / x[ceil]
+    midpoint  (x[floor] + x[ceil]) / 2                     nearest          x[ceil if frac > .5]
+    inverted_cdf  x[ceil(q * n) - 1]
+
+Sorting and gathering are differentiable, so gradients flow to the elements read. A slice
+holding a NaN gives NaN (the plain forms), as does an all-NaN slice (the nan-forms). `q`
+outside [0, 1] clamps to the ends instead of raising, and 'nearest' breaks ties towards the
+lower element (NumPy rounds the position half to even), as in JAX. Results are inexact (integer
+inputs in the default float type) and strongly typed; a 1-D `q` puts its axis first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.lax import reductions as lax_reductions
+from tracejit._src.lax import sort as lax_sort
+from tracejit._src.numpy import manipulation, promotion, reductions, ufuncs
+from tracejit._src.numpy.advanced_indexing import take_along_axis
+from tracejit._src.numpy.promotion import asarray_operand
+
+_METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
+_I32 = np.dtype(np.int32)
+
+
+def _check_unsupported(name: str, out, overwrite_input, weights=None):
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+    if overwrite_input:
+        raise NotImplementedError(f"The 'overwrite_input' argument to jnp.{name} is not supported.")
+    if weights is not None:
+        raise NotImplementedError(f"The 'weights' argument to jnp.{name} is not implemented.")
+
+
+def _merge_reduced_axes(x, axes: tuple):
+    """`x` with its kept axes first, in order, and its reduced axes merged into a last one."""
+    kept = tuple(d for d in range(x.ndim) if d not in axes)
+    x = manipulation.transpose(x, kept + axes)
+    m = int(np.prod([x.shape[len(kept) + i] for i in range(len(axes))], dtype=np.int64))
+    return manipulation.reshape(x, tuple(x.shape[: len(kept)]) + (m,)), kept
+
+
+def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: bool):
+    if method not in _METHODS:
+        raise ValueError(
+            "method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or "
+            "'inverted_cdf'"
+        )
+    (x,) = promotion.promote_dtypes_inexact(asarray_operand(name, a))
+    x = promotion.convert_element_type(x, x.dtype, False)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError(f"jnp.{name} does not support complex input")
+    q = promotion.convert_element_type(asarray_operand(name, q, 1), x.dtype, False)
+    if q.ndim > 1:
+        raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")  # JAX's wording
+    axes = reductions._reduction_axes(axis, x.ndim)
+    shape = x.shape
+    merged, kept = _merge_reduced_axes(x, axes)
+    last = merged.ndim - 1
+    m = merged.shape[last]
+    data = lax_sort.sort(merged, last)
+    nan_mask = ufuncs.isnan(merged)
+    dtype = x.dtype
+    if ignore_nans:
+        count = lax_reductions.reduce_sum(
+            promotion.convert_element_type(ufuncs.logical_not(nan_mask), dtype), (last,)
+        )
+        count = manipulation.expand_dims(count, -1)  # [..., 1]: one count per slice
+    else:
+        count = promotion.convert_element_type(m, dtype, False)
+    qs = manipulation.reshape(q, (-1,))  # [k]
+    one = promotion.weak_scalar(1.0, dtype)
+    top = ufuncs.maximum(ufuncs.subtract(count, one), promotion.weak_scalar(0.0, dtype))
+
+    def clipped(position):
+        return ufuncs.clip(position, promotion.weak_scalar(0.0, dtype), top)
+
+    position = ufuncs.multiply(qs, ufuncs.subtract(count, one))
+    low = clipped(ufuncs.floor(position))
+    high = clipped(ufuncs.ceil(position))
+
+    def read(index):
+        index = promotion.convert_element_type(index, _I32, False)
+        index = manipulation.broadcast_to(index, merged.shape[:last] + (qs.shape[0],))
+        if m == 0:  # nothing to read: NaN below
+            return promotion.convert_element_type(index, dtype, False)
+        return take_along_axis(data, index, axis=last, mode="clip")
+
+    if method == "linear":
+        lo, hi = read(low), read(high)
+        frac = ufuncs.subtract(clipped(position), low)
+        result = ufuncs.add(lo, ufuncs.multiply(ufuncs.subtract(hi, lo), frac))
+    elif method == "lower":
+        result = read(low)
+    elif method == "higher":
+        result = read(high)
+    elif method == "midpoint":
+        half = promotion.weak_scalar(0.5, dtype)
+        result = ufuncs.multiply(ufuncs.add(read(low), read(high)), half)
+    elif method == "nearest":  # a position halfway between two elements reads the lower, as in JAX
+        above_half = ufuncs.greater(
+            ufuncs.subtract(clipped(position), low), promotion.weak_scalar(0.5, dtype)
+        )
+        result = ufuncs.where(above_half, read(high), read(low))
+    else:  # inverted_cdf
+        result = read(clipped(ufuncs.subtract(ufuncs.ceil(ufuncs.multiply(qs, count)), one)))
+    if ignore_nans:
+        empty = ufuncs.equal(count, promotion.weak_scalar(0.0, dtype))
+    else:
+        empty = reductions.any(nan_mask, axis=last, keepdims=True)
+        if m == 0:
+            empty = ufuncs.logical_not(empty)
+    result = ufuncs.where(empty, promotion.convert_element_type(float("nan"), dtype), result)
+    # result: kept dims + [k]; put q's axis first, then restore keepdims
+    result = manipulation.moveaxis(result, -1, 0)
+    if keepdims:
+        kept_shape = tuple(1 if d in axes else shape[d] for d in range(len(shape)))
+    else:
+        kept_shape = tuple(shape[d] for d in kept)
+    return manipulation.reshape(result, q.shape + kept_shape)
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+             *, weights=None):  # fmt: skip
+    """The `q`-th quantiles (0 <= q <= 1) of `a` over `axis` (all axes for None; a tuple
+    reduces several), NaN where a slice holds a NaN."""
+    _check_unsupported("quantile", out, overwrite_input, weights)
+    return _quantile("quantile", a, q, axis, method, keepdims, ignore_nans=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                keepdims=False, *, weights=None):  # fmt: skip
+    """`quantile` ignoring NaNs (NaN only for a slice with no other element)."""
+    _check_unsupported("nanquantile", out, overwrite_input, weights)
+    return _quantile("nanquantile", a, q, axis, method, keepdims, ignore_nans=True)
+
+
+def _percent(name: str, q):
+    q = asarray_operand(name, q, 1)
+    (q,) = promotion.promote_dtypes_inexact(q)
+    return ufuncs.divide(q, promotion.weak_scalar(100.0, q.dtype))
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+               keepdims=False, *, weights=None):  # fmt: skip
+    """The `q`-th percentiles (0 <= q <= 100): `quantile` at q / 100."""
+    _check_unsupported("percentile", out, overwrite_input, weights)
+    q = _percent("percentile", q)
+    return _quantile("percentile", a, q, axis, method, keepdims, ignore_nans=False)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None):  # fmt: skip
+    """`percentile` ignoring NaNs."""
+    _check_unsupported("nanpercentile", out, overwrite_input, weights)
+    q = _percent("nanpercentile", q)
+    return _quantile("nanpercentile", a, q, axis, method, keepdims, ignore_nans=True)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median over `axis`: the 0.5 quantile (the mean of the two middle elements of an
+    even-length slice)."""
+    _check_unsupported("median", out, overwrite_input)
+    return _quantile("median", a, 0.5, axis, "midpoint", keepdims, ignore_nans=False)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """The median over `axis`, ignoring NaNs."""
+    _check_unsupported("nanmedian", out, overwrite_input)
+    return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, ignore_nans=True)
