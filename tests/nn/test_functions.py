@@ -535,3 +535,39 @@ def test_aliases_and_module():
 def test_initializers_need_random():
     with pytest.raises(NotImplementedError, match="tracejit.random"):
         nn.initializers.glorot_normal  # noqa: B018
+
+
+# --------------------------------------------------------------------------------------------
+# vmap against a loop, traced masks
+
+VMAPPED = {
+    "relu_grad": tracejit.grad(lambda v: nn.relu(v)),
+    "softmax": nn.softmax,
+    "log_softmax_where": lambda v: nn.log_softmax(v, where=v > 0),
+    "logsumexp_b": lambda v: nn.logsumexp(v, b=jnp.abs(v)),
+    "standardize": nn.standardize,
+    "one_hot": lambda v: nn.one_hot(jnp.round(jnp.abs(v)).astype(jnp.int32), 3),
+    "glu": nn.glu,
+}
+
+
+@pytest.mark.parametrize("name", sorted(VMAPPED))
+def test_vmap_matches_loop(name):
+    fun = VMAPPED[name]
+    x = np.random.default_rng(6).normal(size=(3, 4)).astype(np.float32)
+    if name == "relu_grad":
+        x = np.array([-1.0, 0.0, 2.0], np.float32)
+    batched = np.asarray(tracejit.vmap(fun)(jnp.asarray(x)))
+    looped = np.stack([np.asarray(fun(jnp.asarray(row))) for row in x])
+    np.testing.assert_allclose(batched, looped, rtol=1e-6, atol=1e-7)
+
+
+def test_traced_masks_under_jit():
+    x = jnp.asarray(np.random.default_rng(7).normal(size=(3, 4)).astype(np.float32))
+    mask = jnp.asarray(np.array([[True, False, True, True]] * 3))
+    for fun in (nn.softmax, nn.log_softmax, lambda v, where: nn.logsumexp(v, 1, where=where)):
+        np.testing.assert_allclose(
+            np.asarray(tracejit.jit(lambda v, m, f=fun: f(v, where=m))(x, mask)),
+            np.asarray(fun(x, where=mask)),
+            rtol=1e-6,
+        )

@@ -274,3 +274,23 @@ def test_module_surface():
     assert params["axis"].kind is inspect.Parameter.KEYWORD_ONLY and params["axis"].default is None
     assert list(inspect.signature(sp.log_ndtr).parameters) == ["x", "series_order"]
     assert list(inspect.signature(sp.polygamma).parameters) == ["n", "x"]
+
+
+VMAPPED = {
+    "xlogy": lambda v: sp.xlogy(v, jnp.abs(v)),
+    "log_ndtr": sp.log_ndtr,
+    "ndtri": lambda v: sp.ndtri(sp.ndtr(v)),
+    "ndtri_grad": tracejit.grad(lambda v: sp.ndtri(sp.ndtr(v))),
+    "entr_grad": tracejit.grad(lambda v: sp.entr(jnp.abs(v))),
+    "softmax": sp.softmax,
+}
+
+
+@pytest.mark.parametrize("name", sorted(VMAPPED))
+def test_vmap_matches_loop(name):
+    fun = VMAPPED[name]
+    x = np.random.default_rng(8).normal(size=(5,) if name.endswith("grad") else (3, 4)) * 3
+    x = x.astype(np.float32)
+    batched = np.asarray(tracejit.vmap(fun)(jnp.asarray(x)))
+    looped = np.stack([np.asarray(fun(jnp.asarray(row))) for row in x])
+    np.testing.assert_allclose(batched, looped, rtol=1e-6, atol=1e-7)

@@ -41,7 +41,7 @@ from tracejit._src.numpy.manipulation import (
 from tracejit._src.numpy.promotion import asarray_operand, promote_args_inexact
 
 jnp_max, jnp_sum, jnp_mean = jnp_reductions.max, jnp_reductions.sum, jnp_reductions.mean
-where, maximum, minimum = jnp_ufuncs.where, jnp_ufuncs.maximum, jnp_ufuncs.minimum
+jnp_where, maximum, minimum = jnp_ufuncs.where, jnp_ufuncs.maximum, jnp_ufuncs.minimum
 exp, expm1, log, log1p = jnp_ufuncs.exp, jnp_ufuncs.expm1, jnp_ufuncs.log, jnp_ufuncs.log1p
 tanh = jnp_ufuncs.tanh
 
@@ -84,13 +84,13 @@ def leaky_relu(x, negative_slope=1e-2):
     r"""Leaky rectifier: `x` where :math:`x \ge 0`, `negative_slope * x` elsewhere (slope 1 at
     0)."""
     x = _operand("leaky_relu", x)
-    return where(x >= 0, x, negative_slope * x)
+    return jnp_where(x >= 0, x, negative_slope * x)
 
 
 def hard_tanh(x):
     r"""`x` clipped to [-1, 1] (derivative 1 at the ends, since `where` keeps `x` there)."""
     x = _operand("hard_tanh", x)
-    return where(x > 1, 1, where(x < -1, -1, x))
+    return jnp_where(x > 1, 1, jnp_where(x < -1, -1, x))
 
 
 def hard_sigmoid(x):
@@ -165,7 +165,7 @@ def sparse_plus(x):
     r"""Sparse plus: 0 for :math:`x \le -1`, `x` for :math:`x \ge 1`, :math:`(x+1)^2/4`
     between (continuously differentiable)."""
     x = _operand("sparse_plus", x)
-    return where(x <= -1.0, 0.0, where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
+    return jnp_where(x <= -1.0, 0.0, jnp_where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
 def elu(x, alpha=1.0):
@@ -175,8 +175,8 @@ def elu(x, alpha=1.0):
     unused branch (whose inf would poison gradients through `where`).
     """
     x = _operand("elu", x)
-    safe_x = where(x > 0, 0.0, x)
-    return where(x > 0, x, alpha * expm1(safe_x))
+    safe_x = jnp_where(x > 0, 0.0, x)
+    return jnp_where(x > 0, x, alpha * expm1(safe_x))
 
 
 def celu(x, alpha=1.0):
@@ -224,7 +224,7 @@ def mish(x):
 
 @custom_jvp
 def _log1mexp(x):
-    return where(x > np.log(2), log1p(-exp(-x)), log(-expm1(-x)))
+    return jnp_where(x > np.log(2), log1p(-exp(-x)), log(-expm1(-x)))
 
 
 # d/dx log(1 - e^-x) = 1 / (e^x - 1). Differentiating the `where` instead would give NaN at 0,
@@ -279,23 +279,19 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     ndim = a.ndim
     axes = tuple(range(ndim)) if axis is None else normalize_axis_tuple(axis, ndim)
     amax = jnp_max(a, axis=axes, keepdims=True, where=where, initial=-np.inf)
-    amax = stop_gradient(_where(jnp_ufuncs.isfinite(amax), amax, 0))
-    exp_a = exp(a - amax.astype(a.dtype))
+    amax = stop_gradient(jnp_where(jnp_ufuncs.isfinite(amax), amax, 0))
+    exp_a = exp(a - amax)
     if b is not None:
         exp_a = exp_a * b
     sumexp = jnp_sum(exp_a, axis=axes, keepdims=keepdims, where=where)
     sign = jnp_ufuncs.sign(sumexp)
     sumexp = jnp_ufuncs.abs(sumexp)
-    out = log(sumexp) + (amax if keepdims else squeeze(amax, axes)).astype(a.dtype)
+    out = log(sumexp) + (amax if keepdims else squeeze(amax, axes))
     if return_sign:
         return out, sign
     if b is not None:
-        out = _where(sign < 0, np.nan, out)
+        out = jnp_where(sign < 0, np.nan, out)
     return out
-
-
-def _where(cond, x, y):
-    return where(cond, x, y)
 
 
 def logmeanexp(x, axis=None, where=None, keepdims=False):
@@ -325,14 +321,14 @@ def softmax(x, axis=-1, where=None):
     """
     (x,) = _promote_inexact("softmax", x)
     if where is not None:
-        x = _where(where, x, -np.inf)
+        x = jnp_where(where, x, -np.inf)
     x_max = _max_for_shift(x, axis, where)
     unnormalized = exp(x - x_max)
     if where is not None:
-        unnormalized = _where(where, unnormalized, 0.0)
+        unnormalized = jnp_where(where, unnormalized, 0.0)
     result = unnormalized / jnp_sum(unnormalized, axis, keepdims=True)
     if where is not None:
-        result = _where(where, result, 0)
+        result = jnp_where(where, result, 0)
     return result
 
 
@@ -345,7 +341,7 @@ def log_softmax(x, axis=-1, where=None):
     shifted_lse = log(jnp_sum(exp(shifted), axis, keepdims=True, where=where))
     result = shifted - shifted_lse
     if where is not None:
-        result = _where(where, result, -np.inf)
+        result = jnp_where(where, result, -np.inf)
     return result
 
 
