@@ -46,6 +46,7 @@ def _log1mexp(x):
 ACTIVATIONS = {
     "relu": (nn.relu, lambda x: np.maximum(x, 0), (-3, 3)),
     "relu6": (nn.relu6, lambda x: np.minimum(np.maximum(x, 0), 6), (-3, 9)),
+    "sparse_sigmoid": (nn.sparse_sigmoid, lambda x: np.clip(x + 1, 0, 2) / 2, (-3, 3)),
     "sigmoid": (nn.sigmoid, _sigmoid, (-8, 8)),
     "log_sigmoid": (nn.log_sigmoid, lambda x: -_softplus(-x), (-8, 8)),
     "softplus": (nn.softplus, _softplus, (-8, 8)),
@@ -92,6 +93,7 @@ ACTIVATIONS = {
 KINKS = {
     "relu": [0.0],
     "relu6": [0.0, 6.0],
+    "sparse_sigmoid": [-1.0, 1.0],
     "hard_sigmoid": [-3.0, 3.0],
     "hard_silu": [-3.0, 3.0],
     "hard_swish": [-3.0, 3.0],
@@ -179,6 +181,7 @@ SPECIAL_GRADS = [
     (nn.sigmoid, [-np.inf, 0.0, np.inf], [0, 0.25, 0]),
     (nn.log1mexp, [0.0, 1.0, 30.0, np.inf], [np.inf, 0.5819767068693263, 9.357623e-14, 0]),
     (nn.sparse_plus, [-1.0, 0.0, 1.0], [0, 0.5, 1]),
+    (nn.sparse_sigmoid, [-2.0, -1.0, 0.0, 1.0, np.nan], [0, 0.25, 0.5, 0.25, 0]),
     (nn.gelu, [0.0], [0.5]),
     (lambda x: nn.gelu(x, approximate=False), [0.0], [0.5]),
     (nn.mish, [0.0], [0.6]),
@@ -530,6 +533,13 @@ def test_aliases_and_module():
     assert nn.swish is nn.silu and nn.hard_swish is nn.hard_silu
     assert nn.tanh is jnp.tanh
     assert tracejit.nn is nn and "nn" in tracejit.__all__
+
+
+def test_missing_functions_say_so():
+    with pytest.raises(NotImplementedError, match="dot_product_attention"):
+        nn.dot_product_attention  # noqa: B018
+    with pytest.raises(AttributeError):
+        nn.not_a_function  # noqa: B018
 
 
 def test_initializers_need_random():

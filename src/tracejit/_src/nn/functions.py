@@ -107,6 +107,13 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
+def sparse_sigmoid(x):
+    r"""Piecewise-linear sigmoid :math:`\mathrm{clip}(x + 1, 0, 2) / 2` (0 below -1, 1 above 1),
+    the derivative of `sparse_plus`; slope 1/4 at the kinks (the clip's tie convention)."""
+    x = _operand("sparse_sigmoid", x)
+    return 0.5 * jnp_ufuncs.clip(x + 1.0, 0.0, 2.0)
+
+
 # --------------------------------------------------------------------------------------------
 # Smooth activations
 
@@ -424,6 +431,7 @@ __all__ = [
     "softmax",
     "softplus",
     "sparse_plus",
+    "sparse_sigmoid",
     "squareplus",
     "standardize",
     "swish",

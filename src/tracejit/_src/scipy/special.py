@@ -18,6 +18,8 @@ boundaries and series are tuned to those precisions.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from tracejit._src.custom_derivatives import custom_jvp
@@ -27,6 +29,7 @@ from tracejit._src.nn.functions import log_softmax as _nn_log_softmax
 from tracejit._src.nn.functions import logsumexp
 from tracejit._src.nn.functions import softmax as _nn_softmax
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
+from tracejit._src.numpy.arithmetic import fmod
 from tracejit._src.numpy.promotion import asarray_operand, promote_args_inexact
 
 where, log, log1p, exp = jnp_ufuncs.where, jnp_ufuncs.log, jnp_ufuncs.log1p, jnp_ufuncs.exp
@@ -35,6 +38,11 @@ abs_, sqrt, square = jnp_ufuncs.abs, jnp_ufuncs.sqrt, jnp_ufuncs.square
 
 def _inexact(name, *args):
     return promote_args_inexact(name, *args)
+
+
+def _const(x, value):
+    """A strongly typed constant of x's dtype (so results do not inherit a weak type)."""
+    return np.asarray(value, dtype=x.dtype)
 
 
 # --------------------------------------------------------------------------------------------
@@ -103,6 +111,46 @@ def polygamma(n, x):
     return lax_special.polygamma(n, x)
 
 
+def gammasgn(x):
+    r"""The sign of :math:`\Gamma(x)`: 1 for x > 0 (and +0), alternating between the poles for
+    x < 0 (-1 on (-1, 0), including -0), NaN at the poles (non-positive integers) and -inf."""
+    (x,) = _inexact("gammasgn", x)
+    floor_neg = jnp_ufuncs.floor(-x)
+    odd = fmod(floor_neg, _const(x, 2)) != 0
+    negative_sign = where(odd, _const(x, 1), _const(x, -1))
+    is_pole = (x < 0) & (floor_neg == -x)
+    out = where(x > 0, _const(x, 1), negative_sign)
+    out = where(x == 0, where(jnp_ufuncs.signbit(x), _const(x, -1), _const(x, 1)), out)
+    return where(is_pole | jnp_ufuncs.isnan(x), _const(x, np.nan), out)
+
+
+def gamma(x):
+    r""":math:`\Gamma(x)` as gammasgn(x) * exp(gammaln(x)) (inf at 0 with 0's sign, NaN at the
+    negative poles, overflowing to inf above about 35 in float32)."""
+    (x,) = _inexact("gamma", x)
+    return gammasgn(x) * exp(lax_special.lgamma(x))
+
+
+def factorial(n, exact=False):
+    r""":math:`n! = \Gamma(n + 1)` for real n >= 0, 0 for n < 0. `exact=True` (integer
+    arithmetic) is not supported, as in JAX."""
+    if exact:
+        raise NotImplementedError("factorial with exact=True")
+    (n,) = _inexact("factorial", n)
+    return where(n < 0, 0, exp(lax_special.lgamma(n + 1)))
+
+
+def multigammaln(a, d):
+    r"""Log of the multivariate gamma function of dimension `d` (a Python integer):
+    :math:`\frac{d(d-1)}{4}\log\pi + \sum_{j=0}^{d-1} \log\Gamma(a - j/2)`."""
+    d = operator.index(d)
+    (a,) = _inexact("multigammaln", a)
+    out = _const(a, d * (d - 1) / 4 * np.log(np.pi))
+    for j in range(d):
+        out = out + lax_special.lgamma(a - _const(a, j / 2))
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # x log y with 0 log 0 = 0
 
@@ -163,6 +211,42 @@ def entr(x):
     return where(x < 0, -np.inf, -_xlogx(x))
 
 
+def rel_entr(p, q):
+    r"""Relative entropy term :math:`p \log(p / q)` for p, q > 0; 0 where p = 0 and q >= 0;
+    inf elsewhere (including NaN p, as in JAX). Masked entries get zero gradient."""
+    p, q = _inexact("rel_entr", p, q)
+    both_positive = (p > 0) & (q > 0)
+    safe_p, safe_q = where(both_positive, p, 1.0), where(both_positive, q, 1.0)
+    value = xlogy(safe_p, safe_p) - xlogy(safe_p, safe_q)
+    return where(both_positive, value, where((p == 0) & (q >= 0), 0.0, np.inf))
+
+
+def kl_div(p, q):
+    r"""Kullback-Leibler divergence term :math:`p \log(p/q) - p + q` (`rel_entr` plus the
+    terms that make it non-negative and its gradient in q one where p = 0)."""
+    p, q = _inexact("kl_div", p, q)
+    return rel_entr(p, q) - p + q
+
+
+def boxcox(x, lmbda):
+    r"""Box-Cox transform :math:`(x^\lambda - 1)/\lambda`, :math:`\log x` at
+    :math:`\lambda = 0`; computed as expm1(lambda log x) / lambda, accurate for small lambda."""
+    x, lmbda = _inexact("boxcox", x, lmbda)
+    return _boxcox_of_log(log(x), lmbda)
+
+
+def boxcox1p(x, lmbda):
+    r"""Box-Cox transform of 1 + x, with log1p: accurate for small x."""
+    x, lmbda = _inexact("boxcox1p", x, lmbda)
+    return _boxcox_of_log(log1p(x), lmbda)
+
+
+def _boxcox_of_log(log_x, lmbda):
+    zero = lmbda == 0
+    safe_lmbda = where(zero, 1.0, lmbda)
+    return where(zero, log_x, jnp_ufuncs.expm1(safe_lmbda * log_x) / safe_lmbda)
+
+
 # --------------------------------------------------------------------------------------------
 # Softmax, SciPy's way: normalized over all axes unless told otherwise
 
@@ -188,11 +272,6 @@ def _normal_operand(name, x):
     if x.dtype not in (np.float32, np.float64):
         raise TypeError(f"{name}: x.dtype={x.dtype} is not supported; use float32 or float64.")
     return x
-
-
-def _const(x, value):
-    """A strongly typed constant of x's dtype (so results do not inherit a weak type)."""
-    return np.asarray(value, dtype=x.dtype)
 
 
 def _ndtr(x):
@@ -327,20 +406,28 @@ def ndtri(p):
 
 
 __all__ = [
+    "boxcox",
+    "boxcox1p",
     "digamma",
     "entr",
     "erf",
     "erfc",
     "erfinv",
     "expit",
+    "factorial",
+    "gamma",
     "gammaln",
+    "gammasgn",
+    "kl_div",
     "log_ndtr",
     "log_softmax",
     "logit",
     "logsumexp",
+    "multigammaln",
     "ndtr",
     "ndtri",
     "polygamma",
+    "rel_entr",
     "softmax",
     "xlog1py",
     "xlogy",
