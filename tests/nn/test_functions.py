@@ -470,6 +470,15 @@ def test_standardize(axis, algorithm):
     np.testing.assert_allclose(np.asarray(out), _ref_standardize(x, axis), rtol=1e-4, atol=1e-5)
 
 
+def test_standardize_fast_variance_is_clipped():
+    """E[x^2] - E[x]^2 rounds to -1 here in float32; clipped at 0 (as in JAX), not NaN."""
+    x = [3000.000732421875] * 2 + [3000.000244140625, 3000.0009765625, 3000.0]
+    x = jnp.asarray(np.array(x + [3000.000244140625] * 2, np.float32))
+    assert float(jnp.mean(x * x) - jnp.mean(x) ** 2) < 0
+    out = np.asarray(nn.standardize(x))
+    assert np.isfinite(out).all() and np.abs(out).max() < 1
+
+
 def test_standardize_options(enable_x64):
     x = np.array([[1.0, 2.0, 4.0], [3.0, -1.0, 7.0]])
     np.testing.assert_allclose(

@@ -386,7 +386,8 @@ def standardize(
     \epsilon}`.
 
     `mean` and `variance` default to the (masked) statistics of `x`. `algorithm="fast"` computes
-    the variance as :math:`E[x^2] - \mu^2` (one pass, but cancels when the mean dominates);
+    the variance as :math:`E[x^2] - \mu^2`, clipped at 0 (one pass, but cancels when the mean
+    dominates);
     `"stable"` as :math:`E[(x - \mu)^2]`. `where` masks the statistics only, not the output.
     """
     if algorithm not in ("fast", "stable"):
@@ -397,7 +398,8 @@ def standardize(
     if variance is None:
         if algorithm == "fast":
             variance = jnp_mean(jnp_ufuncs.square(x), axis, keepdims=True, where=where)
-            variance = variance - jnp_ufuncs.square(mean)
+            # Rounding can make the difference slightly negative; clipped, so rsqrt sees >= eps.
+            variance = jnp_ufuncs.clip(variance - jnp_ufuncs.square(mean), 0)
         else:
             centered = x - mean
             variance = jnp_mean(jnp_ufuncs.square(centered), axis, keepdims=True, where=where)
