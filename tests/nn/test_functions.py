@@ -416,6 +416,11 @@ def test_logmeanexp():
     np.testing.assert_allclose(
         float(nn.logmeanexp(jnp.asarray(x), where=MASK)), _ref_lse(x[MASK]) - np.log(3), rtol=1e-6
     )
+    # A mask that broadcasts against x counts per row.
+    out = nn.logmeanexp(jnp.asarray(X[[0, 2]]), axis=1, where=MASK)
+    np.testing.assert_allclose(
+        np.asarray(out), _ref_lse(X[[0, 2]][:, MASK], axis=1) - np.log(3), rtol=1e-6
+    )
     out = nn.logmeanexp(jnp.asarray(X[[0, 2]]), axis=1, keepdims=True)
     np.testing.assert_allclose(
         np.asarray(out), _ref_lse(X[[0, 2]], axis=1, keepdims=True) - np.log(4), rtol=1e-6

@@ -32,6 +32,7 @@ from tracejit._src.numpy import reductions as jnp_reductions
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.creation import arange, asarray, zeros_like
 from tracejit._src.numpy.manipulation import (
+    broadcast_to,
     expand_dims,
     normalize_axis,
     normalize_axis_tuple,
@@ -309,7 +310,8 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
         axes = tuple(range(x.ndim)) if axis is None else normalize_axis_tuple(axis, x.ndim)
         count = int(np.prod([x.shape[i] for i in axes], dtype=np.int64))
         return lse - np.log(np.asarray(count, dtype=x.dtype))
-    count = jnp_sum(where, axis=axis, keepdims=keepdims, dtype=x.dtype)
+    mask = broadcast_to(asarray(where, dtype=bool), x.shape)
+    count = jnp_sum(mask, axis=axis, keepdims=keepdims, dtype=x.dtype)
     return lse - log(count)
 
 
