@@ -4,6 +4,8 @@ against finite differences, and JAX's derivatives at the special points (0 log 0
 poles, the normal tails)."""
 
 import inspect
+import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -382,9 +384,61 @@ def test_added_dtypes(case):
     assert (str(out.dtype), out.weak_type) == (dtype, weak)
 
 
-@pytest.mark.parametrize("name", ["zeta", "betaln", "i0e", "gammainc", "erfcx"])
+@pytest.mark.parametrize("name", ["zeta", "betainc", "i0e", "gammainc", "erfcx"])
 def test_missing_functions_say_so(name):
     with pytest.raises(NotImplementedError, match=name):
         getattr(sp, name)
     with pytest.raises(AttributeError):
         sp.not_a_function  # noqa: B018
+
+
+def _exact_betaln(m, n):
+    """log B(m, n) for integers, from exact factorials: (m-1)! (n-1)! / (m+n-1)!."""
+    ratio = Fraction(math.factorial(m - 1) * math.factorial(n - 1), math.factorial(m + n - 1))
+    return math.log(ratio.numerator) - math.log(ratio.denominator)
+
+
+# (a, b): both small (the lgamma sum), one large, both large (Stirling's series).
+BETA_INTEGERS = [(2, 3), (7, 9), (9, 10), (10, 10), (11, 12), (1, 10), (3, 10000), (8, 100000)]
+BETA_INTEGERS += [(50, 60), (100, 2000), (1, 1000000)]
+
+
+@pytest.mark.parametrize("m, n", BETA_INTEGERS)
+def test_betaln_against_exact_factorials(m, n, enable_x64):
+    """Exact references: SciPy's own betaln is off by 1e-12 at (8, 1e5)."""
+    expected = _exact_betaln(m, n)
+    for a, b in ((m, n), (n, m)):
+        out = float(sp.betaln(jnp.asarray(float(a)), jnp.asarray(float(b))))
+        np.testing.assert_allclose(out, expected, rtol=1e-14)
+
+
+def test_beta_and_betaln_values(enable_x64):
+    a = np.array([1.0, 0.5, -0.5, 0.0, 2.5, 30.0, 0.5, 1e-3])
+    b = np.array([1.0, 0.5, 2.0, 1.0, 3.5, 40.0, 1e8, 7.0])
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(
+            np.asarray(sp.betaln(jnp.asarray(a), jnp.asarray(b))), ss.betaln(a, b), rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            np.asarray(sp.beta(jnp.asarray(a), jnp.asarray(b))), ss.beta(a, b), rtol=1e-11
+        )
+    assert float(sp.beta(-0.5, 2.0)) == pytest.approx(-4.0)  # the sign comes from gammasgn
+
+
+def test_betaln_grads(enable_x64):
+    rng = np.random.default_rng(10)
+    for low, high in ((0.5, 5), (12, 50), (0.5, 3)):
+        a = jnp.asarray(rng.uniform(low, high, 3))
+        b = jnp.asarray(rng.uniform(low if low > 1 else 12, high if low > 1 else 80, 3))
+        check_grads(sp.betaln, (a, b), order=2)
+    ga, gb = tracejit.grad(sp.betaln, argnums=(0, 1))(3.0, 20.0)
+    np.testing.assert_allclose(float(ga), ss.digamma(3.0) - ss.digamma(23.0), rtol=1e-12)
+    np.testing.assert_allclose(float(gb), ss.digamma(20.0) - ss.digamma(23.0), rtol=1e-12)
+
+
+def test_beta_dtypes():
+    out = sp.betaln(1, 2.0)
+    assert (out.dtype, out.weak_type) == (np.float32, True)
+    out = sp.beta(1, 2)
+    assert (out.dtype, out.weak_type) == (np.float32, False)
+    np.testing.assert_allclose(np.asarray(tracejit.jit(sp.beta)(2.0, 3.0)), 1 / 12, rtol=1e-6)

@@ -4,6 +4,8 @@ JAX's other special functions are named here but raise NotImplementedError: they
 primitives or algorithms tracejit does not have yet."""
 
 from tracejit._src.scipy.special import (  # noqa: F401
+    beta,
+    betaln,
     boxcox,
     boxcox1p,
     digamma,
@@ -58,7 +60,7 @@ _MISSING = {
         "a series or primitive tracejit does not have yet",
     ),
     **dict.fromkeys(
-        ("beta", "betaln", "betainc", "poch", "loggamma", "comb"),
+        ("betainc", "poch", "loggamma", "comb"),
         "an algorithm accurate for large arguments (lgamma differences cancel)",
     ),
 }
