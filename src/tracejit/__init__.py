@@ -6,7 +6,7 @@ import tracejit.numpy as jnp
 jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 3.0))(jnp.ones(8))
 """
 
-from tracejit import dtypes, errors, lax, numpy, test_util, tree, tree_util
+from tracejit import dtypes, errors, lax, nn, numpy, test_util, tree, tree_util
 from tracejit._src.api import (
     ShapeDtypeStruct,
     block_until_ready,
@@ -68,6 +68,7 @@ __all__ = [
     "linearize",
     "local_devices",
     "make_jaxpr",
+    "nn",
     "numpy",
     "remat",
     "test_util",

@@ -1,0 +1,1 @@
+"""Implementation of `tracejit.nn` (see `functions`)."""

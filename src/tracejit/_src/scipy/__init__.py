@@ -1,0 +1,1 @@
+"""Implementation of `tracejit.scipy` (see `special`)."""

@@ -1,0 +1,3 @@
+"""`tracejit.scipy`: SciPy's API over tracejit (`import tracejit.scipy.special`)."""
+
+from tracejit.scipy import special  # noqa: F401
