@@ -23,10 +23,10 @@ from __future__ import annotations
 import functools
 
 from tracejit._src.api import shaped_abstractify
-from tracejit._src.core import Primitive, Tracer, set_current_trace
+from tracejit._src.core import Primitive, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.eval import to_numpy
-from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr, without_dead_equations
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
@@ -63,7 +63,7 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         closed = trace_to_jaxpr(
             flat_fun, [shaped_abstractify(x) for x in leaves], DebugInfo(fun, "checkpoint")
         )
-        closed, closure = _hoist_tracers(closed)
+        closed, closure = hoist_tracer_consts(closed)
         outs = remat_p.bind(
             *closure,
             *leaves,
@@ -78,18 +78,6 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
 
 
 remat = checkpoint
-
-
-def _hoist_tracers(closed: ClosedJaxpr):
-    """Tracers of enclosing transformations the function closes over become leading inputs."""
-    jaxpr = closed.jaxpr
-    pairs = list(zip(jaxpr.constvars, closed.consts, strict=True))
-    tracers = [(v, c) for v, c in pairs if isinstance(c, Tracer)]
-    consts = [(v, c) for v, c in pairs if not isinstance(c, Tracer)]
-    hoisted = Jaxpr(
-        [v for v, _ in consts], [v for v, _ in tracers] + jaxpr.invars, jaxpr.outvars, jaxpr.eqns
-    )
-    return ClosedJaxpr(hoisted, [c for _, c in consts]), [c for _, c in tracers]
 
 
 @remat_p.def_abstract_eval
@@ -157,36 +145,12 @@ partial_eval.partial_eval_rules[remat_p] = _remat_partial_eval
 
 def _remat_transpose(cts, *args, jaxpr, **params):
     """A `remat2` of the transposed body: it recomputes the forward values it reads from the
-    known inputs, then runs backwards."""
-    linear = [transpose.is_undefined_primal(a) for a in args]
-    known = [a for a, lin in zip(args, linear, strict=True) if not lin]
-    nonzero = [type(ct) is not ad.Zero for ct in cts]
-    ct_avals = [ad.tangent_aval(a) for a in jaxpr.out_avals]
-
-    def transposed_body(*values):
-        known_values, ct_values = iter(values[: len(known)]), iter(values[len(known) :])
-        primals = [a if lin else next(known_values) for a, lin in zip(args, linear, strict=True)]
-        cts_out = [
-            next(ct_values) if nz else ad.Zero(aval)
-            for nz, aval in zip(nonzero, ct_avals, strict=True)
-        ]
-        cts_in = transpose.backward_pass(jaxpr.jaxpr, jaxpr.consts, cts_out, primals)
-        return [ad.instantiate_zeros(ct) for ct, lin in zip(cts_in, linear, strict=True) if lin]
-
-    avals = [shaped_abstractify(a) for a in known]
-    avals += [a for a, nz in zip(ct_avals, nonzero, strict=True) if nz]
-    body = without_dead_equations(
-        trace_to_jaxpr(transposed_body, avals, DebugInfo(transposed_body, "transpose"))
-    )  # the recomputed forward values that nothing reads backwards
-    cts_in = iter(
-        remat_p.bind(
-            *known,
-            *(ct for ct in cts if type(ct) is not ad.Zero),
-            jaxpr=body,
-            **dict(params, differentiated=True),
-        )
+    known inputs, then runs backwards (what nothing reads backwards is dropped)."""
+    body, operands = transpose.transposed_call_body(jaxpr, cts, args)
+    outs = remat_p.bind(
+        *operands, jaxpr=without_dead_equations(body), **dict(params, differentiated=True)
     )
-    return [next(cts_in) if lin else None for lin in linear]
+    return transpose.call_cotangents(outs, args)
 
 
 transpose.transpose_rules[remat_p] = _remat_transpose

@@ -22,10 +22,10 @@ import warnings
 
 from tracejit._src.array import Array, DeviceArray
 from tracejit._src.config import config
-from tracejit._src.core import Primitive, Tracer, current_trace, get_aval, set_current_trace
+from tracejit._src.core import Primitive, current_trace, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.eval import EvalTrace
-from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
@@ -113,28 +113,9 @@ partial_eval.partial_eval_rules[jit_p] = _jit_partial_eval
 
 
 def _jit_transpose(cts, *args, jaxpr, name):
-    """A call of the transposed body, on the known operands and the nonzero cotangents: the
-    backward pass of `grad(jit(f))` is compiled too."""
-    linear = [transpose.is_undefined_primal(a) for a in args]
-    known = [a for a, lin in zip(args, linear, strict=True) if not lin]
-    nonzero = [type(ct) is not ad.Zero for ct in cts]
-    ct_avals = [ad.tangent_aval(a) for a in jaxpr.out_avals]
-
-    def transposed_body(*values):
-        known_values, ct_values = iter(values[: len(known)]), iter(values[len(known) :])
-        primals = [a if lin else next(known_values) for a, lin in zip(args, linear, strict=True)]
-        cts_out = [
-            next(ct_values) if nz else ad.Zero(aval)
-            for nz, aval in zip(nonzero, ct_avals, strict=True)
-        ]
-        cts_in = transpose.backward_pass(jaxpr.jaxpr, jaxpr.consts, cts_out, primals)
-        return [ad.instantiate_zeros(ct) for ct, lin in zip(cts_in, linear, strict=True) if lin]
-
-    in_avals = [get_aval(a) for a in known] + [a for a, nz in zip(ct_avals, nonzero) if nz]
-    body = trace_to_jaxpr(transposed_body, in_avals, DebugInfo(transposed_body, "transpose"))
-    nonzero_cts = [ct for ct in cts if type(ct) is not ad.Zero]
-    cts_in = iter(jit_p.bind(*known, *nonzero_cts, jaxpr=body, name=name))
-    return [next(cts_in) if lin else None for lin in linear]
+    """A call of the transposed body: the backward pass of `grad(jit(f))` is compiled too."""
+    body, operands = transpose.transposed_call_body(jaxpr, cts, args)
+    return transpose.call_cotangents(jit_p.bind(*operands, jaxpr=body, name=name), args)
 
 
 transpose.transpose_rules[jit_p] = _jit_transpose
@@ -288,7 +269,7 @@ class Jitted:
 
         closed = trace_to_jaxpr(flat_fun, avals, DebugInfo(self.fun, "jit"))
         donated = self._donated_leaves(args, static, in_tree, positional_only)
-        closed, closure = _hoist_tracers(closed)
+        closed, closure = hoist_tracer_consts(closed)
         return CacheEntry(closed, out_trees[0], donated, closure)
 
     def _donated_leaves(self, args, static, in_tree, positional_only) -> tuple | None:
@@ -378,23 +359,6 @@ class CacheEntry:
         self.donated = donated  # a bool per flat argument, or None
         self.closure = closure  # tracers the function closes over: the jaxpr's first inputs
         self.program = None
-
-
-def _hoist_tracers(closed: ClosedJaxpr):
-    """(jaxpr, closure): a function traced inside another transformation may close over that
-    transformation's tracers; they become the jaxpr's leading inputs, passed to the `jit`
-    equation as operands, so that the enclosing transformation sees them (a JVP differentiates
-    through them, staging reads them). Such an entry holds live tracers: it is never cached."""
-    jaxpr = closed.jaxpr
-    pairs = list(zip(jaxpr.constvars, closed.consts, strict=True))
-    tracers = [(v, c) for v, c in pairs if isinstance(c, Tracer)]
-    if not tracers:
-        return closed, ()
-    consts = [(v, c) for v, c in pairs if not isinstance(c, Tracer)]
-    hoisted = Jaxpr(
-        [v for v, _ in consts], [v for v, _ in tracers] + jaxpr.invars, jaxpr.outvars, jaxpr.eqns
-    )
-    return ClosedJaxpr(hoisted, [c for _, c in consts]), tuple(c for _, c in tracers)
 
 
 def _arrays_signature(args) -> tuple | None:

@@ -152,3 +152,20 @@ def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo) -> ClosedJaxpr:
         args = [trace.new_arg(aval) for aval in in_avals]
         outputs = fun(*args)
         return trace.to_jaxpr(outputs)
+
+
+def hoist_tracer_consts(closed: ClosedJaxpr):
+    """(jaxpr, tracers): a function staged inside another transformation may close over that
+    transformation's tracers, which land among the consts; call primitives (`jit`, `remat2`)
+    take them as leading inputs instead, passed as operands, so that the enclosing
+    transformation sees them (a JVP differentiates through them, staging reads them)."""
+    jaxpr = closed.jaxpr
+    pairs = list(zip(jaxpr.constvars, closed.consts, strict=True))
+    tracers = [(v, c) for v, c in pairs if isinstance(c, Tracer)]
+    if not tracers:
+        return closed, ()
+    consts = [(v, c) for v, c in pairs if not isinstance(c, Tracer)]
+    hoisted = Jaxpr(
+        [v for v, _ in consts], [v for v, _ in tracers] + jaxpr.invars, jaxpr.outvars, jaxpr.eqns
+    )
+    return ClosedJaxpr(hoisted, [c for _, c in consts]), tuple(c for _, c in tracers)

@@ -123,3 +123,38 @@ def _custom_lin_transpose(cts, *operands, num_res, bwd, out_avals, in_avals):
 
 
 transpose_rules[custom_lin_p] = _custom_lin_transpose
+
+
+def transposed_call_body(closed, cts, args):
+    """What call primitives (`jit`, `remat2`) transpose into: another call, of the transposed
+    body. Returns (that body as a closed jaxpr, its operands): it takes the call's known
+    operands and its nonzero cotangents and gives the cotangents of the linear operands."""
+    from tracejit._src.core import get_aval
+    from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+
+    linear = [is_undefined_primal(a) for a in args]
+    known = [a for a, lin in zip(args, linear, strict=True) if not lin]
+    nonzero = [type(ct) is not Zero for ct in cts]
+    ct_avals = [ad.tangent_aval(a) for a in closed.out_avals]
+
+    def transposed_body(*values):
+        known_values, ct_values = iter(values[: len(known)]), iter(values[len(known) :])
+        primals = [a if lin else next(known_values) for a, lin in zip(args, linear, strict=True)]
+        cts_out = [
+            next(ct_values) if nz else Zero(aval)
+            for nz, aval in zip(nonzero, ct_avals, strict=True)
+        ]
+        cts_in = backward_pass(closed.jaxpr, closed.consts, cts_out, primals)
+        return [ad.instantiate_zeros(ct) for ct, lin in zip(cts_in, linear, strict=True) if lin]
+
+    avals = [get_aval(a) for a in known]
+    avals += [a for a, nz in zip(ct_avals, nonzero, strict=True) if nz]
+    body = trace_to_jaxpr(transposed_body, avals, DebugInfo(transposed_body, "transpose"))
+    return body, [*known, *(ct for ct in cts if type(ct) is not Zero)]
+
+
+def call_cotangents(cts_in, args) -> list:
+    """The cotangents a transposed call gives back, one per operand of the original call
+    (None for the known ones)."""
+    cts_in = iter(cts_in)
+    return [next(cts_in) if is_undefined_primal(a) else None for a in args]
