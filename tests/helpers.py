@@ -33,3 +33,32 @@ def check_traced_matches_eager(fun, *args, rtol=1e-6, atol=1e-6):
             equal_nan=True,
         )
     return eager
+
+
+def assert_tree_equal(got, want, tol):
+    """Same pytree structure, dtypes and shapes; values within `tol`."""
+    got_leaves, got_tree = tree_flatten(got)
+    want_leaves, want_tree = tree_flatten(want)
+    assert got_tree == want_tree, (got_tree, want_tree)
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, g.shape, w.dtype, w.shape)
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
+
+
+def check_eager_jit_numpy(fun, args, want, tol=1e-6, replay=True):
+    """`fun` eagerly, under jit and (with `replay`) staged, type-checked and replayed, all
+    equal `want` (a NumPy reference)."""
+    from tracejit._src.jit import jit
+
+    assert_tree_equal(fun(*args), want, tol)
+    assert_tree_equal(jit(fun)(*args), want, tol)
+    if replay:
+        check_traced_matches_eager(fun, *args, rtol=tol, atol=tol)
+
+
+def jaxpr_text(fun, *args) -> str:
+    """The printed jaxpr of `fun`, after type-checking it."""
+    closed = make_jaxpr(fun)(*args)
+    check_jaxpr(closed.jaxpr)
+    return str(closed)

@@ -7,12 +7,11 @@ import re
 
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import assert_tree_equal, check_eager_jit_numpy, jaxpr_text
 
 import tracejit as jax
 import tracejit.numpy as jnp
 from tracejit import lax
-from tracejit._src.jaxpr import check_jaxpr
 from tracejit.test_util import check_grads
 
 _rng = np.random.default_rng(0)
@@ -21,30 +20,6 @@ f32, f16, i32, c64 = np.float32, np.float16, np.int32, np.complex64
 
 def r(*shape, dtype=f32):
     return _rng.standard_normal(shape).astype(dtype)
-
-
-def assert_tree_equal(got, want, tol):
-    """Same pytree structure, dtypes, shapes; values within `tol`."""
-    got_leaves, got_tree = jax.tree_util.tree_flatten(got)
-    want_leaves, want_tree = jax.tree_util.tree_flatten(want)
-    assert got_tree == want_tree, (got_tree, want_tree)
-    for g, w in zip(got_leaves, want_leaves, strict=True):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, g.shape, w.dtype, w.shape)
-        np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
-
-
-def check_eager_jit_numpy(fun, args, want, tol=1e-6):
-    """`fun` eagerly, staged (type-checked jaxpr, replayed) and under jit all equal `want`."""
-    assert_tree_equal(fun(*args), want, tol)
-    assert_tree_equal(jax.jit(fun)(*args), want, tol)
-    check_traced_matches_eager(fun, *args, rtol=tol, atol=tol)
-
-
-def jaxpr_text(fun, *args):
-    closed = jax.make_jaxpr(fun)(*args)
-    check_jaxpr(closed.jaxpr)
-    return str(closed)
 
 
 # --- eager, jit and NumPy -------------------------------------------------------------------

@@ -4,19 +4,13 @@ derivatives and their vmaps, as JAX 0.10.2 prints them; where ours differs on pu
 asserted and the difference explained."""
 
 import numpy as np
+from helpers import jaxpr_text
 
 import tracejit as jax
 import tracejit.numpy as jnp
 from tracejit import lax
-from tracejit._src.jaxpr import check_jaxpr
 
 f32, i32 = np.float32, np.int32
-
-
-def jaxpr_text(fun, *args):
-    closed = jax.make_jaxpr(fun)(*args)
-    check_jaxpr(closed.jaxpr)
-    return str(closed)
 
 
 # --- cond and switch ------------------------------------------------------------------------------

@@ -2,9 +2,12 @@
 while inside a cond; cond inside scan; scan inside scan; jit/grad/vmap at every level), and
 the composites built on scan and slicing: `lax.map` and `lax.associative_scan`, against NumPy."""
 
+import functools
+
+import helpers
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import assert_tree_equal
 
 import tracejit as jax
 import tracejit.numpy as jnp
@@ -12,29 +15,15 @@ from tracejit import lax
 from tracejit._src.jaxpr import check_jaxpr
 from tracejit.test_util import check_grads
 
+# Nested loops accumulate float32 rounding: this file compares to 1e-5.
+check_eager_jit_numpy = functools.partial(helpers.check_eager_jit_numpy, tol=1e-5)
+
 _rng = np.random.default_rng(3)
 f32, i32 = np.float32, np.int32
 
 
 def r(*shape, dtype=f32):
     return _rng.standard_normal(shape).astype(dtype)
-
-
-def assert_tree_equal(got, want, tol):
-    got_leaves, got_tree = jax.tree_util.tree_flatten(got)
-    want_leaves, want_tree = jax.tree_util.tree_flatten(want)
-    assert got_tree == want_tree, (got_tree, want_tree)
-    for g, w in zip(got_leaves, want_leaves, strict=True):
-        g, w = np.asarray(g), np.asarray(w)
-        assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, g.shape, w.dtype, w.shape)
-        np.testing.assert_allclose(g, w, rtol=tol, atol=tol)
-
-
-def check_eager_jit_numpy(fun, args, want, tol=1e-5, replay=True):
-    assert_tree_equal(fun(*args), want, tol)
-    assert_tree_equal(jax.jit(fun)(*args), want, tol)
-    if replay:
-        check_traced_matches_eager(fun, *args, rtol=tol, atol=tol)
 
 
 def _member(a, ax, i):
