@@ -299,3 +299,4 @@ inf = _np.inf
 nan = _np.nan
 euler_gamma = _np.euler_gamma
 newaxis = None
+from tracejit.numpy import linalg  # noqa: F401

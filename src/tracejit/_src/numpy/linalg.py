@@ -1,0 +1,181 @@
+"""`jnp.linalg`: the parts of NumPy's linear algebra that are compositions of existing
+primitives: norms, matrix powers, and the products `jnp` already has under their `linalg` names.
+
+Decompositions and solvers (Cholesky, LU, QR, eigendecompositions, SVD, triangular solves)
+need primitives of their own, lowered to LAPACK through XLA; they are not built yet, and the
+functions that rest on them (`inv`, `solve`, `det`, the spectral norms, ...) raise
+NotImplementedError saying so rather than computing something else.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.numpy import arithmetic, manipulation, products, promotion, reductions, ufuncs
+from tracejit._src.numpy.lib import diagonal, trace  # noqa: F401  (linalg names too)
+from tracejit._src.numpy.lib_math import cross  # noqa: F401
+from tracejit._src.numpy.manipulation import matrix_transpose  # noqa: F401
+from tracejit._src.numpy.products import matmul, outer, tensordot, vecdot  # noqa: F401
+
+
+def _inexact(name: str, x):
+    """`x` as an array of a floating-point or complex dtype (norms of integers are floats)."""
+    x = promotion.asarray_operand(name, x)
+    dtype = promotion.to_inexact_dtype(np.dtype(x.dtype))
+    return promotion.convert_element_type(x, dtype, False)
+
+
+def _abs_squared(x):
+    """|x|^2, real for complex x: the 2-norm's summand, differentiable away from 0."""
+    if dtypes.is_complex(x.dtype):
+        return ufuncs.real(ufuncs.multiply(x, ufuncs.conjugate(x)))
+    return ufuncs.multiply(x, x)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The `ord`-norm of `x` along `axis` (all axes, flattened, for None): `inf`/`-inf` the
+    largest/smallest magnitude, 0 the number of nonzero entries, any other p
+    `sum(|x|^p)^(1/p)`."""
+    x = _inexact("jnp.linalg.vector_norm", x)
+    if axis is None:
+        if keepdims:
+            axis = tuple(range(x.ndim))
+        else:
+            x, axis = manipulation.ravel(x), 0
+    if ord == np.inf:
+        return reductions.max(ufuncs.abs(x), axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return reductions.min(ufuncs.abs(x), axis=axis, keepdims=keepdims)
+    if ord == 0:
+        nonzero = ufuncs.not_equal(x, 0)
+        counts = reductions.sum(nonzero, axis=axis, keepdims=keepdims)
+        return promotion.convert_element_type(counts, _real_dtype(x.dtype), False)
+    if ord == 1:
+        return reductions.sum(ufuncs.abs(x), axis=axis, keepdims=keepdims)
+    if ord == 2:
+        return ufuncs.sqrt(reductions.sum(_abs_squared(x), axis=axis, keepdims=keepdims))
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid order '{ord}' for vector norm.")  # noqa: TRY004 (JAX's)
+    p = float(ord)
+    powered = reductions.sum(arithmetic.power(ufuncs.abs(x), p), axis=axis, keepdims=keepdims)
+    return arithmetic.power(powered, 1.0 / p)
+
+
+def _real_dtype(dtype) -> np.dtype:
+    return np.dtype(np.float64 if np.dtype(dtype) == np.complex128 else np.float32) if (
+        dtypes.is_complex(dtype)
+    ) else np.dtype(dtype)  # fmt: skip
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """The `ord`-norm of the matrices in the last two axes of `x`: 'fro', or the induced 1
+    (largest column sum), inf (largest row sum), -1 and -inf (smallest). The spectral norms
+    (2, -2, 'nuc') need singular values, which are not built yet."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """NumPy's `linalg.norm`: a vector norm for one axis (or a 1-D `x`), a matrix norm for two
+    (or a 2-D `x`), the 2-norm of the flattened `x` when neither `ord` nor `axis` is given."""
+    x = _inexact("jnp.linalg.norm", x)
+    if axis is None:
+        if ord is None:
+            return vector_norm(x, axis=None, keepdims=keepdims)
+        if x.ndim not in (1, 2):
+            raise ValueError("Improper number of axes for norm")
+        axis = tuple(range(x.ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(operator.index(a) for a in axis)
+    axes = tuple(manipulation.normalize_axis(a, x.ndim) for a in axes)
+    if len(axes) == 1:
+        return vector_norm(x, axis=axes, keepdims=keepdims, ord=2 if ord is None else ord)
+    if len(axes) != 2:
+        raise ValueError(f"Invalid axis values ({axis}) for jnp.linalg.norm.")
+    rows, cols = axes
+    if ord is None or ord == "fro":
+        return ufuncs.sqrt(reductions.sum(_abs_squared(x), axis=axes, keepdims=keepdims))
+    induced = {
+        1: (reductions.max, rows, cols),
+        -1: (reductions.min, rows, cols),
+        np.inf: (reductions.max, cols, rows),
+        -np.inf: (reductions.min, cols, rows),
+    }
+    if ord in induced:
+        pick, summed, over = induced[ord]
+        sums = reductions.sum(ufuncs.abs(x), axis=summed, keepdims=True)
+        out = pick(sums, axis=over, keepdims=True)
+        return out if keepdims else manipulation.squeeze(out, axes)
+    if ord in (2, -2, "nuc"):
+        raise NotImplementedError(
+            f"jnp.linalg.norm with ord={ord!r} needs singular values (an SVD primitive), "
+            "which tracejit does not have yet"
+        )
+    raise ValueError(f"Invalid order '{ord}' for matrix norm.")
+
+
+def matrix_power(a, n):
+    """`a` (a stack of square matrices) to the integer power `n`, by repeated squaring;
+    `n = 0` gives identities. Negative powers need an inverse, which is not built yet."""
+    a = promotion.asarray_operand("jnp.linalg.matrix_power", a)
+    n = operator.index(n)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise TypeError(f"matrix_power requires a square array, got shape {a.shape}")
+    if n < 0:
+        raise NotImplementedError(
+            "jnp.linalg.matrix_power with a negative power needs a matrix inverse (an LU "
+            "primitive), which tracejit does not have yet"
+        )
+    identity = manipulation.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    result, square = None, a
+    while n:
+        if n & 1:
+            result = square if result is None else products.matmul(result, square)
+        n >>= 1
+        if n:
+            square = products.matmul(square, square)
+    return identity if result is None else result
+
+
+def multi_dot(arrays, *, precision=None):
+    """The product of a chain of matrices (1-D ends as vectors), left to right."""
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise ValueError("multi_dot requires at least two arrays")
+    out = arrays[0]
+    for b in arrays[1:]:
+        out = products.matmul(out, b, precision=precision)
+    return out
+
+
+def _needs_decomposition(name: str, what: str):
+    def missing(*args, **kwargs):
+        raise NotImplementedError(
+            f"jnp.linalg.{name} needs {what}, a primitive tracejit does not have yet (it would "
+            "lower to LAPACK through XLA)"
+        )
+
+    missing.__name__ = name
+    missing.__qualname__ = name
+    return missing
+
+
+cholesky = _needs_decomposition("cholesky", "a Cholesky decomposition")
+det = _needs_decomposition("det", "an LU decomposition")
+slogdet = _needs_decomposition("slogdet", "an LU decomposition")
+inv = _needs_decomposition("inv", "an LU decomposition")
+solve = _needs_decomposition("solve", "an LU decomposition")
+tensorinv = _needs_decomposition("tensorinv", "an LU decomposition")
+tensorsolve = _needs_decomposition("tensorsolve", "an LU decomposition")
+qr = _needs_decomposition("qr", "a QR decomposition")
+eig = _needs_decomposition("eig", "an eigendecomposition")
+eigvals = _needs_decomposition("eigvals", "an eigendecomposition")
+eigh = _needs_decomposition("eigh", "a symmetric eigendecomposition")
+eigvalsh = _needs_decomposition("eigvalsh", "a symmetric eigendecomposition")
+svd = _needs_decomposition("svd", "a singular value decomposition")
+svdvals = _needs_decomposition("svdvals", "a singular value decomposition")
+pinv = _needs_decomposition("pinv", "a singular value decomposition")
+lstsq = _needs_decomposition("lstsq", "a singular value decomposition")
+matrix_rank = _needs_decomposition("matrix_rank", "a singular value decomposition")
+cond = _needs_decomposition("cond", "a singular value decomposition")

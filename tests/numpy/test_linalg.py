@@ -1,0 +1,98 @@
+"""`jnp.linalg`: norms and matrix powers against NumPy; the decompositions are not built yet and
+say so."""
+
+import numpy as np
+import pytest
+from helpers import check_traced_matches_eager
+
+import tracejit as jax
+import tracejit.numpy as jnp
+from tracejit.test_util import check_grads
+
+_rng = np.random.default_rng(0)
+M = _rng.normal(size=(3, 4)).astype(np.float32)
+V = _rng.normal(size=5).astype(np.float32)
+S = _rng.normal(size=(2, 3, 3)).astype(np.float32)
+C = (_rng.normal(size=4) + 1j * _rng.normal(size=4)).astype(np.complex64)
+
+NORMS = [
+    (V, {}),
+    (V, {"ord": 1}),
+    (V, {"ord": 0}),
+    (V, {"ord": np.inf}),
+    (V, {"ord": -np.inf}),
+    (V, {"ord": 3}),
+    (V, {"ord": 0.5}),
+    (C, {}),
+    (C, {"ord": 1}),
+    (M, {}),
+    (M, {"ord": "fro"}),
+    (M, {"ord": 1}),
+    (M, {"ord": -1}),
+    (M, {"ord": np.inf}),
+    (M, {"ord": -np.inf}),
+    (M, {"axis": 1}),
+    (M, {"axis": 0, "ord": 3}),
+    (M, {"axis": (1, 0)}),
+    (M, {"axis": 1, "keepdims": True}),
+    (M, {"ord": 1, "keepdims": True}),
+    (S, {"axis": (-2, -1), "ord": np.inf}),
+    (S, {"axis": -1}),
+    (S, {}),
+    (np.arange(6).reshape(2, 3), {}),  # integers: a float32 norm
+]
+
+
+@pytest.mark.parametrize("x, kwargs", NORMS, ids=[f"{x.shape}-{k}" for x, k in NORMS])
+def test_norm_matches_numpy(x, kwargs):
+    got = jnp.linalg.norm(x, **kwargs)
+    want = np.linalg.norm(x.astype(np.float64 if x.dtype.kind != "c" else np.complex128), **kwargs)
+    assert got.dtype == np.float32 and not got.weak_type
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    check_traced_matches_eager(lambda a: jnp.linalg.norm(a, **kwargs), x, rtol=1e-5)
+
+
+def test_vector_and_matrix_norms():
+    np.testing.assert_allclose(jnp.linalg.vector_norm(M), np.linalg.norm(M.ravel()), rtol=1e-6)
+    np.testing.assert_allclose(
+        jnp.linalg.vector_norm(M, axis=1, ord=np.inf), np.abs(M).max(1), rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        jnp.linalg.matrix_norm(S), np.linalg.norm(S, axis=(-2, -1)), rtol=1e-5
+    )
+    np.testing.assert_allclose(
+        jnp.linalg.matrix_norm(S, ord=1), np.linalg.norm(S, ord=1, axis=(-2, -1)), rtol=1e-5
+    )
+
+
+def test_norm_gradients():
+    x64 = V.astype(np.float64)
+    for kwargs in ({}, {"ord": 1}, {"ord": 3}, {"ord": np.inf}):
+        check_grads(lambda v, k=kwargs: jnp.linalg.norm(v, **k), (x64,), order=2)
+    check_grads(lambda m: jnp.linalg.norm(m, ord="fro"), (M.astype(np.float64),), order=2)
+    np.testing.assert_allclose(jax.grad(jnp.linalg.norm)(jnp.array([3.0, 4.0])), [0.6, 0.8])
+
+
+def test_matrix_power_by_repeated_squaring():
+    a = _rng.normal(size=(2, 3, 3)).astype(np.float32) * 0.5
+    for n in (0, 1, 2, 5, 8):
+        np.testing.assert_allclose(
+            jnp.linalg.matrix_power(a, n), np.linalg.matrix_power(a, n), rtol=1e-4, atol=1e-6
+        )
+    with pytest.raises(TypeError, match="square"):
+        jnp.linalg.matrix_power(M, 2)
+
+
+def test_the_linalg_products_and_multi_dot():
+    a, b, v = M, M.T, np.ones(3, np.float32)
+    np.testing.assert_allclose(jnp.linalg.multi_dot([a, b, v]), a @ b @ v, rtol=1e-5)
+    np.testing.assert_allclose(jnp.linalg.matmul(a, b), a @ b, rtol=1e-5)
+    np.testing.assert_allclose(jnp.linalg.matrix_transpose(S), np.swapaxes(S, -1, -2))
+
+
+@pytest.mark.parametrize("name", ["inv", "solve", "det", "cholesky", "qr", "eigh", "svd", "pinv"])
+def test_decompositions_say_what_is_missing(name):
+    with pytest.raises(NotImplementedError, match=f"jnp.linalg.{name} needs"):
+        getattr(jnp.linalg, name)(np.eye(3, dtype=np.float32))
+    with pytest.raises(NotImplementedError, match="singular values"):
+        jnp.linalg.norm(M, ord=2)
