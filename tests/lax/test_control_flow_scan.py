@@ -531,3 +531,17 @@ def test_error_scan_not_callable():
     _raises_exactly(
         TypeError, "lax.scan: f argument should be a callable.", lambda: lax.scan(1, 0.0, None, 3)
     )
+
+
+@pytest.mark.parametrize("unroll", [2, 3, 7, 10, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_unrolled_scans_compile_to_the_same_values(unroll, reverse):
+    """The lowering applies the body `unroll` times per loop trip (leftover steps after it)."""
+    xs = np.arange(7.0, dtype=np.float32)
+    f = lambda c, xs: lax.scan(
+        lambda c, x: (c * 0.5 + x, c * x), c, xs, unroll=unroll, reverse=reverse
+    )
+    assert_tree_equal(jax.jit(f)(np.float32(1), xs), f(np.float32(1), xs), 1e-6)
+    text = jax.jit(f).lower(np.float32(1), xs).as_text()
+    steps = 7 if unroll is True else min(unroll, 7)
+    assert text.count('"stablehlo.dynamic_slice"') == steps + 7 % steps

@@ -472,62 +472,82 @@ batching.batch_rules[scan_p] = _scan_batch
 def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, unroll):
     """A `stablehlo.while` over an iteration counter, its state the counter, the consts, the
     carries, the xs and the ys being filled: each iteration slices its x out of the xs and
-    writes its y into the ys with dynamic slicing."""
+    writes its y into the ys with dynamic slicing. With `unroll=u`, each iteration applies the
+    body u times, and the `length % u` steps left over follow the loop."""
     block = ctx.block
     consts, init, xs = _split_operands(args, num_consts, num_carry)
     y_avals = [_stacked_aval(a, length) for a in jaxpr.out_avals[num_carry:]]
     ys = [block.constant(np.zeros(a.shape, a.dtype)) for a in y_avals]
     if length == 0:  # nothing to slice: the body never runs
         return [*init, *ys]
-    counter = block.constant(np.int32(0))
-    state = [counter, *consts, *init, *xs, *ys]
-    types = [v.type for v in state]
+    unroll = max(1, min(unroll, length))
+    trips, leftover = divmod(length, unroll)
     i32 = hlo.tensor_type((), np.int32)
 
-    cond = block.region(types)
-    limit = cond.constant(np.int32(length))
-    (pred,) = cond.op(
-        "stablehlo.compare",
-        [cond.args[0], limit],
-        [hlo.tensor_type((), np.bool_)],
-        {"comparison_direction": "#stablehlo<comparison_direction LT>"},
-    )
-    cond.ret([pred])
-
-    body = block.region(types)
-    i, b_consts, b_carry, b_xs, b_ys = split_list(body.args, [1, num_consts, num_carry, len(xs)])
-    i = i[0]
-    index = i
-    if reverse:
-        (index,) = body.op("stablehlo.subtract", [body.constant(np.int32(length - 1)), i], [i32])
-    zero = body.constant(np.int32(0))
-    x_slices = []
-    for x, aval in zip(b_xs, jaxpr.in_avals[num_consts + num_carry :], strict=True):
-        (piece,) = body.op(
-            "stablehlo.dynamic_slice",
-            [x, index, *[zero] * aval.ndim],
-            [hlo.tensor_type((1, *aval.shape), aval.dtype)],
-            {"slice_sizes": hlo.i64_array((1, *aval.shape))},
-        )
-        x_slices.append(body.op1("stablehlo.reshape", [piece], aval_type(aval)))
-    outs = ctx.lower_sub_jaxpr(body, jaxpr, [*b_consts, *b_carry, *x_slices])
-    new_carry, y_values = outs[:num_carry], outs[num_carry:]
-    new_ys = []
-    for buffer, y, aval in zip(b_ys, y_values, jaxpr.out_avals[num_carry:], strict=True):
-        piece = body.op1("stablehlo.reshape", [y], hlo.tensor_type((1, *aval.shape), aval.dtype))
-        new_ys.append(
-            body.op1(
-                "stablehlo.dynamic_update_slice",
-                [buffer, piece, index, *[zero] * aval.ndim],
-                buffer.type,
+    def step(region, step_index, consts, carry, xs, ys):
+        """One application of the body at the scan position `step_index` (an i32 Value)."""
+        index = step_index
+        if reverse:
+            index = region.op1(
+                "stablehlo.subtract", [region.constant(np.int32(length - 1)), step_index], i32
             )
-        )
-    (next_i,) = body.op("stablehlo.add", [i, body.constant(np.int32(1))], [i32])
-    body.ret([next_i, *b_consts, *new_carry, *b_xs, *new_ys])
+        zero = region.constant(np.int32(0))
+        x_slices = []
+        for x, aval in zip(xs, jaxpr.in_avals[num_consts + num_carry :], strict=True):
+            piece = region.op1(
+                "stablehlo.dynamic_slice",
+                [x, index, *[zero] * aval.ndim],
+                hlo.tensor_type((1, *aval.shape), aval.dtype),
+                {"slice_sizes": hlo.i64_array((1, *aval.shape))},
+            )
+            x_slices.append(region.op1("stablehlo.reshape", [piece], aval_type(aval)))
+        outs = ctx.lower_sub_jaxpr(region, jaxpr, [*consts, *carry, *x_slices])
+        new_ys = []
+        for buffer, y, aval in zip(ys, outs[num_carry:], jaxpr.out_avals[num_carry:], strict=True):
+            piece = region.op1(
+                "stablehlo.reshape", [y], hlo.tensor_type((1, *aval.shape), aval.dtype)
+            )
+            new_ys.append(
+                region.op1(
+                    "stablehlo.dynamic_update_slice",
+                    [buffer, piece, index, *[zero] * aval.ndim],
+                    buffer.type,
+                )
+            )
+        return outs[:num_carry], new_ys
 
-    results = block.op("stablehlo.while", state, types, regions=[cond, body])
-    _, _, carry_out, _, ys_out = split_list(results, [1, num_consts, num_carry, len(xs)])
-    return [*carry_out, *ys_out]
+    carry = init
+    if trips:
+        state = [block.constant(np.int32(0)), *consts, *init, *xs, *ys]
+        types = [v.type for v in state]
+        cond = block.region(types)
+        pred = cond.op1(
+            "stablehlo.compare",
+            [cond.args[0], cond.constant(np.int32(trips))],
+            hlo.tensor_type((), np.bool_),
+            {"comparison_direction": "#stablehlo<comparison_direction LT>"},
+        )
+        cond.ret([pred])
+        body = block.region(types)
+        (trip,), b_consts, b_carry, b_xs, b_ys = split_list(
+            body.args, [1, num_consts, num_carry, len(xs)]
+        )
+        first = trip
+        if unroll > 1:
+            first = body.op1("stablehlo.multiply", [trip, body.constant(np.int32(unroll))], i32)
+        for k in range(unroll):
+            position = first
+            if k:
+                position = body.op1("stablehlo.add", [first, body.constant(np.int32(k))], i32)
+            b_carry, b_ys = step(body, position, b_consts, b_carry, b_xs, b_ys)
+        next_trip = body.op1("stablehlo.add", [trip, body.constant(np.int32(1))], i32)
+        body.ret([next_trip, *b_consts, *b_carry, *b_xs, *b_ys])
+        results = block.op("stablehlo.while", state, types, regions=[cond, body])
+        _, _, carry, _, ys = split_list(results, [1, num_consts, num_carry, len(xs)])
+    for k in range(leftover):
+        position = block.constant(np.int32(trips * unroll + k))
+        carry, ys = step(block, position, consts, carry, xs, ys)
+    return [*carry, *ys]
 
 
 lowering_rules[scan_p] = _scan_lowering
