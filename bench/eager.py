@@ -17,8 +17,13 @@ import statistics
 import subprocess
 import sys
 import timeit
+from functools import partial
 
 import numpy as np
+
+
+def affine(x):
+    return x * 2 + 1
 
 
 def per_call_seconds(fn, *, rounds: int = 15, target_seconds: float = 0.02) -> float:
@@ -59,9 +64,9 @@ def main():
         y_np = np.linspace(1.0, 2.0, size, dtype=np.float32)
         x, y = jnp.asarray(x_np), jnp.asarray(y_np)
         cases = {
-            "add": (lambda: np.add(x_np, y_np), lambda: jnp.add(x, y)),
-            "sin": (lambda: np.sin(x_np), lambda: jnp.sin(x)),
-            "x * 2 + 1": (lambda: x_np * 2 + 1, lambda: x * 2 + 1),
+            "add": (partial(np.add, x_np, y_np), partial(jnp.add, x, y)),
+            "sin": (partial(np.sin, x_np), partial(jnp.sin, x)),
+            "x * 2 + 1": (partial(affine, x_np), partial(affine, x)),
         }
         for numpy_fn, tracejit_fn in cases.values():  # warm up caches and the CPU clock
             per_call_seconds(numpy_fn, rounds=3)
@@ -80,8 +85,8 @@ def main():
                     "ratio": t_tracejit / t_numpy,
                 }
             )
-        t_copy = per_call_seconds(lambda: np.array(x_np))
-        t_asarray = per_call_seconds(lambda: jnp.asarray(x_np))
+        t_copy = per_call_seconds(partial(np.array, x_np))
+        t_asarray = per_call_seconds(partial(jnp.asarray, x_np))
         rows.append(
             {
                 "op": "jnp.asarray(numpy)",

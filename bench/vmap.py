@@ -17,6 +17,7 @@ puts the 3x and 20x goals out of reach of any CPU implementation there, real JAX
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -60,7 +61,7 @@ def main():
     params = [
         (jax.device_put(rng.normal(0, 0.05, (m, n)).astype(np.float32)),
          jax.device_put(np.zeros(n, np.float32)))
-        for m, n in zip(sizes[:-1], sizes[1:])
+        for m, n in itertools.pairwise(sizes)
     ]  # fmt: skip
     inputs = rng.normal(size=(128, 784)).astype(np.float32)
     targets = rng.normal(size=(128, 10)).astype(np.float32)

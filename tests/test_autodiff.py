@@ -37,7 +37,7 @@ def test_jvp_of_a_pytree_function():
 
 
 def test_vjp_returns_one_cotangent_per_argument():
-    y, f_vjp = jax.vjp(lambda x, w: jnp.sum(x * w), jnp.arange(3.0), jnp.ones(3))
+    _, f_vjp = jax.vjp(lambda x, w: jnp.sum(x * w), jnp.arange(3.0), jnp.ones(3))
     ct_x, ct_w = f_vjp(jnp.float32(2.0))
     close(ct_x, [2.0, 2.0, 2.0])
     close(ct_w, [0.0, 2.0, 4.0])

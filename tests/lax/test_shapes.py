@@ -596,9 +596,11 @@ GOLDEN = [
     (
         lambda: lax.broadcasted_iota(np.float32, (2, 3), 1),
         [],
-        "{ lambda ; . let\n"
-        "    a:f32[2,3] = iota[dimension=1 dtype=float32 shape=(2, 3)] \n"
-        "  in (a,) }",
+        (
+            "{ lambda ; . let\n"
+            "    a:f32[2,3] = iota[dimension=1 dtype=float32 shape=(2, 3)] \n"
+            "  in (a,) }"
+        ),
     ),
     (
         lambda x: lax.bitcast_convert_type(x, np.uint8),
