@@ -8,7 +8,6 @@ jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 3.0))(jnp.ones(8))
 
 from tracejit import dtypes, errors, lax, nn, numpy, test_util, tree, tree_util
 from tracejit._src.api import (
-    ShapeDtypeStruct,
     block_until_ready,
     device_get,
     grad,
@@ -23,6 +22,7 @@ from tracejit._src.api import (
     vjp,
     vmap,
 )
+from tracejit._src.api_util import ShapeDtypeStruct
 from tracejit._src.array import Array
 from tracejit._src.checkpoint import checkpoint, remat
 from tracejit._src.config import config

@@ -11,7 +11,8 @@ import pytest
 from helpers import check_traced_matches_eager
 
 import tracejit  # noqa: F401  (installs the eager trace)
-from tracejit._src.api import ShapeDtypeStruct, make_jaxpr
+from tracejit._src.api import make_jaxpr
+from tracejit._src.api_util import ShapeDtypeStruct
 from tracejit._src.array import make_array
 from tracejit._src.jaxpr import check_jaxpr
 from tracejit._src.lax import dot as lax

@@ -11,66 +11,37 @@ import functools
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.api_util import (
+    ShapeDtypeStruct,
+    as_tuple,
+    function_parameters,
+    normalize_argnums,
+    shaped_abstractify,
+)
 from tracejit._src.array import Array, make_array
-from tracejit._src.core import ShapedArray, Tracer, current_trace, get_aval, new_trace
-from tracejit._src.interpreters import ad, partial_eval, transpose
+from tracejit._src.core import Tracer, current_trace, new_trace
+from tracejit._src.interpreters import ad, batching, partial_eval, transpose
+from tracejit._src.interpreters.batching import batch_at_front, move_batch_dim
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
-from tracejit._src.tree_util import tree_flatten, tree_unflatten
+from tracejit._src.lax import conversions, shapes
+from tracejit._src.tree_util import (
+    keystr,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_structure,
+    tree_unflatten,
+)
 
 
-class ShapeDtypeStruct:
-    """A stand-in for an array of a given shape and dtype: tracing needs nothing more."""
-
-    __slots__ = ("dtype", "shape", "weak_type")
-
-    def __init__(self, shape, dtype, weak_type=False):
-        self.shape = tuple(shape)
-        self.dtype = np.dtype(dtype)
-        self.weak_type = weak_type
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
-
-    def __eq__(self, other):
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
-            other.shape,
-            other.dtype,
-            other.weak_type,
+def _static_out_of_range(fun, args):
+    def error(i):
+        return ValueError(
+            f"static_argnums {i} is out of range for {getattr(fun, '__name__', 'fun')} called "
+            f"with {len(args)} positional arguments"
         )
 
-    def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
-
-    def __repr__(self):
-        weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
-
-
-def shaped_abstractify(x) -> ShapedArray:
-    """The aval a transformation gives an argument: ShapeDtypeStructs count as arrays."""
-    if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
-    return get_aval(x)
-
-
-def _normalize_argnums(argnums, num_args: int, fun_name: str) -> tuple:
-    if isinstance(argnums, int):
-        argnums = (argnums,)
-    normalized = []
-    for i in argnums:
-        if not -num_args <= i < num_args:
-            raise ValueError(
-                f"static_argnums {i} is out of range for {fun_name} called with {num_args} "
-                "positional arguments"
-            )
-        normalized.append(i % num_args)
-    return tuple(sorted(set(normalized)))
+    return error
 
 
 def make_jaxpr(fun, static_argnums=(), return_shape=False):
@@ -82,7 +53,7 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False):
 
     @functools.wraps(fun)
     def make_jaxpr_f(*args, **kwargs):
-        static = _normalize_argnums(static_argnums, len(args), getattr(fun, "__name__", "fun"))
+        static = set(normalize_argnums(static_argnums, len(args), _static_out_of_range(fun, args)))
         dynamic_args = [a for i, a in enumerate(args) if i not in static]
         leaves, in_tree = tree_flatten((dynamic_args, kwargs))
         in_avals = [shaped_abstractify(x) for x in leaves]
@@ -263,16 +234,17 @@ def vjp(fun, *primals, has_aux=False):
 
 
 def _normalize_argnums_grad(argnums, num_args: int):
-    single = isinstance(argnums, int)
-    argnums_tuple = (argnums,) if single else tuple(argnums)
-    for i in argnums_tuple:
-        if not -num_args <= i < num_args:
-            raise TypeError(
-                f"differentiating with respect to argnums={argnums} requires at least "
-                f"{max(argnums_tuple) + 1} positional arguments to be passed by the caller, but "
-                f"got only {num_args} positional arguments."
-            )
-    return single, tuple(i % num_args for i in argnums_tuple)
+    """(whether `argnums` is a single int, the positions it names)."""
+
+    def error(_):
+        most = max(as_tuple(argnums, int)) + 1
+        return TypeError(
+            f"differentiating with respect to argnums={argnums} requires at least {most} "
+            f"positional arguments to be passed by the caller, but got only {num_args} "
+            "positional arguments."
+        )
+
+    return isinstance(argnums, int), normalize_argnums(argnums, num_args, error)
 
 
 def _check_grad_inputs(name: str, args, holomorphic: bool, allow_int: bool):
@@ -383,26 +355,27 @@ def _assemble_jacobian(blocks, out_avals, in_avals, out_tree, in_tree, single, o
     stacks rows (one per output element, out_major) or columns (one per input element). As in
     JAX, a block takes the dtype and weak type of what it is a derivative along: the input
     for rows (jacrev), the output for columns (jacfwd)."""
-    import tracejit.numpy as jnp
-    from tracejit._src.lax.conversions import convert_element_type_p
 
     def block(o, i):
         stacked = blocks[o][i]
         if out_major:  # one row per output element, each of the input's shape
-            stacked = jnp.reshape(stacked, out_avals[o].shape + in_avals[i].shape)
+            stacked = shapes.reshape(stacked, out_avals[o].shape + in_avals[i].shape)
             return like(stacked, ad.tangent_aval(in_avals[i]))
         # one column per input element, each of the output's shape: move input axes last
-        stacked = jnp.reshape(stacked, in_avals[i].shape + out_avals[o].shape)
-        n_in = len(in_avals[i].shape)
+        stacked = shapes.reshape(stacked, in_avals[i].shape + out_avals[o].shape)
+        n_in, n_out = len(in_avals[i].shape), len(out_avals[o].shape)
         if n_in:
-            stacked = jnp.moveaxis(stacked, tuple(range(n_in)), tuple(range(-n_in, 0)))
+            permutation = (*range(n_in, n_in + n_out), *range(n_in))
+            stacked = shapes.transpose(stacked, permutation)
         return like(stacked, out_avals[o])
 
     def like(x, aval):
         got = shaped_abstractify(x)
         if (got.dtype, got.weak_type) == (aval.dtype, aval.weak_type) or got.dtype != aval.dtype:
             return x
-        return convert_element_type_p.bind(x, new_dtype=aval.dtype, weak_type=aval.weak_type)
+        return conversions.convert_element_type_p.bind(
+            x, new_dtype=aval.dtype, weak_type=aval.weak_type
+        )
 
     per_output = []
     for o in range(len(out_avals)):
@@ -414,8 +387,6 @@ def _assemble_jacobian(blocks, out_avals, in_avals, out_tree, in_tree, single, o
 def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian of `fun` by forward mode: for each input, one JVP vectorized (vmap) over
     the standard basis of that input's tangent space."""
-    from tracejit._src.interpreters import batching
-    from tracejit._src.lax.standard import batch_at_front
 
     @functools.wraps(fun)
     def jacfwd_f(*args, **kwargs):
@@ -456,8 +427,6 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
 def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     """The Jacobian of `fun` by reverse mode: one forward pass (linearization), then for each
     output one backward pass vectorized (vmap) over the standard basis of its cotangents."""
-    from tracejit._src.interpreters import batching
-    from tracejit._src.lax.standard import batch_at_front
 
     @functools.wraps(fun)
     def jacrev_f(*args, **kwargs):
@@ -542,8 +511,6 @@ def linear_transpose(fun, *primals):
 def _broadcast_prefix(prefix, tree, what: str) -> list:
     """`prefix` (an int/None, or a pytree prefix of `tree` with ints/None at its leaves)
     expanded to one entry per leaf of `tree`."""
-    from tracejit._src.tree_util import tree_structure
-
     if prefix is None or isinstance(prefix, int):
         return [prefix] * len(tree_flatten(tree)[0])
     prefix_tree = tree_structure(prefix, is_leaf=lambda x: x is None)
@@ -572,14 +539,7 @@ def _vmap_arg_names(fun, args, kwargs) -> list:
     """How JAX names each flat argument in vmap's errors: `argument x['k']` after the
     parameter a positional argument binds to (by position in `fun`'s signature), `args[i]`
     past the named ones, `kwargs['name']` for keyword arguments."""
-    import inspect
-
-    from tracejit._src.tree_util import keystr, tree_flatten_with_path
-
-    try:
-        names = list(inspect.signature(fun).parameters)
-    except (TypeError, ValueError):
-        names = []
+    names = [p.name for p in function_parameters(fun) or ()]
     described = []
     for i, arg in enumerate(args):
         head = f"argument {names[i]}" if i < len(names) else f"args[{i}]"
@@ -607,16 +567,8 @@ def _inconsistent_sizes_error(fun, args, kwargs, flat_args, user_axes, sizes, ax
     return ValueError(f"vmap got inconsistent sizes for array axes to be mapped:\n{detail}")
 
 
-def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
-    """Vectorizes `fun` over the axes `in_axes` of its arguments; the outputs get the batch
-    axis at `out_axes`. One call computes every batch member at once.
-
-    The axes specifications are checked here, as JAX checks them; errors about the arguments
-    (sizes that disagree) name them by their parameter and their path inside it."""
-    from tracejit._src.interpreters import batching
-    from tracejit._src.lax.standard import batch_at_front, move_batch_dim
-    from tracejit._src.tree_util import keystr, tree_flatten_with_path
-
+def _check_in_axes_spec(in_axes):
+    """in_axes as vmap takes it (a list counts as a tuple), its leaves checked."""
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     if not (in_axes is None or type(in_axes) is int or isinstance(in_axes, tuple)):
@@ -625,81 +577,102 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
             f"positional arguments passed to the function, but got {in_axes}."
         )
     _check_axes_leaves(in_axes, "in_axes")
+    return in_axes
+
+
+def _flat_in_axes(in_axes, args, kwargs) -> list:
+    """One entry of `in_axes` per flat argument, as the user wrote it (keyword arguments are
+    mapped along axis 0)."""
+    if isinstance(in_axes, tuple):
+        if len(in_axes) != len(args):
+            raise ValueError(
+                f"vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+                f"positional arguments passed to the function, but got "
+                f"len(in_axes)={len(in_axes)}, len(args)={len(args)}"
+            )
+        arg_axes = [
+            a for arg, ax in zip(args, in_axes) for a in _broadcast_prefix(ax, arg, "in_axes")
+        ]
+    else:
+        arg_axes = _broadcast_prefix(in_axes, args, "in_axes")
+    return arg_axes + [0] * len(tree_flatten(kwargs)[0])
+
+
+def _batch_size(fun, args, kwargs, flat_args, user_axes, axis_size):
+    """(the flat axes made non-negative, the batch size): every mapped axis must be in range
+    and of one size, which `axis_size` (if given) must equal."""
+    flat_axes = list(user_axes)
+    sizes = {}  # size -> flat positions of the arguments mapped along an axis of that size
+    for i, (x, axis) in enumerate(zip(flat_args, user_axes, strict=True)):
+        if axis is None:
+            continue
+        shape = shaped_abstractify(x).shape
+        ndim = len(shape)
+        if not -ndim <= axis < ndim:
+            raise ValueError(
+                f"vmap was requested to map its argument along axis {axis}, which implies "
+                f"that its rank should be at least {axis + 1 if axis >= 0 else -axis}, but "
+                f"is only {ndim} (its shape is {shape})"
+            )
+        flat_axes[i] = axis % ndim
+        sizes.setdefault(shape[axis], []).append(i)
+    if len(sizes) > 1 or (sizes and axis_size is not None and axis_size not in sizes):
+        raise _inconsistent_sizes_error(fun, args, kwargs, flat_args, user_axes, sizes, axis_size)
+    if sizes:
+        return flat_axes, next(iter(sizes))
+    if axis_size is None:
+        raise ValueError(
+            "vmap must have at least one non-None value in in_axes or axis_size must be specified"
+        )
+    return flat_axes, axis_size
+
+
+def _place_outputs(outs, out_dims, out_tree, out_axes, size) -> list:
+    """Each output with its batch axis where `out_axes` asks (None: not batched)."""
+    out_value = tree_unflatten(out_tree, outs)
+    out_axes_flat = _broadcast_prefix(out_axes, out_value, "out_axes")
+    paths = [path for path, _ in tree_flatten_with_path(out_value)[0]]
+    results = []
+    for out, dim, target, path in zip(outs, out_dims, out_axes_flat, paths, strict=True):
+        if target is None:
+            if dim is not None:
+                raise ValueError(
+                    f"at vmap out_axes{keystr(path)}, got axis spec None but output was "
+                    f"batched on axis {dim}"
+                )
+            results.append(_as_array(out))
+            continue
+        out = batch_at_front(out, dim, size)
+        ndim = len(shaped_abstractify(out).shape)
+        if not -ndim <= target < ndim:
+            raise ValueError(f"axis {target} is out of bounds for array of dimension {ndim}")
+        results.append(_as_array(move_batch_dim(out, 0, target % ndim)))
+    return results
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
+    """Vectorizes `fun` over the axes `in_axes` of its arguments; the outputs get the batch
+    axis at `out_axes`. One call computes every batch member at once.
+
+    The axes specifications are checked here, as JAX checks them; errors about the arguments
+    (sizes that disagree) name them by their parameter and their path inside it."""
+    in_axes = _check_in_axes_spec(in_axes)
     _check_axes_leaves(out_axes, "out_axes")
 
     @functools.wraps(fun)
     def vmap_f(*args, **kwargs):
-        axes = in_axes
-        if isinstance(axes, tuple) and len(axes) != len(args):
-            raise ValueError(
-                f"vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
-                f"positional arguments passed to the function, but got len(in_axes)={len(axes)}, "
-                f"len(args)={len(args)}"
-            )
         flat_args, in_tree = tree_flatten((args, kwargs))
-        if isinstance(axes, tuple):
-            arg_axes = [
-                a for arg, ax in zip(args, axes) for a in _broadcast_prefix(ax, arg, "in_axes")
-            ]
-        else:
-            arg_axes = _broadcast_prefix(axes, args, "in_axes")
-        user_axes = arg_axes + [0] * len(tree_flatten(kwargs)[0])
-        flat_axes = list(user_axes)
-        sizes = {}  # size -> flat positions of the arguments mapped along an axis of that size
-        for i, (x, axis) in enumerate(zip(flat_args, flat_axes, strict=True)):
-            if axis is None:
-                continue
-            shape = shaped_abstractify(x).shape
-            ndim = len(shape)
-            if not -ndim <= axis < ndim:
-                raise ValueError(
-                    f"vmap was requested to map its argument along axis {axis}, which implies "
-                    f"that its rank should be at least {axis + 1 if axis >= 0 else -axis}, but "
-                    f"is only {ndim} (its shape is {shape})"
-                )
-            flat_axes[i] = axis % ndim
-            sizes.setdefault(shape[axis], []).append(i)
-        if len(sizes) > 1 or (sizes and axis_size is not None and axis_size not in sizes):
-            raise _inconsistent_sizes_error(
-                fun, args, kwargs, flat_args, user_axes, sizes, axis_size
-            )
-        if sizes:
-            size = next(iter(sizes))
-        elif axis_size is None:
-            raise ValueError(
-                "vmap must have at least one non-None value in in_axes or axis_size must be "
-                "specified"
-            )
-        else:
-            size = axis_size
+        user_axes = _flat_in_axes(in_axes, args, kwargs)
+        flat_axes, size = _batch_size(fun, args, kwargs, flat_args, user_axes, axis_size)
         out_info = {}
 
         def flat_fun(*xs):
             a, kw = tree_unflatten(in_tree, xs)
-            out = fun(*a, **kw)
-            out_flat, out_info["tree"] = tree_flatten(out)
+            out_flat, out_info["tree"] = tree_flatten(fun(*a, **kw))
             return out_flat
 
         outs, out_dims = batching.vmap_flat(flat_fun, flat_args, flat_axes, size, axis_name)
-        out_tree = out_info["tree"]
-        out_value = tree_unflatten(out_tree, outs)
-        out_axes_flat = _broadcast_prefix(out_axes, out_value, "out_axes")
-        paths = [path for path, _ in tree_flatten_with_path(out_value)[0]]
-        results = []
-        for out, dim, target, path in zip(outs, out_dims, out_axes_flat, paths, strict=True):
-            if target is None:
-                if dim is not None:
-                    raise ValueError(
-                        f"at vmap out_axes{keystr(path)}, got axis spec None but output was "
-                        f"batched on axis {dim}"
-                    )
-                results.append(_as_array(out))
-                continue
-            out = batch_at_front(out, dim, size)
-            ndim = len(shaped_abstractify(out).shape)
-            if not -ndim <= target < ndim:
-                raise ValueError(f"axis {target} is out of bounds for array of dimension {ndim}")
-            results.append(_as_array(move_batch_dim(out, 0, target % ndim)))
-        return tree_unflatten(out_tree, results)
+        results = _place_outputs(outs, out_dims, out_info["tree"], out_axes, size)
+        return tree_unflatten(out_info["tree"], results)
 
     return vmap_f

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 
-from tracejit._src.api import shaped_abstractify
+from tracejit._src.api_util import shaped_abstractify
 from tracejit._src.core import Primitive, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.eval import to_numpy

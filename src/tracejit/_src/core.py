@@ -110,6 +110,13 @@ def get_aval(x) -> ShapedArray:
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid tracejit type")
 
 
+def shape_of(x) -> tuple:
+    """The shape of an operand a wrapper or rule received: an array, a tracer or a Python
+    scalar (cheaper than `get_aval(x).shape`)."""
+    shape = getattr(x, "shape", None)
+    return np.shape(x) if shape is None else shape
+
+
 # --------------------------------------------------------------------------------------------
 # Primitives
 

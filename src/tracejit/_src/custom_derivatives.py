@@ -16,8 +16,17 @@ from __future__ import annotations
 
 import functools
 
-from tracejit._src.core import Primitive, current_trace, get_aval
-from tracejit._src.interpreters.ad import Zero, tangent_aval
+from tracejit._src.core import (
+    Primitive,
+    ShapedArray,
+    current_trace,
+    get_aval,
+    set_current_trace,
+    shape_of,
+)
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.ad import Zero, tangent_aval, transpose_rules
+from tracejit._src.interpreters.batching import batch_at_front, batch_rules, vmap_flat
 from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
@@ -43,14 +52,31 @@ class CustomVJPCall:
         self.fun, self.fwd, self.bwd = fun, fwd, bwd
         self.symbolic_zeros, self.name = symbolic_zeros, name
 
+    def jvp(self, primals, tangents):
+        """Forward mode runs `fwd`; the output tangents are a `custom_lin` of the input
+        tangents, which only reverse mode can give a meaning to (its transpose is `bwd`)."""
+        primals_out, residuals = self.fwd(*primals)
+        tangents_out = custom_lin_p.bind(
+            *residuals,
+            *map(ad.instantiate_zeros, tangents),
+            num_res=len(residuals),
+            bwd=self.bwd,
+            out_avals=tuple(get_aval(p) for p in primals_out),
+            in_avals=tuple(get_aval(p) for p in primals),
+        )
+        return primals_out, tangents_out
+
 
 class CustomCallPrimitive(Primitive):
     """A call primitive: binding it hands the call record to the current trace. Rebinding a
-    staged equation (from `eval_jaxpr`) rebuilds the record from the equation's params."""
+    staged equation (from `eval_jaxpr`) rebuilds the record from the equation's params.
+    `batch_call(trace, call, args)` is how `BatchTrace` vectorizes a call (defined in this
+    module, above the batching interpreter, beside the call records it builds)."""
 
-    def __init__(self, name, process_method):
+    def __init__(self, name, process_method, batch_call):
         super().__init__(name, multiple_results=True)
         self.process_method = process_method
+        self.batch_call = batch_call
 
     def bind_call(self, call, args):
         return getattr(current_trace(), self.process_method)(self, call, list(args))
@@ -75,9 +101,21 @@ def _call_abstract_eval(*avals, call_jaxpr, **params):
     return call_jaxpr.out_avals
 
 
-custom_jvp_call_p = CustomCallPrimitive("custom_jvp_call", "process_custom_jvp_call")
+def _batch_custom_jvp_call(trace, call, args):
+    return batch_custom_jvp_call(trace, custom_jvp_call_p, call, args)
+
+
+def _batch_custom_vjp_call(trace, call, args):
+    return batch_custom_vjp_call(trace, custom_vjp_call_p, call, args)
+
+
+custom_jvp_call_p = CustomCallPrimitive(
+    "custom_jvp_call", "process_custom_jvp_call", _batch_custom_jvp_call
+)
 custom_jvp_call_p.def_abstract_eval(_call_abstract_eval)
-custom_vjp_call_p = CustomCallPrimitive("custom_vjp_call", "process_custom_vjp_call")
+custom_vjp_call_p = CustomCallPrimitive(
+    "custom_vjp_call", "process_custom_vjp_call", _batch_custom_vjp_call
+)
 custom_vjp_call_p.def_abstract_eval(_call_abstract_eval)
 
 
@@ -313,8 +351,6 @@ def _flatten_cotangents(cts_in, args) -> list:
 def _vmap_at_front(fn, size):
     """`fn(*xs) -> list` vectorized over the leading axis of every `xs`; outputs batched at
     the front (unbatched ones broadcast)."""
-    from tracejit._src.interpreters.batching import vmap_flat
-    from tracejit._src.lax.standard import batch_at_front
 
     def batched(*xs):
         outs, dims = vmap_flat(fn, list(xs), [0] * len(xs), size)
@@ -326,7 +362,6 @@ def _vmap_at_front(fn, size):
 def vmap_bwd(bwd, size, in_avals):
     """`bwd(residuals, cts) -> cotangents (None: zero)` over batches at the front; the
     cotangents of the (unbatched) `in_avals` come back batched at the front, never None."""
-    from tracejit._src.interpreters import ad
 
     def batched_bwd(residuals, cts):
         n = len(residuals)
@@ -345,9 +380,6 @@ def vmap_bwd(bwd, size, in_avals):
 
 def _front(trace, args):
     """(parent values batched at the front, batch size), or (values, None) if none batched."""
-    from tracejit._src.core import set_current_trace
-    from tracejit._src.lax.standard import batch_at_front, shape_of
-
     values, dims = zip(*map(trace.to_batch_info, args)) if args else ((), ())
     if all(d is None for d in dims):
         return list(values), None
@@ -359,9 +391,6 @@ def _front(trace, args):
 def batch_custom_jvp_call(trace, primitive, call, args):
     """`BatchTrace.process_custom_jvp_call`: a custom_jvp call of the vectorized function
     whose rule is the vectorized rule."""
-    from tracejit._src.core import set_current_trace
-    from tracejit._src.interpreters import ad
-
     values, size = _front(trace, args)
     if size is None:
         with set_current_trace(trace.parent):
@@ -389,8 +418,6 @@ def batch_custom_jvp_call(trace, primitive, call, args):
 def batch_custom_vjp_call(trace, primitive, call, args):
     """`BatchTrace.process_custom_vjp_call`: a custom_vjp call of the vectorized function,
     fwd and bwd."""
-    from tracejit._src.core import set_current_trace
-
     in_avals = [get_aval(a) for a in args]  # unbatched avals (a batch tracer's aval)
     values, size = _front(trace, args)
     if size is None:
@@ -417,3 +444,58 @@ def batch_custom_vjp_call(trace, primitive, call, args):
     with set_current_trace(trace.parent):
         outs = primitive.bind_call(batched, values)
     return [trace.new_tracer(o, 0) for o in outs]
+
+
+# --------------------------------------------------------------------------------------------
+# custom_lin: the tangent of a custom_vjp function, linear in its tangents, whose transpose is
+# the user's bwd. It only exists to be transposed: evaluating it means forward mode was asked.
+
+custom_lin_p = Primitive("custom_lin", multiple_results=True)
+
+
+@custom_lin_p.def_impl
+def _custom_lin_impl(*args, num_res, bwd, out_avals, in_avals):
+    raise TypeError(
+        "can't apply forward-mode autodiff (jvp) to a custom_vjp function; use reverse mode "
+        "(grad, vjp) or define a custom_jvp rule instead."
+    )
+
+
+@custom_lin_p.def_abstract_eval
+def _custom_lin_abstract_eval(*avals, num_res, bwd, out_avals, in_avals):
+    return [tangent_aval(a) for a in out_avals]
+
+
+custom_lin_p.params_to_print = lambda params: {"num_res": params["num_res"], "bwd": params["bwd"]}
+
+
+def _custom_lin_transpose(cts, *operands, num_res, bwd, out_avals, in_avals):
+    residuals = operands[:num_res]
+    cts = [ad.zeros_like_aval(tangent_aval(a)) if type(c) is Zero else c
+           for c, a in zip(cts, out_avals, strict=True)]  # fmt: skip
+    cts_in = [Zero(tangent_aval(a)) if c is None else c
+              for c, a in zip(bwd(residuals, cts), in_avals, strict=True)]  # fmt: skip
+    return [None] * num_res + cts_in
+
+
+def _custom_lin_batch(values, dims, *, num_res, bwd, out_avals, in_avals):
+    """Every operand batched at the front; the transpose is the user's bwd, vectorized."""
+    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+    values = [batch_at_front(v, d, size) for v, d in zip(values, dims, strict=True)]
+
+    def batched(avals):
+        return tuple(ShapedArray((size, *a.shape), a.dtype, a.weak_type) for a in avals)
+
+    outs = custom_lin_p.bind(
+        *values,
+        num_res=num_res,
+        bwd=vmap_bwd(bwd, size, in_avals),
+        out_avals=batched(out_avals),
+        in_avals=batched(in_avals),
+    )
+    return outs, [0] * len(outs)
+
+
+transpose_rules[custom_lin_p] = _custom_lin_transpose
+batch_rules[custom_lin_p] = _custom_lin_batch
+# no lowering rule: transposed away before anything is compiled

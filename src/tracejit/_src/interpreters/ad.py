@@ -17,6 +17,11 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
   (`lambda t, x: mul(t, cos(x))`), `deflinear` for linear primitives, `defjvp_zero` for
   outputs that have no derivative (comparisons, integer-valued results).
 
+- `transpose_rules[p](ct, *operands, **params) -> list`: the rule `transpose.backward_pass`
+  applies to a linear primitive (contract in `transpose.py`). Its registry lives here, beside
+  `jvp_rules`, so that the primitives autodiff itself introduces (`add_any`) are defined whole in
+  this module.
+
 Reverse mode is this trace run under partial evaluation (`partial_eval.py`), then transposed
 (`transpose.py`).
 """
@@ -36,9 +41,11 @@ from tracejit._src.core import (
     get_aval,
     new_trace,
     set_current_trace,
+    shape_of,
     weak_if_all_weak,
 )
-from tracejit._src.interpreters.batching import batch_rules
+from tracejit._src.interpreters import structural
+from tracejit._src.interpreters.batching import batch_at_front, batch_rules, move_batch_dim
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
 from tracejit._src.lowering.lower import lowering_rules
@@ -83,20 +90,11 @@ class Zero:
         return f"Zero({self.aval.str_short()})"
 
 
-_zeros_maker = None
-
-
-def def_zeros_maker(make_zeros) -> None:
-    """lax registers how a zero array of an aval is built (`broadcast_in_dim 0.0`): ad sits
-    below lax and cannot build arrays itself."""
-    global _zeros_maker
-    _zeros_maker = make_zeros
-
-
 def zeros_like_aval(aval: ShapedArray):
     if aval.dtype == dtypes.float0:
         return np.zeros(aval.shape, dtypes.float0)
-    return _zeros_maker(aval)
+    zero = np.zeros((), aval.dtype)
+    return structural.broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
 
 
 def instantiate_zeros(tangent):
@@ -113,45 +111,10 @@ def add_tangents(x, y):
 
 
 # --------------------------------------------------------------------------------------------
-# add_any: the sum of tangents/cotangents that JVP rules and transposition produce
-
-add_any_p = Primitive("add_any")
-
-
-def _add_any_abstract_eval(x, y):
-    if (x.shape, x.dtype) != (y.shape, y.dtype):
-        raise TypeError(f"add_any: operands differ: {x.str_short()} and {y.str_short()}")
-    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
-
-
-add_any_p.def_impl(np.add)
-add_any_p.def_abstract_eval(_add_any_abstract_eval)
-add_any_p.def_weak_type_rule(weak_if_all_weak)
-lowering_rules[add_any_p] = lambda ctx, x, y: ctx.op("stablehlo.add", [x, y])
-
-
-def _add_any_batch(values, dims):
-    """Equal shapes, no broadcasting: the batch dims are made to agree (an unbatched operand
-    is broadcast along the batch, which add_any needs)."""
-    from tracejit._src.lax.standard import batch_at_front, move_batch_dim, shape_of
-
-    x, y = values
-    dx, dy = dims
-    if dx is not None and dy is not None:
-        return add_any_p.bind(x, move_batch_dim(y, dy, dx)), dx
-    dim = dx if dx is not None else dy
-    size = shape_of(values[0 if dx is not None else 1])[dim]
-    x = x if dx is not None else move_batch_dim(batch_at_front(x, None, size), 0, dim)
-    y = y if dy is not None else move_batch_dim(batch_at_front(y, None, size), 0, dim)
-    return add_any_p.bind(x, y), dim
-
-
-batch_rules[add_any_p] = _add_any_batch
-
-# --------------------------------------------------------------------------------------------
 # Rule registry and helpers
 
 jvp_rules: dict[Primitive, object] = {}
+transpose_rules: dict[Primitive, object] = {}
 
 
 def defjvp(primitive: Primitive, *tangent_contributions) -> None:
@@ -219,6 +182,40 @@ def defjvp_linear_in(primitive: Primitive, *linear_argnums: int) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# add_any: the sum of tangents/cotangents that JVP rules and transposition produce
+
+add_any_p = Primitive("add_any")
+
+
+def _add_any_abstract_eval(x, y):
+    if (x.shape, x.dtype) != (y.shape, y.dtype):
+        raise TypeError(f"add_any: operands differ: {x.str_short()} and {y.str_short()}")
+    return ShapedArray(x.shape, x.dtype, x.weak_type and y.weak_type)
+
+
+def _add_any_batch(values, dims):
+    """Equal shapes, no broadcasting: the batch dims are made to agree (an unbatched operand
+    is broadcast along the batch, which add_any needs)."""
+    x, y = values
+    dx, dy = dims
+    if dx is not None and dy is not None:
+        return add_any_p.bind(x, move_batch_dim(y, dy, dx)), dx
+    dim = dx if dx is not None else dy
+    size = shape_of(values[0 if dx is not None else 1])[dim]
+    x = x if dx is not None else move_batch_dim(batch_at_front(x, None, size), 0, dim)
+    y = y if dy is not None else move_batch_dim(batch_at_front(y, None, size), 0, dim)
+    return add_any_p.bind(x, y), dim
+
+
+add_any_p.def_impl(np.add)
+add_any_p.def_abstract_eval(_add_any_abstract_eval)
+add_any_p.def_weak_type_rule(weak_if_all_weak)
+deflinear(add_any_p)
+transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
+batch_rules[add_any_p] = _add_any_batch
+lowering_rules[add_any_p] = lambda ctx, x, y: ctx.op("stablehlo.add", [x, y])
+
+# --------------------------------------------------------------------------------------------
 # The JVP trace
 
 
@@ -268,6 +265,8 @@ class JVPTrace(Trace):
         return primal if type(tangent) is Zero else JVPTracer(self, primal, tangent)
 
     def process_custom_jvp_call(self, primitive, call, args):
+        """A custom-derivative call: its rule computes the output tangents (a custom_vjp
+        call's rule is fwd, with `custom_lin` standing for the tangents bwd will transpose)."""
         primals, tangents = zip(*map(self.to_primal_tangent, args)) if args else ((), ())
         if all(type(t) is Zero for t in tangents):
             with set_current_trace(self.parent):
@@ -278,73 +277,11 @@ class JVPTrace(Trace):
             primals_out, tangents_out = call.jvp(primals, tangents)
         return [self.new_tracer(p, t) for p, t in zip(primals_out, tangents_out, strict=True)]
 
-    def process_custom_vjp_call(self, primitive, call, args):
-        primals, tangents = zip(*map(self.to_primal_tangent, args)) if args else ((), ())
-        if all(type(t) is Zero for t in tangents):
-            with set_current_trace(self.parent):
-                return primitive.bind_call(call, primals)
-        with set_current_trace(self.parent):
-            primals_out, residuals = call.fwd(*primals)
-            tangents_in = [instantiate_zeros(t) for t in tangents]
-            tangents_out = custom_lin_p.bind(
-                *residuals,
-                *tangents_in,
-                num_res=len(residuals),
-                bwd=call.bwd,
-                out_avals=tuple(get_aval(p) for p in primals_out),
-                in_avals=tuple(get_aval(p) for p in primals),
-            )
-        return [self.new_tracer(p, t) for p, t in zip(primals_out, tangents_out, strict=True)]
+    process_custom_vjp_call = process_custom_jvp_call
 
     def describe(self):
         return "while differentiating (jvp)"
 
-
-# --------------------------------------------------------------------------------------------
-# custom_lin: the tangent of a custom_vjp function, linear in its tangents, whose transpose is
-# the user's bwd. It only exists to be transposed: evaluating it means forward mode was asked.
-
-custom_lin_p = Primitive("custom_lin", multiple_results=True)
-
-
-@custom_lin_p.def_impl
-def _custom_lin_impl(*args, num_res, bwd, out_avals, in_avals):
-    raise TypeError(
-        "can't apply forward-mode autodiff (jvp) to a custom_vjp function; use reverse mode "
-        "(grad, vjp) or define a custom_jvp rule instead."
-    )
-
-
-@custom_lin_p.def_abstract_eval
-def _custom_lin_abstract_eval(*avals, num_res, bwd, out_avals, in_avals):
-    return [tangent_aval(a) for a in out_avals]
-
-
-custom_lin_p.params_to_print = lambda params: {"num_res": params["num_res"], "bwd": params["bwd"]}
-
-
-def _custom_lin_batch(values, dims, *, num_res, bwd, out_avals, in_avals):
-    """Every operand batched at the front; the transpose is the user's bwd, vectorized."""
-    from tracejit._src.custom_derivatives import vmap_bwd
-    from tracejit._src.lax.standard import batch_at_front, shape_of
-
-    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
-    values = [batch_at_front(v, d, size) for v, d in zip(values, dims, strict=True)]
-
-    def batched(avals):
-        return tuple(ShapedArray((size, *a.shape), a.dtype, a.weak_type) for a in avals)
-
-    outs = custom_lin_p.bind(
-        *values,
-        num_res=num_res,
-        bwd=vmap_bwd(bwd, size, in_avals),
-        out_avals=batched(out_avals),
-        in_avals=batched(in_avals),
-    )
-    return outs, [0] * len(outs)
-
-
-batch_rules[custom_lin_p] = _custom_lin_batch
 
 # --------------------------------------------------------------------------------------------
 # Entry point

@@ -15,7 +15,8 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
 
 - `batch_rules[p](values, batch_dims, **params) -> (out, out_batch_dim)` (lists for
   `multiple_results` primitives); a batch dim is an int or None (not batched); at least one
-  operand is batched. Helpers that build rules from lax operations live in `lax/standard.py`.
+  operand is batched. `move_batch_dim` and `batch_at_front` below line batch dimensions up;
+  helpers that build rules from lax operations live in `lax/standard.py`.
 - Primitives with bodies (control flow) are also listed in `axis_rules`: their rules receive
   the trace's `axis_size` and `axis_name` as keyword arguments, so that collectives inside
   the bodies find their named axis; under a named axis they run even when no operand is
@@ -24,7 +25,20 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
 
 from __future__ import annotations
 
-from tracejit._src.core import Primitive, ShapedArray, Trace, Tracer, get_aval, set_current_trace
+from tracejit._src.core import (
+    Primitive,
+    ShapedArray,
+    Trace,
+    Tracer,
+    current_trace,
+    get_aval,
+    new_trace,
+    set_current_trace,
+    shape_of,
+)
+from tracejit._src.interpreters import structural
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.jaxpr import eval_jaxpr
 
 batch_rules: dict[Primitive, object] = {}
 
@@ -43,8 +57,6 @@ def _names_in(params) -> tuple:
 def bound_axis_size(axis_name) -> int:
     """The size of the named axis that an enclosing vmap maps, for staging a collective (in a
     control-flow body, say) before that vmap carries it out; NameError if none maps it."""
-    from tracejit._src.core import current_trace
-
     trace = current_trace()
     while trace is not None:
         if isinstance(trace, BatchTrace) and trace.axis_name == axis_name:
@@ -109,14 +121,10 @@ class BatchTrace(Trace):
         return self.new_tracer(out, out_dims)
 
     def process_custom_jvp_call(self, primitive, call, args):
-        from tracejit._src.custom_derivatives import batch_custom_jvp_call
-
-        return batch_custom_jvp_call(self, primitive, call, args)
+        return primitive.batch_call(self, call, args)
 
     def process_custom_vjp_call(self, primitive, call, args):
-        from tracejit._src.custom_derivatives import batch_custom_vjp_call
-
-        return batch_custom_vjp_call(self, primitive, call, args)
+        return primitive.batch_call(self, call, args)
 
     def new_tracer(self, value, batch_dim):
         return value if batch_dim is None else BatchTracer(self, value, batch_dim)
@@ -125,11 +133,34 @@ class BatchTrace(Trace):
         return "while vectorizing (vmap)"
 
 
+# --------------------------------------------------------------------------------------------
+# Lining batch dimensions up
+
+
+def move_batch_dim(x, dim: int, to: int):
+    """`x` with its axis `dim` moved to position `to`."""
+    if dim == to:
+        return x
+    perm = [d for d in range(len(shape_of(x))) if d != dim]
+    perm.insert(to, dim)
+    return structural.transpose(x, tuple(perm))
+
+
+def batch_at_front(x, dim, size: int):
+    """`x` with its batch dimension first; an unbatched `x` is broadcast to `size` members."""
+    if dim is None:
+        shape = tuple(shape_of(x))
+        return structural.broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
+    return move_batch_dim(x, dim, 0)
+
+
+# --------------------------------------------------------------------------------------------
+# Entry points
+
+
 def vmap_flat(fun, args, in_dims, axis_size: int, axis_name=None):
     """Runs `fun(*tracers) -> list` with `args` batched along `in_dims` (None: not batched);
     returns the outputs and their batch dimensions (None: the output is not batched)."""
-    from tracejit._src.core import current_trace, new_trace
-
     trace = BatchTrace(current_trace(), axis_size, axis_name)
     with new_trace(trace):
         tracers = [trace.new_tracer(x, d) for x, d in zip(args, in_dims, strict=True)]
@@ -143,10 +174,6 @@ def batch_jaxpr(closed, axis_size: int, in_dims, instantiate, axis_name=None):
     input batched along its entry of `in_dims` (None: not batched); each output batched at the
     front if it depends on a batched input or `instantiate` (a list of bools) asks for it.
     Returns (batched jaxpr, out_batched). Control-flow rules use it on their bodies."""
-    from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-    from tracejit._src.jaxpr import eval_jaxpr
-    from tracejit._src.lax.standard import batch_at_front
-
     avals = []
     for aval, dim in zip(closed.in_avals, in_dims, strict=True):
         if dim is not None:

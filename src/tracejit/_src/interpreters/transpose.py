@@ -8,7 +8,8 @@ cotangents of its linear operands; cotangents reaching one variable are summed.
 
     y = mul t c      transposes to      ct_t = mul ct_y c
 
-Rules (registered in each primitive's block, `lax/<family>.py`):
+Rules (registered in each primitive's block, `lax/<family>.py`, in the registry
+`ad.transpose_rules`):
 
 - `transpose_rules[p](ct, *operands, **params) -> list` with one cotangent per operand: the
   linear operands arrive as `UndefinedPrimal(aval)`, the others as values; return None for
@@ -18,12 +19,11 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
 
 from __future__ import annotations
 
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import ShapedArray, get_aval
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.ad import Zero, add_tangents, custom_lin_p
+from tracejit._src.interpreters.ad import Zero, add_tangents, transpose_rules
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import Jaxpr, Literal, literal_operand
-
-transpose_rules: dict[Primitive, object] = {}
 
 
 class UndefinedPrimal:
@@ -102,35 +102,10 @@ def backward_pass(jaxpr: Jaxpr, consts, cotangents_out, primals_in=None) -> list
     return [pop_cotangent(v) for v in jaxpr.invars]
 
 
-# --- rules of the primitives that autodiff itself introduces --------------------------------
-
-
-def _add_any_transpose(ct, x, y):
-    return [ct, ct]
-
-
-transpose_rules[ad.add_any_p] = _add_any_transpose
-ad.deflinear(ad.add_any_p)
-
-
-def _custom_lin_transpose(cts, *operands, num_res, bwd, out_avals, in_avals):
-    residuals = operands[:num_res]
-    cts = [ad.zeros_like_aval(ad.tangent_aval(a)) if type(c) is Zero else c
-           for c, a in zip(cts, out_avals, strict=True)]  # fmt: skip
-    cts_in = [Zero(ad.tangent_aval(a)) if c is None else c
-              for c, a in zip(bwd(residuals, cts), in_avals, strict=True)]  # fmt: skip
-    return [None] * num_res + cts_in
-
-
-transpose_rules[custom_lin_p] = _custom_lin_transpose
-
-
 def transposed_call_body(closed, cts, args):
     """What call primitives (`jit`, `remat2`) transpose into: another call, of the transposed
     body. Returns (that body as a closed jaxpr, its operands): it takes the call's known
     operands and its nonzero cotangents and gives the cotangents of the linear operands."""
-    from tracejit._src.core import get_aval
-    from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 
     linear = [is_undefined_primal(a) for a in args]
     known = [a for a, lin in zip(args, linear, strict=True) if not lin]

@@ -19,9 +19,9 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.ad import Zero, add_tangents
+from tracejit._src.interpreters.ad import Zero, add_tangents, transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import elementwise, shapes
 from tracejit._src.lax import selection as lax_selection

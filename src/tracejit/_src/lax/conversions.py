@@ -13,18 +13,12 @@ import warnings
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.transpose import transpose_rules
+from tracejit._src.interpreters.ad import transpose_rules
+from tracejit._src.interpreters.batching import batch_rules, move_batch_dim
 from tracejit._src.lax.shapes import is_array
-from tracejit._src.lax.standard import (
-    int_bounds,
-    move_batch_dim,
-    never_weak,
-    shape_of,
-    vectorized_batch_rule,
-)
+from tracejit._src.lax.standard import int_bounds, never_weak, vectorized_batch_rule
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 

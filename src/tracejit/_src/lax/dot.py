@@ -37,13 +37,14 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import shapes
-from tracejit._src.lax.standard import shape_of, weak_if_all_weak
+from tracejit._src.lax.standard import weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 

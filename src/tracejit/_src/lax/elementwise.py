@@ -29,9 +29,8 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.ad import Zero
+from tracejit._src.interpreters.ad import Zero, transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import binary
 from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import selection as lax_selection

@@ -20,14 +20,15 @@ import numpy as np
 
 from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.batching import batch_rules, bound_axis_size, collective_rules
-from tracejit._src.interpreters.transpose import transpose_rules
-from tracejit._src.lax import reductions, shapes
-from tracejit._src.lax.standard import (
+from tracejit._src.interpreters.ad import transpose_rules
+from tracejit._src.interpreters.batching import (
     batch_at_front,
-    vectorized_batch_rule,
-    weak_if_all_weak,
+    batch_rules,
+    bound_axis_size,
+    collective_rules,
 )
+from tracejit._src.lax import reductions, shapes
+from tracejit._src.lax.standard import vectorized_batch_rule, weak_if_all_weak
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_map
 

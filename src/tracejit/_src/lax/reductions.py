@@ -29,10 +29,10 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, ShapedArray, get_aval
+from tracejit._src.core import Primitive, ShapedArray, get_aval, shape_of
 from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.transpose import transpose_rules
 from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import shapes
 from tracejit._src.lax.standard import (
@@ -42,7 +42,6 @@ from tracejit._src.lax.standard import (
     is_numeric,
     never_weak,
     normalize_axes,
-    shape_of,
     weak_if_all_weak,
 )
 from tracejit._src.lowering import stablehlo as hlo

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.interpreters.ad import transpose_rules
+from tracejit._src.interpreters.batching import batch_at_front, batch_rules, move_batch_dim
+from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import binary
 from tracejit._src.lax.conversions import convert_element_type
 from tracejit._src.lax.gather import (
@@ -33,11 +34,6 @@ from tracejit._src.lax.gather import (
     operand_index,
 )
 from tracejit._src.lax.selection import select_n
-from tracejit._src.lax.standard import (
-    batch_at_front,
-    move_batch_dim,
-    shape_of,
-)
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 

@@ -13,21 +13,16 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.interpreters.ad import transpose_rules
+from tracejit._src.interpreters.batching import batch_rules, move_batch_dim
+from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import binary
 from tracejit._src.lax.conversions import lower_compare, splat_constant
 from tracejit._src.lax.reductions import lower_complex_chooser
 from tracejit._src.lax.shapes import batch_size, broadcast_in_dim
-from tracejit._src.lax.standard import (
-    broadcast_to_shape,
-    check_same_dtypes,
-    move_batch_dim,
-    shape_of,
-    weak_if_all_weak,
-)
+from tracejit._src.lax.standard import broadcast_to_shape, check_same_dtypes, weak_if_all_weak
 from tracejit._src.lowering.lower import lowering_rules
 
 # --- select_n -------------------------------------------------------------------------------

@@ -23,17 +23,15 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.array import Array
-from tracejit._src.core import Primitive, ShapedArray, Tracer
-from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.core import Primitive, ShapedArray, Tracer, shape_of
+from tracejit._src.interpreters import ad, structural
+from tracejit._src.interpreters.ad import transpose_rules
+from tracejit._src.interpreters.batching import batch_at_front, batch_rules, move_batch_dim
+from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import binary, reductions
 from tracejit._src.lax.standard import (
-    batch_at_front,
     check_same_dtypes,
-    move_batch_dim,
     never_weak,
-    shape_of,
     static_ints,
     vectorized_batch_rule,
     weak_if_all_weak,
@@ -184,12 +182,8 @@ def _broadcast_in_dim_batch(values, dims, *, shape, broadcast_dimensions):
 batch_rules[broadcast_in_dim_p] = _broadcast_in_dim_batch
 
 
-def _zeros_like_aval(aval: ShapedArray):
-    zero = np.zeros((), aval.dtype)
-    return broadcast_in_dim(zero, aval.shape, ()) if aval.shape else zero
-
-
-ad.def_zeros_maker(_zeros_like_aval)
+# autodiff makes zero arrays and vmap batch axes with this primitive (and transpose, below)
+structural.provide_broadcast_in_dim(broadcast_in_dim)
 
 # --- reshape --------------------------------------------------------------------------------
 reshape_p = Primitive("reshape")
@@ -318,6 +312,7 @@ transpose_rules[transpose_p] = _transpose_transpose
 lowering_rules[transpose_p] = lambda ctx, x, *, permutation: ctx.op(
     "stablehlo.transpose", [x], {"permutation": hlo.i64_array(permutation)}
 )
+structural.provide_transpose(transpose)
 
 
 def _transpose_batch(values, dims, *, permutation):

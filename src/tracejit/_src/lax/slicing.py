@@ -33,10 +33,11 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.array import Array
-from tracejit._src.core import Primitive, ShapedArray, Tracer, get_aval
+from tracejit._src.core import Primitive, ShapedArray, Tracer, get_aval, shape_of
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.interpreters.ad import transpose_rules
+from tracejit._src.interpreters.batching import batch_at_front, batch_rules, move_batch_dim
+from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import binary
 from tracejit._src.lax.gather import (
     GatherDimensionNumbers,
@@ -47,15 +48,7 @@ from tracejit._src.lax.gather import (
 from tracejit._src.lax.scatter import scatter_p
 from tracejit._src.lax.selection import select_n
 from tracejit._src.lax.shapes import broadcast_in_dim, concatenate, expand_dims, pad, squeeze
-from tracejit._src.lax.standard import (
-    batch_at_front,
-    check_same_dtypes,
-    int_bounds,
-    move_batch_dim,
-    shape_of,
-    static_ints,
-    weak_if_all_weak,
-)
+from tracejit._src.lax.standard import check_same_dtypes, int_bounds, static_ints, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 

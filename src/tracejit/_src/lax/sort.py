@@ -16,19 +16,14 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.ad import Zero
-from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
+from tracejit._src.interpreters.ad import Zero, transpose_rules
+from tracejit._src.interpreters.batching import batch_at_front, batch_rules
+from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import shapes
 from tracejit._src.lax.reductions import lower_compare
-from tracejit._src.lax.standard import (
-    batch_at_front,
-    normalize_axes,
-    shape_of,
-    weak_if_all_weak,
-)
+from tracejit._src.lax.standard import normalize_axes, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 

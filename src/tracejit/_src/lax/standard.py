@@ -16,7 +16,8 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import ShapedArray, Tracer, never_weak, weak_if_all_weak  # noqa: F401
+from tracejit._src.core import ShapedArray, Tracer, never_weak, shape_of, weak_if_all_weak  # noqa: F401
+from tracejit._src.interpreters.batching import move_batch_dim
 
 
 # Dtype classes an operand may belong to, named for error messages.
@@ -204,12 +205,6 @@ def quiet(fn):
     return quiet_fn
 
 
-def shape_of(x) -> tuple:
-    """The shape of an operand a wrapper received: an array, a tracer or a Python scalar."""
-    shape = getattr(x, "shape", None)
-    return np.shape(x) if shape is None else shape
-
-
 def static_ints(name: str, what: str, values) -> tuple:
     """A shape/axes argument as a tuple of Python ints (tracers raise their concretization
     error: shapes must be static)."""
@@ -269,28 +264,6 @@ def unbroadcast(aval: ShapedArray, x):
 
 # --- batching rules -------------------------------------------------------------------------
 # Pieces for `interpreters/batching.py` rules: `batch_rules[p](values, batch_dims, **params)`.
-
-
-def move_batch_dim(x, dim: int, to: int):
-    """`x` with its axis `dim` moved to position `to`."""
-    from tracejit._src.lax.shapes import transpose
-
-    if dim == to:
-        return x
-    ndim = len(shape_of(x))
-    perm = [d for d in range(ndim) if d != dim]
-    perm.insert(to, dim)
-    return transpose(x, tuple(perm))
-
-
-def batch_at_front(x, dim, size: int):
-    """`x` with its batch dimension first; an unbatched `x` is broadcast to `size` members."""
-    from tracejit._src.lax.shapes import broadcast_in_dim
-
-    if dim is None:
-        shape = tuple(shape_of(x))
-        return broadcast_in_dim(x, (size, *shape), tuple(range(1, len(shape) + 1)))
-    return move_batch_dim(x, dim, 0)
 
 
 def vectorized_batch_rule(primitive):

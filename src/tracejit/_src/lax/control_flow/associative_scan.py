@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tracejit._src.core import shape_of
 from tracejit._src.lax import binary, shapes, slicing
-from tracejit._src.lax.standard import shape_of
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 
 

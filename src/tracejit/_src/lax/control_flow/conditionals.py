@@ -28,9 +28,10 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.api import shaped_abstractify
-from tracejit._src.core import Primitive, ShapedArray, Tracer, set_current_trace
+from tracejit._src.api_util import shaped_abstractify
+from tracejit._src.core import Primitive, ShapedArray, Tracer, set_current_trace, shape_of
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
+from tracejit._src.interpreters.batching import batch_at_front
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr
@@ -45,7 +46,6 @@ from tracejit._src.lax.control_flow.common import (
     type_difference,
     with_leading_inputs,
 )
-from tracejit._src.lax.standard import batch_at_front, shape_of
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import keystr, tree_flatten, tree_unflatten
 

@@ -24,9 +24,10 @@ import itertools
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.api import shaped_abstractify
-from tracejit._src.core import Primitive, Tracer, set_current_trace
+from tracejit._src.api_util import shaped_abstractify
+from tracejit._src.core import Primitive, Tracer, set_current_trace, shape_of
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
+from tracejit._src.interpreters.batching import batch_at_front, move_batch_dim
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
@@ -45,7 +46,6 @@ from tracejit._src.lax.control_flow.common import (
 )
 from tracejit._src.lax.control_flow.conditionals import cond
 from tracejit._src.lax.control_flow.scan import scan, scan_with_carry_name
-from tracejit._src.lax.standard import batch_at_front, move_batch_dim, shape_of
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 

@@ -6,12 +6,33 @@ length, unlike a Python loop or `vmap`'s single wide application (which `batch_s
 
 from __future__ import annotations
 
-from tracejit._src.api import vmap
+from tracejit._src.core import shape_of
+from tracejit._src.interpreters import batching
 from tracejit._src.lax.control_flow.scan import scan
 from tracejit._src.lax.shapes import concatenate, reshape
 from tracejit._src.lax.slicing import slice_in_dim
-from tracejit._src.lax.standard import shape_of
-from tracejit._src.tree_util import tree_flatten, tree_map
+from tracejit._src.tree_util import tree_flatten, tree_map, tree_unflatten
+
+
+def _vmap_leading(f):
+    """`f` applied to every slice along the leading axis of its argument's leaves at once;
+    every output batched at the front."""
+
+    def batched_f(x):
+        leaves, in_tree = tree_flatten(x)
+        size = shape_of(leaves[0])[0]
+        out_trees = []
+
+        def flat_f(*xs):
+            out_leaves, out_tree = tree_flatten(f(tree_unflatten(in_tree, xs)))
+            out_trees.append(out_tree)
+            return out_leaves
+
+        outs, dims = batching.vmap_flat(flat_f, leaves, [0] * len(leaves), size)
+        fronts = [batching.batch_at_front(o, d, size) for o, d in zip(outs, dims, strict=True)]
+        return tree_unflatten(out_trees[0], fronts)
+
+    return batched_f
 
 
 def map(f, xs, *, batch_size=None):
@@ -26,7 +47,7 @@ def map(f, xs, *, batch_size=None):
         raise ValueError("lax.map with batch_size needs at least one array to map over.")
     n = shape_of(leaves[0])[0]
     num_batches, remainder = divmod(n, int(batch_size))
-    batched_f = vmap(f)
+    batched_f = _vmap_leading(f)
     outs = []
     if num_batches:
 

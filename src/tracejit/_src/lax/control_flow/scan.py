@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src.api import shaped_abstractify
-from tracejit._src.core import Primitive, ShapedArray, set_current_trace
+from tracejit._src.api_util import shaped_abstractify
+from tracejit._src.core import Primitive, ShapedArray, set_current_trace, shape_of
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
+from tracejit._src.interpreters.batching import batch_at_front, move_batch_dim
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.lax import conversions, shapes
@@ -39,7 +40,6 @@ from tracejit._src.lax.control_flow.common import (
     stage_function,
     weak_promotes,
 )
-from tracejit._src.lax.standard import batch_at_front, move_batch_dim, shape_of
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import aval_type, lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
