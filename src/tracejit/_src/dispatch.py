@@ -18,11 +18,13 @@ import warnings
 
 import numpy as np
 
-from tracejit._src import dtypes
+from tracejit._src import dtypes, runtime  # (importing runtime loads neither cffi nor XLA)
 from tracejit._src.array import Array, make_array, make_device_array, mark_deleted
 from tracejit._src.config import config
 from tracejit._src.interpreters.eval import to_numpy
-from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
+from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr, used_inputs
+from tracejit._src.lowering.lower import lower_jaxpr_to_module
+from tracejit._src.tree_util import tree_map
 
 _backend = None
 _warned = set()
@@ -41,8 +43,6 @@ def backend() -> str:
         if os.environ.get("TRACEJIT_PLATFORM", "").lower() == "numpy":
             _backend = "numpy"
         else:
-            from tracejit._src import runtime
-
             _backend = "pjrt" if runtime.platform_available() else "numpy"
             if _backend == "numpy":
                 _warn_once(
@@ -194,8 +194,6 @@ def plan_parameters(closed: ClosedJaxpr, donated=None, keep_unused=False, stackl
     of its type still free. A donated input left without an output warns, as JAX does: its
     buffer cannot be reused (it is not deleted either).
     """
-    from tracejit._src.jaxpr import used_inputs
-
     n = len(closed.jaxpr.invars)
     kept = None if keep_unused else used_inputs(closed.jaxpr)
     if kept is not None and len(kept) == n:
@@ -231,8 +229,6 @@ def _describe(aval) -> str:
 def _compile(closed: ClosedJaxpr, name: str, donated=None, keep_unused=False):
     if backend() == "numpy" or any(a.dtype == dtypes.float0 for a in closed.in_avals):
         return EvaluatedProgram(closed, name)
-    from tracejit._src.lowering.lower import lower_jaxpr_to_module
-
     kept, aliases = plan_parameters(closed, donated, keep_unused, stacklevel=5)
     try:
         text = lower_jaxpr_to_module(closed, f"jit_{name}", kept_inputs=kept, aliases=aliases)
@@ -256,9 +252,7 @@ def _compile_with_disk_cache(text: str):
     """Compiles, or loads the serialized executable a previous process compiled from the same
     StableHLO text, compile options and plugin version. Written atomically (rename), so
     several processes may share the cache."""
-    from tracejit._src.runtime import XlaRuntimeError, get_client
-
-    client = get_client()
+    client = runtime.get_client()
     if not config.enable_compilation_cache:
         return client.compile(text)
     identity = f"{client.platform}|{client.platform_version}|replicas=1|partitions=1|{text}"
@@ -266,7 +260,7 @@ def _compile_with_disk_cache(text: str):
     try:
         with open(path, "rb") as f:
             return client.deserialize(f.read())
-    except (OSError, XlaRuntimeError):
+    except (OSError, runtime.XlaRuntimeError):
         pass
     executable = client.compile(text)
     try:
@@ -275,7 +269,7 @@ def _compile_with_disk_cache(text: str):
         with os.fdopen(fd, "wb") as f:
             f.write(executable.serialize())
         os.replace(temporary, path)
-    except (OSError, XlaRuntimeError):
+    except (OSError, runtime.XlaRuntimeError):
         pass  # an unwritable cache only costs the next process a compile
     return executable
 
@@ -301,9 +295,7 @@ class NumpyDevice:
 
 def devices() -> list:
     if backend() == "pjrt":
-        from tracejit._src.runtime import get_client
-
-        return get_client().devices()
+        return runtime.get_client().devices()
     return [NumpyDevice()]
 
 
@@ -313,14 +305,11 @@ def default_backend() -> str:
 
 def device_put(x, device=None):
     """`x` (an array-like or a pytree of them) committed to `device` (default: the first)."""
-    from tracejit._src.tree_util import tree_map
 
     def put(leaf):
         value, weak = to_numpy(leaf)
         if backend() != "pjrt":
             return make_array(np.array(value), weak)
-        from tracejit._src.runtime import get_client
-
-        return make_device_array(get_client().buffer_from_numpy(value, device), weak)
+        return make_device_array(runtime.get_client().buffer_from_numpy(value, device), weak)
 
     return tree_map(put, x)

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import logging
 import warnings
 
+from tracejit._src import dispatch
+from tracejit._src.api_util import argnums_and_argnames, normalize_argnums, shaped_abstractify
 from tracejit._src.array import Array, DeviceArray
 from tracejit._src.config import config
 from tracejit._src.core import Primitive, current_trace, set_current_trace
@@ -27,7 +28,7 @@ from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr
-from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.lowering.lower import lower_jaxpr_to_module, lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 
 logger = logging.getLogger("tracejit")
@@ -41,8 +42,6 @@ class JitPrimitive(Primitive):
     def bind(self, *args, jaxpr, name):
         trace = current_trace()
         if type(trace) is EvalTrace:  # run the compiled program; its outputs are Arrays already
-            from tracejit._src import dispatch
-
             return dispatch.run_jaxpr(jaxpr, name, args)
         return trace.process_primitive(self, args, {"jaxpr": jaxpr, "name": name})
 
@@ -57,8 +56,6 @@ def _jit_abstract_eval(*avals, jaxpr, name):
 
 @jit_p.def_impl
 def _jit_impl(*args, jaxpr, name):
-    from tracejit._src import dispatch
-
     return dispatch.run_jaxpr(jaxpr, name, args)
 
 
@@ -146,44 +143,6 @@ jit_p.params_to_print = lambda params: {"name": params["name"], "jaxpr": params[
 # --- the API ----------------------------------------------------------------------------------
 
 
-def _parameters(fun) -> list | None:
-    try:
-        return list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        return None
-
-
-def _argnums_from_names(fun, static_argnames) -> tuple:
-    parameters = [p.name for p in _parameters(fun) or ()]
-    return tuple(parameters.index(n) for n in static_argnames if n in parameters)
-
-
-def _as_tuple(value, kind) -> tuple:
-    if value is None:
-        return ()
-    return (value,) if isinstance(value, kind) else tuple(value)
-
-
-def _donation(fun, donate_argnums, donate_argnames) -> tuple[frozenset, frozenset]:
-    """(positions, names) of the donated arguments: each given one completed by the other
-    through `fun`'s signature, so that an argument is donated however it is passed."""
-    nums, names = set(_as_tuple(donate_argnums, int)), set(_as_tuple(donate_argnames, str))
-    parameters = _parameters(fun)
-    if parameters is not None and (nums or names):
-        positional = [
-            p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-        takes_varargs = any(p.kind == p.VAR_POSITIONAL for p in parameters)
-        if not takes_varargs and any(i >= len(positional) for i in nums):
-            raise ValueError(
-                f"Jitted function has donate_argnums={tuple(sorted(nums))}, but only accepts "
-                f"{len(positional)} positional arguments."
-            )
-        names |= {positional[i] for i in nums if i < len(positional)}
-        nums |= {positional.index(n) for n in names if n in positional}
-    return frozenset(nums), frozenset(names)
-
-
 class Jitted:
     """A jitted function: callable, with `.lower(*args)` for the StableHLO and compiled forms."""
 
@@ -192,15 +151,13 @@ class Jitted:
     ):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        if isinstance(static_argnums, int):
-            static_argnums = (static_argnums,)
-        if isinstance(static_argnames, str):
-            static_argnames = (static_argnames,)
-        self.static_argnames = tuple(static_argnames or ())
-        self.static_argnums = tuple(static_argnums or ()) + _argnums_from_names(
-            fun, self.static_argnames
+        static_nums, static_names = argnums_and_argnames(
+            fun, static_argnums, static_argnames, "static_argnums"
         )
-        self.donate_argnums, self.donate_argnames = _donation(fun, donate_argnums, donate_argnames)
+        self.static_argnums, self.static_argnames = tuple(sorted(static_nums)), static_names
+        self.donate_argnums, self.donate_argnames = argnums_and_argnames(
+            fun, donate_argnums, donate_argnames, "donate_argnums"
+        )
         self.keep_unused = bool(keep_unused)
         self.name = getattr(fun, "__name__", "fun")
         self._cache: dict = {}  # signature -> CacheEntry
@@ -208,8 +165,7 @@ class Jitted:
         self._last_key = None
 
     def _split(self, args, kwargs):
-        n = len(args)
-        static = {i % n for i in self.static_argnums if -n <= i < n}
+        static = set(normalize_argnums(self.static_argnums, len(args)))
         static_kwargs = {k: v for k, v in kwargs.items() if k in self.static_argnames}
         dynamic_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         dynamic = [a for i, a in enumerate(args) if i not in static]
@@ -249,8 +205,6 @@ class Jitted:
     def _trace_new_signature(
         self, key, args, static, static_kwargs, leaves, in_tree, positional_only=False
     ):
-        from tracejit._src.api import shaped_abstractify
-
         self._explain_miss(key)
         avals = [shaped_abstractify(x) for x in leaves]
         out_trees = []
@@ -325,8 +279,6 @@ class Jitted:
         if eager:  # the common case: run the compiled program
             program = entry.program
             if program is None:
-                from tracejit._src import dispatch
-
                 program = entry.program = dispatch.compiled_program(
                     entry.jaxpr, self.name, entry.donated, self.keep_unused
                 )
@@ -421,9 +373,6 @@ class Lowered:
         self.keep_unused = keep_unused
 
     def as_text(self) -> str:
-        from tracejit._src import dispatch
-        from tracejit._src.lowering.lower import lower_jaxpr_to_module
-
         kept, aliases = dispatch.plan_parameters(
             self.jaxpr, self.donated, self.keep_unused, stacklevel=3
         )
@@ -432,8 +381,6 @@ class Lowered:
         )
 
     def compile(self) -> Compiled:
-        from tracejit._src import dispatch
-
         program = dispatch.compiled_program(self.jaxpr, self.name, self.donated, self.keep_unused)
         return Compiled(self, program)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.api import jvp, vjp
 from tracejit._src.config import config
 from tracejit._src.tree_util import tree_flatten, tree_map
 
@@ -73,8 +74,6 @@ def _assert_close(name: str, expected, actual, atol: float, rtol: float):
 
 
 def check_jvp(f, args, *, atol, rtol, eps, rng):
-    from tracejit._src.api import jvp
-
     tangents = tree_map(lambda x: _random_like(rng, x), args)
     _, out_tangent = jvp(f, args, tangents)
 
@@ -91,8 +90,6 @@ def check_jvp(f, args, *, atol, rtol, eps, rng):
 
 
 def check_vjp(f, args, *, atol, rtol, rng):
-    from tracejit._src.api import jvp, vjp
-
     out, f_vjp = vjp(f, *args)
     cotangent = tree_map(lambda x: _random_like(rng, x), out)
     tangents = tree_map(lambda x: _random_like(rng, x), args)
@@ -119,8 +116,6 @@ def check_grads(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=
 
 
 def _check_grads(f, args, order, modes, atol, rtol, eps, rng):
-    from tracejit._src.api import jvp, vjp
-
     if order == 0:
         return
     if "fwd" in modes:
