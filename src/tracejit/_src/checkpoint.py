@@ -90,24 +90,11 @@ def _remat_impl(*args, jaxpr, **params):
     return [to_numpy(x)[0] for x in eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *args)]
 
 
-def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy):
-    nonzeros = [type(t) is not ad.Zero for t in tangents]
-    num_outs = len(jaxpr.out_avals)
-    jvp_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, [False] * num_outs)
-    outs = remat_p.bind(
-        *primals,
-        *(t for t in tangents if type(t) is not ad.Zero),
-        jaxpr=jvp_jaxpr,
-        prevent_cse=prevent_cse,
-        differentiated=differentiated,
-        policy=policy,
-    )
-    primals_out, nonzero_out = outs[:num_outs], iter(outs[num_outs:])
-    tangents_out = [
-        next(nonzero_out) if nz else ad.Zero.from_primal_value(p)
-        for p, nz in zip(primals_out, out_nonzeros, strict=True)
-    ]
-    return primals_out, tangents_out
+def _remat_jvp(primals, tangents, *, jaxpr, **params):
+    def bind_call(jvp_bodies, nonzero_tangents):
+        return remat_p.bind(*primals, *nonzero_tangents, jaxpr=jvp_bodies[0], **params)
+
+    return ad.call_jvp(bind_call, [jaxpr], primals, tangents)
 
 
 ad.jvp_rules[remat_p] = _remat_jvp
@@ -116,7 +103,7 @@ ad.jvp_rules[remat_p] = _remat_jvp
 def _remat_partial_eval(trace, args, unknowns, *, jaxpr, **params):
     """The known outputs computed inline, keeping nothing; the unknown ones by the whole body,
     staged with the known inputs as its only residuals."""
-    split = partial_eval.partial_eval_jaxpr(jaxpr, unknowns, [False] * len(jaxpr.out_avals))
+    (split,) = partial_eval.split_call([jaxpr], unknowns)
     num_known = len(split.out_unknowns) - sum(split.out_unknowns)
     known = split.known
     known_args = [a for a, u in zip(args, unknowns, strict=True) if not u]

@@ -61,17 +61,11 @@ def _jit_impl(*args, jaxpr, name):
 
 def _jit_jvp(primals, tangents, *, jaxpr, name):
     """A call of the body's JVP: `jvp(jit(f))` stays one compiled program."""
-    nonzeros = [type(t) is not ad.Zero for t in tangents]
-    num_outs = len(jaxpr.out_avals)
-    jvp_jaxpr, out_nonzeros = ad.jvp_jaxpr(jaxpr, nonzeros, [False] * num_outs)
-    nonzero_tangents = [t for t in tangents if type(t) is not ad.Zero]
-    outs = jit_p.bind(*primals, *nonzero_tangents, jaxpr=jvp_jaxpr, name=name)
-    primals_out, nonzero_out = outs[:num_outs], iter(outs[num_outs:])
-    tangents_out = [
-        next(nonzero_out) if nz else ad.Zero.from_primal_value(p)
-        for p, nz in zip(primals_out, out_nonzeros, strict=True)
-    ]
-    return primals_out, tangents_out
+
+    def bind_call(jvp_bodies, nonzero_tangents):
+        return jit_p.bind(*primals, *nonzero_tangents, jaxpr=jvp_bodies[0], name=name)
+
+    return ad.call_jvp(bind_call, [jaxpr], primals, tangents)
 
 
 ad.jvp_rules[jit_p] = _jit_jvp
@@ -82,7 +76,7 @@ def _jit_partial_eval(trace, args, unknowns, *, jaxpr, name):
     staged one of the rest reading them, so that `grad(jit(f))` runs its forward pass (and,
     transposed, its backward pass) compiled. Residuals that are known inputs are not copied
     out of the known call."""
-    split = partial_eval.partial_eval_jaxpr(jaxpr, unknowns, [False] * len(jaxpr.out_avals))
+    (split,) = partial_eval.split_call([jaxpr], unknowns)
     num_known_outs = len(split.out_unknowns) - sum(split.out_unknowns)
     computed = [r for r, source in enumerate(split.forwarded) if source is None]
     known = split.known.jaxpr

@@ -325,3 +325,28 @@ def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate):
 
     jaxpr = trace_to_jaxpr(jvp_fun, [*in_avals, *tangent_avals], DebugInfo(jvp_fun, "jvp"))
     return jaxpr, found["out_nonzeros"]
+
+
+def call_jvp(bind_call, bodies, primals, tangents):
+    """JVP of a primitive that calls jaxprs (`jit`, `remat2`, `cond`'s branches): the same
+    primitive calling the bodies' JVPs, so that it stays one call (one compiled program, one
+    branch) under differentiation. An output tangent is nonzero if any body makes it so.
+
+    `bind_call(jvp_bodies, nonzero_tangents)` binds the primitive on the JVP bodies, whose
+    inputs are the primals then the nonzero tangents. Returns (primal outs, tangent outs)."""
+    nonzeros = [type(t) is not Zero for t in tangents]
+    num_outs = len(bodies[0].out_avals)
+    jvp_bodies, out_nonzeros = [], [False] * num_outs
+    for body in bodies:
+        jvp_body, found = jvp_jaxpr(body, nonzeros, [False] * num_outs)
+        jvp_bodies.append(jvp_body)
+        out_nonzeros = [a or b for a, b in zip(out_nonzeros, found, strict=True)]
+    if len(bodies) > 1:  # every body must give the tangents any one of them gives
+        jvp_bodies = [jvp_jaxpr(body, nonzeros, out_nonzeros)[0] for body in bodies]
+    outs = bind_call(jvp_bodies, [t for t in tangents if type(t) is not Zero])
+    primals_out, nonzero_out = outs[:num_outs], iter(outs[num_outs:])
+    tangents_out = [
+        next(nonzero_out) if nz else Zero.from_primal_value(p)
+        for p, nz in zip(primals_out, out_nonzeros, strict=True)
+    ]
+    return primals_out, tangents_out

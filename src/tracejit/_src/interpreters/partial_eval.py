@@ -169,3 +169,15 @@ def partial_eval_jaxpr(closed: ClosedJaxpr, unknowns, instantiate) -> JaxprSplit
     known = trace_to_jaxpr(known_fun, known_avals, DebugInfo(known_fun, "partial evaluation"))
     forwarded = split["forwarded"]
     return JaxprSplit(known, split["unknown"], split["out_unknowns"], len(forwarded), forwarded)
+
+
+def split_call(bodies, unknowns) -> list[JaxprSplit]:
+    """`partial_eval_jaxpr` of the bodies a primitive calls (`jit`, `remat2`, `cond`'s
+    branches) on operands of which `unknowns` are not known yet, all with the same unknown
+    outputs: an output is unknown if it is in any body."""
+    num_outs = len(bodies[0].out_avals)
+    splits = [partial_eval_jaxpr(body, unknowns, [False] * num_outs) for body in bodies]
+    out_unknowns = [any(found) for found in zip(*(s.out_unknowns for s in splits), strict=True)]
+    if len(bodies) > 1:
+        splits = [partial_eval_jaxpr(body, unknowns, out_unknowns) for body in bodies]
+    return splits

@@ -197,22 +197,13 @@ cond_p.def_impl(_cond_impl)
 
 
 def _cond_jvp(primals, tangents, *, branches):
+    """A cond of the branches' JVPs, each giving the tangents any branch gives."""
     index, operands = primals[0], primals[1:]
-    nonzeros = [type(t) is not ad.Zero for t in tangents[1:]]
-    num_outs = len(branches[0].out_avals)
-    out_nonzeros = [False] * num_outs
-    for branch in branches:
-        _, found = ad.jvp_jaxpr(branch, nonzeros, [False] * num_outs)
-        out_nonzeros = [a or b for a, b in zip(out_nonzeros, found, strict=True)]
-    jvp_branches = tuple(ad.jvp_jaxpr(b, nonzeros, out_nonzeros)[0] for b in branches)
-    nonzero_tangents = [t for t in tangents[1:] if type(t) is not ad.Zero]
-    outs = cond_p.bind(index, *operands, *nonzero_tangents, branches=jvp_branches)
-    primals_out, nonzero_out = outs[:num_outs], iter(outs[num_outs:])
-    tangents_out = [
-        next(nonzero_out) if nz else ad.Zero.from_primal_value(p)
-        for p, nz in zip(primals_out, out_nonzeros, strict=True)
-    ]
-    return primals_out, tangents_out
+
+    def bind_call(jvp_branches, nonzero_tangents):
+        return cond_p.bind(index, *operands, *nonzero_tangents, branches=tuple(jvp_branches))
+
+    return ad.call_jvp(bind_call, branches, operands, tangents[1:])
 
 
 ad.jvp_rules[cond_p] = _cond_jvp
@@ -225,12 +216,9 @@ def _cond_partial_eval(trace, args, unknowns, *, branches):
     if unknowns[0]:  # an unknown index: nothing can be decided now
         return trace.stage(cond_p, args, {"branches": branches})
     unknowns = unknowns[1:]
-    num_outs = len(branches[0].out_avals)
-    out_unknowns = [False] * num_outs
-    for branch in branches:
-        found = partial_eval.partial_eval_jaxpr(branch, unknowns, [False] * num_outs).out_unknowns
-        out_unknowns = [a or b for a, b in zip(out_unknowns, found, strict=True)]
-    splits = [partial_eval.partial_eval_jaxpr(b, unknowns, out_unknowns) for b in branches]
+    splits = partial_eval.split_call(branches, unknowns)
+    out_unknowns = splits[0].out_unknowns
+    num_outs = len(out_unknowns)
     num_known_outs = num_outs - sum(out_unknowns)
     residual_avals = [split.known.out_avals[num_known_outs:] for split in splits]
     all_residual_avals = [a for avals in residual_avals for a in avals]
