@@ -256,87 +256,96 @@ def _scan_partial_eval(trace, args, unknowns, *, jaxpr, length, reverse, num_con
                        unroll):  # fmt: skip
     """A known scan computing the known carries and ys and stacking the residuals, and a
     staged scan of the rest reading them."""
+    loop = {"length": length, "reverse": reverse, "unroll": unroll}
+    split, (const_uk, carry_uk, xs_uk) = _split_scan_body(jaxpr, unknowns, num_consts, num_carry)
+    ys_uk = split.out_unknowns[num_carry:]
+    known_counts = (num_consts - sum(const_uk), num_carry - sum(carry_uk))
+    kinds = _residual_kinds(split.forwarded, *known_counts)
+    operands = _split_operands(args, num_consts, num_carry)
+    masks = (const_uk, carry_uk, xs_uk)
+    known = [[x for x, u in zip(xs, m, strict=True) if not u] for xs, m in zip(operands, masks, strict=True)]
+    unknown = [[x for x, u in zip(xs, m, strict=True) if u] for xs, m in zip(operands, masks, strict=True)]
+    num_known_ys = len(ys_uk) - sum(ys_uk)
+    with set_current_trace(trace.parent):
+        known_carry, known_ys, residuals = _known_scan(split, kinds, *known, num_known_ys, loop)
+    staged_carry, staged_ys = _staged_scan(trace, split, kinds, residuals, *unknown, loop)
+    return [
+        *merge_by_mask(carry_uk, staged_carry, known_carry),
+        *merge_by_mask(ys_uk, staged_ys, known_ys),
+    ]
+
+
+def _split_scan_body(jaxpr, unknowns, num_consts, num_carry):
+    """(the body's `JaxprSplit`, the unknown flags of consts, carries and xs): a carry is
+    unknown if its initial value is or the body makes it so, found by iterating to a fixed
+    point; ys are unknown as the body makes them."""
     const_uk, init_uk, xs_uk = _split_operands(unknowns, num_consts, num_carry)
-    num_ys = len(jaxpr.out_avals) - num_carry
-    no_outs = [False] * (num_carry + num_ys)
+    no_outs = [False] * len(jaxpr.out_avals)
     carry_uk = fixed_point(
         init_uk,
         lambda c: (
             partial_eval.partial_eval_jaxpr(jaxpr, [*const_uk, *c, *xs_uk], no_outs).out_unknowns
         ),
     )
+    num_ys = len(jaxpr.out_avals) - num_carry
     in_uk = [*const_uk, *carry_uk, *xs_uk]
     split = partial_eval.partial_eval_jaxpr(jaxpr, in_uk, carry_uk + [False] * num_ys)
-    ys_uk = split.out_unknowns[num_carry:]
-    # Where each residual comes from: a known const or x it merely forwards, or computed.
-    known_counts = [num_consts - sum(const_uk), num_carry - sum(carry_uk)]
+    return split, (const_uk, carry_uk, xs_uk)
+
+
+def _residual_kinds(forwarded, num_known_consts, num_known_carry) -> list:
+    """Where each residual comes from: a known const ("const") or x ("xs") that the body
+    merely forwards, handed to the staged scan as it is, or computed by each step
+    ("stacked"), which the known scan stacks along the loop."""
     kinds = []
-    for source in split.forwarded:
-        if source is not None and source < known_counts[0]:
+    for source in forwarded:
+        if source is not None and source < num_known_consts:
             kinds.append("const")
-        elif source is not None and source >= known_counts[0] + known_counts[1]:
+        elif source is not None and source >= num_known_consts + num_known_carry:
             kinds.append("xs")
         else:
             kinds.append("stacked")
-    num_known_outs = num_carry - sum(carry_uk) + num_ys - sum(ys_uk)
+    return kinds
+
+
+def _known_scan(split, kinds, consts, init, xs, num_known_ys, loop):
+    """Runs the known scan: (known carries, known ys, every residual in order)."""
+    num_known_outs = len(init) + num_known_ys
     stacked = [num_known_outs + r for r, kind in enumerate(kinds) if kind == "stacked"]
     known_body = reorder_jaxpr(split.known, out_order=[*range(num_known_outs), *stacked])
-    consts, init, xs = _split_operands(args, num_consts, num_carry)
-    known_consts = [c for c, u in zip(consts, const_uk, strict=True) if not u]
-    known_init = [c for c, u in zip(init, carry_uk, strict=True) if not u]
-    known_xs = [x for x, u in zip(xs, xs_uk, strict=True) if not u]
-    with set_current_trace(trace.parent):
-        known_outs = scan_p.bind(
-            *known_consts,
-            *known_init,
-            *known_xs,
-            jaxpr=known_body,
-            length=length,
-            reverse=reverse,
-            num_consts=len(known_consts),
-            num_carry=len(known_init),
-            unroll=unroll,
-        )
-    known_carry, known_ys, stacked_residuals = split_list(
-        known_outs, [len(known_init), num_ys - sum(ys_uk)]
+    outs = scan_p.bind(
+        *consts, *init, *xs, jaxpr=known_body, num_consts=len(consts), num_carry=len(init), **loop
     )
-    # The staged scan: [residual consts, unknown consts | carry | residual xs, unknown xs].
-    known_inputs = [*known_consts, *known_init, *known_xs]
-    residual_values, stacked_iter = [], iter(stacked_residuals)
-    for source, kind in zip(split.forwarded, kinds, strict=True):
-        residual_values.append(next(stacked_iter) if kind == "stacked" else known_inputs[source])
+    carry, ys, stacked_residuals = split_list(outs, [len(init), num_known_ys])
+    known_inputs, stacked_iter = [*consts, *init, *xs], iter(stacked_residuals)
+    residuals = [
+        next(stacked_iter) if kind == "stacked" else known_inputs[source]
+        for source, kind in zip(split.forwarded, kinds, strict=True)
+    ]
+    return carry, ys, residuals
+
+
+def _staged_scan(trace, split, kinds, residuals, consts, init, xs, loop):
+    """Stages the scan of the unknown rest, whose operands are [residual consts, unknown
+    consts | unknown carries | residual xs, unknown xs]: (staged carries, staged ys)."""
     num_res = split.num_residuals
     const_res = [r for r, kind in enumerate(kinds) if kind == "const"]
     xs_res = [r for r, kind in enumerate(kinds) if kind != "const"]
-    n_uc, n_ucarry = sum(const_uk), sum(carry_uk)
+    n_front = num_res + len(consts) + len(init)
     in_order = [
-        *const_res, *range(num_res, num_res + n_uc + n_ucarry),
-        *xs_res, *range(num_res + n_uc + n_ucarry, len(split.unknown.in_avals)),
+        *const_res, *range(num_res, n_front), *xs_res, *range(n_front, len(split.unknown.in_avals))
     ]  # fmt: skip
-    unknown_body = reorder_jaxpr(split.unknown, in_order)
-    staged = trace.stage(
-        scan_p,
-        [
-            *[residual_values[r] for r in const_res],
-            *[c for c, u in zip(consts, const_uk, strict=True) if u],
-            *[c for c, u in zip(init, carry_uk, strict=True) if u],
-            *[residual_values[r] for r in xs_res],
-            *[x for x, u in zip(xs, xs_uk, strict=True) if u],
-        ],
-        {
-            "jaxpr": unknown_body,
-            "length": length,
-            "reverse": reverse,
-            "num_consts": len(const_res) + n_uc,
-            "num_carry": n_ucarry,
-            "unroll": unroll,
-        },
-    )
-    staged_carry, staged_ys = staged[:n_ucarry], staged[n_ucarry:]
-    return [
-        *merge_by_mask(carry_uk, staged_carry, known_carry),
-        *merge_by_mask(ys_uk, staged_ys, known_ys),
-    ]
+    operands = [
+        *(residuals[r] for r in const_res), *consts, *init, *(residuals[r] for r in xs_res), *xs
+    ]  # fmt: skip
+    params = {
+        "jaxpr": reorder_jaxpr(split.unknown, in_order),
+        "num_consts": len(const_res) + len(consts),
+        "num_carry": len(init),
+        **loop,
+    }
+    staged = trace.stage(scan_p, operands, params)
+    return staged[: len(init)], staged[len(init) :]
 
 
 partial_eval.partial_eval_rules[scan_p] = _scan_partial_eval
