@@ -263,8 +263,13 @@ def _scan_partial_eval(trace, args, unknowns, *, jaxpr, length, reverse, num_con
     kinds = _residual_kinds(split.forwarded, *known_counts)
     operands = _split_operands(args, num_consts, num_carry)
     masks = (const_uk, carry_uk, xs_uk)
-    known = [[x for x, u in zip(xs, m, strict=True) if not u] for xs, m in zip(operands, masks, strict=True)]
-    unknown = [[x for x, u in zip(xs, m, strict=True) if u] for xs, m in zip(operands, masks, strict=True)]
+    known = [
+        [x for x, u in zip(xs, m, strict=True) if not u]
+        for xs, m in zip(operands, masks, strict=True)
+    ]
+    unknown = [
+        [x for x, u in zip(xs, m, strict=True) if u] for xs, m in zip(operands, masks, strict=True)
+    ]
     num_known_ys = len(ys_uk) - sum(ys_uk)
     with set_current_trace(trace.parent):
         known_carry, known_ys, residuals = _known_scan(split, kinds, *known, num_known_ys, loop)
@@ -361,20 +366,49 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
     xs_lin = [is_linear(x) for x in xs]
     known_consts = [c for c, lin in zip(consts, const_lin, strict=True) if not lin]
     known_xs = [x for x, lin in zip(xs, xs_lin, strict=True) if not lin]
-    in_avals = jaxpr.in_avals
-    const_avals, carry_avals, x_avals = _split_operands(in_avals, num_consts, num_carry)
+    const_avals = _split_operands(jaxpr.in_avals, num_consts, num_carry)[0]
     acc_avals = [ad.tangent_aval(a) for a, lin in zip(const_avals, const_lin, strict=True) if lin]
-    carry_ct_avals = [ad.tangent_aval(a) for a in carry_avals]
-    out_avals = jaxpr.out_avals
-    ct_carry = [ad.instantiate_zeros(ct) for ct in cts[:num_carry]]
     # Zero cotangents of ys stay symbolic: the transposed body does not scan over them.
-    y_avals = [ad.tangent_aval(a) for a in out_avals[num_carry:]]
     ys_ct_nz = [type(ct) is not ad.Zero for ct in cts[num_carry:]]
-    ct_ys = [ct for ct in cts[num_carry:] if type(ct) is not ad.Zero]
-    n_kc, n_acc, n_kx = len(known_consts), len(acc_avals), len(known_xs)
+    body = _transposed_scan_body(jaxpr, consts, xs, num_carry, ys_ct_nz)
+    outs = scan_p.bind(
+        *known_consts,
+        *(ad.zeros_like_aval(a) for a in acc_avals),
+        *(ad.instantiate_zeros(ct) for ct in cts[:num_carry]),
+        *known_xs,
+        *(ct for ct in cts[num_carry:] if type(ct) is not ad.Zero),
+        jaxpr=body,
+        length=length,
+        reverse=not reverse,
+        num_consts=len(known_consts),
+        num_carry=len(acc_avals) + num_carry,
+        unroll=unroll,
+    )
+    ct_consts, ct_init, ct_xs = split_list(outs, [len(acc_avals), num_carry])
+    ct_consts_iter, ct_xs_iter = iter(ct_consts), iter(ct_xs)
+    return [
+        *(next(ct_consts_iter) if lin else None for lin in const_lin),
+        *(ct if is_linear(c) else None for ct, c in zip(ct_init, init, strict=True)),
+        *(next(ct_xs_iter) if lin else None for lin in xs_lin),
+    ]
+
+
+def _transposed_scan_body(jaxpr, consts, xs, num_carry, ys_ct_nz):
+    """The body of the transposed scan, as a closed jaxpr: [known consts | cotangent sums of
+    the linear consts, carry cotangents | known xs, nonzero ys' cotangents] -> [new sums,
+    carry cotangents in | linear xs' cotangents]. `consts`/`xs` are the forward scan's
+    operands, `UndefinedPrimal` where linear."""
+    is_linear = transpose.is_undefined_primal
+    const_lin, xs_lin = [is_linear(c) for c in consts], [is_linear(x) for x in xs]
+    known_consts = [c for c, lin in zip(consts, const_lin, strict=True) if not lin]
+    known_xs = [x for x, lin in zip(xs, xs_lin, strict=True) if not lin]
+    const_avals, carry_avals, x_avals = _split_operands(jaxpr.in_avals, len(consts), num_carry)
+    acc_avals = [ad.tangent_aval(a) for a, lin in zip(const_avals, const_lin, strict=True) if lin]
+    y_avals = [ad.tangent_aval(a) for a in jaxpr.out_avals[num_carry:]]
+    sizes = [len(known_consts), len(acc_avals), num_carry, len(known_xs)]
 
     def transposed_body(*values):
-        kc, acc, ct_c, kx, ct_y = split_list(values, [n_kc, n_acc, num_carry, n_kx])
+        kc, acc, ct_c, kx, ct_y = split_list(values, sizes)
         ct_y = merge_by_mask(ys_ct_nz, ct_y, [ad.Zero(a) for a in y_avals])
         kc_iter, kx_iter = iter(kc), iter(kx)
         primals = [
@@ -386,7 +420,7 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
             ),
         ]
         cts_in = transpose.backward_pass(jaxpr.jaxpr, jaxpr.consts, [*ct_c, *ct_y], primals)
-        ct_consts, ct_carry_in, ct_xs = _split_operands(cts_in, num_consts, num_carry)
+        ct_consts, ct_carry_in, ct_xs = _split_operands(cts_in, len(consts), num_carry)
         lin_ct_consts = [ct for ct, lin in zip(ct_consts, const_lin, strict=True) if lin]
         new_acc = [
             a if type(ct) is ad.Zero else ad.add_tangents(a, ct)
@@ -399,31 +433,12 @@ def _scan_transpose(cts, *args, jaxpr, length, reverse, num_consts, num_carry, u
         ]
 
     body_avals = [
-        *(shaped_abstractify(c) for c in known_consts), *acc_avals, *carry_ct_avals,
+        *(shaped_abstractify(c) for c in known_consts), *acc_avals,
+        *(ad.tangent_aval(a) for a in carry_avals),
         *(_slice_aval(shaped_abstractify(x)) for x in known_xs),
         *(a for a, nz in zip(y_avals, ys_ct_nz, strict=True) if nz),
     ]  # fmt: skip
-    body = trace_to_jaxpr(transposed_body, body_avals, DebugInfo(transposed_body, "transpose"))
-    outs = scan_p.bind(
-        *known_consts,
-        *(ad.zeros_like_aval(a) for a in acc_avals),
-        *ct_carry,
-        *known_xs,
-        *ct_ys,
-        jaxpr=body,
-        length=length,
-        reverse=not reverse,
-        num_consts=n_kc,
-        num_carry=n_acc + num_carry,
-        unroll=unroll,
-    )
-    ct_consts, ct_init, ct_xs = split_list(outs, [n_acc, num_carry])
-    ct_consts_iter, ct_xs_iter = iter(ct_consts), iter(ct_xs)
-    return [
-        *(next(ct_consts_iter) if lin else None for lin in const_lin),
-        *(ct if is_linear(c) else None for ct, c in zip(ct_init, init, strict=True)),
-        *(next(ct_xs_iter) if lin else None for lin in xs_lin),
-    ]
+    return trace_to_jaxpr(transposed_body, body_avals, DebugInfo(transposed_body, "transpose"))
 
 
 transpose.transpose_rules[scan_p] = _scan_transpose
@@ -483,80 +498,93 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
     carries, the xs and the ys being filled: each iteration slices its x out of the xs and
     writes its y into the ys with dynamic slicing. With `unroll=u`, each iteration applies the
     body u times, and the `length % u` steps left over follow the loop."""
-    block = ctx.block
     consts, init, xs = _split_operands(args, num_consts, num_carry)
     y_avals = [_stacked_aval(a, length) for a in jaxpr.out_avals[num_carry:]]
-    ys = [block.constant(np.zeros(a.shape, a.dtype)) for a in y_avals]
+    ys = [ctx.block.constant(np.zeros(a.shape, a.dtype)) for a in y_avals]
     if length == 0:  # nothing to slice: the body never runs
         return [*init, *ys]
     unroll = max(1, min(unroll, length))
     trips, leftover = divmod(length, unroll)
-    i32 = hlo.tensor_type((), np.int32)
 
     def step(region, step_index, consts, carry, xs, ys):
-        """One application of the body at the scan position `step_index` (an i32 Value)."""
-        index = step_index
-        if reverse:
-            index = region.op1(
-                "stablehlo.subtract", [region.constant(np.int32(length - 1)), step_index], i32
-            )
-        zero = region.constant(np.int32(0))
-        x_slices = []
-        for x, aval in zip(xs, jaxpr.in_avals[num_consts + num_carry :], strict=True):
-            piece = region.op1(
-                "stablehlo.dynamic_slice",
-                [x, index, *[zero] * aval.ndim],
-                hlo.tensor_type((1, *aval.shape), aval.dtype),
-                {"slice_sizes": hlo.i64_array((1, *aval.shape))},
-            )
-            x_slices.append(region.op1("stablehlo.reshape", [piece], aval_type(aval)))
-        outs = ctx.lower_sub_jaxpr(region, jaxpr, [*consts, *carry, *x_slices])
-        new_ys = []
-        for buffer, y, aval in zip(ys, outs[num_carry:], jaxpr.out_avals[num_carry:], strict=True):
-            piece = region.op1(
-                "stablehlo.reshape", [y], hlo.tensor_type((1, *aval.shape), aval.dtype)
-            )
-            new_ys.append(
-                region.op1(
-                    "stablehlo.dynamic_update_slice",
-                    [buffer, piece, index, *[zero] * aval.ndim],
-                    buffer.type,
-                )
-            )
-        return outs[:num_carry], new_ys
+        return _lower_scan_step(
+            ctx, region, jaxpr, num_carry, length if reverse else None, step_index,
+            consts, carry, xs, ys,
+        )  # fmt: skip
 
     carry = init
     if trips:
-        state = [block.constant(np.int32(0)), *consts, *init, *xs, *ys]
-        types = [v.type for v in state]
-        cond = block.region(types)
-        pred = cond.op1(
-            "stablehlo.compare",
-            [cond.args[0], cond.constant(np.int32(trips))],
-            hlo.tensor_type((), np.bool_),
-            {"comparison_direction": "#stablehlo<comparison_direction LT>"},
-        )
-        cond.ret([pred])
-        body = block.region(types)
-        (trip,), b_consts, b_carry, b_xs, b_ys = split_list(
-            body.args, [1, num_consts, num_carry, len(xs)]
-        )
-        first = trip
-        if unroll > 1:
-            first = body.op1("stablehlo.multiply", [trip, body.constant(np.int32(unroll))], i32)
-        for k in range(unroll):
-            position = first
-            if k:
-                position = body.op1("stablehlo.add", [first, body.constant(np.int32(k))], i32)
-            b_carry, b_ys = step(body, position, b_consts, b_carry, b_xs, b_ys)
-        next_trip = body.op1("stablehlo.add", [trip, body.constant(np.int32(1))], i32)
-        body.ret([next_trip, *b_consts, *b_carry, *b_xs, *b_ys])
-        results = block.op("stablehlo.while", state, types, regions=[cond, body])
-        _, _, carry, _, ys = split_list(results, [1, num_consts, num_carry, len(xs)])
+        carry, ys = _lower_scan_loop(ctx.block, step, trips, unroll, consts, init, xs, ys)
     for k in range(leftover):
-        position = block.constant(np.int32(trips * unroll + k))
-        carry, ys = step(block, position, consts, carry, xs, ys)
+        position = ctx.block.constant(np.int32(trips * unroll + k))
+        carry, ys = step(ctx.block, position, consts, carry, xs, ys)
     return [*carry, *ys]
+
+
+def _lower_scan_step(ctx, region, jaxpr, num_carry, reverse_length, step_index, consts, carry,
+                     xs, ys):  # fmt: skip
+    """One application of the body at scan step `step_index` (an i32 Value; counted from the
+    end when `reverse_length` is given): its x sliced out of each xs, its y written into each
+    ys. Returns (new carries, new ys)."""
+    i32 = hlo.tensor_type((), np.int32)
+    index = step_index
+    if reverse_length is not None:
+        last = region.constant(np.int32(reverse_length - 1))
+        index = region.op1("stablehlo.subtract", [last, step_index], i32)
+    zero = region.constant(np.int32(0))
+    x_slices = []
+    for x, aval in zip(xs, jaxpr.in_avals[len(jaxpr.in_avals) - len(xs) :], strict=True):
+        piece = region.op1(
+            "stablehlo.dynamic_slice",
+            [x, index, *[zero] * aval.ndim],
+            hlo.tensor_type((1, *aval.shape), aval.dtype),
+            {"slice_sizes": hlo.i64_array((1, *aval.shape))},
+        )
+        x_slices.append(region.op1("stablehlo.reshape", [piece], aval_type(aval)))
+    outs = ctx.lower_sub_jaxpr(region, jaxpr, [*consts, *carry, *x_slices])
+    new_ys = []
+    for buffer, y, aval in zip(ys, outs[num_carry:], jaxpr.out_avals[num_carry:], strict=True):
+        piece = region.op1("stablehlo.reshape", [y], hlo.tensor_type((1, *aval.shape), aval.dtype))
+        new_ys.append(
+            region.op1(
+                "stablehlo.dynamic_update_slice",
+                [buffer, piece, index, *[zero] * aval.ndim],
+                buffer.type,
+            )
+        )
+    return outs[:num_carry], new_ys
+
+
+def _lower_scan_loop(block, step, trips, unroll, consts, init, xs, ys):
+    """The `stablehlo.while` running `trips` iterations of `unroll` steps each: (carries,
+    ys) after it."""
+    i32 = hlo.tensor_type((), np.int32)
+    state = [block.constant(np.int32(0)), *consts, *init, *xs, *ys]
+    types = [v.type for v in state]
+    cond = block.region(types)
+    pred = cond.op1(
+        "stablehlo.compare",
+        [cond.args[0], cond.constant(np.int32(trips))],
+        hlo.tensor_type((), np.bool_),
+        {"comparison_direction": "#stablehlo<comparison_direction LT>"},
+    )
+    cond.ret([pred])
+    body = block.region(types)
+    sizes = [1, len(consts), len(init), len(xs)]
+    (trip,), b_consts, b_carry, b_xs, b_ys = split_list(body.args, sizes)
+    first = trip
+    if unroll > 1:
+        first = body.op1("stablehlo.multiply", [trip, body.constant(np.int32(unroll))], i32)
+    for k in range(unroll):
+        position = first
+        if k:
+            position = body.op1("stablehlo.add", [first, body.constant(np.int32(k))], i32)
+        b_carry, b_ys = step(body, position, b_consts, b_carry, b_xs, b_ys)
+    next_trip = body.op1("stablehlo.add", [trip, body.constant(np.int32(1))], i32)
+    body.ret([next_trip, *b_consts, *b_carry, *b_xs, *b_ys])
+    results = block.op("stablehlo.while", state, types, regions=[cond, body])
+    _, _, carry, _, ys = split_list(results, sizes)
+    return carry, ys
 
 
 lowering_rules[scan_p] = _scan_lowering
