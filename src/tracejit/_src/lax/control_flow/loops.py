@@ -315,6 +315,8 @@ transpose.transpose_rules[while_p] = _while_transpose
 def _while_batch(
     values, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, axis_size, axis_name
 ):
+    """A while of the batched bodies. With a batched predicate, members finish at different
+    times: the loop runs while any member's predicate holds (`_while_any_member`)."""
     size = axis_size
     cconst_dims, bconst_dims, init_dims = _split_while(dims, cond_nconsts, body_nconsts)
     num_carry = len(init_dims)
@@ -337,9 +339,9 @@ def _while_batch(
         carry_b = [True] * num_carry
     cond_consts, body_consts, init = _split_while(values, cond_nconsts, body_nconsts)
     cond_consts = [c if d is None else move_batch_dim(c, d, 0)
-                   for c, d in zip(cond_consts, cconst_dims)]  # fmt: skip
+                   for c, d in zip(cond_consts, cconst_dims, strict=True)]  # fmt: skip
     body_consts = [c if d is None else move_batch_dim(c, d, 0)
-                   for c, d in zip(body_consts, bconst_dims)]  # fmt: skip
+                   for c, d in zip(body_consts, bconst_dims, strict=True)]  # fmt: skip
     init = [batch_at_front(c, d, size) if b else c
             for c, d, b in zip(init, init_dims, carry_b, strict=True)]  # fmt: skip
     batched_cond, _ = batching.batch_jaxpr(
@@ -348,33 +350,39 @@ def _while_batch(
     batched_body, _ = batching.batch_jaxpr(
         body_jaxpr, size, as_dims([*bconst_b, *carry_b]), carry_b, axis_name=axis_name
     )
-    if not pred_batched:
-        outs = while_p.bind(
-            *cond_consts,
-            *body_consts,
-            *init,
-            cond_jaxpr=batched_cond,
-            body_jaxpr=batched_body,
-            cond_nconsts=cond_nconsts,
-            body_nconsts=body_nconsts,
-        )
-        return outs, as_dims(carry_b)
-    # Loop while any member's predicate holds; members whose predicate fails keep their carry.
-    n_cc = cond_nconsts
+    if pred_batched:
+        outs = _while_any_member(batched_cond, batched_body, cond_consts, body_consts, init)
+        return outs, [0] * num_carry
+    outs = while_p.bind(
+        *cond_consts,
+        *body_consts,
+        *init,
+        cond_jaxpr=batched_cond,
+        body_jaxpr=batched_body,
+        cond_nconsts=cond_nconsts,
+        body_nconsts=body_nconsts,
+    )
+    return outs, as_dims(carry_b)
+
+
+def _while_any_member(batched_cond, batched_body, cond_consts, body_consts, init):
+    """A while that loops while any member's predicate holds; members whose predicate fails
+    keep their carry (every carry batched at the front)."""
+    n_cc, n_bc = len(cond_consts), len(body_consts)
 
     def any_cond(*xs):
         (pred,) = eval_jaxpr(batched_cond.jaxpr, batched_cond.consts, *xs)
         return [reductions.reduce_or(pred, (0,))]
 
     def guarded_body(*xs):
-        cconsts, bconsts, carry = split_list(xs, [n_cc, body_nconsts])
+        cconsts, bconsts, carry = split_list(xs, [n_cc, n_bc])
         (pred,) = eval_jaxpr(batched_cond.jaxpr, batched_cond.consts, *cconsts, *carry)
         new = eval_jaxpr(batched_body.jaxpr, batched_body.consts, *bconsts, *carry)
         return [_select_members(pred, n, c) for n, c in zip(new, carry, strict=True)]
 
     cond_avals = [shaped_abstractify(x) for x in (*cond_consts, *init)]
     body_avals = [shaped_abstractify(x) for x in (*cond_consts, *body_consts, *init)]
-    outs = while_p.bind(
+    return while_p.bind(
         *cond_consts,
         *cond_consts,
         *body_consts,
@@ -382,9 +390,8 @@ def _while_batch(
         cond_jaxpr=trace_to_jaxpr(any_cond, cond_avals, DebugInfo(any_cond, "vmap")),
         body_jaxpr=trace_to_jaxpr(guarded_body, body_avals, DebugInfo(guarded_body, "vmap")),
         cond_nconsts=n_cc,
-        body_nconsts=n_cc + body_nconsts,
+        body_nconsts=n_cc + n_bc,
     )
-    return outs, [0] * num_carry
 
 
 def _select_members(pred, new, old):
