@@ -198,7 +198,9 @@ def quadratic_problem(n=200, seed=0):
 def hmm_problem(states=4, symbols=6, length=200, seed=0, reg=1e-2):
     """Fit a discrete HMM by maximum likelihood: the negative log marginal likelihood per
     observation (forward algorithm in log space, a `lax.scan`), parameters as softmax logits
-    (initial, transition and emission), plus a small L2 term."""
+    (initial, transition and emission), plus a small L2 term. Long because the NumPy
+    reference (forward-backward and its hand-derived gradient) sits beside the traced
+    objective it is checked against."""
     rng = np.random.default_rng(seed)
     K, M, T = states, symbols, length
     A = rng.dirichlet(np.full(K, 0.5), size=K)
@@ -393,7 +395,8 @@ def section(title):
     print(f"\n== {title} " + "=" * max(0, 70 - len(title)))
 
 
-def main():
+def tour_staging():
+    """What tracing stages, and what it cannot."""
     section("make_jaxpr(func1)(zeros(8), ones(8))")
     print(jax.make_jaxpr(func1)(jnp.zeros(8), jnp.ones(8)))
 
@@ -415,6 +418,9 @@ def main():
     print("grad(f_cond)(1.) =", jax.grad(f_cond)(1.0), "  grad(f_cond)(-1.) =",
           jax.grad(f_cond)(-1.0))  # fmt: skip
 
+
+def tour_transformations():
+    """grad, vmap and jit on the seed's MLP; returns its parameters and a batch."""
     section("eager evaluation of the seed's MLP loss")
     rng = np.random.default_rng(0)
     sizes = [784, 512, 512, 10]
@@ -440,10 +446,12 @@ def main():
     print("shapes:", [g[0].shape for g in grads])
     print("example 3 agrees with a separate grad call:",
           bool(jnp.allclose(grads[0][0][3], one_by_one[0][0], atol=1e-4)))  # fmt: skip
+    return params, batch
 
+
+def tour_speed(params, batch):
+    """jit(grad(loss)) against eager grad(loss)."""
     section("jit(grad(loss)): traced once, compiled by XLA, called at native speed")
-    import time
-
     gradient_fun = jax.jit(jax.grad(loss))
     start = time.perf_counter()
     jax.block_until_ready(gradient_fun(params, batch))
@@ -462,6 +470,9 @@ def main():
     print(f"first call (trace + compile): {compile_s * 1e3:.1f} ms")
     print(f"grad(loss) eager: {eager_s * 1e3:.2f} ms   jit(grad(loss)): {jit_s * 1e3:.2f} ms")
 
+
+def tour_table1():
+    """The JAX paper's Table 1, timed against NumPy."""
     section("the JAX paper's Table 1: Truncated Newton-CG, jitted whole (float32)")
     print("Newton steps in lax.while_loop, conjugate gradient in lax.while_loop with")
     print("Hessian-vector products jvp(grad(f)), the HMM's forward algorithm in lax.scan;")
@@ -485,6 +496,12 @@ def main():
     if os.getloadavg()[0] > (os.cpu_count() or 1):
         print("the machine is busy: NumPy's BLAS threads and XLA's wait for cores, and the NumPy")
         print("times above may be several times what they are on an idle machine")
+
+
+def main():
+    tour_staging()
+    tour_speed(*tour_transformations())
+    tour_table1()
 
 
 if __name__ == "__main__":
