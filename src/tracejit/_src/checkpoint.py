@@ -111,6 +111,7 @@ def _remat_jvp(primals, tangents, *, jaxpr, prevent_cse, differentiated, policy)
 
 
 ad.jvp_rules[remat_p] = _remat_jvp
+ad.mark_linear(remat_p)  # in the operands its body is linear in
 
 
 def _remat_partial_eval(trace, args, unknowns, *, jaxpr, **params):

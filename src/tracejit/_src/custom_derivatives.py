@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 
-from tracejit._src.core import Primitive, current_trace, get_aval
+from tracejit._src.core import Primitive, current_trace, get_aval, processed_by_trace_method
 from tracejit._src.interpreters.ad import Zero, tangent_aval
 from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lowering.lower import lowering_rules
@@ -77,8 +77,10 @@ def _call_abstract_eval(*avals, call_jaxpr, **params):
 
 custom_jvp_call_p = CustomCallPrimitive("custom_jvp_call", "process_custom_jvp_call")
 custom_jvp_call_p.def_abstract_eval(_call_abstract_eval)
+processed_by_trace_method(custom_jvp_call_p, "process_custom_jvp_call")  # no jvp, batch rules
 custom_vjp_call_p = CustomCallPrimitive("custom_vjp_call", "process_custom_vjp_call")
 custom_vjp_call_p.def_abstract_eval(_call_abstract_eval)
+processed_by_trace_method(custom_vjp_call_p, "process_custom_vjp_call")
 
 
 @custom_jvp_call_p.def_impl

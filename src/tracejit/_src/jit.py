@@ -78,6 +78,7 @@ def _jit_jvp(primals, tangents, *, jaxpr, name):
 
 
 ad.jvp_rules[jit_p] = _jit_jvp
+ad.mark_linear(jit_p)  # in the operands its body is linear in
 
 
 def _jit_partial_eval(trace, args, unknowns, *, jaxpr, name):

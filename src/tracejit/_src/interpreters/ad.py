@@ -16,6 +16,10 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
   `Zero`. The helpers below build the common cases: `defjvp` from one function per operand
   (`lambda t, x: mul(t, cos(x))`), `deflinear` for linear primitives, `defjvp_zero` for
   outputs that have no derivative (comparisons, integer-valued results).
+- A primitive linear in some operands needs a transpose rule (`transpose.py`): `deflinear` and
+  `defjvp_linear_in` declare it so; a primitive with a JVP rule of its own declares it with
+  `mark_linear`. One with no derivative at all declares `not_differentiable` instead of a rule.
+  `tests/test_rule_coverage.py` checks every primitive against these declarations.
 
 Reverse mode is this trace run under partial evaluation (`partial_eval.py`), then transposed
 (`transpose.py`).
@@ -33,15 +37,17 @@ from tracejit._src.core import (
     Trace,
     Tracer,
     current_trace,
+    declarations,
     get_aval,
     new_trace,
+    rule_registries,
     set_current_trace,
     weak_if_all_weak,
 )
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
-from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.lowering.lower import lowering_rules, never_lowered
 
 # --------------------------------------------------------------------------------------------
 # Symbolic zeros and tangent types
@@ -152,6 +158,32 @@ batch_rules[add_any_p] = _add_any_batch
 # Rule registry and helpers
 
 jvp_rules: dict[Primitive, object] = {}
+linear_operands: dict[Primitive, tuple[int, ...]] = {}
+not_differentiable_reasons: dict[Primitive, str] = {}
+rule_registries["jvp"] = jvp_rules
+declarations["linear in operands"] = linear_operands
+declarations["not differentiable"] = not_differentiable_reasons
+
+
+def mark_linear(primitive: Primitive, *argnums: int) -> None:
+    """Declares `primitive` linear in the operands `argnums` (none given: in any operand, as
+    variadic and call primitives are, whose params or bodies say which), so that it needs a
+    transpose rule. `deflinear` and `defjvp_linear_in` declare it themselves."""
+    linear_operands[primitive] = argnums
+
+
+def not_differentiable(primitive: Primitive, reason: str) -> None:
+    """Declares that `primitive` has no derivative, in place of a JVP rule: differentiating
+    through it raises JAX's error, with `reason`."""
+    not_differentiable_reasons[primitive] = reason
+
+
+def _no_jvp_rule_error(primitive: Primitive) -> NotImplementedError:
+    reason = not_differentiable_reasons.get(primitive)
+    because = f": {reason}" if reason else ""
+    return NotImplementedError(
+        f"[jvp] Differentiation rule for '{primitive.name}' not implemented{because}"
+    )
 
 
 def defjvp(primitive: Primitive, *tangent_contributions) -> None:
@@ -199,6 +231,7 @@ def deflinear(primitive: Primitive) -> None:
         return primal_out, primitive.bind(*map(instantiate_zeros, tangents), **params)
 
     jvp_rules[primitive] = rule
+    mark_linear(primitive)
 
 
 def defjvp_linear_in(primitive: Primitive, *linear_argnums: int) -> None:
@@ -216,6 +249,7 @@ def defjvp_linear_in(primitive: Primitive, *linear_argnums: int) -> None:
         return primal_out, primitive.bind(*args, **params)
 
     jvp_rules[primitive] = rule
+    mark_linear(primitive, *linear_argnums)
 
 
 # --------------------------------------------------------------------------------------------
@@ -255,9 +289,7 @@ class JVPTrace(Trace):
                 return primitive.bind(*primals, **params)
         rule = jvp_rules.get(primitive)
         if rule is None:
-            raise NotImplementedError(
-                f"[jvp] differentiation rule for '{primitive.name}' is not implemented"
-            )
+            raise _no_jvp_rule_error(primitive)
         with set_current_trace(self.parent):
             primal_out, tangent_out = rule(primals, tangents, **params)
         if primitive.multiple_results:
@@ -321,6 +353,9 @@ def _custom_lin_abstract_eval(*avals, num_res, bwd, out_avals, in_avals):
 
 
 custom_lin_p.params_to_print = lambda params: {"num_res": params["num_res"], "bwd": params["bwd"]}
+not_differentiable(custom_lin_p, "the tangent of a custom_vjp function only serves reverse mode")
+mark_linear(custom_lin_p)  # in its tangents, the operands after the num_res residuals
+never_lowered(custom_lin_p, "transposed away before anything is compiled")
 
 
 def _custom_lin_batch(values, dims, *, num_res, bwd, out_avals, in_avals):

@@ -18,12 +18,13 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
 
 from __future__ import annotations
 
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, rule_registries
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, add_tangents, custom_lin_p
 from tracejit._src.jaxpr import Jaxpr, Literal, literal_operand
 
 transpose_rules: dict[Primitive, object] = {}
+rule_registries["transpose"] = transpose_rules
 
 
 class UndefinedPrimal:

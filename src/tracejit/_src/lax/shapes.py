@@ -25,7 +25,7 @@ from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Primitive, ShapedArray, Tracer
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.batching import batch_rules
+from tracejit._src.interpreters.batching import batch_rules, no_batched_operands
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import binary, reductions
 from tracejit._src.lax.standard import (
@@ -733,6 +733,7 @@ ad.defjvp_zero(iota_p)
 lowering_rules[iota_p] = lambda ctx, *, dtype, shape, dimension: ctx.op(
     "stablehlo.iota", [], {"iota_dimension": f"{dimension} : i64"}
 )
+no_batched_operands(iota_p)
 
 # --- copy -----------------------------------------------------------------------------------
 # No public wrapper, as in JAX: `copy_p.bind(x)` stages an explicit copy.

@@ -216,6 +216,7 @@ def _cond_jvp(primals, tangents, *, branches):
 
 
 ad.jvp_rules[cond_p] = _cond_jvp
+ad.mark_linear(cond_p)  # in the operands its branches are linear in
 
 
 def _cond_partial_eval(trace, args, unknowns, *, branches):

@@ -250,6 +250,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
 
 
 ad.jvp_rules[scan_p] = _scan_jvp
+ad.mark_linear(scan_p)  # in the operands its body is linear in
 
 
 def _scan_partial_eval(trace, args, unknowns, *, jaxpr, length, reverse, num_consts, num_carry,
