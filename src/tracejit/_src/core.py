@@ -214,13 +214,15 @@ def describe(primitive: Primitive) -> str:
     """Every rule of `primitive` with the file and line that defines it, and what its block
     declares instead of a rule: where to look when a transformation of it goes wrong.
 
-        >>> print(describe(sin_p))
-        sin, defined at tracejit/_src/lax/elementwise.py:431
-          impl                numpy.sin
-          abstract eval       elementwise_abstract_eval.<locals>.abstract_eval  tracejit/_src/...
+        >>> print(describe(mul_p))
+        mul, defined at tracejit/_src/lax/binary.py:178
+          impl                numpy.multiply
           ...
-          jvp                 defjvp.<locals>.rule  tracejit/_src/interpreters/ad.py:161
-          transpose           none
+          jvp                 defjvp.<locals>.rule  tracejit/_src/interpreters/ad.py:194
+          partial eval        none
+          transpose           _mul_transpose  tracejit/_src/lax/binary.py:193
+          ...
+          linear in operands  0, 1
     """
     own = vars(primitive)  # rules set by def_impl & co.; the class defaults only raise
     rows = [
@@ -234,7 +236,8 @@ def describe(primitive: Primitive) -> str:
         if primitive in declared:
             rows.append((name, _declared_value(declared[primitive])))
     lines = [f"{primitive.name}, defined at {primitive.defined_at}"]
-    lines += [f"  {name:<26}  {text}".rstrip() for name, text in rows]
+    width = max(len(name) for name, _ in rows)
+    lines += [f"  {name:<{width}}  {text}" for name, text in rows]
     return "\n".join(lines)
 
 
@@ -252,11 +255,12 @@ def _declared_value(value) -> str:
 
 
 def _rule_location(rule) -> str:
-    """`qualname  path:line` of a rule (through `functools.partial`); NumPy's by name."""
+    """`qualname  path:line` of a rule, through wrappers (`functools.partial`, `quiet`) to the
+    function a reader wants; NumPy's by name."""
     if rule is None:
         return "none"
-    while isinstance(rule, functools.partial):
-        rule = rule.func
+    while isinstance(rule, functools.partial) or hasattr(rule, "__wrapped__"):
+        rule = rule.func if isinstance(rule, functools.partial) else rule.__wrapped__
     code = getattr(rule, "__code__", None)
     if code is None and not hasattr(rule, "__qualname__"):
         rule = type(rule).__call__  # a callable object

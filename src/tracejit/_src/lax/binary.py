@@ -759,8 +759,8 @@ nextafter_p.def_weak_type_rule(weak_if_all_weak)
 
 ad.not_differentiable(
     nextafter_p,
-    "as in JAX: the step to the next float is piecewise constant, but the result follows x, "
-    "so a zero tangent would be wrong",
+    "JAX defines none either: the step to the next float is piecewise constant, but the result "
+    "follows x, so a zero tangent would be wrong",
 )
 
 

@@ -249,7 +249,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 
 
 ad.jvp_rules[while_p] = _while_jvp
-ad.mark_linear(while_p)  # in tangent carries; its transpose explains why it can't be
+ad.mark_linear(while_p)  # in its tangent carries; the transpose rule raises JAX's error
 
 
 def _while_partial_eval(trace, args, unknowns, *, cond_jaxpr, body_jaxpr, cond_nconsts,
