@@ -119,7 +119,7 @@ def test_linear_primitives_declare_the_operands_they_are_linear_in(name, argnums
     assert ad.linear_operands[core.primitives[name]] == argnums
 
 
-def test_exemptions_are_declared_where_jax_has_no_rule():
+def test_only_these_primitives_are_exempt_from_a_rule():
     assert set(names(ad.not_differentiable_reasons)) == {"custom_lin", "nextafter", "pmax", "pmin"}
     assert set(names(batching.operandless)) == {"axis_index", "iota"}
     assert set(names(lower.never_lowered_reasons)) == {"custom_lin"}
