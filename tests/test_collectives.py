@@ -104,3 +104,29 @@ def test_collectives_inside_control_flow_bodies():
     close(gathered(xs), [[0.0] * 4, [1.0] * 4, [1, 2, 3, 4], [1, 2, 3, 4]])
     with pytest.raises(NameError, match="unbound axis name: k"):
         jax.vmap(lambda x: lax.cond(x > 0, lambda y: lax.psum(y, "k"), lambda y: y, x))(xs)
+
+
+def test_grad_through_all_gather_sums_the_members_cotangents():
+    # Every member computes f(all x) = sum_j w_j x_j^2, so x_i reaches each of the n members'
+    # outputs: its gradient is n * 2 w_i x_i, whether vmap is inside grad or outside it.
+    w = jnp.arange(1.0, 5.0)
+    f = lambda x: jnp.sum(w * lax.all_gather(x, "i") ** 2)
+    expected = 4 * 2 * np.arange(1.0, 5.0) * np.asarray(X + 1)
+    xs = X + 1
+    close(jax.vmap(jax.grad(f), axis_name="i")(xs), expected)
+    close(jax.grad(lambda x: jnp.sum(jax.vmap(f, axis_name="i")(x)))(xs), expected)
+    close(jax.jit(jax.vmap(jax.grad(f), axis_name="i"))(xs), expected)
+
+
+def test_the_transpose_of_all_gather_is_a_reduce_scatter():
+    # The adjoint identity: the members' <ct_i, all_gather(t)> sum to <transpose(ct), t>.
+    rng = np.random.default_rng(0)
+    t, ct = rng.normal(size=(4, 3)), rng.normal(size=(4, 4, 3))
+
+    def member_vjp(x, cotangent):
+        _, vjp = jax.vjp(lambda y: lax.all_gather(y, "i"), x)
+        return vjp(cotangent)[0]
+
+    ct_t = jax.vmap(member_vjp, axis_name="i")(t, ct)
+    close(ct_t, np.sum(ct, axis=0))
+    np.testing.assert_allclose(np.sum(ct * t), np.sum(np.asarray(ct_t) * t), rtol=1e-5)

@@ -98,6 +98,7 @@ def _remat_jvp(primals, tangents, *, jaxpr, **params):
 
 
 ad.jvp_rules[remat_p] = _remat_jvp
+ad.mark_linear(remat_p)  # in the operands its body is linear in
 
 
 def _remat_partial_eval(trace, args, unknowns, *, jaxpr, **params):
@@ -140,7 +141,7 @@ def _remat_transpose(cts, *args, jaxpr, **params):
     return transpose.call_cotangents(outs, args)
 
 
-transpose.transpose_rules[remat_p] = _remat_transpose
+ad.transpose_rules[remat_p] = _remat_transpose
 
 
 def _remat_batch(values, dims, *, jaxpr, axis_size, axis_name, **params):

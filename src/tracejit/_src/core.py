@@ -22,6 +22,9 @@ trace can, when its primal is concrete).
 
 from __future__ import annotations
 
+import functools
+import os
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -152,6 +155,7 @@ class Primitive:
         self.name = name
         self.multiple_results = multiple_results
         self.weak_type_rule = never_weak
+        self.defined_at = _caller_location()
         primitives[name] = self
 
     def bind(self, *args, **params):
@@ -183,6 +187,111 @@ class Primitive:
 
     def __repr__(self):
         return self.name
+
+
+# --------------------------------------------------------------------------------------------
+# The rules of a primitive, as a reader finds them
+
+rule_registries: dict[str, dict[Primitive, object]] = {}
+"""Each transformation's rules by primitive, under the name `describe` lists them by ("jvp",
+"transpose", ...). The interpreters add their registries here: core is below them and imports
+none of them, so that the dependency points down."""
+
+declarations: dict[str, dict[Primitive, object]] = {}
+"""What a primitive's block declares about its rules, by primitive, under the declaration's name
+("linear in operands", "not differentiable", ...): which operands, or why a rule is absent. The
+rule-coverage test reads them; their owners add them here as they do their registries."""
+
+trace_methods: dict[Primitive, str] = {}
+declarations["processed by trace method"] = trace_methods
+
+
+def processed_by_trace_method(primitive: Primitive, method: str) -> None:
+    """Declares that every trace interprets `primitive` with its own method `method` (such as
+    `Trace.process_custom_jvp_call`) instead of the rule registries: it needs no JVP or batching
+    rule. A lowering rule it still needs: lowering is no trace."""
+    trace_methods[primitive] = method
+
+
+# The order of a primitive's block (docs/layout.md); registries not named here are listed last.
+_BLOCK_ORDER = ("jvp", "partial eval", "transpose", "batching", "collective", "lowering")
+
+
+def describe(primitive: Primitive) -> str:
+    """Every rule of `primitive` with the file and line that defines it, and what its block
+    declares instead of a rule: where to look when a transformation of it goes wrong.
+
+        >>> print(describe(mul_p))
+        mul, defined at tracejit/_src/lax/binary.py:178
+          impl                numpy.multiply
+          ...
+          jvp                 defjvp.<locals>.rule  tracejit/_src/interpreters/ad.py:194
+          partial eval        none
+          transpose           _mul_transpose  tracejit/_src/lax/binary.py:193
+          ...
+          linear in operands  0, 1
+    """
+    own = vars(primitive)  # rules set by def_impl & co.; the class defaults only raise
+    rows = [
+        ("impl", _rule_location(own.get("impl"))),
+        ("abstract eval", _rule_location(own.get("abstract_eval"))),
+        ("weak type", _rule_location(own.get("weak_type_rule"))),
+    ]
+    for name in sorted(rule_registries, key=_block_position):
+        rows.append((name, _rule_location(rule_registries[name].get(primitive))))
+    for name, declared in declarations.items():
+        if primitive in declared:
+            rows.append((name, _declared_value(declared[primitive])))
+    lines = [f"{primitive.name}, defined at {primitive.defined_at}"]
+    width = max(len(name) for name, _ in rows)
+    lines += [f"  {name:<{width}}  {text}" for name, text in rows]
+    return "\n".join(lines)
+
+
+def _block_position(registry_name: str) -> int:
+    if registry_name in _BLOCK_ORDER:
+        return _BLOCK_ORDER.index(registry_name)
+    return len(_BLOCK_ORDER)
+
+
+def _declared_value(value) -> str:
+    """A declaration's value: a reason, or operand indices (none given: any operand)."""
+    if isinstance(value, tuple):
+        return ", ".join(map(str, value)) or "any"
+    return str(value)
+
+
+def _rule_location(rule) -> str:
+    """`qualname  path:line` of a rule, through wrappers (`functools.partial`, `quiet`) to the
+    function a reader wants; NumPy's by name."""
+    if rule is None:
+        return "none"
+    while isinstance(rule, functools.partial) or hasattr(rule, "__wrapped__"):
+        rule = rule.func if isinstance(rule, functools.partial) else rule.__wrapped__
+    code = getattr(rule, "__code__", None)
+    if code is None and not hasattr(rule, "__qualname__"):
+        rule = type(rule).__call__  # a callable object
+        code = getattr(rule, "__code__", None)
+    if code is None:
+        return f"{rule.__module__}.{rule.__qualname__}"
+    return f"{rule.__qualname__}  {_short_path(code.co_filename)}:{code.co_firstlineno}"
+
+
+_package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _short_path(filename: str) -> str:
+    """Files of tracejit relative to the directory holding the package; others as they are."""
+    path = os.path.abspath(filename)
+    return os.path.relpath(path, _package_root) if path.startswith(_package_root + os.sep) else path
+
+
+def _caller_location() -> str:
+    """`path:line` of the code making a primitive (past subclasses' `__init__`s)."""
+    frame = sys._getframe(2)
+    while frame.f_code.co_name == "__init__":
+        frame = frame.f_back
+    return f"{_short_path(frame.f_code.co_filename)}:{frame.f_lineno}"
 
 
 # --------------------------------------------------------------------------------------------

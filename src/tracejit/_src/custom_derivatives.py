@@ -21,6 +21,7 @@ from tracejit._src.core import (
     ShapedArray,
     current_trace,
     get_aval,
+    processed_by_trace_method,
     set_current_trace,
     shape_of,
 )
@@ -28,7 +29,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, tangent_aval, transpose_rules
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules, vmap_flat
 from tracejit._src.jaxpr import eval_jaxpr
-from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.lowering.lower import lowering_rules, never_lowered
 from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 
 
@@ -77,6 +78,7 @@ class CustomCallPrimitive(Primitive):
         super().__init__(name, multiple_results=True)
         self.process_method = process_method
         self.batch_call = batch_call
+        processed_by_trace_method(self, process_method)  # no JVP or batching rule
 
     def bind_call(self, call, args):
         return getattr(current_trace(), self.process_method)(self, call, list(args))
@@ -467,6 +469,8 @@ def _custom_lin_abstract_eval(*avals, num_res, bwd, out_avals, in_avals):
 
 
 custom_lin_p.params_to_print = lambda params: {"num_res": params["num_res"], "bwd": params["bwd"]}
+ad.not_differentiable(custom_lin_p, "the tangent of a custom_vjp function only serves reverse mode")
+ad.mark_linear(custom_lin_p)  # in its tangents, the operands after the num_res residuals
 
 
 def _custom_lin_transpose(cts, *operands, num_res, bwd, out_avals, in_avals):
@@ -498,4 +502,4 @@ def _custom_lin_batch(values, dims, *, num_res, bwd, out_avals, in_avals):
 
 transpose_rules[custom_lin_p] = _custom_lin_transpose
 batch_rules[custom_lin_p] = _custom_lin_batch
-# no lowering rule: transposed away before anything is compiled
+never_lowered(custom_lin_p, "transposed away before anything is compiled")

@@ -69,6 +69,7 @@ def _jit_jvp(primals, tangents, *, jaxpr, name):
 
 
 ad.jvp_rules[jit_p] = _jit_jvp
+ad.mark_linear(jit_p)  # in the operands its body is linear in
 
 
 def _jit_partial_eval(trace, args, unknowns, *, jaxpr, name):
@@ -109,7 +110,7 @@ def _jit_transpose(cts, *args, jaxpr, name):
     return transpose.call_cotangents(jit_p.bind(*operands, jaxpr=body, name=name), args)
 
 
-transpose.transpose_rules[jit_p] = _jit_transpose
+ad.transpose_rules[jit_p] = _jit_transpose
 
 
 def _jit_batch(values, dims, *, jaxpr, name, axis_size, axis_name):

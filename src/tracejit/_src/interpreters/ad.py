@@ -16,6 +16,10 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
   `Zero`. The helpers below build the common cases: `defjvp` from one function per operand
   (`lambda t, x: mul(t, cos(x))`), `deflinear` for linear primitives, `defjvp_zero` for
   outputs that have no derivative (comparisons, integer-valued results).
+- A primitive linear in some operands needs a transpose rule (`transpose.py`): `deflinear` and
+  `defjvp_linear_in` declare it so; a primitive with a JVP rule of its own declares it with
+  `mark_linear`. One with no derivative at all declares `not_differentiable` instead of a rule.
+  `tests/test_rule_coverage.py` checks every primitive against these declarations.
 
 - `transpose_rules[p](ct, *operands, **params) -> list`: the rule `transpose.backward_pass`
   applies to a linear primitive (contract in `transpose.py`). Its registry lives here, beside
@@ -38,8 +42,10 @@ from tracejit._src.core import (
     Trace,
     Tracer,
     current_trace,
+    declarations,
     get_aval,
     new_trace,
+    rule_registries,
     set_current_trace,
     shape_of,
     weak_if_all_weak,
@@ -115,6 +121,33 @@ def add_tangents(x, y):
 
 jvp_rules: dict[Primitive, object] = {}
 transpose_rules: dict[Primitive, object] = {}
+linear_operands: dict[Primitive, tuple[int, ...]] = {}
+not_differentiable_reasons: dict[Primitive, str] = {}
+rule_registries["jvp"] = jvp_rules
+rule_registries["transpose"] = transpose_rules
+declarations["linear in operands"] = linear_operands
+declarations["not differentiable"] = not_differentiable_reasons
+
+
+def mark_linear(primitive: Primitive, *argnums: int) -> None:
+    """Declares `primitive` linear in the operands `argnums` (none given: in any operand, as
+    variadic and call primitives are, whose params or bodies say which), so that it needs a
+    transpose rule. `deflinear` and `defjvp_linear_in` declare it themselves."""
+    linear_operands[primitive] = argnums
+
+
+def not_differentiable(primitive: Primitive, reason: str) -> None:
+    """Declares that `primitive` has no derivative, in place of a JVP rule: differentiating
+    through it raises JAX's error, with `reason`."""
+    not_differentiable_reasons[primitive] = reason
+
+
+def _no_jvp_rule_error(primitive: Primitive) -> NotImplementedError:
+    reason = not_differentiable_reasons.get(primitive)
+    because = f": {reason}" if reason else ""
+    return NotImplementedError(
+        f"[jvp] Differentiation rule for '{primitive.name}' not implemented{because}"
+    )
 
 
 def defjvp(primitive: Primitive, *tangent_contributions) -> None:
@@ -162,6 +195,7 @@ def deflinear(primitive: Primitive) -> None:
         return primal_out, primitive.bind(*map(instantiate_zeros, tangents), **params)
 
     jvp_rules[primitive] = rule
+    mark_linear(primitive)
 
 
 def defjvp_linear_in(primitive: Primitive, *linear_argnums: int) -> None:
@@ -179,6 +213,7 @@ def defjvp_linear_in(primitive: Primitive, *linear_argnums: int) -> None:
         return primal_out, primitive.bind(*args, **params)
 
     jvp_rules[primitive] = rule
+    mark_linear(primitive, *linear_argnums)
 
 
 # --------------------------------------------------------------------------------------------
@@ -252,9 +287,7 @@ class JVPTrace(Trace):
                 return primitive.bind(*primals, **params)
         rule = jvp_rules.get(primitive)
         if rule is None:
-            raise NotImplementedError(
-                f"[jvp] differentiation rule for '{primitive.name}' is not implemented"
-            )
+            raise _no_jvp_rule_error(primitive)
         with set_current_trace(self.parent):
             primal_out, tangent_out = rule(primals, tangents, **params)
         if primitive.multiple_results:

@@ -21,10 +21,13 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
   the trace's `axis_size` and `axis_name` as keyword arguments, so that collectives inside
   the bodies find their named axis; under a named axis they run even when no operand is
   batched (a `psum` in the body still sums over the axis).
+- A primitive without operands has nothing to batch: it declares `no_batched_operands` instead
+  of a rule.
 """
 
 from __future__ import annotations
 
+from tracejit._src import core
 from tracejit._src.core import (
     Primitive,
     ShapedArray,
@@ -41,10 +44,22 @@ from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
 
 batch_rules: dict[Primitive, object] = {}
+core.rule_registries["batching"] = batch_rules
 
 # Collectives over named axes (`lax/parallel.py`): the batch trace mapping the named axis
 # carries them out, `collective_rules[p](trace, *(value, batch_dim) pairs, **params)`.
 collective_rules: dict[Primitive, object] = {}
+core.rule_registries["collective"] = collective_rules
+
+operandless: dict[Primitive, str] = {}
+core.declarations["no batched operands"] = operandless
+
+
+def no_batched_operands(primitive: Primitive) -> None:
+    """Declares that `primitive` takes no operands (`iota`), so that vmap never binds it on
+    batched values: it needs no batching rule."""
+    operandless[primitive] = "it takes none"
+
 
 axis_rules: set[Primitive] = set()
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from tracejit._src import dtypes
+from tracejit._src import core, dtypes
 from tracejit._src.core import Primitive, Tracer, current_trace, new_trace, set_current_trace
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.staging import (
@@ -38,6 +38,7 @@ from tracejit._src.interpreters.staging import (
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 
 partial_eval_rules: dict[Primitive, object] = {}
+core.rule_registries["partial eval"] = partial_eval_rules
 
 
 class PartialEvalTrace(StagingTrace):

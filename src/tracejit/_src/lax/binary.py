@@ -131,6 +131,7 @@ def _add_transpose(ct, x, y):
 
 
 ad.jvp_rules[add_p] = _add_jvp
+ad.mark_linear(add_p, 0, 1)
 transpose_rules[add_p] = _add_transpose
 lowering_rules[add_p] = lambda ctx, x, y: ctx.op("stablehlo.add", ctx.broadcast_operands(x, y))
 batch_rules[add_p] = broadcasting_batch_rule(add_p)
@@ -168,6 +169,7 @@ def _sub_transpose(ct, x, y):
 
 
 ad.jvp_rules[sub_p] = _sub_jvp
+ad.mark_linear(sub_p, 0, 1)
 transpose_rules[sub_p] = _sub_transpose
 lowering_rules[sub_p] = _elementwise_lowering("stablehlo.subtract")
 batch_rules[sub_p] = broadcasting_batch_rule(sub_p)
@@ -185,6 +187,7 @@ mul_p.def_impl(quiet(np.multiply))  # 0 * inf is nan, silently
 mul_p.def_abstract_eval(elementwise_abstract_eval("mul", is_numeric))
 mul_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
+ad.mark_linear(mul_p, 0, 1)  # in each operand, the other held fixed
 
 
 def _mul_transpose(ct, x, y):
@@ -236,6 +239,7 @@ def _div_jvp_rhs(t, x, y):
 
 
 ad.defjvp(div_p, lambda t, x, y: div(t, y), _div_jvp_rhs)
+ad.mark_linear(div_p, 0)  # in the numerator
 
 
 def _div_transpose(ct, x, y):
@@ -753,14 +757,11 @@ nextafter_p.def_impl(quiet(np.nextafter))  # overflow to inf is silent
 nextafter_p.def_abstract_eval(elementwise_abstract_eval("nextafter", is_float))
 nextafter_p.def_weak_type_rule(weak_if_all_weak)
 
-
-def _nextafter_jvp(primals, tangents):
-    # JAX defines no derivative here: the step to the next float is piecewise constant, but
-    # the result follows x, so a zero tangent would be wrong; differentiating is an error.
-    raise NotImplementedError("[jvp] differentiation rule for 'nextafter' is not implemented")
-
-
-ad.jvp_rules[nextafter_p] = _nextafter_jvp
+ad.not_differentiable(
+    nextafter_p,
+    "JAX defines none either: the step to the next float is piecewise constant, but the result "
+    "follows x, so a zero tangent would be wrong",
+)
 
 
 def _nextafter_lowering(ctx, x, y):

@@ -120,6 +120,7 @@ def _convert_element_type_transpose(ct, operand, *, new_dtype, weak_type):
 
 
 ad.jvp_rules[convert_element_type_p] = _convert_element_type_jvp
+ad.mark_linear(convert_element_type_p, 0)
 transpose_rules[convert_element_type_p] = _convert_element_type_transpose
 
 

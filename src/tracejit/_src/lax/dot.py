@@ -372,6 +372,7 @@ ad.defjvp(
     lambda t, lhs, rhs, **params: dot_general_p.bind(t, rhs, **params),
     lambda t, lhs, rhs, **params: dot_general_p.bind(lhs, t, **params),
 )
+ad.mark_linear(dot_general_p, 0, 1)
 
 
 def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):

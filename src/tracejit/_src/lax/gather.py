@@ -353,6 +353,7 @@ def _gather_jvp(primals, tangents, **params):
 
 
 ad.jvp_rules[gather_p] = _gather_jvp
+ad.mark_linear(gather_p, 0)  # in the operand; the indices are integers
 
 
 def _gather_transpose(

@@ -26,8 +26,9 @@ from tracejit._src.interpreters.batching import (
     batch_rules,
     bound_axis_size,
     collective_rules,
+    no_batched_operands,
 )
-from tracejit._src.lax import reductions, shapes
+from tracejit._src.lax import reductions, shapes, slicing
 from tracejit._src.lax.standard import vectorized_batch_rule, weak_if_all_weak
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_map
@@ -100,13 +101,6 @@ def _collective_batch_rule(primitive):
     return rule
 
 
-def _jvp_not_built(name):
-    def rule(primals, tangents, **params):
-        raise NotImplementedError(f"[jvp] differentiation of {name} is not built yet")
-
-    return rule
-
-
 def _unbound_impl(*args, axis_name, **params):
     raise NameError(f"unbound axis name: {axis_name}")
 
@@ -160,7 +154,9 @@ _pmax_impl, _pmax_abstract_eval = _positional_reduction(np.max)
 pmax_p.def_impl(_pmax_impl)
 pmax_p.def_abstract_eval(_pmax_abstract_eval)
 pmax_p.def_weak_type_rule(weak_if_all_weak)
-ad.jvp_rules[pmax_p] = _jvp_not_built("pmax")
+ad.not_differentiable(
+    pmax_p, "JAX defines none either; jnp.max of all_gather(x, axis_name) has one"
+)
 lowering_rules[pmax_p] = _lower_like(reductions.reduce_max_p)
 batch_rules[pmax_p] = _collective_batch_rule(pmax_p)
 collective_rules[pmax_p] = _collective_batch(pmax_p, lambda x, n: x)
@@ -178,7 +174,9 @@ _pmin_impl, _pmin_abstract_eval = _positional_reduction(np.min)
 pmin_p.def_impl(_pmin_impl)
 pmin_p.def_abstract_eval(_pmin_abstract_eval)
 pmin_p.def_weak_type_rule(weak_if_all_weak)
-ad.jvp_rules[pmin_p] = _jvp_not_built("pmin")
+ad.not_differentiable(
+    pmin_p, "JAX defines none either; jnp.min of all_gather(x, axis_name) has one"
+)
 lowering_rules[pmin_p] = _lower_like(reductions.reduce_min_p)
 batch_rules[pmin_p] = _collective_batch_rule(pmin_p)
 collective_rules[pmin_p] = _collective_batch(pmin_p, lambda x, n: x)
@@ -211,6 +209,20 @@ def _all_gather_abstract_eval(x, *, axis_name):
 
 all_gather_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(all_gather_p)
+
+
+def _all_gather_transpose(ct, x, *, axis_name):
+    """Each member's operand is row `axis_index` of every member's result, so its cotangent is
+    the sum of that row over the members: a reduce-scatter, as the psum of the cotangent sliced
+    to this member's row."""
+    summed = psum_p.bind(ct, axes=(axis_name,), axis_index_groups=None)
+    row = slicing.dynamic_index_in_dim(
+        summed, axis_index(axis_name), keepdims=False, allow_negative_indices=False
+    )
+    return [row]
+
+
+transpose_rules[all_gather_p] = _all_gather_transpose
 lowering_rules[all_gather_p] = lambda ctx, x, *, axis_name: _unbound_impl(axis_name=axis_name)
 batch_rules[all_gather_p] = vectorized_batch_rule(all_gather_p)
 
@@ -248,3 +260,4 @@ def _axis_index_collective(trace, *, axis_name):
 
 
 collective_rules[axis_index_p] = _axis_index_collective
+no_batched_operands(axis_index_p)

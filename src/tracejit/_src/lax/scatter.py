@@ -313,6 +313,7 @@ def _scatter_jvp(primals, tangents, *, dimension_numbers, unique_indices, **para
 
 
 ad.jvp_rules[scatter_p] = _scatter_jvp
+ad.mark_linear(scatter_p, 0, 2)  # in operand and updates jointly
 
 
 def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, **params):
@@ -382,6 +383,7 @@ def _scatter_mul_jvp(primals, tangents, **params):
 
 
 ad.jvp_rules[scatter_mul_p] = _scatter_mul_jvp
+ad.mark_linear(scatter_mul_p, 0)  # in the operand
 
 
 def _scatter_mul_transpose(ct, operand, indices, updates, **params):

@@ -104,6 +104,7 @@ def _select_n_transpose(ct, which, *cases):
 
 
 ad.jvp_rules[select_n_p] = _select_n_jvp
+ad.mark_linear(select_n_p)  # in the cases, not the selector
 transpose_rules[select_n_p] = _select_n_transpose
 
 

@@ -26,7 +26,12 @@ from tracejit._src.array import Array
 from tracejit._src.core import Primitive, ShapedArray, Tracer, shape_of
 from tracejit._src.interpreters import ad, structural
 from tracejit._src.interpreters.ad import transpose_rules
-from tracejit._src.interpreters.batching import batch_at_front, batch_rules, move_batch_dim
+from tracejit._src.interpreters.batching import (
+    batch_at_front,
+    batch_rules,
+    move_batch_dim,
+    no_batched_operands,
+)
 from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import binary, reductions
 from tracejit._src.lax.standard import (
@@ -728,6 +733,7 @@ ad.defjvp_zero(iota_p)
 lowering_rules[iota_p] = lambda ctx, *, dtype, shape, dimension: ctx.op(
     "stablehlo.iota", [], {"iota_dimension": f"{dimension} : i64"}
 )
+no_batched_operands(iota_p)
 
 # --- copy -----------------------------------------------------------------------------------
 # No public wrapper, as in JAX: `copy_p.bind(x)` stages an explicit copy.

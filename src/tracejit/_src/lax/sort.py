@@ -164,6 +164,7 @@ def _sort_transpose(cts, *operands, dimension, is_stable, num_keys):
 
 
 ad.jvp_rules[sort_p] = _sort_jvp
+ad.mark_linear(sort_p)  # in the operands after the keys, which it permutes
 transpose_rules[sort_p] = _sort_transpose
 
 

@@ -13,6 +13,8 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
   those of `ctx.avals_out`; `ctx.block` is the builder for anything else (constants, regions);
   `ctx.lower_sub_jaxpr(block, closed_jaxpr, args)` lowers a nested jaxpr into a region.
 
+A primitive that never reaches lowering declares it with `never_lowered` instead of a rule.
+
 A module's `main` leaves out the equations no output depends on (`live_equations`); a
 primitive whose equations must run anyway sets `has_side_effects = True`.
 """
@@ -21,11 +23,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, declarations, rule_registries
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Literal, live_equations
 from tracejit._src.lowering import stablehlo as hlo
 
 lowering_rules: dict[Primitive, object] = {}
+never_lowered_reasons: dict[Primitive, str] = {}
+rule_registries["lowering"] = lowering_rules
+declarations["never lowered"] = never_lowered_reasons
+
+
+def never_lowered(primitive: Primitive, reason: str) -> None:
+    """Declares that no jaxpr being lowered holds `primitive` (`reason` says why), in place of
+    a lowering rule."""
+    never_lowered_reasons[primitive] = reason
 
 
 def aval_type(aval: ShapedArray) -> str:

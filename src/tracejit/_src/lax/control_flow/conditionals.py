@@ -207,6 +207,7 @@ def _cond_jvp(primals, tangents, *, branches):
 
 
 ad.jvp_rules[cond_p] = _cond_jvp
+ad.mark_linear(cond_p)  # in the operands its branches are linear in
 
 
 def _cond_partial_eval(trace, args, unknowns, *, branches):
@@ -278,7 +279,7 @@ def _cond_transpose(cts, index, *operands, branches):
     return [None] + [next(cts_in) if lin else None for lin in linear]
 
 
-transpose.transpose_rules[cond_p] = _cond_transpose
+ad.transpose_rules[cond_p] = _cond_transpose
 
 
 def _cond_batch(values, dims, *, branches, axis_size, axis_name):

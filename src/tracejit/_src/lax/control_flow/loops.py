@@ -26,7 +26,7 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.api_util import shaped_abstractify
 from tracejit._src.core import Primitive, Tracer, set_current_trace, shape_of
-from tracejit._src.interpreters import ad, batching, partial_eval, transpose
+from tracejit._src.interpreters import ad, batching, partial_eval
 from tracejit._src.interpreters.batching import batch_at_front, move_batch_dim
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
@@ -249,6 +249,7 @@ def _while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_
 
 
 ad.jvp_rules[while_p] = _while_jvp
+ad.mark_linear(while_p)  # in its tangent carries; the transpose rule raises JAX's error
 
 
 def _while_partial_eval(trace, args, unknowns, *, cond_jaxpr, body_jaxpr, cond_nconsts,
@@ -309,7 +310,7 @@ def _while_transpose(cts, *args, **params):
     )
 
 
-transpose.transpose_rules[while_p] = _while_transpose
+ad.transpose_rules[while_p] = _while_transpose
 
 
 def _while_batch(

@@ -250,6 +250,7 @@ def _scan_jvp(primals, tangents, *, jaxpr, length, reverse, num_consts, num_carr
 
 
 ad.jvp_rules[scan_p] = _scan_jvp
+ad.mark_linear(scan_p)  # in the operands its body is linear in
 
 
 def _scan_partial_eval(trace, args, unknowns, *, jaxpr, length, reverse, num_consts, num_carry,
@@ -441,7 +442,7 @@ def _transposed_scan_body(jaxpr, consts, xs, num_carry, ys_ct_nz):
     return trace_to_jaxpr(transposed_body, body_avals, DebugInfo(transposed_body, "transpose"))
 
 
-transpose.transpose_rules[scan_p] = _scan_transpose
+ad.transpose_rules[scan_p] = _scan_transpose
 
 
 def _scan_batch(
