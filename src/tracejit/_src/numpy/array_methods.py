@@ -172,7 +172,7 @@ def _at(self):
 
 
 def _repeat(self, repeats, axis=None, *, total_repeat_length=None):
-    return manipulation.repeat(self, repeats, axis, total_repeat_length=total_repeat_length)
+    return lib.repeat(self, repeats, axis, total_repeat_length=total_repeat_length)
 
 
 def _swapaxes(self, axis1, axis2):
