@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from tracejit._src import api
 from tracejit._src.numpy import creation, manipulation, promotion
 from tracejit._src.numpy.promotion import asarray_operand
 
@@ -59,8 +60,6 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
 
     @functools.wraps(pyfunc)
     def wrapped(*args, **kwargs):
-        from tracejit._src.api import vmap  # api sits above numpy in the layers
-
         static_kw = {k: v for k, v in kwargs.items() if k in excluded}
         mapped_kw = {k: v for k, v in kwargs.items() if k not in excluded}
         positions = [i for i in range(len(args)) if i not in excluded]
@@ -103,10 +102,10 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
                 manipulation.concatenate([f, creation.zeros((1,) + f.shape[1:], f.dtype)])
                 for f in flat
             ]
-            out = vmap(call)(*ones)
+            out = api.vmap(call)(*ones)
             out = tuple(o[:0] for o in out) if isinstance(out, tuple) else out[:0]
         else:
-            out = vmap(call)(*flat)
+            out = api.vmap(call)(*flat)
         single = not isinstance(out, tuple)
         outs = [out] if single else list(out)
         if out_cores is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+import opt_einsum
 
 from tracejit._src import dtypes
 from tracejit._src.lax import dot as lax_dot
@@ -323,8 +324,6 @@ def einsum(
         dtype, weak = dtypes.check_user_dtype(preferred_element_type, "einsum"), False
     terms, output = _parse_einsum(subscripts, [x.shape for x in ops])
     if len(ops) > 2 and optimize is not False:
-        import opt_einsum
-
         spec = ",".join(terms) + "->" + output
         strategy = "auto" if optimize is True else optimize
         _, info = opt_einsum.contract_path(
