@@ -68,6 +68,10 @@ _INDEX_DTYPE = np.dtype(np.int32)
 _Mode = lax_gather.GatherScatterMode
 
 
+# The items advanced indexing treats alike: integer scalars are 0-d integer arrays here.
+_INTEGER_ITEMS = (ScalarIndex, ArrayIndex)
+
+
 def _integer_index(it) -> tuple:
     """(operand dim, integer array) of a `ScalarIndex` or `ArrayIndex`: a Python int becomes a
     0-d NumPy array, a traced scalar an integer array of its own."""
@@ -83,15 +87,12 @@ class _Plan:
 
     def __init__(self, index: ParsedIndex, normalize: bool = True):
         shape, items = index.shape, index.items
-        is_integer = [isinstance(it, (ScalarIndex, ArrayIndex)) for it in items]
-        advs = [
-            _integer_index(it) for it, integer in zip(items, is_integer, strict=True) if integer
-        ]
+        advs = [_integer_index(it) for it in items if isinstance(it, _INTEGER_ITEMS)]
         self.adv_shape = promotion.broadcast_shapes(*(np.shape(value) for _, value in advs))
         self.has_arrays = any(np.ndim(value) > 0 for _, value in advs)
-        positions = [k for k, integer in enumerate(is_integer) if integer]
+        positions = [k for k, it in enumerate(items) if isinstance(it, _INTEGER_ITEMS)]
         adjacent = positions == list(range(positions[0], positions[-1] + 1)) if positions else True
-        rest = [it for it, integer in zip(items, is_integer, strict=True) if not integer]
+        rest = [it for it in items if not isinstance(it, _INTEGER_ITEMS)]
         if not positions:
             layout = rest
         elif adjacent:
