@@ -567,6 +567,10 @@ def test_errors():
         x[jnp.array([0.5])]
     with pytest.raises(TypeError, match="non-tuple sequence"):
         x[[0, 1]]
+    with pytest.raises(TypeError, match="non-tuple sequence"):  # with a mode too, as in JAX
+        x.at[[0, 1]].get(mode="fill")
+    with pytest.raises(TypeError, match="non-tuple sequence"):
+        x.at[[0, 1]].multiply(2.0, mode="drop")
     with pytest.raises(IndexError, match="Too many indices"):
         x[np.array([0]), 1, 2]
     with pytest.raises(ValueError, match='Unknown gather mode "foo"'):

@@ -45,7 +45,8 @@ gather, combine them and write them back with a `scatter`: exact then, and for `
 when some index repeats.
 
 A boolean mask that is traced cannot work at all (the result's shape would depend on its
-values): it raises `NonConcreteBooleanIndexError`, as in JAX.
+values): `index_parsing.parse_index`, which reads the index for both basic and advanced
+indexing, raises `NonConcreteBooleanIndexError` for it, as JAX does.
 """
 
 from __future__ import annotations
@@ -53,9 +54,6 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.array import Array
-from tracejit._src.core import Tracer
-from tracejit._src.errors import NonConcreteBooleanIndexError
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import gather as lax_gather
@@ -63,156 +61,21 @@ from tracejit._src.lax import scatter as lax_scatter
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion
+from tracejit._src.numpy.index_parsing import ArrayIndex, ParsedIndex, ScalarIndex, parse_index
 
 _BOOL = np.dtype(bool)
 _INDEX_DTYPE = np.dtype(np.int32)
 _Mode = lax_gather.GatherScatterMode
 
 
-def _non_concrete_boolean_error(x) -> NonConcreteBooleanIndexError:
-    return NonConcreteBooleanIndexError(
-        f"Array boolean indices must be concrete; got {x.aval.str_short()}. Boolean-mask "
-        "indexing makes the result's shape depend on the values, which a traced function "
-        "cannot know. Use jnp.where(mask, x, fill) to keep the shape instead."
-    )
+# The items advanced indexing treats alike: integer scalars are 0-d integer arrays here.
+_INTEGER_ITEMS = (ScalarIndex, ArrayIndex)
 
 
-def _is_array_entry(e) -> bool:
-    """Whether an index entry is an integer array, a sequence or a boolean (scalar or mask):
-    the entries basic indexing cannot handle."""
-    if isinstance(e, (list, tuple, bool, np.bool_)):
-        return True
-    if isinstance(e, (np.ndarray, Array, Tracer)):
-        return e.ndim > 0 or e.dtype == _BOOL
-    return False
-
-
-def needs_gather(idx) -> bool:
-    """Whether the index `idx` is advanced (see the module doc); a top-level list is not (basic
-    indexing rejects it, as JAX does)."""
-    if isinstance(idx, list):
-        return False
-    entries = idx if isinstance(idx, tuple) else (idx,)
-    return any(_is_array_entry(e) for e in entries)
-
-
-def has_traced_scalar(idx) -> bool:
-    """Whether the index holds a traced integer scalar (updates at it go through scatter, which
-    drops an out-of-bound update as JAX does, where dynamic_update_slice would clamp it)."""
-    entries = idx if isinstance(idx, tuple) else (idx,)
-    return any(isinstance(e, Tracer) and e.to_concrete_value() is None for e in entries)
-
-
-# --------------------------------------------------------------------------------------------
-# The index as a list of items, one per operand dimension (or None)
-
-
-class _Adv:
-    """An integer index (array or scalar; NumPy or traced) into operand dimension `dim` (None
-    for the new dimension of a 0-d boolean mask)."""
-
-    __slots__ = ("dim", "value")
-
-    def __init__(self, dim, value):
-        self.dim, self.value = dim, value
-
-
-class _Slice:
-    """A slice of operand dimension `dim`: `count` elements from `start` by `step`."""
-
-    __slots__ = ("count", "dim", "start", "step")
-
-    def __init__(self, dim, start, step, count):
-        self.dim, self.start, self.step, self.count = dim, start, step, count
-
-
-def _index_array(e):
-    """An array-like entry as a NumPy array (concrete values) or an integer tracer."""
-    if isinstance(e, Tracer):
-        if e.dtype == _BOOL:
-            concrete = e.to_concrete_value()
-            if concrete is None:
-                raise _non_concrete_boolean_error(e)
-            return np.asarray(concrete)
-        if not dtypes.is_int(e.dtype):
-            raise TypeError(
-                f"Indexer must have integer or boolean type, got indexer with type {e.dtype}"
-            )
-        return e
-    value = np.asarray(e)
-    if isinstance(e, (list, tuple)) and value.size == 0:
-        value = value.astype(np.int64)  # `[]` is an empty integer index, as in NumPy
-    if value.dtype != _BOOL and not dtypes.is_int(value.dtype):
-        raise TypeError(
-            f"Indexer must have integer or boolean type, got indexer with type {value.dtype}"
-        )
-    return value
-
-
-def _items(shape: tuple, idx) -> list:
-    """The index as a list of `_Adv`, `_Slice` and None (a new axis), Ellipsis expanded."""
-    entries = list(idx) if isinstance(idx, tuple) else [idx]
-    converted = []
-    for e in entries:
-        if e is None or e is Ellipsis or isinstance(e, slice):
-            converted.append(e)
-        elif isinstance(e, str):
-            raise TypeError(f"JAX does not support string indexing; got idx={e!r}")
-        elif isinstance(e, (int, np.integer)) and not isinstance(e, (bool, np.bool_)):
-            converted.append(np.asarray(e))
-        elif isinstance(e, (bool, np.bool_, list, tuple, np.ndarray, Array, Tracer)):
-            converted.append(_index_array(e))
-        elif isinstance(e, (float, complex, np.floating, np.complexfloating)):
-            raise TypeError(
-                "Indexer must have integer or boolean type, got indexer with type "
-                f"{np.asarray(e).dtype}"
-            )
-        else:
-            raise TypeError(f"Unsupported index type {type(e).__name__}: {e!r}")
-
-    def consumed(e):
-        if e is None or e is Ellipsis:
-            return 0
-        if isinstance(e, np.ndarray) and e.dtype == _BOOL:
-            return e.ndim
-        return 1
-
-    if sum(1 for e in converted if e is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    used = sum(consumed(e) for e in converted)
-    if used > len(shape):
-        raise IndexError(
-            f"Too many indices: array is {len(shape)}-dimensional, but {used} were indexed"
-        )
-    if any(e is Ellipsis for e in converted):
-        i = next(k for k, e in enumerate(converted) if e is Ellipsis)
-        converted[i : i + 1] = [slice(None)] * (len(shape) - used)
-    else:
-        converted += [slice(None)] * (len(shape) - used)
-
-    items, d = [], 0
-    for e in converted:
-        if e is None:
-            items.append(None)
-        elif isinstance(e, slice):
-            start, stop, step = e.indices(shape[d])
-            items.append(_Slice(d, start, step, len(range(start, stop, step))))
-            d += 1
-        elif isinstance(e, np.ndarray) and e.dtype == _BOOL:
-            if e.ndim == 0:  # a new axis of length 1 (True) or 0 (False)
-                items.append(_Adv(None, np.zeros(int(e), np.int64)))
-                continue
-            if e.shape != tuple(shape[d : d + e.ndim]):
-                raise IndexError(
-                    f"boolean index did not match shape of indexed array in index {d}: got "
-                    f"{e.shape}, expected {list(shape[d : d + e.ndim])}"
-                )
-            items += [_Adv(d + k, nz) for k, nz in enumerate(np.nonzero(e))]
-            d += e.ndim
-        else:
-            items.append(_Adv(d, e))
-            d += 1
-    return items
+def _integer_index(it) -> tuple:
+    """(operand dim, integer array) of a `ScalarIndex` or `ArrayIndex`: a Python int becomes a
+    0-d NumPy array, a traced scalar an integer array of its own."""
+    return it.dim, np.asarray(it.value) if isinstance(it.value, int) else it.value
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,14 +85,14 @@ def _items(shape: tuple, idx) -> list:
 class _Plan:
     """The gather (or scatter) an index amounts to; see the module doc."""
 
-    def __init__(self, shape: tuple, idx, normalize: bool = True):
-        items = _items(shape, idx)
-        advs = [it for it in items if isinstance(it, _Adv)]
-        self.adv_shape = promotion.broadcast_shapes(*(np.shape(a.value) for a in advs))
-        self.has_arrays = any(np.ndim(a.value) > 0 for a in advs)
-        positions = [k for k, it in enumerate(items) if isinstance(it, _Adv)]
+    def __init__(self, index: ParsedIndex, normalize: bool = True):
+        shape, items = index.shape, index.items
+        advs = [_integer_index(it) for it in items if isinstance(it, _INTEGER_ITEMS)]
+        self.adv_shape = promotion.broadcast_shapes(*(np.shape(value) for _, value in advs))
+        self.has_arrays = any(np.ndim(value) > 0 for _, value in advs)
+        positions = [k for k, it in enumerate(items) if isinstance(it, _INTEGER_ITEMS)]
         adjacent = positions == list(range(positions[0], positions[-1] + 1)) if positions else True
-        rest = [it for it in items if not isinstance(it, _Adv)]
+        rest = [it for it in items if not isinstance(it, _INTEGER_ITEMS)]
         if not positions:
             layout = rest
         elif adjacent:
@@ -245,15 +108,13 @@ class _Plan:
             if it is None:
                 self.new_axes.append(position + len(self.new_axes))
             elif it == "adv":
-                for a in advs:
-                    if a.dim is not None:
-                        value = (
-                            _normalized(a.value, shape[a.dim]) if normalize else _as_index(a.value)
-                        )
-                        lead = len(self.batch_shape) + len(self.adv_shape) - np.ndim(a.value)
-                        components[a.dim] = (value, lead)
-                        collapsed.add(a.dim)
-                        self.slice_sizes[a.dim] = 1
+                for dim, value in advs:
+                    if dim is not None:
+                        lead = len(self.batch_shape) + len(self.adv_shape) - np.ndim(value)
+                        value = _normalized(value, shape[dim]) if normalize else _as_index(value)
+                        components[dim] = (value, lead)
+                        collapsed.add(dim)
+                        self.slice_sizes[dim] = 1
                 self.batch_shape += self.adv_shape
                 position += len(self.adv_shape)
             elif it.step == 1:
@@ -370,10 +231,10 @@ def _check_mode(mode):
     return _Mode.from_any(mode)
 
 
-def getitem(x, idx, *, mode=None, fill_value=None, unique_indices=False, indices_are_sorted=False):
+def getitem(x, index: ParsedIndex, *, mode=None, fill_value=None, unique_indices=False,
+            indices_are_sorted=False):  # fmt: skip
     """`x[idx]` (or `x.at[idx].get(...)`) with one gather; see the module doc."""
-    x = promotion.asarray_operand("getitem", x)
-    plan = _Plan(x.shape, idx)
+    plan = _Plan(index)
     mode = _check_mode(mode)
     if 0 in plan.result_shape():  # nothing to gather (the operand may have nothing either)
         zero = promotion.convert_element_type(0, x.dtype, x.weak_type)
@@ -386,13 +247,12 @@ def getitem(x, idx, *, mode=None, fill_value=None, unique_indices=False, indices
 # The scatters that write them
 
 
-def update(x, idx, name: str, combine, values, *, mode=None, unique_indices=False,
-           indices_are_sorted=False):  # fmt: skip
+def update(x, index: ParsedIndex, name: str, combine, values, *, mode=None,
+           unique_indices=False, indices_are_sorted=False):  # fmt: skip
     """`x.at[idx].<name>(values)` (see the module doc); `combine(old, new)` gives the written
     values where a read-combine-write does the update. `name == "apply"` passes the function as
     `combine` and no values."""
-    x = promotion.asarray_operand(f"at[].{name}", x)
-    plan = _Plan(x.shape, idx)
+    plan = _Plan(index)
     if 0 in plan.result_shape():
         return x  # nothing to update
     scatter_mode = _check_mode(mode)
@@ -483,7 +343,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         indices = promotion.convert_element_type(indices, _INDEX_DTYPE, False)
         n = promotion.convert_element_type(size, _INDEX_DTYPE, True)
         indices = lax_binary.rem(lax_binary.add(lax_binary.rem(indices, n), n), n)
-    plan = _Plan(a.shape, (slice(None),) * axis + (indices,), normalize=mode != "clip")
+    index = parse_index(a.shape, (slice(None),) * axis + (indices,))
+    plan = _Plan(index, normalize=mode != "clip")
     gather_mode = {"clip": _Mode.CLIP, "wrap": _Mode.PROMISE_IN_BOUNDS}.get(
         mode, _Mode.PROMISE_IN_BOUNDS if mode == "promise_in_bounds" else _Mode.FILL_OR_DROP
     )

@@ -172,7 +172,7 @@ def _at(self):
 
 
 def _repeat(self, repeats, axis=None, *, total_repeat_length=None):
-    return manipulation.repeat(self, repeats, axis, total_repeat_length=total_repeat_length)
+    return lib.repeat(self, repeats, axis, total_repeat_length=total_repeat_length)
 
 
 def _swapaxes(self, axis1, axis2):
@@ -210,60 +210,51 @@ _reduction_methods = {
 }
 
 
-def _attributes() -> dict:
-    add, radd = _fast_binary_operator(ufuncs.add, "add")
-    sub, rsub = _fast_binary_operator(ufuncs.subtract, "sub")
-    mul, rmul = _fast_binary_operator(ufuncs.multiply, "mul")
-    truediv, rtruediv = _fast_binary_operator(ufuncs.true_divide, "truediv")
-    floordiv, rfloordiv = _binary_operator(arithmetic.floor_divide, "floordiv")
-    mod, rmod = _binary_operator(arithmetic.remainder, "mod")
-    pow_, rpow = _fast_binary_operator(arithmetic.power, "pow")
-    matmul, rmatmul = _binary_operator(products.matmul, "matmul")
-    and_, rand = _binary_operator(ufuncs.bitwise_and, "and")
-    or_, ror = _binary_operator(ufuncs.bitwise_or, "or")
-    xor, rxor = _binary_operator(ufuncs.bitwise_xor, "xor")
-    lshift, rlshift = _binary_operator(ufuncs.left_shift, "lshift")
-    rshift, rrshift = _binary_operator(ufuncs.right_shift, "rshift")
-    attrs = {
-        "__add__": add,
-        "__radd__": radd,
-        "__sub__": sub,
-        "__rsub__": rsub,
-        "__mul__": mul,
-        "__rmul__": rmul,
-        "__truediv__": truediv,
-        "__rtruediv__": rtruediv,
-        "__floordiv__": floordiv,
-        "__rfloordiv__": rfloordiv,
-        "__mod__": mod,
-        "__rmod__": rmod,
-        "__divmod__": _divmod,
-        "__rdivmod__": _rdivmod,
-        "__pow__": pow_,
-        "__rpow__": rpow,
-        "__matmul__": matmul,
-        "__rmatmul__": rmatmul,
-        "__and__": and_,
-        "__rand__": rand,
-        "__or__": or_,
-        "__ror__": ror,
-        "__xor__": xor,
-        "__rxor__": rxor,
-        "__lshift__": lshift,
-        "__rlshift__": rlshift,
-        "__rshift__": rshift,
-        "__rrshift__": rrshift,
-        "__eq__": _comparison(ufuncs.equal, "eq"),
-        "__ne__": _comparison(ufuncs.not_equal, "ne"),
-        "__lt__": _comparison(ufuncs.less, "lt"),
-        "__le__": _comparison(ufuncs.less_equal, "le"),
-        "__gt__": _comparison(ufuncs.greater, "gt"),
-        "__ge__": _comparison(ufuncs.greater_equal, "ge"),
-        "__neg__": ufuncs.negative,
-        "__pos__": ufuncs.positive,
-        "__abs__": ufuncs.absolute,
-        "__invert__": ufuncs.invert,
-        "__round__": _dunder_round,
+def _operators() -> dict:
+    """The arithmetic, bitwise, comparison and unary operator methods."""
+    attrs = {}
+    for name, fun, make in (
+        ("add", ufuncs.add, _fast_binary_operator),
+        ("sub", ufuncs.subtract, _fast_binary_operator),
+        ("mul", ufuncs.multiply, _fast_binary_operator),
+        ("truediv", ufuncs.true_divide, _fast_binary_operator),
+        ("floordiv", arithmetic.floor_divide, _binary_operator),
+        ("mod", arithmetic.remainder, _binary_operator),
+        ("pow", arithmetic.power, _fast_binary_operator),
+        ("matmul", products.matmul, _binary_operator),
+        ("and", ufuncs.bitwise_and, _binary_operator),
+        ("or", ufuncs.bitwise_or, _binary_operator),
+        ("xor", ufuncs.bitwise_xor, _binary_operator),
+        ("lshift", ufuncs.left_shift, _binary_operator),
+        ("rshift", ufuncs.right_shift, _binary_operator),
+    ):
+        attrs[f"__{name}__"], attrs[f"__r{name}__"] = make(fun, name)
+    for name, fun in (
+        ("eq", ufuncs.equal),
+        ("ne", ufuncs.not_equal),
+        ("lt", ufuncs.less),
+        ("le", ufuncs.less_equal),
+        ("gt", ufuncs.greater),
+        ("ge", ufuncs.greater_equal),
+    ):
+        attrs[f"__{name}__"] = _comparison(fun, name)
+    attrs.update(
+        {
+            "__divmod__": _divmod,
+            "__rdivmod__": _rdivmod,
+            "__neg__": ufuncs.negative,
+            "__pos__": ufuncs.positive,
+            "__abs__": ufuncs.absolute,
+            "__invert__": ufuncs.invert,
+            "__round__": _dunder_round,
+        }
+    )
+    return attrs
+
+
+def _methods() -> dict:
+    """The named methods and properties, indexing and iteration."""
+    return {
         "__getitem__": _getitem,
         "__iter__": _iter,
         "astype": _astype,
@@ -293,12 +284,11 @@ def _attributes() -> dict:
         "nonzero": _method(sorting.nonzero),
         "searchsorted": _method(sorting.searchsorted),
     }
-    return attrs
 
 
 def attach() -> None:
     """Sets the operators and methods on Array and Tracer (idempotent)."""
-    for name, value in _attributes().items():
+    for name, value in {**_operators(), **_methods()}.items():
         setattr(Array, name, value)
         setattr(Tracer, name, value)
     # Tracers are unhashable like Arrays: defining __eq__ would otherwise reset __hash__.

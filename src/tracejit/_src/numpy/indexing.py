@@ -1,11 +1,11 @@
 """Basic indexing (`x[idx]`) and indexed updates (`x.at[idx].set(y)`) without gather/scatter.
 
-An index is a tuple of ints, slices, `None` and at most one `Ellipsis`. Reading stages what
-JAX stages for such indices: one `slice` (skipped when it would take everything), `rev` for
-the dimensions with negative steps, `squeeze` for the integer-indexed ones, and
-`broadcast_in_dim` for the `None`s. Integer indices out of range are clamped, as JAX clamps
-(NumPy would raise). A traced integer scalar indexes through `dynamic_slice`, its negative
-values counted from the end.
+An index is a tuple of ints, slices, `None` and at most one `Ellipsis`, parsed (as advanced
+indices are) by `index_parsing.parse_index`. Reading stages what JAX stages for such indices:
+one `slice` (skipped when it would take everything), `rev` for the dimensions with negative
+steps, `squeeze` for the integer-indexed ones, and `broadcast_in_dim` for the `None`s. Integer
+indices out of range are clamped, as JAX clamps (NumPy would raise). A traced integer scalar
+indexes through `dynamic_slice`, its negative values counted from the end.
 
 Integer-array and boolean-mask indices are advanced indexing, done with gather and scatter in
 `advanced_indexing.py`; so are `.at[idx].get(mode=...)`, updates with an explicit `mode`, and
@@ -25,20 +25,15 @@ Indices out of range drop the update, as JAX's scatter does.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
-from tracejit._src import dtypes
-from tracejit._src.array import Array
 from tracejit._src.core import Tracer
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing
 from tracejit._src.numpy import advanced_indexing, arithmetic, manipulation, promotion, ufuncs
-
-_BOOL = np.dtype(bool)
+from tracejit._src.numpy.index_parsing import ParsedIndex, ScalarIndex, SliceIndex, parse_index
 
 
 class _Dim:
@@ -53,106 +48,45 @@ class _Dim:
         self.oob = oob  # an int index out of range (clamped on reads, dropped on updates)
 
 
-def _is_int_scalar(x) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+def _slice_dim(it: SliceIndex, size: int) -> _Dim:
+    """A slice as the bounds of the region it reads (in increasing order, also for negative
+    steps, which `rev` applies afterwards)."""
+    start, step, count = it.start, it.step, it.count
+    if not count:
+        edge = 0 if step < 0 else min(start, size)
+        return _Dim("slice", edge, edge, step, count)
+    first = start + (count - 1) * step if step < 0 else start
+    return _Dim("slice", first, first + (count - 1) * abs(step) + 1, step, count)
 
 
-def _normalize_index(idx, ndim: int) -> list:
-    """The index as a list of entries, one per operand dimension or None, Ellipsis expanded."""
-    if isinstance(idx, list):
-        raise TypeError(
-            "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
-            "`arr[array(seq)]` instead of `arr[seq]`."
-        )
-    entries = list(idx) if isinstance(idx, tuple) else [idx]
-    out = []
-    for e in entries:
-        if e is None or e is Ellipsis or isinstance(e, slice):
-            out.append(e)
-        elif isinstance(e, str):
-            raise TypeError(f"JAX does not support string indexing; got idx={e!r}")
-        elif _is_int_scalar(e):
-            out.append(operator.index(e))
-        elif isinstance(e, (Array, Tracer, np.ndarray)):
-            dtype = e.dtype
-            if e.ndim == 0 and dtypes.is_int(dtype):
-                if isinstance(e, Tracer):
-                    concrete = e.to_concrete_value()
-                    out.append(e if concrete is None else int(concrete))
-                else:
-                    out.append(int(np.asarray(e)))
-            else:
-                raise TypeError(
-                    f"Indexer must have integer or boolean type, got indexer with type {dtype}"
-                )
-        elif isinstance(e, (float, complex, np.floating, np.complexfloating)):
-            raise TypeError(
-                "Indexer must have integer or boolean type, got indexer with type "
-                f"{np.asarray(e).dtype}"
-            )
-        else:
-            raise TypeError(f"Unsupported index type {type(e).__name__}: {e!r}")
-    ellipses = sum(1 for e in out if e is Ellipsis)
-    if ellipses > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    used = sum(1 for e in out if e is not None and e is not Ellipsis)
-    if used > ndim:
-        raise IndexError(f"Too many indices: array is {ndim}-dimensional, but {used} were indexed")
-    if ellipses:
-        i = out.index(Ellipsis)
-        out[i : i + 1] = [slice(None)] * (ndim - used)
-    else:
-        out += [slice(None)] * (ndim - used)
-    return out
+def _scalar_dim(it: ScalarIndex, size: int) -> _Dim:
+    """An integer (clamped into range, as JAX clamps) or a traced integer scalar."""
+    if isinstance(it.value, Tracer):
+        if size == 0:
+            raise IndexError(f"index is out of bounds for axis {it.dim} with size 0")
+        return _Dim("dynamic", 0, 1, 1, 1, tracer=it.value)
+    if size == 0:
+        raise IndexError(f"index {it.value} is out of bounds for axis {it.dim} with size 0")
+    i = it.value + size if it.value < 0 else it.value
+    oob = not 0 <= i < size
+    i = min(max(i, 0), size - 1)
+    return _Dim("int", i, i + 1, 1, 1, oob=oob)
 
 
-def _plan(x, idx):
+def _plan(index: ParsedIndex):
     """(dims, new_axes): a `_Dim` per operand dimension, and the positions in the result of the
     axes `None` adds."""
-    shape = x.shape
-    entries = _normalize_index(idx, len(shape))
     dims, new_axes = [], []
     out_pos = 0
-    d = 0
-    for e in entries:
-        if e is None:
+    for it in index.items:
+        if it is None:
             new_axes.append(out_pos)
             out_pos += 1
-            continue
-        size = shape[d]
-        if isinstance(e, slice):
-            start, stop, step = e.indices(size)
-            count = len(range(start, stop, step))
-            if step < 0:
-                first = start + (count - 1) * step if count else 0
-                dims.append(
-                    _Dim(
-                        "slice", first, first + (count - 1) * -step + 1 if count else 0, step, count
-                    )
-                )
-            else:
-                dims.append(
-                    _Dim(
-                        "slice",
-                        start if count else min(start, size),
-                        start + (count - 1) * step + 1 if count else min(start, size),
-                        step,
-                        count,
-                    )
-                )
+        elif isinstance(it, SliceIndex):
+            dims.append(_slice_dim(it, index.shape[it.dim]))
             out_pos += 1
-        elif isinstance(e, Tracer):
-            if size == 0:
-                raise IndexError(f"index is out of bounds for axis {d} with size 0")
-            dims.append(_Dim("dynamic", 0, 1, 1, 1, tracer=e))
         else:
-            if size == 0:
-                raise IndexError(f"index {e} is out of bounds for axis {d} with size 0")
-            i = e + size if e < 0 else e
-            oob = not 0 <= i < size
-            i = min(max(i, 0), size - 1)
-            dims.append(_Dim("int", i, i + 1, 1, 1, oob=oob))
-        d += 1
+            dims.append(_scalar_dim(it, index.shape[it.dim]))
     return dims, new_axes
 
 
@@ -187,10 +121,15 @@ def _region(x, dims):
 
 def getitem(x, idx):
     """`x[idx]`: basic indexing here, advanced indexing with a gather (`advanced_indexing`)."""
-    if advanced_indexing.needs_gather(idx):
-        return advanced_indexing.getitem(x, idx)
     x = promotion.asarray_operand("getitem", x)
-    dims, new_axes = _plan(x, idx)
+    index = parse_index(x.shape, idx)
+    if index.advanced:
+        return advanced_indexing.getitem(x, index)
+    return _basic_getitem(x, index)
+
+
+def _basic_getitem(x, index: ParsedIndex):
+    dims, new_axes = _plan(index)
     out = _region(x, dims)
     reversed_dims = tuple(i for i, d in enumerate(dims) if d.kind == "slice" and d.step < 0)
     if reversed_dims:
@@ -225,7 +164,7 @@ def iterate(x):
 
 def _update_region(x, dims, new_axes, y):
     """`y` (broadcast to x[idx]'s shape) reshaped to the shape of the selected region."""
-    out_shape = getitem_shape(x.shape, dims, new_axes)
+    out_shape = _getitem_shape(dims, new_axes)
     if y.shape != out_shape:
         y = manipulation.broadcast_to(y, out_shape)
     if new_axes:
@@ -240,7 +179,8 @@ def _update_region(x, dims, new_axes, y):
     return y
 
 
-def getitem_shape(shape, dims, new_axes) -> tuple:
+def _getitem_shape(dims, new_axes) -> tuple:
+    """The shape of `x[idx]`."""
     out = [d.count for d in dims if d.kind == "slice"]
     for i in new_axes:
         out.insert(i, 1)
@@ -268,11 +208,6 @@ def _write(x, dims, region):
         return region
     starts = [np.int32(d.start) for d in dims]
     return lax_slicing.dynamic_update_slice(x, region, starts, allow_negative_indices=False)
-
-
-def _read_region(x, dims):
-    """The selected region of `x` (shape: a count per dimension)."""
-    return _region(x, dims)
 
 
 class _IndexUpdateHelper:
@@ -305,11 +240,13 @@ class _IndexUpdateRef:
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None):
         """`x[idx]`; `mode='fill'` gives `fill_value` at out-of-bound indices, 'clip' (like
         the default) the nearest element."""
-        if mode is None and fill_value is None and not advanced_indexing.needs_gather(self.index):
-            return getitem(self.array, self.index)
+        x = promotion.asarray_operand("getitem", self.array)
+        index = parse_index(x.shape, self.index)
+        if mode is None and fill_value is None and not index.advanced:
+            return _basic_getitem(x, index)
         return advanced_indexing.getitem(
-            self.array,
-            self.index,
+            x,
+            index,
             mode=mode,
             fill_value=fill_value,
             unique_indices=unique_indices,
@@ -317,14 +254,11 @@ class _IndexUpdateRef:
         )
 
     def _update(self, name: str, combine, values, indices_are_sorted, unique_indices, mode):
-        index = self.index
-        if (
-            mode is not None
-            or advanced_indexing.needs_gather(index)
-            or advanced_indexing.has_traced_scalar(index)
-        ):
+        x = promotion.asarray_operand(f"at[].{name}", self.array)
+        index = parse_index(x.shape, self.index)
+        if mode is not None or index.advanced or index.has_traced_scalar:
             return advanced_indexing.update(
-                self.array,
+                x,
                 index,
                 name,
                 combine,
@@ -333,19 +267,18 @@ class _IndexUpdateRef:
                 unique_indices=unique_indices,
                 indices_are_sorted=indices_are_sorted,
             )
-        x = promotion.asarray_operand(f"at[].{name}", self.array)
-        dims, new_axes = _plan(x, index)
+        dims, new_axes = _plan(index)
         if any(d.oob or d.count == 0 for d in dims):
             return x  # out-of-range updates are dropped; an empty region changes nothing
         if name == "apply":
-            region = combine(_read_region(x, dims))
+            region = combine(_region(x, dims))
         else:
             y = promotion.convert_element_type(
                 promotion.to_operand(f"at[].{name}", values), x.dtype, x.weak_type
             )
             region = _update_region(x, dims, new_axes, y)
             if combine is not None:
-                region = combine(_read_region(x, dims), region)
+                region = combine(_region(x, dims), region)
         region = promotion.convert_element_type(region, x.dtype, x.weak_type)
         return _write(x, dims, region)
 

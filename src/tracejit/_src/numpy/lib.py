@@ -1,9 +1,10 @@
-"""Everyday array helpers over the shape ops: rolling, differences, triangles and diagonals,
-grids and log-spaced ranges.
+"""Everyday array helpers over the shape ops: rolling, repeating, differences, triangles and
+diagonals, grids and log-spaced ranges.
 
 None of these needs a primitive of its own. A static `roll` is two `slice`s and a
 `concatenate`; a traced shift slices the array concatenated with itself at a `dynamic_slice`
-offset. Diagonals are strided slices of the flattened last two axes (element `(i, i + k)` of an
+offset. `repeat` by one count is a `broadcast_in_dim` along a new axis and a `reshape`; by a
+count per element it takes the repeated positions with a gather (`take`). Diagonals are strided slices of the flattened last two axes (element `(i, i + k)` of an
 `n x m` matrix sits at flat position `i * (m + 1) + k`), so they differentiate and batch like
 any slice; building a diagonal matrix is the same walk backwards, a `pad` with `m` interior zeros
 between the values. Triangles are a `select` against an `iota` mask, as `tri` builds it.
@@ -23,12 +24,24 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Tracer
+from tracejit._src.core import Tracer, concretization_error
+from tracejit._src.errors import ConcretizationTypeError
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import conversions as lax_conversions
+from tracejit._src.lax import cumulative as lax_cumulative
+from tracejit._src.lax import scatter as lax_scatter
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing
-from tracejit._src.numpy import arithmetic, creation, manipulation, promotion, reductions, ufuncs
+from tracejit._src.numpy import (
+    advanced_indexing,
+    arithmetic,
+    creation,
+    manipulation,
+    promotion,
+    reductions,
+    ufuncs,
+)
 from tracejit._src.numpy.manipulation import normalize_axis
 from tracejit._src.numpy.promotion import asarray_operand
 
@@ -95,6 +108,74 @@ def roll(a, shift, axis=None):
         else:
             x = _roll_static(x, _static_shift(s), ax)
     return x
+
+
+# --------------------------------------------------------------------------------------------
+# Repeating elements
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """Each element of `a` along `axis` (of the flattened `a` for None) repeated `repeats`
+    times: an integer, or one count per element. With `total_repeat_length` the result has that
+    length (extra elements dropped, the last one repeated to fill), which traced `repeats`
+    need: the result's shape must be static."""
+    x = asarray_operand("repeat", a)
+    if isinstance(repeats, (list, tuple)):
+        raise TypeError(
+            f"repeat requires ndarray or scalar arguments, got {type(repeats)} at position 1."
+        )
+    if axis is None:
+        x = manipulation.ravel(x)
+        axis = 0
+    axis = normalize_axis(axis, x.ndim)
+    if np.ndim(repeats) == 0 and total_repeat_length is None:
+        count = operator.index(
+            repeats if not hasattr(repeats, "__index__") else repeats.__index__()
+        )
+        if count < 0:
+            raise ValueError("repeats may not contain negative values.")
+        # Every element the same number of times: a broadcast along a new axis, flattened.
+        wide_shape = x.shape[: axis + 1] + (count,) + x.shape[axis + 1 :]
+        dims = tuple(i if i <= axis else i + 1 for i in range(x.ndim))
+        wide = lax_shapes.broadcast_in_dim(x, wide_shape, dims)
+        return manipulation.reshape(
+            wide, x.shape[:axis] + (x.shape[axis] * count,) + x.shape[axis + 1 :]
+        )
+    positions = _repeated_positions(repeats, x.shape[axis], total_repeat_length)
+    return advanced_indexing.take(x, positions, axis=axis, mode="clip")
+
+
+def _repeated_positions(repeats, n: int, total):
+    """The position along the axis that each element of the result takes."""
+    if not isinstance(repeats, Tracer):
+        counts = np.broadcast_to(np.asarray(repeats), (n,)).astype(np.int64)
+        if (counts < 0).any():
+            raise ValueError("repeats may not contain negative values.")
+        positions = np.repeat(np.arange(n), counts)
+        if total is not None:
+            last = positions[-1:] if positions.size else np.zeros(1, np.int64)
+            positions = np.concatenate([positions, np.repeat(last, max(total - positions.size, 0))])
+            positions = positions[:total]
+        return positions.astype(np.int32)
+    if total is None:
+        raise concretization_error(repeats, ConcretizationTypeError, "jnp.repeat's repeats") from (
+            ValueError(
+                "When jit-compiling jnp.repeat, the total number of repeats must be static. To "
+                "fix this, either specify a static value for `repeats`, or pass a static value "
+                "to `total_repeat_length`."
+            )
+        )
+    # Traced counts: a 1 where each element's run ends, summed up, numbers the runs.
+    counts = lax_shapes.broadcast_in_dim(lax_conversions.convert_element_type(repeats, np.int32), (n,), (0,) if
+                                         np.ndim(repeats) else ())  # fmt: skip
+    run_ends = lax_cumulative.cumsum(counts)
+    marks = lax_scatter.scatter_add(
+        np.zeros(int(total), np.int32),
+        lax_shapes.reshape(lax_slicing.slice(run_ends, (0,), (n - 1,)), (n - 1, 1)),
+        np.ones(n - 1, np.int32),
+        lax_scatter.ScatterDimensionNumbers((), (0,), (0,)),
+    )
+    return lax_cumulative.cumsum(marks)
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import builtins
 
 import numpy as np
 
-from tracejit._src import dtypes
+from tracejit._src import api, dtypes
 from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import sort as lax_sort
@@ -151,12 +151,10 @@ def select(condlist, choicelist, default=0):
 def _vectorized_call(fun, x, args, kw):
     """`fun` applied to each element of `x` separately (vmapped over the flattened array), as
     JAX's piecewise calls its functions on scalars."""
-    from tracejit._src.api import vmap  # api sits above numpy in the layers
-
     flat = manipulation.ravel(x)
     if flat.shape[0] == 0:
         return x
-    out = vmap(lambda e: asarray_operand("piecewise", fun(e, *args, **kw)))(flat)
+    out = api.vmap(lambda e: asarray_operand("piecewise", fun(e, *args, **kw)))(flat)
     return manipulation.reshape(out, x.shape)
 
 

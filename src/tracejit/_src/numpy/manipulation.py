@@ -5,7 +5,7 @@ Each stages the lax shape ops JAX stages (`reshape`, `transpose`, `squeeze`, `br
 itself (`x.reshape(x.shape)`, `jnp.transpose(x, (0, 1))`), as JAX does. Where current JAX has a
 dedicated primitive that this project does not (`stack`, `split`, `tile`), the older
 composition of the basic ops is staged instead: `broadcast_in_dim` + `concatenate` for
-`stack`, `slice` for `split`, `broadcast_in_dim` + `reshape` for `tile` and `repeat`.
+`stack`, `slice` for `split`, `broadcast_in_dim` + `reshape` for `tile`.
 """
 
 from __future__ import annotations
@@ -461,80 +461,6 @@ def tile(A, reps):
     interleaved = tuple(d for pair in zip(reps, x.shape, strict=True) for d in pair)
     wide = lax_shapes.broadcast_in_dim(x, interleaved, tuple(range(1, 2 * rank, 2)))
     return reshape(wide, tuple(r * d for r, d in zip(reps, x.shape, strict=True)))
-
-
-def repeat(a, repeats, axis=None, *, total_repeat_length=None):
-    """Each element of `a` along `axis` (of the flattened `a` for None) repeated `repeats`
-    times: an integer, or one count per element. With `total_repeat_length` the result has that
-    length (extra elements dropped, the last one repeated to fill), which traced `repeats`
-    need: the result's shape must be static."""
-    x = asarray_operand("repeat", a)
-    if isinstance(repeats, (list, tuple)):
-        raise TypeError(
-            f"repeat requires ndarray or scalar arguments, got {type(repeats)} at position 1."
-        )
-    if axis is None:
-        x = ravel(x)
-        axis = 0
-    axis = normalize_axis(axis, x.ndim)
-    if np.ndim(repeats) == 0 and total_repeat_length is None:
-        count = operator.index(
-            repeats if not hasattr(repeats, "__index__") else repeats.__index__()
-        )
-        if count < 0:
-            raise ValueError("repeats may not contain negative values.")
-        # Every element the same number of times: a broadcast along a new axis, flattened.
-        wide_shape = x.shape[: axis + 1] + (count,) + x.shape[axis + 1 :]
-        dims = tuple(i if i <= axis else i + 1 for i in range(x.ndim))
-        wide = lax_shapes.broadcast_in_dim(x, wide_shape, dims)
-        return reshape(wide, x.shape[:axis] + (x.shape[axis] * count,) + x.shape[axis + 1 :])
-    return _take_along(x, _repeated_positions(repeats, x.shape[axis], total_repeat_length), axis)
-
-
-def _repeated_positions(repeats, n: int, total):
-    """The position along the axis that each element of the result takes."""
-    from tracejit._src.core import Tracer, concretization_error
-    from tracejit._src.errors import ConcretizationTypeError
-
-    if not isinstance(repeats, Tracer):
-        counts = np.broadcast_to(np.asarray(repeats), (n,)).astype(np.int64)
-        if (counts < 0).any():
-            raise ValueError("repeats may not contain negative values.")
-        positions = np.repeat(np.arange(n), counts)
-        if total is not None:
-            last = positions[-1:] if positions.size else np.zeros(1, np.int64)
-            positions = np.concatenate([positions, np.repeat(last, max(total - positions.size, 0))])
-            positions = positions[:total]
-        return positions.astype(np.int32)
-    if total is None:
-        raise concretization_error(repeats, ConcretizationTypeError, "jnp.repeat's repeats") from (
-            ValueError(
-                "When jit-compiling jnp.repeat, the total number of repeats must be static. To "
-                "fix this, either specify a static value for `repeats`, or pass a static value "
-                "to `total_repeat_length`."
-            )
-        )
-    # Traced counts: a 1 where each element's run ends, summed up, numbers the runs.
-    from tracejit._src.lax import cumulative as lax_cumulative
-    from tracejit._src.lax import scatter as lax_scatter
-    from tracejit._src.lax.conversions import convert_element_type
-
-    counts = lax_shapes.broadcast_in_dim(convert_element_type(repeats, np.int32), (n,), (0,) if
-                                         np.ndim(repeats) else ())  # fmt: skip
-    run_ends = lax_cumulative.cumsum(counts)
-    marks = lax_scatter.scatter_add(
-        np.zeros(int(total), np.int32),
-        lax_shapes.reshape(lax_slicing.slice(run_ends, (0,), (n - 1,)), (n - 1, 1)),
-        np.ones(n - 1, np.int32),
-        lax_scatter.ScatterDimensionNumbers((), (0,), (0,)),
-    )
-    return lax_cumulative.cumsum(marks)
-
-
-def _take_along(x, positions, axis: int):
-    from tracejit._src.numpy.advanced_indexing import take  # it builds on this module
-
-    return take(x, positions, axis=axis, mode="clip")
 
 
 def _pad_widths(pad_width, rank: int) -> list:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import operator
 
 import numpy as np
+import opt_einsum
 
 from tracejit._src import dtypes
 from tracejit._src.lax import dot as lax_dot
@@ -65,13 +66,58 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
             )
     dtype, weak = _result_type(a, b, preferred_element_type, "matmul")
     a_vec, b_vec = a.ndim == 1, b.ndim == 1
-    a_batch = a.shape[:-2]
-    b_batch = b.shape[:-2]
+    roles, batch_pairs, a_squeeze, b_squeeze = _batch_roles(a, b)
+    a_axes = _renumber(a.ndim, a_squeeze)
+    b_axes = _renumber(b.ndim, b_squeeze)
+    if a_squeeze:
+        a = lax_shapes.squeeze(a, tuple(a_squeeze))
+    if b_squeeze:
+        b = lax_shapes.squeeze(b, tuple(b_squeeze))
+    a_contract = a.ndim - 1
+    b_contract = 0 if b_vec else b.ndim - 2
+    batch_a = tuple(a_axes[p] for p, _ in batch_pairs)
+    batch_b = tuple(b_axes[q] for _, q in batch_pairs)
+    dimension_numbers = (((a_contract,), (b_contract,)), (batch_a, batch_b))
+    out = _dot_general(a, b, dimension_numbers, precision, dtype, weak)
+    # dot_general's order: batch dims, a's free dims, b's free dims (each in axis order).
+    a_free = [i for i in range(a.ndim) if i not in batch_a and i != a_contract]
+    b_free = [i for i in range(b.ndim) if i not in batch_b and i != b_contract]
+    position = {("batch", k): k for k in range(len(batch_pairs))}
+    for k, axis in enumerate(a_free):
+        position[("a", axis)] = len(batch_pairs) + k
+    for k, axis in enumerate(b_free):
+        position[("b", axis)] = len(batch_pairs) + len(a_free) + k
+    order, ones = [], []
+    for i, role in enumerate(roles):
+        if role[0] == "one":
+            ones.append(i)
+        elif role[0] == "batch":
+            order.append(position[role])
+        else:
+            squeezed = a_axes if role[0] == "a" else b_axes
+            order.append(position[(role[0], squeezed[role[1]])])
+    if not a_vec:
+        order.append(position[("a", a.ndim - 2)])
+    if not b_vec:
+        order.append(position[("b", b.ndim - 1)])
+    if order != list(range(len(order))):
+        out = lax_shapes.transpose(out, tuple(order))
+    return _with_unit_axes(out, ones)
+
+
+def _batch_roles(a, b):
+    """How each of the result's batch dimensions arises from the batch dimensions of `a` and
+    `b` (aligned at the right, as broadcasting aligns them).
+
+    Returns `(roles, batch_pairs, a_squeeze, b_squeeze)`: a role per result batch position,
+    `("batch", k)` for the k-th pair of equal dimensions in `batch_pairs` (axis in a, axis in
+    b), `("a", axis)` or `("b", axis)` for a dimension only one operand has (the other's is
+    missing or 1), `("one",)` where both are 1; and the size-1 axes of each operand that are
+    squeezed away before `dot_general`."""
+    a_batch, b_batch = a.shape[:-2], b.shape[:-2]
     nbatch = max(len(a_batch), len(b_batch))
     a_off, b_off = nbatch - len(a_batch), nbatch - len(b_batch)
-    a_squeeze, b_squeeze = [], []
-    batch_pairs = []  # (axis in a, axis in b)
-    roles = []  # per result batch position: ("batch", k), ("a", axis), ("b", axis) or ("one",)
+    roles, batch_pairs, a_squeeze, b_squeeze = [], [], [], []
     for i in range(nbatch):
         da = a_batch[i - a_off] if i >= a_off else None
         db = b_batch[i - b_off] if i >= b_off else None
@@ -96,50 +142,19 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
                 f"{a.dtype.name}[{','.join(map(str, a.shape))}] and "
                 f"{b.dtype.name}[{','.join(map(str, b.shape))}]"
             )
-    a_axes = _renumber(a.ndim, a_squeeze)
-    b_axes = _renumber(b.ndim, b_squeeze)
-    if a_squeeze:
-        a = lax_shapes.squeeze(a, tuple(a_squeeze))
-    if b_squeeze:
-        b = lax_shapes.squeeze(b, tuple(b_squeeze))
-    a_contract = a.ndim - 1
-    b_contract = 0 if b_vec else b.ndim - 2
-    batch_a = tuple(a_axes[p] for p, _ in batch_pairs)
-    batch_b = tuple(b_axes[q] for _, q in batch_pairs)
-    dimension_numbers = (((a_contract,), (b_contract,)), (batch_a, batch_b))
-    out = _dot_general(a, b, dimension_numbers, precision, dtype, weak)
-    # dot_general's order: batch dims, a's free dims, b's free dims (each in axis order).
-    a_free = [i for i in range(a.ndim) if i not in batch_a and i != a_contract]
-    b_free = [i for i in range(b.ndim) if i not in batch_b and i != b_contract]
-    position = {("batch", k): k for k in range(len(batch_pairs))}
-    for k, axis in enumerate(a_free):
-        position[("a", axis)] = len(batch_pairs) + k
-    for k, axis in enumerate(b_free):
-        position[("b", axis)] = len(batch_pairs) + len(a_free) + k
-    order = []
-    ones = []
-    for i, role in enumerate(roles):
-        if role[0] == "one":
-            ones.append(i)
-        elif role[0] == "batch":
-            order.append(position[role])
-        else:
-            squeezed = a_axes if role[0] == "a" else b_axes
-            order.append(position[(role[0], squeezed[role[1]])])
-    if not a_vec:
-        order.append(position[("a", a.ndim - 2)])
-    if not b_vec:
-        order.append(position[("b", b.ndim - 1)])
-    if order != list(range(len(order))):
-        out = lax_shapes.transpose(out, tuple(order))
-    if ones:
-        rank = out.ndim + len(ones)
-        kept = tuple(i for i in range(rank) if i not in ones)
-        shape = list(out.shape)
-        for i in ones:
-            shape.insert(i, 1)
-        out = lax_shapes.broadcast_in_dim(out, tuple(shape), kept)
-    return out
+    return roles, batch_pairs, a_squeeze, b_squeeze
+
+
+def _with_unit_axes(out, ones: list):
+    """`out` with axes of length 1 inserted at the result positions `ones`."""
+    if not ones:
+        return out
+    rank = out.ndim + len(ones)
+    kept = tuple(i for i in range(rank) if i not in ones)
+    shape = list(out.shape)
+    for i in ones:
+        shape.insert(i, 1)
+    return lax_shapes.broadcast_in_dim(out, tuple(shape), kept)
 
 
 def _renumber(ndim: int, removed) -> dict:
@@ -323,8 +338,6 @@ def einsum(
         dtype, weak = dtypes.check_user_dtype(preferred_element_type, "einsum"), False
     terms, output = _parse_einsum(subscripts, [x.shape for x in ops])
     if len(ops) > 2 and optimize is not False:
-        import opt_einsum
-
         spec = ",".join(terms) + "->" + output
         strategy = "auto" if optimize is True else optimize
         _, info = opt_einsum.contract_path(

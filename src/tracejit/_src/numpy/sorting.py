@@ -364,23 +364,11 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     value), missing indices those of the smallest value, missing counts 0. The result is always
     sorted (`sorted=False` allows any order)."""
     x = asarray_operand("unique", ar)
-    if axis is None:
-        rows = manipulation.reshape(x, (x.size, 1))
-        inverse_shape, value_shape = x.shape, ()
-    else:
+    if axis is not None:
         axis = manipulation.normalize_axis(axis, x.ndim)
-        moved = manipulation.moveaxis(x, axis, 0)
-        value_shape = moved.shape[1:]
-        rows = manipulation.reshape(moved, (moved.shape[0], int(np.prod(value_shape))))
-        inverse_shape = (x.shape[axis],)
-    n = rows.shape[0]
+    rows, inverse_shape = _unique_rows(x, axis)
+    n, width = rows.shape
     index_dtype = _index_dtype()
-
-    def finish(columns):  # (size, width) unique rows -> the result's values
-        values = manipulation.stack(columns, axis=1) if columns else _zeros((size, 0), x.dtype)
-        values = manipulation.reshape(values, (size,) + value_shape)
-        return values if axis is None else manipulation.moveaxis(values, 0, axis)
-
     if n == 0:
         if size and fill_value is None:
             raise ValueError(
@@ -389,25 +377,18 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
             )
         size = size or 0
         fill = promotion.convert_element_type(0 if fill_value is None else fill_value, x.dtype)
-        columns = [lax_shapes.broadcast_in_dim(fill, (size,), ())] * max(rows.shape[1], 1)
+        columns = [lax_shapes.broadcast_in_dim(fill, (size,), ())] * max(width, 1)
         extras = [_zeros((size,), index_dtype), _zeros(inverse_shape, index_dtype)]
         extras.append(_zeros((size,), index_dtype))
-        return _unique_result(finish(columns), extras, return_index, return_inverse, return_counts)
-    width = rows.shape[1]
+        values = _unique_values(x, axis, columns, size)
+        return _unique_result(values, extras, return_index, return_inverse, return_counts)
     columns = [rows[:, j] for j in range(width)]
     positions = lax_shapes.iota(index_dtype, n)
     if width:
         *columns, perm = lax_sort.sort((*columns, positions), 0, True, num_keys=width)
     else:  # empty slices are all equal
         perm = positions
-    differs = _zeros((n - 1,), _BOOL)
-    for col in columns:
-        col_differs = ufuncs.not_equal(col[1:], col[:-1])
-        if equal_nan and dtypes.is_inexact(col.dtype):
-            both_nan = ufuncs.logical_and(ufuncs.isnan(col[1:]), ufuncs.isnan(col[:-1]))
-            col_differs = ufuncs.logical_and(col_differs, ufuncs.logical_not(both_nan))
-        differs = ufuncs.logical_or(differs, col_differs)
-    starts_mask = manipulation.concatenate([np.ones(1, bool), differs])
+    starts_mask = _group_starts(columns, n, equal_nan)
     size = _static_size("unique", x, starts_mask, size, "ar")
     starts, valid = _compact_positions(starts_mask, size)
     columns = [take(col, starts, mode="clip") for col in columns]
@@ -423,7 +404,40 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         manipulation.reshape(_zeros((n,), index_dtype).at[perm].set(group), inverse_shape),
         _zeros((size,), index_dtype).at[group].add(1, mode="drop"),
     ]
-    return _unique_result(finish(columns), extras, return_index, return_inverse, return_counts)
+    values = _unique_values(x, axis, columns, size)
+    return _unique_result(values, extras, return_index, return_inverse, return_counts)
+
+
+def _unique_rows(x, axis):
+    """(rows, inverse shape): the elements of `x` as rows of one column (`axis` None), or its
+    slices along `axis` flattened into rows."""
+    if axis is None:
+        return manipulation.reshape(x, (x.size, 1)), x.shape
+    moved = manipulation.moveaxis(x, axis, 0)
+    width = int(np.prod(moved.shape[1:]))
+    return manipulation.reshape(moved, (moved.shape[0], width)), (x.shape[axis],)
+
+
+def _unique_values(x, axis, columns, size: int):
+    """The `size` unique rows, given column by column, as `unique`'s values: elements, or
+    slices put back along `axis`."""
+    value_shape = () if axis is None else x.shape[:axis] + x.shape[axis + 1 :]
+    values = manipulation.stack(columns, axis=1) if columns else _zeros((size, 0), x.dtype)
+    values = manipulation.reshape(values, (size,) + value_shape)
+    return values if axis is None else manipulation.moveaxis(values, 0, axis)
+
+
+def _group_starts(columns, n: int, equal_nan: bool):
+    """Where a sorted row differs from its predecessor in any column (the first row always
+    does); NaNs all equal each other unless `equal_nan` is False."""
+    differs = _zeros((n - 1,), _BOOL)
+    for col in columns:
+        col_differs = ufuncs.not_equal(col[1:], col[:-1])
+        if equal_nan and dtypes.is_inexact(col.dtype):
+            both_nan = ufuncs.logical_and(ufuncs.isnan(col[1:]), ufuncs.isnan(col[:-1]))
+            col_differs = ufuncs.logical_and(col_differs, ufuncs.logical_not(both_nan))
+        differs = ufuncs.logical_or(differs, col_differs)
+    return manipulation.concatenate([np.ones(1, bool), differs])
 
 
 def _unique_result(values, extras, return_index, return_inverse, return_counts):

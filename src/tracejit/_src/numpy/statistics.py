@@ -49,7 +49,8 @@ def _merge_reduced_axes(x, axes: tuple):
     return manipulation.reshape(x, tuple(x.shape[: len(kept)]) + (m,)), kept
 
 
-def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: bool):
+def _quantile_operands(name: str, a, q, method: str):
+    """(x, q): the data as a strong inexact array and `q` in its dtype, both checked."""
     if method not in _METHODS:
         raise ValueError(
             "method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or "
@@ -62,8 +63,12 @@ def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: b
     q = promotion.convert_element_type(asarray_operand(name, q, 1), x.dtype, False)
     if q.ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")  # JAX's wording
+    return x, q
+
+
+def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: bool):
+    x, q = _quantile_operands(name, a, q, method)
     axes = reductions._reduction_axes(axis, x.ndim)
-    shape = x.shape
     merged, kept = _merge_reduced_axes(x, axes)
     last = merged.ndim - 1
     m = merged.shape[last]
@@ -84,10 +89,6 @@ def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: b
     def clipped(position):
         return ufuncs.clip(position, promotion.weak_scalar(0.0, dtype), top)
 
-    position = ufuncs.multiply(qs, ufuncs.subtract(count, one))
-    low = clipped(ufuncs.floor(position))
-    high = clipped(ufuncs.ceil(position))
-
     def read(index):
         index = promotion.convert_element_type(index, _I32, False)
         index = manipulation.broadcast_to(index, merged.shape[:last] + (qs.shape[0],))
@@ -95,24 +96,7 @@ def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: b
             return promotion.convert_element_type(index, dtype, False)
         return take_along_axis(data, index, axis=last, mode="clip")
 
-    if method == "linear":
-        lo, hi = read(low), read(high)
-        frac = ufuncs.subtract(clipped(position), low)
-        result = ufuncs.add(lo, ufuncs.multiply(ufuncs.subtract(hi, lo), frac))
-    elif method == "lower":
-        result = read(low)
-    elif method == "higher":
-        result = read(high)
-    elif method == "midpoint":
-        half = promotion.weak_scalar(0.5, dtype)
-        result = ufuncs.multiply(ufuncs.add(read(low), read(high)), half)
-    elif method == "nearest":  # a position halfway between two elements reads the lower, as in JAX
-        above_half = ufuncs.greater(
-            ufuncs.subtract(clipped(position), low), promotion.weak_scalar(0.5, dtype)
-        )
-        result = ufuncs.where(above_half, read(high), read(low))
-    else:  # inverted_cdf
-        result = read(clipped(ufuncs.subtract(ufuncs.ceil(ufuncs.multiply(qs, count)), one)))
+    result = _interpolated(method, read, clipped, qs, count)
     if ignore_nans:
         empty = ufuncs.equal(count, promotion.weak_scalar(0.0, dtype))
     else:
@@ -123,10 +107,39 @@ def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: b
     # result: kept dims + [k]; put q's axis first, then restore keepdims
     result = manipulation.moveaxis(result, -1, 0)
     if keepdims:
-        kept_shape = tuple(1 if d in axes else shape[d] for d in range(len(shape)))
+        kept_shape = tuple(1 if d in axes else x.shape[d] for d in range(x.ndim))
     else:
-        kept_shape = tuple(shape[d] for d in kept)
+        kept_shape = tuple(x.shape[d] for d in kept)
     return manipulation.reshape(result, q.shape + kept_shape)
+
+
+def _interpolated(method: str, read, clipped, qs, count):
+    """The quantiles `qs` of sorted slices of `count` elements by `method`, from `read(index)`
+    (the elements at an index per slice and quantile) and `clipped(position)` (a position
+    clipped into the slice)."""
+    dtype = qs.dtype
+    one = promotion.weak_scalar(1.0, dtype)
+    position = ufuncs.multiply(qs, ufuncs.subtract(count, one))
+    low = clipped(ufuncs.floor(position))
+    high = clipped(ufuncs.ceil(position))
+    if method == "linear":
+        lo, hi = read(low), read(high)
+        frac = ufuncs.subtract(clipped(position), low)
+        return ufuncs.add(lo, ufuncs.multiply(ufuncs.subtract(hi, lo), frac))
+    if method == "lower":
+        return read(low)
+    if method == "higher":
+        return read(high)
+    if method == "midpoint":
+        half = promotion.weak_scalar(0.5, dtype)
+        return ufuncs.multiply(ufuncs.add(read(low), read(high)), half)
+    if method == "nearest":  # a position halfway between two elements reads the lower, as in JAX
+        above_half = ufuncs.greater(
+            ufuncs.subtract(clipped(position), low), promotion.weak_scalar(0.5, dtype)
+        )
+        return ufuncs.where(above_half, read(high), read(low))
+    # inverted_cdf
+    return read(clipped(ufuncs.subtract(ufuncs.ceil(ufuncs.multiply(qs, count)), one)))
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,

@@ -101,22 +101,9 @@ def binary_ufunc(
     """A jnp function binding `primitive` on its two promoted operands; `on_bool` is the
     primitive used instead for bool operands (`add` is `or` on bools), `on_complex` a function
     of the two operands used for complex ones."""
-    bind = primitive.bind
     fast_dtypes = set()  # dtypes of two same-dtype Arrays that need no conversion
     scalar_plans = {}  # (Array dtype, weak, Python scalar type) -> cache of converted scalars
     _fast_tables.extend((fast_dtypes, scalar_plans))
-
-    def learn(x, y, a, b):
-        x_type, y_type = type(x), type(y)
-        if x_type is Array and y_type is Array:
-            if a is x and b is y and x._value.dtype is y._value.dtype:
-                fast_dtypes.add(x._value.dtype)
-        elif x_type is Array and y_type in WEAK_PYTHON_SCALARS and a is x:
-            dtype = x._value.dtype
-            scalar_plans[(dtype, x.weak_type, y_type)] = scalar_cache(dtype, y_type)
-        elif y_type is Array and x_type in WEAK_PYTHON_SCALARS and b is y:
-            dtype = y._value.dtype
-            scalar_plans[(dtype, y.weak_type, x_type)] = scalar_cache(dtype, x_type)
 
     def slow(x, y):
         a, b = promote(name, x, y)
@@ -126,47 +113,68 @@ def binary_ufunc(
         if on_bool is not None and a.dtype == _BOOL:
             target = on_bool
         out = target.bind(a, b)
-        if target is primitive:
-            learn(x, y, a, b)  # bound without conversion, and the dtypes were accepted
+        if target is primitive:  # bound without conversion, and the dtypes were accepted
+            _learn_fast_path(fast_dtypes, scalar_plans, x, y, a, b)
         return out
-
-    def with_fast_path(fallback):
-        def fun(x, y, /):
-            if type(x) is Array:
-                if type(y) is Array:
-                    dtype = x._value.dtype
-                    if dtype is y._value.dtype and dtype in fast_dtypes:
-                        try:
-                            return bind(x, y)
-                        except (TypeError, ValueError):  # shapes that do not broadcast
-                            pass  # the slow path raises JAX's error
-                else:
-                    cache = scalar_plans.get((x._value.dtype, x.weak_type, type(y)))
-                    if cache is not None:
-                        scalar = cache.get(y)
-                        if scalar is None:
-                            scalar = cached_scalar(cache, y, x._value.dtype)
-                        return bind(x, scalar)
-            elif type(y) is Array:
-                cache = scalar_plans.get((y._value.dtype, y.weak_type, type(x)))
-                if cache is not None:
-                    scalar = cache.get(x)
-                    if scalar is None:
-                        scalar = cached_scalar(cache, x, y._value.dtype)
-                    return bind(scalar, y)
-            return fallback(x, y)
-
-        return fun
 
     def operator_fallback(x, y):
         if type(y) in PYTHON_SCALARS or isinstance(y, _OPERAND_TYPES):
             return slow(x, y)
         return NotImplemented
 
-    fun = _finish(with_fast_path(slow), name, doc)
+    bind = primitive.bind
+    fun = _finish(_with_fast_path(bind, fast_dtypes, scalar_plans, slow), name, doc)
     # `x <op> y` for Arrays and tracers: the same fast path, and NotImplemented for operands jnp
     # does not take, so that Python can try the other operand's reflected method.
-    fun.operator = with_fast_path(operator_fallback)
+    fun.operator = _with_fast_path(bind, fast_dtypes, scalar_plans, operator_fallback)
+    return fun
+
+
+def _learn_fast_path(fast_dtypes: set, scalar_plans: dict, x, y, a, b) -> None:
+    """Record, after `x` and `y` were promoted to `a` and `b` and bound, which operands the
+    fast path may bind without promoting: two Arrays of one dtype that promotion left alone,
+    or an Array with a Python scalar (converted through a cache)."""
+    x_type, y_type = type(x), type(y)
+    if x_type is Array and y_type is Array:
+        if a is x and b is y and x._value.dtype is y._value.dtype:
+            fast_dtypes.add(x._value.dtype)
+    elif x_type is Array and y_type in WEAK_PYTHON_SCALARS and a is x:
+        dtype = x._value.dtype
+        scalar_plans[(dtype, x.weak_type, y_type)] = scalar_cache(dtype, y_type)
+    elif y_type is Array and x_type in WEAK_PYTHON_SCALARS and b is y:
+        dtype = y._value.dtype
+        scalar_plans[(dtype, y.weak_type, x_type)] = scalar_cache(dtype, x_type)
+
+
+def _with_fast_path(bind, fast_dtypes: set, scalar_plans: dict, fallback):
+    """`fun(x, y)` that binds the operands `_learn_fast_path` recorded directly, and calls
+    `fallback(x, y)` for all others."""
+
+    def fun(x, y, /):
+        if type(x) is Array:
+            if type(y) is Array:
+                dtype = x._value.dtype
+                if dtype is y._value.dtype and dtype in fast_dtypes:
+                    try:
+                        return bind(x, y)
+                    except (TypeError, ValueError):  # shapes that do not broadcast
+                        pass  # the slow path raises JAX's error
+            else:
+                cache = scalar_plans.get((x._value.dtype, x.weak_type, type(y)))
+                if cache is not None:
+                    scalar = cache.get(y)
+                    if scalar is None:
+                        scalar = cached_scalar(cache, y, x._value.dtype)
+                    return bind(x, scalar)
+        elif type(y) is Array:
+            cache = scalar_plans.get((y._value.dtype, y.weak_type, type(x)))
+            if cache is not None:
+                scalar = cache.get(x)
+                if scalar is None:
+                    scalar = cached_scalar(cache, x, y._value.dtype)
+                return bind(scalar, y)
+        return fallback(x, y)
+
     return fun
 
 
