@@ -60,8 +60,9 @@ PRINTED_VALUES = {
     "grad of grad": lambda t, d: t.grad(t.grad(t.sin))(np.float32(0.5)),
 }
 
-# Compositions the file does not print, which reach the rest of its rules: transposing
-# transpose and broadcast_in_dim, unbroadcasting, batching add_any and batched scalars.
+# Compositions the file does not print, which reach the rest of its rules: the transposes of
+# transpose and broadcast_in_dim, unbroadcasting, the batching of neg, add_any, transpose,
+# broadcast_in_dim and of scalars among arrays, the JVP of add_any.
 MORE_VALUES = {
     "grad of vmap": lambda t, d: t.grad(
         lambda c, s: t.reduce_sum(t.vmap(t.func1, in_axes=(1, None))(c, s), (0,)), argnums=0
@@ -85,13 +86,27 @@ MORE_VALUES = {
         lambda s, v: t.func1(v, s * v), argnums=0
     )(np.float32(0.5), d.x),
     "grad with respect to first": lambda t, d: t.grad(t.func1)(d.x, d.x),
+    "vmap of vmap": lambda t, d: t.vmap(t.vmap(t.func1, in_axes=(1, None)), in_axes=(2, 0))(
+        d.columns[:, :, None] * d.x[:3], d.columns.T[:3]
+    ),
+    "vmap of jvp of jvp": lambda t, d: t.vmap(
+        lambda v: t.jvp(lambda y: t.jvp(t.sin, (y,), (d.one,))[1], (v,), (d.one,))[1],
+        in_axes=(0,),
+    )(d.x),
+    "jvp of grad": lambda t, d: t.jvp(t.grad(lambda v: t.func1(v, v)), (d.x,), (d.ones,))[1],
 }
 
 
 def _inputs(ns):
     ones, zeros = np.ones(8, np.float32), np.zeros(8, np.float32)
     return SimpleNamespace(
-        first=ns.first, second=ns.second, columns=ns.columns, x=ns.x, ones=ones, zeros=zeros
+        first=ns.first,
+        second=ns.second,
+        columns=ns.columns,
+        x=ns.x,
+        ones=ones,
+        zeros=zeros,
+        one=np.float32(1.0),
     )
 
 
@@ -99,8 +114,9 @@ def _inputs(ns):
 def test_computes_what_tracejit_computes(teaching, name):
     ns, _ = teaching
     case = {**PRINTED_VALUES, **MORE_VALUES}[name]
-    got, want = case(ns, _inputs(ns)), case(REAL, _inputs(ns))
-    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+    got, want = np.asarray(case(ns, _inputs(ns))), np.asarray(case(REAL, _inputs(ns)))
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
 def test_prints_the_values_it_computes(teaching):
