@@ -1,10 +1,10 @@
 # tracejit in one file
 # ====================
 #
-# This file is the design of tracejit's core in about five hundred lines, to read top to bottom
-# before the real modules. Every name here is the name of the real thing, and each section
-# says where the real one lives. The tests run this file and check what it prints and computes
-# against tracejit itself, so it stays true.
+# This file is the design of tracejit's core in one file, to read top to bottom before the real
+# modules. Every name here is the name of the real thing, and each section says where the real
+# one lives. The tests run this file and check what it prints and computes against tracejit
+# itself, so it stays true.
 #
 # The idea: a JAX program is ordinary Python that calls *primitives* (sin, mul, reduce_sum...).
 # A primitive does not compute by itself; it asks the *current trace* to interpret it. Which
@@ -37,7 +37,7 @@ class ShapedArray:
         self.shape, self.dtype = tuple(shape), np.dtype(dtype)
 
     def str_short(self):
-        short = {"float32": "f32", "int32": "i32", "bool": "bool"}[self.dtype.name]
+        short = {"float32": "f32"}[self.dtype.name]  # the one dtype of this file
         return f"{short}[{','.join(map(str, self.shape))}]"
 
 
@@ -543,7 +543,8 @@ def broadcasting_batch_rule(primitive):
 
 
 def _reduce_sum_batch(values, dims, *, axes):
-    """The operand's axes shift past the batch axis, which lands after the kept axes before it."""
+    """(reductions._reduction_batch_rule) The summed axes shift past the batch axis, which
+    lands after the kept axes before it."""
     (x,), (dim,) = values, dims
     axes = [a + (a >= dim) for a in axes]
     return reduce_sum(x, axes), dim - sum(a < dim for a in axes)
@@ -656,6 +657,7 @@ class UndefinedPrimal:
 
 
 def backward_pass(jaxpr, consts, cotangents_out):
+    """The cotangents of the jaxpr's invars, given those of its outvars."""
     known = dict(zip(jaxpr.constvars, consts, strict=True))
     cotangents = {}
 
@@ -762,8 +764,8 @@ def grad(fun, argnums=0):
     return grad_f
 
 
-# The gradient of func1 with respect to `second`, 3 cos(second); per-member gradients, vmap of
-# grad, for the four columns; and the second derivative of sin as grad of grad.
+# The gradient of func1 with respect to `second`, 3 cos(second); per-example gradients, vmap of
+# grad, one for each of the four columns; and the second derivative of sin as grad of grad.
 print(grad(func1, argnums=1)(first, second))  # [1.6209 1.6209 ... 1.6209]
 print(vmap(grad(func1, argnums=1), in_axes=(None, 1))(first, columns))  # 4x8
 print(grad(grad(sin))(np.float32(0.5)))  # -sin(0.5) = -0.47942555
