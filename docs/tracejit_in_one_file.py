@@ -374,9 +374,10 @@ def jvp(fun, primals, tangents):
     return primal_out, instantiate_zeros(tangent_out)
 
 
-# Rules come in a few shapes, and ad.py has a helper for each: `defjvp` takes one function per
-# operand, `g(t, *primals)`, that operand's contribution to the output tangent; a linear
-# primitive is its own JVP (`deflinear`).
+# A rule, `jvp_rules[p](primals, tangents, **params) -> (primal_out, tangent_out)`, gets at
+# least one tangent that is not a Zero. Most rules come in a few shapes, with a helper of ad.py
+# for each: `defjvp` takes one function per operand, `g(t, *primals)`, that operand's
+# contribution to the output tangent; a linear primitive is its own JVP (`deflinear`).
 
 
 def defjvp(primitive, *tangent_contributions):
