@@ -1,9 +1,9 @@
 # tracejit in one file
 # ====================
 #
-# This file is the design of tracejit's core in one file, to read top to bottom before the real
-# modules. Every name here is the name of the real thing, and each section says where the real
-# one lives. The tests run this file and check what it prints and computes against tracejit
+# This file is the design of tracejit's core, to read top to bottom before the real modules.
+# Every name here is the name of the real thing, and each section says where the real one
+# lives. The tests run this file and check what it prints and computes against tracejit
 # itself, so it stays true.
 #
 # The idea: a JAX program is ordinary Python that calls *primitives* (sin, mul, reduce_sum...).
