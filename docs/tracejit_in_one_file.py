@@ -493,7 +493,7 @@ def vmap(fun, in_axes):
 
 
 # The rules (`batch_rules[p](values, batch_dims, **params) -> (out, out_batch_dim)`) are built
-# from two helpers of lax/standard.py that move a batch axis with ordinary primitives.
+# from two helpers of interpreters/batching.py that move a batch axis with ordinary primitives.
 batch_rules = {}
 
 
@@ -645,7 +645,7 @@ print(linearize_flat(func1, (first, second))[1])
 #     u = mul t c      transposes to      ct_t = mul ct_u c
 #
 # Only linear primitives have transpose rules, `transpose_rules[p](ct, *operands, **params)
-# -> [cotangent or None for each operand]`. The rules bind primitives on the current trace, so
+# -> [cotangent or None for each operand]` (the real registry sits in ad.py, beside jvp_rules). The rules bind primitives on the current trace, so
 # a backward pass can itself be staged, batched or differentiated. (Every equation here reads
 # a tangent; the real backward_pass also evaluates, first, those that read none.)
 
