@@ -171,3 +171,21 @@ def test_disable_jit_runs_python_every_call_and_every_iteration():
     assert seen == ["float", "float", 1.0, 2.0, 4.0, 8.0]
     np.testing.assert_array_equal(carry, 3.0)
     np.testing.assert_array_equal(ys, [0.0, 0.0, 2.0])
+
+
+def test_a_static_argument_passed_by_keyword_is_static():
+    traces = []
+
+    def scaled(x, n):
+        traces.append(n)
+        return x * n  # n is a Python int here, never a tracer
+
+    f = jax.jit(scaled, static_argnums=1)
+    assert float(f(2.0, n=3)) == 6.0
+    assert float(f(2.0, 3)) == 6.0
+    assert traces == [3, 3]  # one trace per way of passing it, each with the Python value
+
+
+def test_static_argnums_beyond_the_signature_raise_at_decoration():
+    with pytest.raises(ValueError, match=r"static_argnums=\(3,\), but only accepts 1 positional"):
+        jax.jit(lambda x: x, static_argnums=3)
