@@ -164,11 +164,22 @@ def _flatten_fun(fun, in_tree, has_aux=False):
                     "has_aux=True requires the function to return a pair (output, aux), got "
                     f"{type(out).__name__}"
                 )
-            out, info["aux"] = out
+            out, aux = out
+            info["aux"] = _without_derivative(aux)
         out_flat, info["tree"] = tree_flatten(out)
         return out_flat
 
     return flat_fun, info
+
+
+def _without_derivative(aux):
+    """`has_aux` outputs as the caller receives them: values, not tracers of the JVP trace the
+    function ran under (which would leak out of it and carry a derivative no one asked for)."""
+    trace = current_trace()
+    if not isinstance(trace, ad.JVPTrace):
+        return aux
+    leaves, tree = tree_flatten(aux)
+    return tree_unflatten(tree, [trace.to_primal_tangent(x)[0] for x in leaves])
 
 
 def linearize(fun, *primals, has_aux=False):

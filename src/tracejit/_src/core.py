@@ -372,8 +372,16 @@ class Tracer:
         tracer under eager evaluation), else None."""
         return
 
-    def _concrete_or_raise(self, error_type, operation: str):
-        value = self.to_concrete_value()
+    # A tracer that carries a derivative (a JVP tracer) has a concrete value under eager
+    # evaluation, but converting it to a Python float or a NumPy array would silently drop
+    # the derivative: those conversions raise on it. int(), __index__() and bool() don't (an
+    # integer or a truth value has a zero derivative, so nothing is lost).
+    carries_derivative = False
+
+    def _concrete_or_raise(self, error_type, operation: str, keeps_derivative=True):
+        value = (
+            None if self.carries_derivative and not keeps_derivative else self.to_concrete_value()
+        )
         if value is None:
             raise concretization_error(self, error_type, operation)
         return value
@@ -388,22 +396,22 @@ class Tracer:
         return int(self._concrete_or_raise(TracerIntegerConversionError, "__index__()"))
 
     def __float__(self):
-        return float(self._concrete_or_raise(ConcretizationTypeError, "float()"))
+        return float(self._concrete_or_raise(ConcretizationTypeError, "float()", False))
 
     def __complex__(self):
-        return complex(self._concrete_or_raise(ConcretizationTypeError, "complex()"))
+        return complex(self._concrete_or_raise(ConcretizationTypeError, "complex()", False))
 
     def __array__(self, dtype=None, copy=None):
-        value = self.to_concrete_value()
-        if value is None:
-            raise concretization_error(self, TracerArrayConversionError, "numpy.asarray()")
+        value = self._concrete_or_raise(TracerArrayConversionError, "numpy.asarray()", False)
         return np.asarray(value, dtype=dtype)
 
     def item(self):
-        return self._concrete_or_raise(ConcretizationTypeError, ".item()").item()
+        """Raises on a JVP tracer too, where JAX returns the primal and drops the derivative."""
+        return self._concrete_or_raise(ConcretizationTypeError, ".item()", False).item()
 
     def tolist(self):
-        return np.asarray(self._concrete_or_raise(ConcretizationTypeError, ".tolist()")).tolist()
+        value = self._concrete_or_raise(ConcretizationTypeError, ".tolist()", False)
+        return np.asarray(value).tolist()
 
     def __len__(self):
         if not self.shape:
@@ -453,10 +461,12 @@ def concretization_error(tracer: Tracer, error_type, operation: str) -> Exceptio
             "Use lax.cond/lax.while_loop for value-dependent control flow, or mark the argument "
             "static with static_argnums/static_argnames"
         )
-    trace = tracer._trace
+    if tracer.carries_derivative:
+        why = "converting it to a Python or NumPy value would silently drop its derivative"
+    else:
+        why = f"the value is only known abstractly there ({aval.str_short()}), not as a concrete Python value"
     return error_type(
-        f"{what}.\nThe error occurred at {where}, {trace.describe()}: the value is only known "
-        f"abstractly there ({aval.str_short()}), not as a concrete Python value.\n{advice}."
+        f"{what}.\nThe error occurred at {where}, {tracer._trace.describe()}: {why}.\n{advice}."
     )
 
 

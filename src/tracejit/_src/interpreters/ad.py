@@ -256,6 +256,7 @@ lowering_rules[add_any_p] = lambda ctx, x, y: ctx.op("stablehlo.add", [x, y])
 
 class JVPTracer(Tracer):
     __slots__ = ("primal", "tangent")
+    carries_derivative = True  # float(x), np.asarray(x) of it raise (see Tracer)
 
     def __init__(self, trace: JVPTrace, primal, tangent):
         self._trace = trace
