@@ -458,9 +458,38 @@ def test_error_while_predicate_not_boolean_scalar():
     )
 
 
-def test_error_fori_float_bound():
-    with pytest.raises(TypeError, match="fori_loop"):
-        lax.fori_loop(0.0, 3, lambda i, c: c, np.float32(1))
+def test_fori_takes_the_bounds_jax_takes():
+    # Concrete bounds of any scalar type count as ints (the index stays a weak int) ...
+    out = lax.fori_loop(0.5, 3.7, lambda i, c: c + i, 0.0)
+    assert (out.dtype, out.weak_type, float(out)) == (np.float32, True, 3.0)
+    out = lax.fori_loop(False, True, lambda i, c: c + i, 0)
+    assert (out.dtype, out.weak_type, int(out)) == (np.int32, True, 0)
+    out = lax.fori_loop(jnp.int32(0), 3, lambda i, c: c + i, jnp.int8(0))
+    assert (out.dtype, int(out)) == (np.int8, 3)
+    # ... traced float bounds loop over a float index.
+    out = jax.jit(lambda a, b: lax.fori_loop(a, b, lambda i, c: c + i, 0.0))(0.0, 3.0)
+    assert float(out) == 3.0
+
+
+def test_error_fori_bounds_of_two_strong_types():
+    with pytest.raises(TypeError, match="must have equal types, got int8 and int32"):
+        lax.fori_loop(jnp.int8(0), jnp.int32(3), lambda i, c: c + i, 0)
+    with pytest.raises(TypeError, match="must have equal types, got int8 and int32"):
+        jax.jit(lambda a, b: lax.fori_loop(a, b, lambda i, c: c + i, 0))(jnp.int8(0), jnp.int32(3))
+
+
+def test_error_a_weak_carry_the_body_makes_another_kind():
+    # JAX promotes a Python-scalar carry to what it and the output promote to (0 with an f32
+    # output becomes f32), then requires equal types: 0. made int32 is an error.
+    xs = jnp.arange(3.0)
+    with pytest.raises(TypeError, match="input carry c has type float32.*int32"):
+        lax.scan(lambda c, x: (c.astype(jnp.int32), x), 0.0, xs)
+    with pytest.raises(TypeError, match="input carry c has type float32.*int32"):
+        lax.while_loop(lambda c: c < 3, lambda c: c.astype(jnp.int32) + 1, 0.0)
+    with pytest.raises(TypeError, match=r"loop_carry\[1\] has type float32.*int32"):
+        lax.fori_loop(0, 3, lambda i, c: c.astype(jnp.int32), 0.0)
+    carry, _ = lax.scan(lambda c, x: (c + x, x), 0, xs)  # 0 promotes with f32 to f32
+    assert carry.dtype == np.float32 and float(carry) == 3.0
 
 
 def test_error_python_while_on_tracer():

@@ -14,11 +14,13 @@ them as ordinary operands and every transformation sees them:
 
 from __future__ import annotations
 
+from tracejit._src import dtypes
 from tracejit._src.config import config
 from tracejit._src.core import ShapedArray, current_trace
 from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Var
+from tracejit._src.lax import conversions
 from tracejit._src.tree_util import _node_type_of as node_type_of
 from tracejit._src.tree_util import (
     keystr,
@@ -197,13 +199,19 @@ def merge_by_mask(mask, if_true, if_false) -> list:
     return [next(true_iter) if m else next(false_iter) for m in mask]
 
 
-def weak_promotes(a: ShapedArray, b: ShapedArray) -> bool:
-    """A weakly typed initial carry (a Python scalar) takes the dtype the body gives it."""
-    return a.weak_type and a.shape == b.shape and a.dtype != b.dtype
-
-
-def needs_weak_promotion(in_avals, out_avals) -> bool:
-    return any(weak_promotes(a, b) for a, b in zip(in_avals, out_avals, strict=True))
+def promote_weak_carries(leaves, in_avals, out_avals):
+    """A weakly typed initial carry (a Python scalar) is promoted, as JAX does, to the type it
+    and the body's output promote to (`0` with an f32 output: f32), then the body is staged
+    again; an output of another kind still fails `check_carry` (`0.` made int32). Returns the
+    promoted leaves, or None when none changes."""
+    promoted, changed = [], False
+    for x, a, b in zip(leaves, in_avals, out_avals, strict=True):
+        if a.weak_type and a.shape == b.shape and a.dtype != b.dtype:
+            dtype = dtypes.binary_result(a.dtype, True, b.dtype, b.weak_type)[0]
+            if dtype != a.dtype:
+                x, changed = conversions.convert_element_type(x, dtype), True
+        promoted.append(x)
+    return promoted if changed else None
 
 
 def fixed_point(carry_flags, flags_of_outputs):

@@ -36,12 +36,11 @@ from tracejit._src.lax.control_flow.common import (
     check_carry,
     fixed_point,
     merge_by_mask,
-    needs_weak_promotion,
+    promote_weak_carries,
     reorder_jaxpr,
     runs_python,
     split_list,
     stage_function,
-    weak_promotes,
     with_leading_inputs,
 )
 from tracejit._src.lax.control_flow.conditionals import cond
@@ -92,11 +91,11 @@ def _while_loop(cond_fun, body_fun, init_val, carry_name: str):
         return cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree
 
     cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree = stage(init_avals)
-    if body_tree == init_tree and needs_weak_promotion(init_avals, body_jaxpr.out_avals):
-        init_leaves = [
-            conversions.convert_element_type(x, b.dtype) if weak_promotes(a, b) else x
-            for x, a, b in zip(init_leaves, init_avals, body_jaxpr.out_avals, strict=True)
-        ]
+    promoted = None
+    if body_tree == init_tree:
+        promoted = promote_weak_carries(init_leaves, init_avals, body_jaxpr.out_avals)
+    if promoted is not None:
+        init_leaves = promoted
         init_avals = [shaped_abstractify(x) for x in init_leaves]
         cond_jaxpr, cond_consts, body_jaxpr, body_consts, body_tree = stage(init_avals)
     check_carry("while_loop", init_tree, init_avals, body_tree, body_jaxpr.out_avals, carry_name)
@@ -135,13 +134,16 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         raise TypeError("lax.fori_loop: body_fun argument should be callable.")
     lower_aval, upper_aval = shaped_abstractify(lower), shaped_abstractify(upper)
     for name, aval in (("lower", lower_aval), ("upper", upper_aval)):
-        if aval.shape != () or not dtypes.issubdtype(aval.dtype, np.integer):
-            raise TypeError(
-                f"fori_loop {name} bound must be an integer scalar, got {aval.str_short()}."
-            )
+        if aval.shape != ():
+            raise TypeError(f"fori_loop {name} bound must be a scalar, got {aval.str_short()}.")
+    if not (lower_aval.weak_type or upper_aval.weak_type) and lower_aval.dtype != upper_aval.dtype:
+        raise TypeError(
+            "lower and upper arguments to fori_loop must have equal types, got "
+            f"{lower_aval.dtype.name} and {upper_aval.dtype.name}"
+        )
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
-        # Concrete bounds: the index is a Python int (weakly typed, as in JAX), so it combines
-        # with a carry of any integer type without promoting it.
+        # Concrete bounds (of any numeric type, as JAX takes them): the index is a Python int
+        # (weakly typed), so it combines with a carry of any integer type without promoting it.
         lower, upper = int(lower), int(upper)
 
         def step(carry, _):

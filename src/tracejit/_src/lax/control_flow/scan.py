@@ -28,17 +28,16 @@ from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.batching import batch_at_front, move_batch_dim
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-from tracejit._src.lax import conversions, shapes
+from tracejit._src.lax import shapes
 from tracejit._src.lax.control_flow.common import (
     check_carry,
     fixed_point,
     merge_by_mask,
-    needs_weak_promotion,
+    promote_weak_carries,
     reorder_jaxpr,
     runs_python,
     split_list,
     stage_function,
-    weak_promotes,
 )
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import aval_type, lowering_rules
@@ -81,12 +80,11 @@ def scan_with_carry_name(f, init, xs, length, reverse, unroll, carry_name: str):
     jaxpr, consts, carry_tree, ys_tree = stage(init_avals)
     num_carry = len(init_leaves)
     carry_out_avals = jaxpr.out_avals[:num_carry] if carry_tree == init_tree else None
-    if carry_out_avals is not None and needs_weak_promotion(init_avals, carry_out_avals):
-        # A weakly typed initial carry (a Python scalar) takes the type the body gives it.
-        init_leaves = [
-            conversions.convert_element_type(x, b.dtype) if weak_promotes(a, b) else x
-            for x, a, b in zip(init_leaves, init_avals, carry_out_avals, strict=True)
-        ]
+    promoted = None
+    if carry_out_avals is not None:
+        promoted = promote_weak_carries(init_leaves, init_avals, carry_out_avals)
+    if promoted is not None:
+        init_leaves = promoted
         init_avals = [shaped_abstractify(x) for x in init_leaves]
         jaxpr, consts, carry_tree, ys_tree = stage(init_avals)
     check_carry("scan", init_tree, init_avals, carry_tree, jaxpr.out_avals[:num_carry], carry_name)
