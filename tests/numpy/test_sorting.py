@@ -521,3 +521,24 @@ def test_statistics_dtypes_errors_grads_vmap():
     check_grads(lambda v: jnp.nanquantile(v, np.array([0.1, 0.7])), (x,), order=1)
     got = jax.vmap(lambda r: jnp.quantile(r, 0.4))(x)
     np.testing.assert_allclose(np.asarray(got), np.quantile(x, 0.4, axis=1), rtol=1e-6)
+
+
+def test_where_with_the_condition_alone_is_nonzero():
+    x = jnp.array([0, 1, 2, 0, 3])
+    (got,) = jnp.where(x)
+    np.testing.assert_array_equal(got, [1, 2, 4])
+    (got,) = jax.jit(lambda c: jnp.where(c, size=4, fill_value=-1))(x)
+    np.testing.assert_array_equal(got, [1, 2, 4, -1])
+    rows, cols = jnp.where(jnp.array([[1, 0], [0, 1]]))
+    np.testing.assert_array_equal(rows, [0, 1])
+    np.testing.assert_array_equal(cols, [0, 1])
+
+
+def test_where_errors_as_jax():
+    cond = jnp.array([True, False])
+    with pytest.raises(ValueError, match="cannot be used in three-term where"):
+        jnp.where(cond, 1, 2, size=3)
+    with pytest.raises(TypeError, match="got <class 'NoneType'> at position 2"):
+        jnp.where(cond, 1)
+    with pytest.raises(ConcretizationTypeError, match="nonzero"):
+        jax.jit(lambda c: jnp.where(c))(cond)

@@ -467,11 +467,6 @@ def test_where_golden():
     )
 
 
-def test_where_one_argument_not_implemented():
-    with pytest.raises(NotImplementedError, match="nonzero"):
-        jnp.where(jnp.ones(3) > 0)
-
-
 def test_clip():
     x = sample((4, 5), f32, seed=8)
     out = check_traced_matches_eager(lambda v: jnp.clip(v, -0.5, 1.0), jnp.asarray(x))

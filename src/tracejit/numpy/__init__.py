@@ -194,6 +194,7 @@ from tracejit._src.numpy.sorting import (  # noqa: F401
     searchsorted,
     sort,
     unique,
+    where,
 )
 from tracejit._src.numpy.statistics import (  # noqa: F401
     median,
@@ -290,7 +291,6 @@ from tracejit._src.numpy.ufuncs import (  # noqa: F401
     tanh,
     true_divide,
     trunc,
-    where,
 )
 
 pi = _np.pi

@@ -293,6 +293,23 @@ def _concrete_value(x):
     return x.to_concrete_value() if isinstance(x, Tracer) else np.asarray(x)
 
 
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """`x` where `condition` is true, else `y`, broadcast together; with `condition` alone,
+    `nonzero(condition, size=size, fill_value=fill_value)`."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise TypeError(
+            "where requires ndarray or scalar arguments, got <class 'NoneType'> at position "
+            f"{1 if x is None else 2}."
+        )
+    if size is not None or fill_value is not None:
+        raise ValueError(
+            "size and fill_value arguments cannot be used in three-term where function."
+        )
+    return ufuncs.where(condition, x, y)
+
+
 def nonzero(a, *, size=None, fill_value=None):
     """The indices of the nonzero elements, one array per dimension. `size` fixes the count
     (needed when `a` is traced): extra ones are dropped, missing ones are `fill_value` (0, or

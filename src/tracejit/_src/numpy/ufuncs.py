@@ -607,15 +607,9 @@ conj = conjugate
 # Selection
 
 
-def where(condition, x=None, y=None, /):
-    """`x` where `condition` is true, else `y`, broadcast together (3-argument form only)."""
-    if x is None and y is None:
-        raise NotImplementedError(
-            "jnp.where(condition) with one argument (jnp.nonzero) is not implemented yet: its "
-            "output shape depends on the values."
-        )
-    if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided.")
+def where(condition, x, y, /):
+    """`x` where `condition` is true, else `y`, broadcast together (the three-argument form;
+    `jnp.where` itself is `sorting.where`, which also takes the one-argument form)."""
     cond = asarray_operand("where", condition, 0)
     x, y = promotion.promote_dtypes(
         promotion.to_operand("where", x, 1), promotion.to_operand("where", y, 2)
