@@ -189,3 +189,38 @@ def test_a_static_argument_passed_by_keyword_is_static():
 def test_static_argnums_beyond_the_signature_raise_at_decoration():
     with pytest.raises(ValueError, match=r"static_argnums=\(3,\), but only accepts 1 positional"):
         jax.jit(lambda x: x, static_argnums=3)
+
+
+def test_jit_checks_its_options_as_jax_does():
+    with pytest.raises(TypeError, match="Expected a callable value, got 5"):
+        jax.jit(5)
+    with pytest.raises(ValueError, match=r"invalid argnames \{'y'\} in static_argnames"):
+        jax.jit(lambda x: x, static_argnames="y")
+    with pytest.raises(ValueError, match=r"invalid argnames \{'y'\} in donate_argnames"):
+        jax.jit(lambda x: x, donate_argnames="y")
+    with pytest.raises(ValueError, match=r"donate_argnums=\(2,\), but only accepts 1 positional"):
+        jax.jit(lambda x: x, donate_argnums=2)
+    with pytest.raises(
+        ValueError, match=r"cannot intersect. Argument names \{'y'\} appear in both"
+    ):
+        jax.jit(lambda x, y: x, static_argnums=1, donate_argnums=1)
+    jax.jit(lambda x, **kw: x, static_argnames="y")  # **kw takes any name
+    jax.jit(lambda *a: a[0], static_argnums=3)  # *a takes any position
+    assert float(jax.jit(static_argnums=1)(lambda x, n: x * n)(2.0, 3)) == 6.0
+
+
+@pytest.mark.parametrize(
+    ("arg", "path"),
+    [("abc", "x"), ({"a": object()}, r"x\['a'\]"), (np.array([1, "a"], dtype=object), "x")],
+)
+def test_a_non_array_argument_names_its_path(arg, path):
+    with pytest.raises(TypeError, match=f"passed to the function at path {path}\\.\\n"):
+        jax.jit(lambda x: x)(arg)
+    with pytest.raises(
+        TypeError, match=f"not a valid JAX type \\(passed to grad .* path {path}\\)"
+    ):
+        jax.grad(lambda y, x: y, argnums=1)(1.0, arg)
+    with pytest.raises(
+        TypeError, match=f"not a valid JAX type \\(passed to vmap .* path {path}\\)"
+    ):
+        jax.vmap(lambda x: x)(arg)

@@ -13,8 +13,9 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.api_util import (
     ShapeDtypeStruct,
+    abstractify_arguments,
+    argument_paths,
     as_tuple,
-    function_parameters,
     normalize_argnums,
     shaped_abstractify,
 )
@@ -282,6 +283,8 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     def value_and_grad_f(*args, **kwargs):
         single, nums = _normalize_argnums_grad(argnums, len(args))
         diff_args = [args[i] for i in nums]
+        checked = [a if i in nums else () for i, a in enumerate(args)]
+        abstractify_arguments(fun, tree_flatten(checked)[0], checked, {}, "grad")
         _check_grad_inputs("grad", diff_args, holomorphic, allow_int)
 
         def partial_fun(*diff):
@@ -548,15 +551,12 @@ def _check_axes_leaves(spec, what: str) -> None:
 
 def _vmap_arg_names(fun, args, kwargs) -> list:
     """How JAX names each flat argument in vmap's errors: `argument x['k']` after the
-    parameter a positional argument binds to (by position in `fun`'s signature), `args[i]`
-    past the named ones, `kwargs['name']` for keyword arguments."""
-    names = [p.name for p in function_parameters(fun) or ()]
-    described = []
-    for i, arg in enumerate(args):
-        head = f"argument {names[i]}" if i < len(names) else f"args[{i}]"
-        described += [head + keystr(path) for path, _ in tree_flatten_with_path(arg)[0]]
-    described += ["kwargs" + keystr(path) for path, _ in tree_flatten_with_path(kwargs)[0]]
-    return described
+    parameter a positional argument binds to, `args[i]` past the named ones, `kwargs['name']`
+    for keyword arguments."""
+    return [
+        f"argument {head}{path}" if head else path
+        for head, path in argument_paths(fun, args, kwargs)
+    ]
 
 
 def _inconsistent_sizes_error(fun, args, kwargs, flat_args, user_axes, sizes, axis_size):
@@ -673,6 +673,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
     @functools.wraps(fun)
     def vmap_f(*args, **kwargs):
         flat_args, in_tree = tree_flatten((args, kwargs))
+        abstractify_arguments(fun, flat_args, args, kwargs, "vmap")
         user_axes = _flat_in_axes(in_axes, args, kwargs)
         flat_axes, size = _batch_size(fun, args, kwargs, flat_args, user_axes, axis_size)
         out_info = {}

@@ -9,11 +9,13 @@ control-flow primitives need nothing from the transformations API above them.
 from __future__ import annotations
 
 import inspect
+import operator
 
 import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.core import ShapedArray, get_aval
+from tracejit._src.tree_util import keystr, tree_flatten_with_path
 
 
 class ShapeDtypeStruct:
@@ -85,22 +87,75 @@ def function_parameters(fun) -> list | None:
         return None
 
 
-def argnums_and_argnames(fun, argnums, argnames, option: str) -> tuple[frozenset, frozenset]:
-    """(positions, names) of the arguments an option such as `static_argnums`/`static_argnames`
-    selects, each completed by the other through `fun`'s signature, so that an argument is
-    selected however the caller passes it."""
-    nums, names = set(as_tuple(argnums, int)), set(as_tuple(argnames, str))
+def argnums_and_argnames(fun, argnums, argnames, kind: str) -> tuple[frozenset, frozenset]:
+    """(positions, names) of the arguments an option pair such as `static_argnums`/
+    `static_argnames` (`kind` "static") selects, each completed by the other through `fun`'s
+    signature, so that an argument is selected however the caller passes it. Positions and
+    names the signature rules out raise JAX's ValueError."""
+    nums = {operator.index(i) for i in as_tuple(argnums, int)}
+    names = set(as_tuple(argnames, str))
     parameters = function_parameters(fun)
-    if parameters is not None and (nums or names):
-        positional = [
-            p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-        takes_varargs = any(p.kind == p.VAR_POSITIONAL for p in parameters)
-        if not takes_varargs and any(i >= len(positional) for i in nums):
-            raise ValueError(
-                f"Jitted function has {option}={tuple(sorted(nums))}, but only accepts "
-                f"{len(positional)} positional arguments."
-            )
-        names |= {positional[i] for i in nums if 0 <= i < len(positional)}
-        nums |= {positional.index(n) for n in names if n in positional}
+    if parameters is None or not (nums or names):
+        return frozenset(nums), frozenset(names)
+    positional = [
+        p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    kinds = {p.kind for p in parameters}
+    if inspect.Parameter.VAR_POSITIONAL not in kinds and any(i >= len(positional) for i in nums):
+        raise ValueError(
+            f"Jitted function has {kind}_argnums={tuple(sorted(nums))}, but only accepts "
+            f"{len(positional)} positional arguments."
+        )
+    by_keyword = {p.name for p in parameters if p.kind != p.POSITIONAL_ONLY}
+    invalid = names - by_keyword
+    if inspect.Parameter.VAR_KEYWORD not in kinds and invalid:
+        raise ValueError(
+            f"Jitted function has invalid argnames {invalid} in {kind}_argnames. Function does "
+            "not take these args."
+        )
+    names |= {positional[i] for i in nums if 0 <= i < len(positional)}
+    nums |= {positional.index(n) for n in names if n in positional}
     return frozenset(nums), frozenset(names)
+
+
+def argument_paths(fun, args, kwargs) -> list:
+    """Where each flat argument of `fun(*args, **kwargs)` came from, as error messages name
+    it: (head, key path) with head the parameter a positional argument binds to (by position
+    in `fun`'s signature; None past the named ones, then `args[i]`), or `kwargs` for keyword
+    arguments. E.g. (`'x'`, `"['k']"`)."""
+    names = [p.name for p in function_parameters(fun) or ()]
+    paths = []
+    for i, arg in enumerate(args):
+        head = names[i] if i < len(names) else None
+        paths += [(head, keystr(path) if head else f"args[{i}]{keystr(path)}")
+                  for path, _ in tree_flatten_with_path(arg)[0]]  # fmt: skip
+    paths += [(None, "kwargs" + keystr(path)) for path, _ in tree_flatten_with_path(kwargs)[0]]
+    return paths
+
+
+def abstractify_arguments(fun, leaves, args, kwargs, transformation: str = "jit") -> list:
+    """The avals of the flat arguments `leaves` of `fun(*args, **kwargs)`; a leaf that is no
+    array raises JAX's TypeError, naming where in the arguments it was."""
+    avals = []
+    for i, x in enumerate(leaves):
+        try:
+            avals.append(shaped_abstractify(x))
+        except TypeError:
+            head, path = argument_paths(fun, args, kwargs)[i]
+            raise _not_an_array_error(fun, x, (head or "") + path, transformation) from None
+    return avals
+
+
+def _not_an_array_error(fun, x, path: str, transformation: str) -> TypeError:
+    if transformation == "jit":
+        return TypeError(
+            f"Error interpreting argument to {fun!r} as an abstract array. The problematic "
+            f"value is of type {type(x)!r} and was passed to the function at path {path}.\n"
+            "This typically means that a jit-wrapped function was called with a non-array "
+            "argument, and this argument was not marked as static using the static_argnums or "
+            "static_argnames parameters of jax.jit."
+        )
+    return TypeError(
+        f"Argument {x!r} of type {type(x)!r} is not a valid JAX type (passed to {transformation} "
+        f"of {getattr(fun, '__name__', fun)!r} at path {path})."
+    )

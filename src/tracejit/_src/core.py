@@ -109,6 +109,11 @@ def get_aval(x) -> ShapedArray:
     if type(x) in python_scalar_types:
         return ShapedArray((), dtypes.python_scalar_dtype(x), weak_type=type(x) is not bool)
     if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype.kind in "OUSMm":  # objects, strings, dates: no array type holds them
+            raise TypeError(
+                f"Value of type {type(x).__name__} with dtype {x.dtype} is not a valid tracejit "
+                "type: only arrays of numeric types are supported."
+            )
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid tracejit type")
 

@@ -20,7 +20,11 @@ import logging
 import warnings
 
 from tracejit._src import dispatch
-from tracejit._src.api_util import argnums_and_argnames, normalize_argnums, shaped_abstractify
+from tracejit._src.api_util import (
+    abstractify_arguments,
+    argnums_and_argnames,
+    normalize_argnums,
+)
 from tracejit._src.array import Array, DeviceArray
 from tracejit._src.config import config
 from tracejit._src.core import Primitive, current_trace, set_current_trace
@@ -147,12 +151,18 @@ class Jitted:
         functools.update_wrapper(self, fun)
         self.fun = fun
         static_nums, static_names = argnums_and_argnames(
-            fun, static_argnums, static_argnames, "static_argnums"
+            fun, static_argnums, static_argnames, "static"
         )
         self.static_argnums, self.static_argnames = tuple(sorted(static_nums)), static_names
         self.donate_argnums, self.donate_argnames = argnums_and_argnames(
-            fun, donate_argnums, donate_argnames, "donate_argnums"
+            fun, donate_argnums, donate_argnames, "donate"
         )
+        if static_names & self.donate_argnames:
+            raise ValueError(
+                "static_argnames and donate_argnames cannot intersect. Argument names "
+                f"{set(static_names & self.donate_argnames)} appear in both static_argnames and "
+                "donate_argnames"
+            )
         self.keep_unused = bool(keep_unused)
         self.name = getattr(fun, "__name__", "fun")
         self._cache: dict = {}  # signature -> CacheEntry
@@ -201,7 +211,10 @@ class Jitted:
         self, key, args, static, static_kwargs, leaves, in_tree, positional_only=False
     ):
         self._explain_miss(key)
-        avals = [shaped_abstractify(x) for x in leaves]
+        # (static arguments given as `()`, which has no leaves, so that errors name the path)
+        kwargs = {} if positional_only else tree_unflatten(in_tree, leaves)[1]
+        arg_paths = [() if i in static else a for i, a in enumerate(args)]
+        avals = abstractify_arguments(self.fun, leaves, arg_paths, kwargs)
         out_trees = []
 
         def flat_fun(*flat_args):
@@ -330,7 +343,10 @@ def _leaf_signature(x):
     its type, which fixes all three)."""
     if type(x) in (int, float, complex, bool):
         return type(x)
-    return (x.shape, x.dtype, getattr(x, "weak_type", False))
+    try:
+        return (x.shape, x.dtype, getattr(x, "weak_type", False))
+    except AttributeError:  # not an array: tracing it raises (`abstractify_arguments`)
+        return None
 
 
 def _describe_leaf(signature) -> str:
@@ -398,13 +414,22 @@ class Compiled:
         return tree_unflatten(self.lowered.out_tree, self.program(leaves))
 
 
+class _NotSpecified:
+    def __repr__(self):
+        return "<not-specified>"
+
+
+_not_specified = _NotSpecified()
+
+
 def jit(
-    fun=None,
+    fun=_not_specified,
+    /,
     *,
-    static_argnums=(),
-    static_argnames=(),
-    donate_argnums=(),
-    donate_argnames=(),
+    static_argnums=None,
+    static_argnames=None,
+    donate_argnums=None,
+    donate_argnames=None,
     keep_unused=False,
 ):
     """Compiles `fun` with XLA, tracing it once per monomorphic signature. Usable as a
@@ -416,18 +441,18 @@ def jit(
     the compiled program leave out arguments the function never reads, so calls do not
     transfer them; results are the same either way.
     """
-    if fun is None:
-        return functools.partial(
-            jit,
-            static_argnums=static_argnums,
-            static_argnames=static_argnames,
-            donate_argnums=donate_argnums,
-            donate_argnames=donate_argnames,
-            keep_unused=keep_unused,
-        )
-    return Jitted(
-        fun, static_argnums, static_argnames, donate_argnums, donate_argnames, keep_unused
-    )
+    options = {
+        "static_argnums": static_argnums,
+        "static_argnames": static_argnames,
+        "donate_argnums": donate_argnums,
+        "donate_argnames": donate_argnames,
+        "keep_unused": keep_unused,
+    }
+    if fun is _not_specified:
+        return lambda fun: jit(fun, **options)
+    if not callable(fun):
+        raise TypeError(f"Expected a callable value, got {fun!r}")
+    return Jitted(fun, **options)
 
 
 @contextlib.contextmanager
