@@ -68,32 +68,10 @@ def _elementwise_lowering(op_name: str):
     return rule
 
 
-def _compare_type(dtype) -> str:
-    kind = np.dtype(dtype).kind
-    if kind == "i":
-        return "SIGNED"
-    if kind in "ub":
-        return "UNSIGNED"
-    return "FLOAT"  # floats and complex numbers (eq/ne only)
-
-
-def _compare(ctx, x, y, direction: str, dtype, shape):
-    """`stablehlo.compare` of two Values of one shape and `dtype`, as a bool Value."""
-    return ctx.op(
-        "stablehlo.compare",
-        [x, y],
-        attributes={
-            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-            "compare_type": f"#stablehlo<comparison_type {_compare_type(dtype)}>",
-        },
-        result_avals=[ShapedArray(shape, _BOOL)],
-    )
-
-
 def _compare_lowering(direction: str):
     def rule(ctx, x, y):
         x, y = ctx.broadcast_operands(x, y)
-        return _compare(ctx, x, y, direction, ctx.avals_in[0].dtype, ctx.avals_out[0].shape)
+        return ctx.block.compare(x, y, direction)
 
     return rule
 
@@ -353,13 +331,8 @@ ad.jvp_rules[pow_p] = _pow_jvp
 
 def _pow_lowering(ctx, x, y):
     x, y = ctx.broadcast_operands(x, y)
-    x_aval, y_aval = ctx.avals_in
-    if y_aval.dtype != x_aval.dtype:  # an integer exponent, converted as our impl does
-        y = ctx.op(
-            "stablehlo.convert",
-            [y],
-            result_avals=[ShapedArray(ctx.avals_out[0].shape, x_aval.dtype)],
-        )
+    # an integer exponent is converted to the base's dtype, as our impl does
+    y = ctx.block.convert(y, ctx.avals_in[0].dtype)
     return ctx.op("stablehlo.power", [x, y])
 
 
@@ -423,8 +396,8 @@ def _max_min_lowering(op_name: str):
         if not is_float(dtype):
             return out
         # XLA on CPU drops a nan second operand for 16-bit floats: propagate nans explicitly
-        out = ctx.op("stablehlo.select", [_compare(ctx, y, y, "NE", dtype, shape), y, out])
-        return ctx.op("stablehlo.select", [_compare(ctx, x, x, "NE", dtype, shape), x, out])
+        out = ctx.op("stablehlo.select", [ctx.block.compare(y, y, "NE"), y, out])
+        return ctx.op("stablehlo.select", [ctx.block.compare(x, x, "NE"), x, out])
 
     return rule
 
@@ -437,9 +410,7 @@ def _complex_max_min(ctx, x, y, is_max: bool, dtype, shape):
     bools = ShapedArray(shape, _BOOL)
     xr, xi = (ctx.op(f"stablehlo.{p}", [x], result_avals=[part]) for p in ("real", "imag"))
     yr, yi = (ctx.op(f"stablehlo.{p}", [y], result_avals=[part]) for p in ("real", "imag"))
-
-    def cmp(a, b, direction):
-        return _compare(ctx, a, b, direction, part_dtype, shape)
+    cmp = ctx.block.compare
 
     def either(a, b):
         return ctx.op("stablehlo.or", [a, b], result_avals=[bools])
@@ -778,8 +749,7 @@ def _nextafter_lowering(ctx, x, y):
     def full(value, dtype=int_dtype):
         return ctx.broadcast(ctx.constant(value, dtype), ShapedArray((), dtype), shape)
 
-    def cmp(a, b, direction, dtype=int_dtype):
-        return _compare(ctx, a, b, direction, dtype, shape)
+    cmp = ctx.block.compare
 
     def select(pred, on_true, on_false, result=ints):
         return op("stablehlo.select", pred, on_true, on_false, result=result)
@@ -792,9 +762,7 @@ def _nextafter_lowering(ctx, x, y):
     x_zero, y_zero = cmp(x_mag, zero, "EQ"), cmp(y_mag, zero, "EQ")
     both_zero = op("stablehlo.and", x_zero, y_zero, result=bools)
     same = op("stablehlo.or", cmp(x_bits, y_bits, "EQ"), both_zero, result=bools)
-    away = op(
-        "stablehlo.and", cmp(x_neg, y_neg, "EQ", _BOOL), cmp(y_mag, x_mag, "GT"), result=bools
-    )
+    away = op("stablehlo.and", cmp(x_neg, y_neg, "EQ"), cmp(y_mag, x_mag, "GT"), result=bools)
     one = full(1)
     stepped = select(away, op("stablehlo.add", x_bits, one), op("stablehlo.subtract", x_bits, one))
     sign = full(np.iinfo(int_dtype).min)
@@ -805,8 +773,8 @@ def _nextafter_lowering(ctx, x, y):
     out = ctx.op("stablehlo.bitcast_convert", [bits])
     nan = op(
         "stablehlo.or",
-        _compare(ctx, x, x, "NE", dtype, shape),
-        _compare(ctx, y, y, "NE", dtype, shape),
+        ctx.block.compare(x, x, "NE"),
+        ctx.block.compare(y, y, "NE"),
         result=bools,
     )
     return select(nan, ctx.op("stablehlo.add", [x, y]), out, result=aval)

@@ -36,8 +36,6 @@ from tracejit._src.lax.reductions import (
     additive_identity,
     chooser_init,
     combiner_region,
-    lower_compare,
-    lower_convert,
 )
 from tracejit._src.lax.standard import (
     check_dtype,
@@ -231,7 +229,7 @@ def _lower_scan(combiner, init, accumulate: bool = False):
         dtype = accumulation_dtype(aval.dtype) if accumulate else np.dtype(aval.dtype)
         block = ctx.block
         if dtype != aval.dtype:
-            x = lower_convert(block, x, shape, dtype)
+            x = block.convert(x, dtype)
         n = shape[axis]
         window = [1] * ndim
         window[axis] = max(n, 1)
@@ -256,7 +254,7 @@ def _lower_scan(combiner, init, accumulate: bool = False):
             [region],
         )
         if dtype != aval.dtype:
-            out = lower_convert(block, out, shape, aval.dtype)
+            out = block.convert(out, aval.dtype)
         return out
 
     return rule
@@ -277,10 +275,8 @@ def _logaddexp_region(block, dtype):
     zero = region.op1(
         "stablehlo.constant", [], t, {"value": hlo.dense_attribute(np.zeros((), dtype))}
     )
-    out = region.op1(
-        "stablehlo.select", [lower_compare(region, term, zero, "EQ", dtype), larger, out], t
-    )
-    nan = lower_compare(region, diff, diff, "NE", dtype)
+    out = region.op1("stablehlo.select", [region.compare(term, zero, "EQ"), larger, out], t)
+    nan = region.compare(diff, diff, "NE")
     region.ret(
         [region.op1("stablehlo.select", [nan, region.op1("stablehlo.add", [a, b], t), out], t)]
     )

@@ -102,12 +102,6 @@ def lower_unary(op_name):
     return lambda ctx, x, **params: ctx.op(op_name, [x])
 
 
-def _full_like_operand(ctx, value):
-    """A constant of the (first) operand's shape and dtype, all `value`."""
-    aval = ctx.avals_in[0]
-    return ctx.constant(np.full(aval.shape, value), aval.dtype)
-
-
 # --- neg ------------------------------------------------------------------------------------
 neg_p = Primitive("neg")
 
@@ -164,7 +158,7 @@ ad.defjvp_zero(sign_p)
 
 def _sign_lowering(ctx, x):
     if ctx.avals_in[0].dtype.kind == "u":  # stablehlo.sign takes signed types: min(x, 1)
-        return ctx.op("stablehlo.minimum", [x, _full_like_operand(ctx, 1)])
+        return ctx.op("stablehlo.minimum", [x, ctx.block.full_like(x, 1)])
     return ctx.op("stablehlo.sign", [x])
 
 
@@ -305,7 +299,7 @@ ad.jvp_rules[exp2_p] = jvp_using_result(exp2_p, _exp2_jvp)
 
 
 def _exp2_lowering(ctx, x):  # 2^x as a power: exact for integral x
-    return ctx.op("stablehlo.power", [_full_like_operand(ctx, 2), x])
+    return ctx.op("stablehlo.power", [ctx.block.full_like(x, 2), x])
 
 
 lowering_rules[exp2_p] = _exp2_lowering
@@ -866,7 +860,7 @@ ad.defjvp(integer_pow_p, _integer_pow_jvp)
 
 def _integer_pow_lowering(ctx, x, *, y):
     """Exponentiation by squaring; the reciprocal of x^-y for negative y (1 for y = 0)."""
-    one = _full_like_operand(ctx, 1)
+    one = ctx.block.full_like(x, 1)
     result, n = None, -y if y < 0 else y
     while n:
         if n & 1:

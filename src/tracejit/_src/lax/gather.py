@@ -507,8 +507,7 @@ def _gather_lowering(
         batch_dims,
     )
     fill = _default_fill_value(operand_aval.dtype) if fill_value is None else fill_value
-    fill = ctx.block.constant(np.full(out_aval.shape, fill, operand_aval.dtype))
-    return ctx.op("stablehlo.select", [mask, out, fill])
+    return ctx.op("stablehlo.select", [mask, out, ctx.block.full_like(out, fill)])
 
 
 lowering_rules[gather_p] = _gather_lowering

@@ -153,31 +153,6 @@ def _order_signed_zeros(out, operand, axes, negative_wins: bool):
 # --- lowering helpers (shared with cumulative.py and sort.py) ---------------------------------
 
 
-def compare_type(dtype) -> str:
-    """The `compare_type` of stablehlo.compare for operands of `dtype`."""
-    dtype = np.dtype(dtype)
-    if dtypes.is_inexact(dtype):
-        return "FLOAT"
-    return "UNSIGNED" if dtype == np.bool_ or dtypes.is_unsigned(dtype) else "SIGNED"
-
-
-def lower_compare(block, a, b, direction: str, dtype, shape=()) -> hlo.Value:
-    """`a <direction> b` (EQ, NE, LT, LE, GT, GE) of two values of `dtype` and `shape`."""
-    return block.op1(
-        "stablehlo.compare",
-        [a, b],
-        hlo.tensor_type(shape, np.bool_),
-        {
-            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-            "compare_type": f"#stablehlo<comparison_type {compare_type(dtype)}>",
-        },
-    )
-
-
-def lower_convert(block, x, shape, dtype) -> hlo.Value:
-    return block.op1("stablehlo.convert", [x], hlo.tensor_type(shape, dtype))
-
-
 def accumulation_dtype(dtype) -> np.dtype:
     """float32 for float16/bfloat16 (sums, products: as the NumPy impls), else `dtype`."""
     dtype = np.dtype(dtype)
@@ -214,13 +189,13 @@ def _lower_float_chooser(block, a, b, dtype, is_max: bool, shape=()) -> hlo.Valu
     nan = block.op1(
         "stablehlo.or",
         [
-            lower_compare(block, a, a, "NE", dtype, shape),
-            lower_compare(block, b, b, "NE", dtype, shape),
+            block.compare(a, a, "NE"),
+            block.compare(b, b, "NE"),
         ],
         bool_t,
     )
-    equal = lower_compare(block, a, b, "EQ", dtype, shape)
-    a_wins = lower_compare(block, a, b, "GT" if is_max else "LT", dtype, shape)
+    equal = block.compare(a, b, "EQ")
+    a_wins = block.compare(a, b, "GT" if is_max else "LT")
     a_bits = block.op1("stablehlo.bitcast_convert", [a], bits_t)
     b_bits = block.op1("stablehlo.bitcast_convert", [b], bits_t)
     # Equal values have equal bits but for zeros: the sign bit of +0. (max) or -0. (min) wins.
@@ -246,8 +221,7 @@ def lower_complex_chooser(block, a, b, dtype, is_max: bool, shape=()) -> hlo.Val
         block.op1(f"stablehlo.{part}", [v], part_t) for v in (a, b) for part in ("real", "imag")
     )
 
-    def compare(x, y, direction):
-        return lower_compare(block, x, y, direction, part_dtype, shape)
+    compare = block.compare
 
     def logical(name, x, y):
         return block.op1(f"stablehlo.{name}", [x, y], bool_t)
@@ -285,7 +259,7 @@ def _lower_reduction(combiner: str, init, accumulate: bool = False):
         dtype = accumulation_dtype(aval.dtype) if accumulate else aval.dtype
         block = ctx.block
         if dtype != aval.dtype:
-            x = lower_convert(block, x, aval.shape, dtype)
+            x = block.convert(x, dtype)
         region = combiner_region(block, combiner, dtype)
         reduces_elements = math.prod(aval.shape[a] for a in axes) > 0
         init_value = chooser_init(combiner, init(dtype), dtype, reduces_elements)
@@ -297,7 +271,7 @@ def _lower_reduction(combiner: str, init, accumulate: bool = False):
             [region],
         )
         if dtype != aval.dtype:
-            out = lower_convert(block, out, out_aval.shape, aval.dtype)
+            out = block.convert(out, aval.dtype)
         return out
 
     return rule
@@ -614,14 +588,14 @@ def _lower_arg(direction: str, init):
         def logical(name, *operands):
             return region.op1(f"stablehlo.{name}", list(operands), bool_t)
 
-        wins = lower_compare(region, a, b, direction, dtype)
-        ties = lower_compare(region, a, b, "EQ", dtype)
+        wins = region.compare(a, b, direction)
+        ties = region.compare(a, b, "EQ")
         if dtypes.is_inexact(dtype):
-            a_nan = lower_compare(region, a, a, "NE", dtype)
-            b_nan = lower_compare(region, b, b, "NE", dtype)
+            a_nan = region.compare(a, a, "NE")
+            b_nan = region.compare(b, b, "NE")
             wins = logical("or", wins, logical("and", a_nan, logical("not", b_nan)))
             ties = logical("or", ties, logical("and", a_nan, b_nan))
-        first = lower_compare(region, i, j, "LT", index_dtype)
+        first = region.compare(i, j, "LT")
         pick_a = logical("or", wins, logical("and", ties, first))
         region.ret(
             [

@@ -18,7 +18,6 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
 from tracejit._src.lax import binary
-from tracejit._src.lax.conversions import lower_compare, splat_constant
 from tracejit._src.lax.reductions import lower_complex_chooser
 from tracejit._src.lax.shapes import batch_size, broadcast_in_dim
 from tracejit._src.lax.standard import (
@@ -121,7 +120,7 @@ def _select_n_lowering(ctx, which, *cases):
     # An out-of-range `which` picks the nearest case: case i wherever which >= i, in order.
     out = cases[0]
     for i, case in enumerate(cases[1:], 1):
-        pred = lower_compare(ctx, which, splat_constant(ctx, i, aval), "GE", aval)
+        pred = ctx.block.compare(which, ctx.block.full_like(which, i), "GE")
         out = ctx.op("stablehlo.select", [pred, case, out])
     return out
 
@@ -231,7 +230,7 @@ def _clamp_lowering(ctx, lo, x, hi):
     clamped = ctx.op("stablehlo.clamp", [lo, x, hi])
     lo, x, hi = ctx.broadcast_operands(lo, x, hi)
     aval = ctx.avals_out[0]
-    isnan = [lower_compare(ctx, v, v, "NE", aval) for v in (lo, x, hi)]
+    isnan = [ctx.block.compare(v, v, "NE") for v in (lo, x, hi)]
     bool_aval = [aval.update(dtype=np.dtype(np.bool_), weak_type=False)]
     any_nan = ctx.op("stablehlo.or", isnan[:2], result_avals=bool_aval)
     any_nan = ctx.op("stablehlo.or", [any_nan, isnan[2]], result_avals=bool_aval)
