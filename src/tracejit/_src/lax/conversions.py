@@ -17,9 +17,9 @@ from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import transpose_rules
-from tracejit._src.lax.shapes import is_array
 from tracejit._src.lax.standard import (
     int_bounds,
+    is_array,
     move_batch_dim,
     never_weak,
     shape_of,

@@ -41,9 +41,11 @@ from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
-from tracejit._src.lax import conversions as lax_conversions
-from tracejit._src.lax import shapes
-from tracejit._src.lax.standard import shape_of, weak_if_all_weak
+from tracejit._src.lax import conversions, shapes
+from tracejit._src.lax.standard import (
+    shape_of,
+    weak_if_all_weak,
+)
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
@@ -388,7 +390,7 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, prefer
     )
     out = shapes.transpose(out, permutation)
     if ad.get_aval(out).dtype != x.aval.dtype:  # (complex to real: the real part, no warning)
-        out = lax_conversions.convert_element_type_p.bind(
+        out = conversions.convert_element_type_p.bind(
             out, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type
         )
     return [out, None] if x is lhs else [None, out]

@@ -46,6 +46,7 @@ from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import transpose_rules
+from tracejit._src.lax import scatter
 from tracejit._src.lax.standard import (
     int_bounds,
     move_batch_dim,
@@ -365,11 +366,13 @@ def _gather_transpose(
 ):
     """A scatter_add of the cotangent's windows into zeros (its mode drops the windows that a
     FILL_OR_DROP gather filled)."""
-    from tracejit._src.lax.scatter import scatter_add_p  # scatter.py builds on this module
 
     zeros = ad.zeros_like_aval(operand.aval)
     scatter_dn = ScatterDimensionNumbers(*dimension_numbers)  # the same fields, renamed
-    return [scatter_add_p.bind(zeros, indices, ct, dimension_numbers=scatter_dn, **params), None]
+    return [
+        scatter.scatter_add_p.bind(zeros, indices, ct, dimension_numbers=scatter_dn, **params),
+        None,
+    ]
 
 
 transpose_rules[gather_p] = _gather_transpose

@@ -17,11 +17,8 @@ from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal, transpose_rules
-from tracejit._src.lax import binary
-from tracejit._src.lax.reductions import lower_complex_chooser
-from tracejit._src.lax.shapes import batch_size, broadcast_in_dim
+from tracejit._src.lax import bitwise, broadcasting, comparison, shapes
 from tracejit._src.lax.standard import (
-    broadcast_to_shape,
     check_same_dtypes,
     move_batch_dim,
     shape_of,
@@ -131,7 +128,7 @@ lowering_rules[select_n_p] = _select_n_lowering
 def _same_shape_batch(values, dims, scalar_ok):
     """Batch dimensions first; operands at positions in `scalar_ok` may stay unbatched
     scalars, the others (and batched scalars) are broadcast to the full batched shape."""
-    size = batch_size(values, dims)
+    size = shapes.batch_size(values, dims)
     ranks = [len(shape_of(v)) - (d is not None) for v, d in zip(values, dims, strict=True)]
     rank_max = max(ranks)
     full = None
@@ -145,11 +142,11 @@ def _same_shape_batch(values, dims, scalar_ok):
         if d is None and r == 0 and i in scalar_ok:
             out.append(v)
         elif d is None:
-            out.append(broadcast_in_dim(v, full, tuple(range(1, r + 1)) if r else ()))
+            out.append(shapes.broadcast_in_dim(v, full, tuple(range(1, r + 1)) if r else ()))
         else:
             v = move_batch_dim(v, d, 0)
             if r < rank_max:  # a batched scalar among arrays
-                v = broadcast_in_dim(v, full, (0,))
+                v = shapes.broadcast_in_dim(v, full, (0,))
             out.append(v)
     return out
 
@@ -198,14 +195,14 @@ def _clamp_jvp(primals, tangents):
     min, x, max = primals
     out = clamp_p.bind(min, x, max)
     masks = (
-        lambda: binary.bitwise_and(binary.gt(min, x), binary.lt(min, max)),
-        lambda: binary.bitwise_and(binary.gt(x, min), binary.lt(x, max)),
-        lambda: binary.lt(max, x),
+        lambda: bitwise.bitwise_and(comparison.gt(min, x), comparison.lt(min, max)),
+        lambda: bitwise.bitwise_and(comparison.gt(x, min), comparison.lt(x, max)),
+        lambda: comparison.lt(max, x),
     )
     contributions = []
     for mask, t in zip(masks, tangents, strict=True):
         if type(t) is not ad.Zero:  # a scalar bound's tangent is broadcast to x's shape
-            t = broadcast_to_shape(t, out.shape)
+            t = broadcasting.broadcast_to_shape(t, out.shape)
             contributions.append(select_n_p.bind(mask(), ad.zeros_like_aval(ad.get_aval(t)), t))
     tangent_out = ad.Zero.from_primal_value(out)
     for contribution in contributions:
@@ -221,8 +218,8 @@ def _clamp_lowering(ctx, lo, x, hi):
     if dtypes.is_complex(dtype):  # min(max(x, lo), hi) in the impl's lexicographic order
         lo, x, hi = ctx.broadcast_operands(lo, x, hi)
         shape = ctx.avals_out[0].shape
-        above = lower_complex_chooser(ctx.block, x, lo, dtype, True, shape)
-        return lower_complex_chooser(ctx.block, above, hi, dtype, False, shape)
+        above = comparison.lower_complex_chooser(ctx.block, x, lo, dtype, True, shape)
+        return comparison.lower_complex_chooser(ctx.block, above, hi, dtype, False, shape)
     if not dtypes.is_inexact(dtype):
         return ctx.op("stablehlo.clamp", [lo, x, hi])
     # Ours is NaN where any of the three is (maximum, then minimum); XLA's clamp is not always

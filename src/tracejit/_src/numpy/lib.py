@@ -25,6 +25,7 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.core import Tracer
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing
@@ -54,7 +55,7 @@ def _roll_traced(x, shift, axis: int):
     size = promotion.weak_scalar(n, shift.dtype)
     r = lax_binary.rem(shift, size)
     r = lax_selection.select(
-        lax_binary.lt(r, ufuncs.zero_like_scalar(r)), lax_binary.add(r, size), r
+        lax_comparison.lt(r, ufuncs.zero_like_scalar(r)), lax_binary.add(r, size), r
     )
     start = lax_binary.sub(size, r)  # in [1, n]: no negative-index wrapping needed
     doubled = lax_shapes.concatenate([x, x], axis)
