@@ -516,6 +516,7 @@ def _repeated_positions(repeats, n: int, total):
         )
     # Traced counts: a 1 where each element's run ends, summed up, numbers the runs.
     from tracejit._src.lax import cumulative as lax_cumulative
+    from tracejit._src.lax import gather as lax_gather
     from tracejit._src.lax import scatter as lax_scatter
     from tracejit._src.lax.conversions import convert_element_type
 
@@ -526,7 +527,7 @@ def _repeated_positions(repeats, n: int, total):
         np.zeros(int(total), np.int32),
         lax_shapes.reshape(lax_slicing.slice(run_ends, (0,), (n - 1,)), (n - 1, 1)),
         np.ones(n - 1, np.int32),
-        lax_scatter.ScatterDimensionNumbers((), (0,), (0,)),
+        lax_gather.ScatterDimensionNumbers((), (0,), (0,)),
     )
     return lax_cumulative.cumsum(marks)
 
