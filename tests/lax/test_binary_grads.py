@@ -565,9 +565,9 @@ def _backprop(params, inputs, targets):
 
 
 def _mlp_rules_missing():
-    from tracejit._src.lax import dot, elementwise
+    from tracejit._src.lax import dot, elementwise, trigonometric
 
-    needed_jvp = [getattr(elementwise, "tanh_p", None), getattr(dot, "dot_general_p", None)]
+    needed_jvp = [getattr(trigonometric, "tanh_p", None), getattr(dot, "dot_general_p", None)]
     needed_jvp.append(getattr(elementwise, "integer_pow_p", None))
     return any(p not in ad.jvp_rules for p in needed_jvp) or (
         dot.dot_general_p not in transpose_rules

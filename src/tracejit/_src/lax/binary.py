@@ -1,15 +1,15 @@
-"""Binary elementwise primitives: arithmetic, bitwise logic, shifts and comparisons.
+"""Binary elementwise primitives: arithmetic (add ... pow, max, min) and nextafter; the bitwise
+ones are in `bitwise`, comparisons in `comparison`, atan2 in `trigonometric`.
 
 Both operands have one dtype (lax does not promote; `jnp` does before it calls lax) and
 broadcast only as lax allows (see `standard.broadcast_shapes`); `pow` alone also takes an
-integer exponent with an inexact base. Results have the operands' dtype, comparisons give bool;
-a result is weak when both operands are.
+integer exponent with an inexact base. Results have the operands' dtype, weak when both operands
+are.
 
 The eager implementations follow XLA where it differs from NumPy: integer `div` rounds toward
 zero and `rem` takes the sign of the dividend (C semantics; `x / 0` is -1, all bits set, and
-`x % 0` is x, with no error or warning); `max`/`min` propagate nan; shifts by a negative amount
-or by the bit width or more give 0 (`shift_right_arithmetic`: the sign fill); floating-point
-exceptions are silent (see `standard.quiet`).
+`x % 0` is x, with no error or warning); `max`/`min` propagate nan; floating-point exceptions
+are silent (see `standard.quiet`).
 """
 
 from __future__ import annotations

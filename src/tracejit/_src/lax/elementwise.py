@@ -14,9 +14,11 @@ are not.
 
 Derivatives: each block registers its JVP rule, built from the wrappers here and in `binary`
 and `shapes` (so rules differentiate again), with JAX's formulas; rules whose derivative reads
-the primitive's own result (exp, tanh, sqrt, ...) compute it once (`jvp_using_result`).
+the primitive's own result (exp, sqrt, ...) compute it once (`standard.jvp_using_result`).
 Piecewise-constant and integer-valued primitives have zero tangents; the linear ones (neg,
-real, imag, conj) have transposes. The special functions (erf, lgamma, ...) are in `special`.
+real, imag, conj) have transposes. The trigonometric and hyperbolic functions are in
+`trigonometric`, the special functions (erf, lgamma, ...) in `special`, bitwise not and the bit
+counts in `bitwise`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Rule pieces shared by the primitive families: dtype checks, elementwise broadcasting, weak types.
+"""Rule pieces shared by the primitive families: dtype checks, the elementwise shape rule, weak
+types, and small factories of derivative and lowering rules.
 
 A family module (`lax/<family>.py`) defines each primitive in one block: the `Primitive`, its
 public wrapper, `def_impl` (NumPy), `def_abstract_eval` (built from the pieces here), and
