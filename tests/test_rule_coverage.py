@@ -24,7 +24,7 @@ from tracejit import lax
 from tracejit._src import core, custom_derivatives
 from tracejit._src.interpreters import ad, batching
 from tracejit._src.interpreters.ad import transpose_rules
-from tracejit._src.lax import binary, elementwise, parallel
+from tracejit._src.lax import binary, parallel, trigonometric
 from tracejit._src.lowering import lower
 
 
@@ -182,7 +182,7 @@ def test_describe_names_each_rule_with_its_file_and_line():
         assert re.search(r"  tracejit/_src/\S+\.py:\d+$", rows[name]), (name, rows[name])
     assert rows["impl"] == "numpy.multiply"  # through the wrapper that silences its warnings
     assert described(binary.div_p)["impl"] == f"_div_impl  {source_line(binary._div_impl)}"
-    assert described(elementwise.sin_p)["impl"] == "numpy.sin"
+    assert described(trigonometric.sin_p)["impl"] == "numpy.sin"
 
 
 def test_describe_shows_a_primitive_where_it_is_defined():

@@ -16,6 +16,7 @@ import tracejit  # noqa: F401  (installs the eager trace)
 from tracejit._src.api import make_jaxpr
 from tracejit._src.jaxpr import check_jaxpr
 from tracejit._src.lax import binary as lax
+from tracejit._src.lax import bitwise, comparison, trigonometric
 
 b = np.dtype(np.bool_)
 i8, i32, u8, u32 = (np.dtype(t) for t in (np.int8, np.int32, np.uint8, np.uint32))
@@ -103,25 +104,25 @@ OPS = [
     Op("pow", lax.pow, np.power, INEXACT, (0.2, 3.0), (-2.0, 2.0)),
     Op("max", lax.max, np.maximum, ALL),
     Op("min", lax.min, np.minimum, ALL),
-    Op("atan2", lax.atan2, _atan2, INEXACT, y_away_from_zero=True),
-    Op("and", lax.bitwise_and, np.bitwise_and, INTS + [b]),
-    Op("or", lax.bitwise_or, np.bitwise_or, INTS + [b]),
-    Op("xor", lax.bitwise_xor, np.bitwise_xor, INTS + [b]),
-    Op("shift_left", lax.shift_left, np.left_shift, INTS, shift=True),
-    Op("shift_right_logical", lax.shift_right_logical, _logical_right_shift, INTS, shift=True),
+    Op("atan2", trigonometric.atan2, _atan2, INEXACT, y_away_from_zero=True),
+    Op("and", bitwise.bitwise_and, np.bitwise_and, INTS + [b]),
+    Op("or", bitwise.bitwise_or, np.bitwise_or, INTS + [b]),
+    Op("xor", bitwise.bitwise_xor, np.bitwise_xor, INTS + [b]),
+    Op("shift_left", bitwise.shift_left, np.left_shift, INTS, shift=True),
+    Op("shift_right_logical", bitwise.shift_right_logical, _logical_right_shift, INTS, shift=True),
     Op(
         "shift_right_arithmetic",
-        lax.shift_right_arithmetic,
+        bitwise.shift_right_arithmetic,
         _arithmetic_right_shift,
         INTS,
         shift=True,
     ),
-    Op("eq", lax.eq, np.equal, ALL, out=b),
-    Op("ne", lax.ne, np.not_equal, ALL, out=b),
-    Op("lt", lax.lt, np.less, REAL, out=b),
-    Op("le", lax.le, np.less_equal, REAL, out=b),
-    Op("gt", lax.gt, np.greater, REAL, out=b),
-    Op("ge", lax.ge, np.greater_equal, REAL, out=b),
+    Op("eq", comparison.eq, np.equal, ALL, out=b),
+    Op("ne", comparison.ne, np.not_equal, ALL, out=b),
+    Op("lt", comparison.lt, np.less, REAL, out=b),
+    Op("le", comparison.le, np.less_equal, REAL, out=b),
+    Op("gt", comparison.gt, np.greater, REAL, out=b),
+    Op("ge", comparison.ge, np.greater_equal, REAL, out=b),
     Op("nextafter", lax.nextafter, _nextafter, FLOATS),
 ]
 
@@ -287,42 +288,48 @@ def test_complex_max_and_min_compare_lexicographically():
 
 
 def test_atan2_values():
-    out = run(lax.atan2, np.float32([1, -1, 0]), np.float32([0.5, -1, -0.0]))
+    out = run(trigonometric.atan2, np.float32([1, -1, 0]), np.float32([0.5, -1, -0.0]))
     np.testing.assert_allclose(out, [1.1071488, -2.3561945, 3.1415927], rtol=1e-6)
-    out = run(lax.atan2, np.complex64([1 + 1j, 2 - 1j]), np.complex64([0.5 + 2j, -1 + 0.3j]))
+    out = run(
+        trigonometric.atan2, np.complex64([1 + 1j, 2 - 1j]), np.complex64([0.5 + 2j, -1 + 0.3j])
+    )
     np.testing.assert_allclose(out, [0.5739712 - 0.26149225j, 2.0039473 + 0.06606308j], rtol=1e-5)
 
 
 def test_shifts_out_of_range_follow_xla():
     x = np.int32([1, -8, -8, -8, -8, 5, 2**30])
     s = np.int32([31, 1, 32, 40, -1, 0, 3])
-    assert_same(run(lax.shift_left, x, s), [-(2**31), -16, 0, 0, 0, 5, 0])
-    assert_same(run(lax.shift_right_logical, x, s), [0, 2147483644, 0, 0, 0, 5, 134217728])
-    assert_same(run(lax.shift_right_arithmetic, x, s), [0, -4, -1, -1, -1, 5, 134217728])
+    assert_same(run(bitwise.shift_left, x, s), [-(2**31), -16, 0, 0, 0, 5, 0])
+    assert_same(run(bitwise.shift_right_logical, x, s), [0, 2147483644, 0, 0, 0, 5, 134217728])
+    assert_same(run(bitwise.shift_right_arithmetic, x, s), [0, -4, -1, -1, -1, 5, 134217728])
     x = np.uint8([1, 200, 200, 200, 200])
     s = np.uint8([7, 1, 8, 9, 255])
-    assert_same(run(lax.shift_left, x, s), [128, 144, 0, 0, 0])
-    assert_same(run(lax.shift_right_logical, x, s), [0, 100, 0, 0, 0])
-    assert_same(run(lax.shift_right_arithmetic, x, s), [0, 228, 255, 255, 255])
-    assert_same(run(lax.shift_left, np.int8([1, 1, 1]), np.int8([7, 8, -1])), [-128, 0, 0])
+    assert_same(run(bitwise.shift_left, x, s), [128, 144, 0, 0, 0])
+    assert_same(run(bitwise.shift_right_logical, x, s), [0, 100, 0, 0, 0])
+    assert_same(run(bitwise.shift_right_arithmetic, x, s), [0, 228, 255, 255, 255])
+    assert_same(run(bitwise.shift_left, np.int8([1, 1, 1]), np.int8([7, 8, -1])), [-128, 0, 0])
 
 
 def test_shifts_64_bit(enable_x64):
     x = np.int64([1, -8, -8])
     s = np.int64([63, 64, -1])
-    assert_same(run(lax.shift_left, x, s), [-(2**63), 0, 0])
-    assert_same(run(lax.shift_right_logical, x, s), [0, 0, 0])
-    assert_same(run(lax.shift_right_arithmetic, x, s), [0, -1, -1])
+    assert_same(run(bitwise.shift_left, x, s), [-(2**63), 0, 0])
+    assert_same(run(bitwise.shift_right_logical, x, s), [0, 0, 0])
+    assert_same(run(bitwise.shift_right_arithmetic, x, s), [0, -1, -1])
     assert_same(run(lax.div, np.int64([-(2**63), 7]), np.int64([-1, 0])), [-(2**63), -1])
 
 
 def test_bool_logic():
     x = np.bool_([True, True, False, False])
     y = np.bool_([True, False, True, False])
-    assert_same(run(lax.bitwise_and, x, y), [True, False, False, False])
-    assert_same(run(lax.bitwise_or, x, y), [True, True, True, False])
-    assert_same(run(lax.bitwise_xor, x, y), [False, True, True, False])
-    assert lax.and_ is lax.bitwise_and and lax.or_ is lax.bitwise_or and lax.xor is lax.bitwise_xor
+    assert_same(run(bitwise.bitwise_and, x, y), [True, False, False, False])
+    assert_same(run(bitwise.bitwise_or, x, y), [True, True, True, False])
+    assert_same(run(bitwise.bitwise_xor, x, y), [False, True, True, False])
+    assert (
+        bitwise.and_ is bitwise.bitwise_and
+        and bitwise.or_ is bitwise.bitwise_or
+        and bitwise.xor is bitwise.bitwise_xor
+    )
 
 
 def test_nextafter_values():
@@ -341,13 +348,13 @@ def test_nextafter_values():
     [
         (lax.add, (1.0, 2.0), f32, True),
         (lax.sub, (np.float32(1), 2.0), f32, False),
-        (lax.lt, (1.0, 2.0), b, True),
-        (lax.eq, (1, 2), b, True),
-        (lax.eq, (np.int32(1), 2), b, False),
-        (lax.shift_left, (1, 3), i32, True),
+        (comparison.lt, (1.0, 2.0), b, True),
+        (comparison.eq, (1, 2), b, True),
+        (comparison.eq, (np.int32(1), 2), b, False),
+        (bitwise.shift_left, (1, 3), i32, True),
         (lax.pow, (2.0, 3), f32, True),
         (lax.pow, (2.0, np.int32(3)), f32, False),
-        (lax.bitwise_and, (True, False), b, False),
+        (bitwise.bitwise_and, (True, False), b, False),
         (lax.div, (7, 2), i32, True),
     ],
 )
@@ -367,12 +374,12 @@ def test_jaxpr_of_integer_ops():
             lax.rem(x, y),
             lax.max(x, y),
             lax.min(x, y),
-            lax.bitwise_and(x, y),
-            lax.bitwise_or(x, y),
-            lax.bitwise_xor(x, y),
-            lax.shift_left(x, y),
-            lax.shift_right_logical(x, y),
-            lax.shift_right_arithmetic(x, y),
+            bitwise.bitwise_and(x, y),
+            bitwise.bitwise_or(x, y),
+            bitwise.bitwise_xor(x, y),
+            bitwise.shift_left(x, y),
+            bitwise.shift_right_logical(x, y),
+            bitwise.shift_right_arithmetic(x, y),
         )
 
     closed = make_jaxpr(f)(np.zeros((2,), np.int32), np.zeros((2,), np.int32))
@@ -397,13 +404,13 @@ def test_jaxpr_of_integer_ops():
 def test_jaxpr_of_comparisons_and_float_ops():
     def f(x, y):
         return (
-            lax.eq(x, y),
-            lax.ne(x, y),
-            lax.lt(x, y),
-            lax.le(x, y),
-            lax.gt(x, y),
-            lax.ge(x, y),
-            lax.atan2(x, y),
+            comparison.eq(x, y),
+            comparison.ne(x, y),
+            comparison.lt(x, y),
+            comparison.le(x, y),
+            comparison.gt(x, y),
+            comparison.ge(x, y),
+            trigonometric.atan2(x, y),
             lax.nextafter(x, y),
             lax.pow(x, y),
         )
@@ -428,7 +435,7 @@ def test_jaxpr_of_mixed_pow_and_literals():
     assert str(closed) == "{ lambda ; a:f32[2] b:i32[2]. let c:f32[2] = pow a b in (c,) }"
     closed = make_jaxpr(lambda x: lax.pow(x, 2))(np.float32(1))
     assert str(closed) == "{ lambda ; a:f32[]. let b:f32[] = pow a 2:i32[] in (b,) }"
-    closed = make_jaxpr(lambda x: lax.lt(x, 2.0))(1.0)
+    closed = make_jaxpr(lambda x: comparison.lt(x, 2.0))(1.0)
     assert str(closed) == "{ lambda ; a:f32[]. let b:bool[] = lt a 2.0:f32[] in (b,) }"
 
 
@@ -436,7 +443,12 @@ def test_jaxpr_of_mixed_pow_and_literals():
 
 
 def test_mixed_dtypes_are_rejected():
-    for fn, name in [(lax.add, "add"), (lax.eq, "eq"), (lax.bitwise_and, "and"), (lax.lt, "lt")]:
+    for fn, name in [
+        (lax.add, "add"),
+        (comparison.eq, "eq"),
+        (bitwise.bitwise_and, "and"),
+        (comparison.lt, "lt"),
+    ]:
         with pytest.raises(TypeError, match=f"lax.{name} requires arguments to have the same"):
             make_jaxpr(fn)(np.zeros(2, np.int32), np.zeros(2, np.int8))
     with pytest.raises(TypeError, match="float32, float16"):
@@ -447,7 +459,7 @@ def test_incompatible_shapes_are_rejected():
     with pytest.raises(TypeError, match=r"div.*\(2,\), \(3,\)"):
         make_jaxpr(lax.div)(np.zeros(2, np.float32), np.zeros(3, np.float32))
     with pytest.raises(TypeError, match=r"lt.*\(2, 3\), \(3,\)"):
-        make_jaxpr(lax.lt)(np.zeros((2, 3), np.float32), np.zeros(3, np.float32))
+        make_jaxpr(comparison.lt)(np.zeros((2, 3), np.float32), np.zeros(3, np.float32))
 
 
 def test_pow_dtype_errors():

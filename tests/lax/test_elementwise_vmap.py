@@ -12,6 +12,7 @@ import tracejit
 from tracejit import lax as le
 from tracejit._src.api import make_jaxpr, vmap
 from tracejit._src.lax import binary as lb
+from tracejit._src.lax import bitwise, comparison, trigonometric
 
 B = 3  # batch size
 rng = np.random.default_rng(0)
@@ -161,20 +162,20 @@ BINARY = [
     ("pow", lb.pow, f32, (0.1, 3), (-2, 2)),
     ("max", lb.max, f32, (-3, 3), (-3, 3)),
     ("min", lb.min, f32, (-3, 3), (-3, 3)),
-    ("atan2", lb.atan2, f32, (-3, 3), (-3, 3)),
-    ("and", lb.bitwise_and, i32, (-50, 50), (-50, 50)),
-    ("or", lb.bitwise_or, i32, (-50, 50), (-50, 50)),
-    ("xor", lb.bitwise_xor, i32, (-50, 50), (-50, 50)),
-    ("and_bool", lb.bitwise_and, np.dtype(bool), (0, 2), (0, 2)),
-    ("shift_left", lb.shift_left, i32, (-50, 50), (0, 40)),
-    ("shift_right_logical", lb.shift_right_logical, i32, (-50, 50), (0, 40)),
-    ("shift_right_arithmetic", lb.shift_right_arithmetic, i32, (-50, 50), (0, 40)),
-    ("eq", lb.eq, i32, (0, 3), (0, 3)),
-    ("ne", lb.ne, i32, (0, 3), (0, 3)),
-    ("lt", lb.lt, f32, (-3, 3), (-3, 3)),
-    ("le", lb.le, i32, (0, 3), (0, 3)),
-    ("gt", lb.gt, f32, (-3, 3), (-3, 3)),
-    ("ge", lb.ge, i32, (0, 3), (0, 3)),
+    ("atan2", trigonometric.atan2, f32, (-3, 3), (-3, 3)),
+    ("and", bitwise.bitwise_and, i32, (-50, 50), (-50, 50)),
+    ("or", bitwise.bitwise_or, i32, (-50, 50), (-50, 50)),
+    ("xor", bitwise.bitwise_xor, i32, (-50, 50), (-50, 50)),
+    ("and_bool", bitwise.bitwise_and, np.dtype(bool), (0, 2), (0, 2)),
+    ("shift_left", bitwise.shift_left, i32, (-50, 50), (0, 40)),
+    ("shift_right_logical", bitwise.shift_right_logical, i32, (-50, 50), (0, 40)),
+    ("shift_right_arithmetic", bitwise.shift_right_arithmetic, i32, (-50, 50), (0, 40)),
+    ("eq", comparison.eq, i32, (0, 3), (0, 3)),
+    ("ne", comparison.ne, i32, (0, 3), (0, 3)),
+    ("lt", comparison.lt, f32, (-3, 3), (-3, 3)),
+    ("le", comparison.le, i32, (0, 3), (0, 3)),
+    ("gt", comparison.gt, f32, (-3, 3), (-3, 3)),
+    ("ge", comparison.ge, i32, (0, 3), (0, 3)),
     ("nextafter", lb.nextafter, f32, (-3, 3), (-3, 3)),
     ("polygamma", le.polygamma, f32, (0, 3), (0.2, 4)),
 ]

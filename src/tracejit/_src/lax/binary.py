@@ -1,15 +1,15 @@
-"""Binary elementwise primitives: arithmetic, bitwise logic, shifts and comparisons.
+"""Binary elementwise primitives: arithmetic (add ... pow, max, min) and nextafter; the bitwise
+ones are in `bitwise`, comparisons in `comparison`, atan2 in `trigonometric`.
 
 Both operands have one dtype (lax does not promote; `jnp` does before it calls lax) and
 broadcast only as lax allows (see `standard.broadcast_shapes`); `pow` alone also takes an
-integer exponent with an inexact base. Results have the operands' dtype, comparisons give bool;
-a result is weak when both operands are.
+integer exponent with an inexact base. Results have the operands' dtype, weak when both operands
+are.
 
 The eager implementations follow XLA where it differs from NumPy: integer `div` rounds toward
 zero and `rem` takes the sign of the dividend (C semantics; `x / 0` is -1, all bits set, and
-`x % 0` is x, with no error or warning); `max`/`min` propagate nan; shifts by a negative amount
-or by the bit width or more give 0 (`shift_right_arithmetic`: the sign fill); floating-point
-exceptions are silent (see `standard.quiet`).
+`x % 0` is x, with no error or warning); `max`/`min` propagate nan; floating-point exceptions
+are silent (see `standard.quiet`).
 """
 
 from __future__ import annotations
@@ -22,25 +22,27 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, add_tangents, transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import conversions as lax_conversions
-from tracejit._src.lax import elementwise, shapes
-from tracejit._src.lax import selection as lax_selection
+from tracejit._src.lax import (
+    broadcasting,
+    comparison,
+    conversions,
+    elementwise,
+    reductions,
+    selection,
+    shapes,
+)
 from tracejit._src.lax.standard import (
     broadcast_shapes,
-    broadcast_to_shape,
-    broadcasting_batch_rule,
     check_dtype,
     elementwise_abstract_eval,
     is_any,
     is_float,
     is_float_or_complex,
     is_int,
-    is_int_or_bool,
     is_int_or_float,
-    is_not_complex,
     is_numeric,
+    lower_binary,
     quiet,
-    unbroadcast,
     weak_if_all_weak,
 )
 from tracejit._src.lowering.lower import lowering_rules
@@ -57,45 +59,6 @@ def _full(value, dtype, shape: tuple):
 def _full_like(x, value):
     aval = get_aval(x)
     return _full(value, aval.dtype, aval.shape)
-
-
-def _elementwise_lowering(op_name: str):
-    """The lowering rule of a binary primitive that is one StableHLO operation."""
-
-    def rule(ctx, x, y):
-        return ctx.op(op_name, ctx.broadcast_operands(x, y))
-
-    return rule
-
-
-def _compare_type(dtype) -> str:
-    kind = np.dtype(dtype).kind
-    if kind == "i":
-        return "SIGNED"
-    if kind in "ub":
-        return "UNSIGNED"
-    return "FLOAT"  # floats and complex numbers (eq/ne only)
-
-
-def _compare(ctx, x, y, direction: str, dtype, shape):
-    """`stablehlo.compare` of two Values of one shape and `dtype`, as a bool Value."""
-    return ctx.op(
-        "stablehlo.compare",
-        [x, y],
-        attributes={
-            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-            "compare_type": f"#stablehlo<comparison_type {_compare_type(dtype)}>",
-        },
-        result_avals=[ShapedArray(shape, _BOOL)],
-    )
-
-
-def _compare_lowering(direction: str):
-    def rule(ctx, x, y):
-        x, y = ctx.broadcast_operands(x, y)
-        return _compare(ctx, x, y, direction, ctx.avals_in[0].dtype, ctx.avals_out[0].shape)
-
-    return rule
 
 
 # --- add ------------------------------------------------------------------------------------
@@ -117,16 +80,16 @@ def _add_jvp(primals, tangents):
     tx, ty = tangents
     out = add(x, y)
     if type(tx) is Zero:
-        return out, broadcast_to_shape(ty, out.shape)
+        return out, broadcasting.broadcast_to_shape(ty, out.shape)
     if type(ty) is Zero:
-        return out, broadcast_to_shape(tx, out.shape)
+        return out, broadcasting.broadcast_to_shape(tx, out.shape)
     return out, add(tx, ty)
 
 
 def _add_transpose(ct, x, y):
     return [
-        unbroadcast(x.aval, ct) if is_undefined_primal(x) else None,
-        unbroadcast(y.aval, ct) if is_undefined_primal(y) else None,
+        reductions.unbroadcast(x.aval, ct) if is_undefined_primal(x) else None,
+        reductions.unbroadcast(y.aval, ct) if is_undefined_primal(y) else None,
     ]
 
 
@@ -134,7 +97,7 @@ ad.jvp_rules[add_p] = _add_jvp
 ad.mark_linear(add_p, 0, 1)
 transpose_rules[add_p] = _add_transpose
 lowering_rules[add_p] = lambda ctx, x, y: ctx.op("stablehlo.add", ctx.broadcast_operands(x, y))
-batch_rules[add_p] = broadcasting_batch_rule(add_p)
+batch_rules[add_p] = broadcasting.broadcasting_batch_rule(add_p)
 
 # --- sub ------------------------------------------------------------------------------------
 sub_p = Primitive("sub")
@@ -155,24 +118,24 @@ def _sub_jvp(primals, tangents):
     tx, ty = tangents
     out = sub(x, y)
     if type(tx) is Zero:
-        return out, broadcast_to_shape(elementwise.neg(ty), out.shape)
+        return out, broadcasting.broadcast_to_shape(elementwise.neg(ty), out.shape)
     if type(ty) is Zero:
-        return out, broadcast_to_shape(tx, out.shape)
+        return out, broadcasting.broadcast_to_shape(tx, out.shape)
     return out, sub(tx, ty)
 
 
 def _sub_transpose(ct, x, y):
     return [
-        unbroadcast(x.aval, ct) if is_undefined_primal(x) else None,
-        unbroadcast(y.aval, elementwise.neg(ct)) if is_undefined_primal(y) else None,
+        reductions.unbroadcast(x.aval, ct) if is_undefined_primal(x) else None,
+        reductions.unbroadcast(y.aval, elementwise.neg(ct)) if is_undefined_primal(y) else None,
     ]
 
 
 ad.jvp_rules[sub_p] = _sub_jvp
 ad.mark_linear(sub_p, 0, 1)
 transpose_rules[sub_p] = _sub_transpose
-lowering_rules[sub_p] = _elementwise_lowering("stablehlo.subtract")
-batch_rules[sub_p] = broadcasting_batch_rule(sub_p)
+lowering_rules[sub_p] = lower_binary("stablehlo.subtract")
+batch_rules[sub_p] = broadcasting.broadcasting_batch_rule(sub_p)
 
 # --- mul ------------------------------------------------------------------------------------
 mul_p = Primitive("mul")
@@ -194,13 +157,13 @@ def _mul_transpose(ct, x, y):
     if is_undefined_primal(x) == is_undefined_primal(y):
         raise TypeError("mul is linear in one operand only: transposing it in both")
     if is_undefined_primal(x):
-        return [unbroadcast(x.aval, mul(ct, y)), None]
-    return [None, unbroadcast(y.aval, mul(x, ct))]
+        return [reductions.unbroadcast(x.aval, mul(ct, y)), None]
+    return [None, reductions.unbroadcast(y.aval, mul(x, ct))]
 
 
 transpose_rules[mul_p] = _mul_transpose
-lowering_rules[mul_p] = _elementwise_lowering("stablehlo.multiply")
-batch_rules[mul_p] = broadcasting_batch_rule(mul_p)
+lowering_rules[mul_p] = lower_binary("stablehlo.multiply")
+batch_rules[mul_p] = broadcasting.broadcasting_batch_rule(mul_p)
 
 # --- div ------------------------------------------------------------------------------------
 div_p = Primitive("div")
@@ -245,12 +208,12 @@ ad.mark_linear(div_p, 0)  # in the numerator
 def _div_transpose(ct, x, y):
     if is_undefined_primal(y):
         raise TypeError("div is linear in its numerator only: transposing it in the denominator")
-    return [unbroadcast(x.aval, div(ct, y)), None]
+    return [reductions.unbroadcast(x.aval, div(ct, y)), None]
 
 
 transpose_rules[div_p] = _div_transpose
-lowering_rules[div_p] = _elementwise_lowering("stablehlo.divide")  # C semantics, as ours
-batch_rules[div_p] = broadcasting_batch_rule(div_p)
+lowering_rules[div_p] = lower_binary("stablehlo.divide")  # C semantics, as ours
+batch_rules[div_p] = broadcasting.broadcasting_batch_rule(div_p)
 
 # --- rem ------------------------------------------------------------------------------------
 rem_p = Primitive("rem")
@@ -276,7 +239,7 @@ rem_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _rem_jvp_lhs(t, x, y):
-    return broadcast_to_shape(t, broadcast_shapes("rem", get_aval(x), get_aval(y)))
+    return broadcasting.broadcast_to_shape(t, broadcast_shapes("rem", get_aval(x), get_aval(y)))
 
 
 def _rem_jvp_rhs(t, x, y):
@@ -288,8 +251,8 @@ def _rem_jvp_rhs(t, x, y):
 
 
 ad.defjvp(rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
-lowering_rules[rem_p] = _elementwise_lowering("stablehlo.remainder")
-batch_rules[rem_p] = broadcasting_batch_rule(rem_p)
+lowering_rules[rem_p] = lower_binary("stablehlo.remainder")
+batch_rules[rem_p] = broadcasting.broadcasting_batch_rule(rem_p)
 
 # --- pow ------------------------------------------------------------------------------------
 pow_p = Primitive("pow")
@@ -333,20 +296,20 @@ def _pow_jvp(primals, tangents):
     if type(tx) is not Zero:  # d/dx = y * x**(y - 1)
         if is_int(get_aval(y).dtype):
             # an integer exponent 0 gives 0, even at x = 0 (x**0 is 1 everywhere)
-            y_float = lax_conversions.convert_element_type(y, get_aval(x).dtype)
-            y_float = broadcast_to_shape(y_float, out.shape)
-            is_zero = eq(y_float, _full(0, get_aval(y_float).dtype, ()))
+            y_float = conversions.convert_element_type(y, get_aval(x).dtype)
+            y_float = broadcasting.broadcast_to_shape(y_float, out.shape)
+            is_zero = comparison.eq(y_float, _full(0, get_aval(y_float).dtype, ()))
             one = _full_like(y_float, 1)
-            jac = mul(lax_selection.select_n(is_zero, y_float, one), pow(x, sub(y_float, one)))
-            jac = lax_selection.select_n(is_zero, jac, _full_like(y_float, 0))
+            jac = mul(selection.select_n(is_zero, y_float, one), pow(x, sub(y_float, one)))
+            jac = selection.select_n(is_zero, jac, _full_like(y_float, 0))
         else:
             jac = mul(y, pow(x, sub(y, _full_like(y, 1))))
         tangent_out = add_tangents(tangent_out, mul(tx, jac))
     if type(ty) is not Zero and not is_int(get_aval(y).dtype):  # integer exponents: no tangent
         # d/dy = log(x) * x**y, with log(x) taken as 0 at x = 0
         x_aval = get_aval(x)
-        is_zero = eq(x, _full(0, x_aval.dtype, ()))
-        safe_x = lax_selection.select_n(is_zero, x, _full(1, x_aval.dtype, x_aval.shape))
+        is_zero = comparison.eq(x, _full(0, x_aval.dtype, ()))
+        safe_x = selection.select_n(is_zero, x, _full(1, x_aval.dtype, x_aval.shape))
         jac = mul(elementwise.log(safe_x), out)
         tangent_out = add_tangents(tangent_out, mul(ty, jac))
     return out, tangent_out
@@ -357,18 +320,13 @@ ad.jvp_rules[pow_p] = _pow_jvp
 
 def _pow_lowering(ctx, x, y):
     x, y = ctx.broadcast_operands(x, y)
-    x_aval, y_aval = ctx.avals_in
-    if y_aval.dtype != x_aval.dtype:  # an integer exponent, converted as our impl does
-        y = ctx.op(
-            "stablehlo.convert",
-            [y],
-            result_avals=[ShapedArray(ctx.avals_out[0].shape, x_aval.dtype)],
-        )
+    # an integer exponent is converted to the base's dtype, as our impl does
+    y = ctx.block.convert(y, ctx.avals_in[0].dtype)
     return ctx.op("stablehlo.power", [x, y])
 
 
 lowering_rules[pow_p] = _pow_lowering
-batch_rules[pow_p] = broadcasting_batch_rule(pow_p)
+batch_rules[pow_p] = broadcasting.broadcasting_batch_rule(pow_p)
 
 # --- max ------------------------------------------------------------------------------------
 max_p = Primitive("max")
@@ -389,12 +347,12 @@ def _balanced_eq(x, out, y):
     """d out / d x of max/min: 1 where `x` alone is the result, 1/2 where `y` is too (a tie
     splits the derivative evenly), 0 elsewhere (nan results included)."""
     aval = get_aval(out)
-    is_x = eq(x, out)
+    is_x = comparison.eq(x, out)
     one, zero = _full(1, aval.dtype, aval.shape), _full(0, aval.dtype, aval.shape)
-    picked = lax_selection.select_n(is_x, zero, one)
-    is_y = eq(y, out)
+    picked = selection.select_n(is_x, zero, one)
+    is_y = comparison.eq(y, out)
     two, one = _full(2, aval.dtype, aval.shape), _full(1, aval.dtype, aval.shape)
-    shared = lax_selection.select_n(is_y, one, two)
+    shared = selection.select_n(is_y, one, two)
     return div(picked, shared)
 
 
@@ -427,8 +385,8 @@ def _max_min_lowering(op_name: str):
         if not is_float(dtype):
             return out
         # XLA on CPU drops a nan second operand for 16-bit floats: propagate nans explicitly
-        out = ctx.op("stablehlo.select", [_compare(ctx, y, y, "NE", dtype, shape), y, out])
-        return ctx.op("stablehlo.select", [_compare(ctx, x, x, "NE", dtype, shape), x, out])
+        out = ctx.op("stablehlo.select", [ctx.block.compare(y, y, "NE"), y, out])
+        return ctx.op("stablehlo.select", [ctx.block.compare(x, x, "NE"), x, out])
 
     return rule
 
@@ -441,9 +399,7 @@ def _complex_max_min(ctx, x, y, is_max: bool, dtype, shape):
     bools = ShapedArray(shape, _BOOL)
     xr, xi = (ctx.op(f"stablehlo.{p}", [x], result_avals=[part]) for p in ("real", "imag"))
     yr, yi = (ctx.op(f"stablehlo.{p}", [y], result_avals=[part]) for p in ("real", "imag"))
-
-    def cmp(a, b, direction):
-        return _compare(ctx, a, b, direction, part_dtype, shape)
+    cmp = ctx.block.compare
 
     def either(a, b):
         return ctx.op("stablehlo.or", [a, b], result_avals=[bools])
@@ -464,7 +420,7 @@ def _complex_max_min(ctx, x, y, is_max: bool, dtype, shape):
 
 
 lowering_rules[max_p] = _max_min_lowering("stablehlo.maximum")
-batch_rules[max_p] = broadcasting_batch_rule(max_p)
+batch_rules[max_p] = broadcasting.broadcasting_batch_rule(max_p)
 
 # --- min ------------------------------------------------------------------------------------
 min_p = Primitive("min")
@@ -487,262 +443,7 @@ def _min_jvp(primals, tangents):
 
 ad.jvp_rules[min_p] = _min_jvp
 lowering_rules[min_p] = _max_min_lowering("stablehlo.minimum")
-batch_rules[min_p] = broadcasting_batch_rule(min_p)
-
-# --- atan2 ----------------------------------------------------------------------------------
-atan2_p = Primitive("atan2")
-
-
-def atan2(x, y):
-    r"""Elementwise two-argument arc tangent :math:`\mathrm{atan}(x / y)`, in the quadrant of
-    the point (y, x)."""
-    return atan2_p.bind(x, y)
-
-
-@atan2_p.def_impl
-@quiet
-def _atan2_impl(x, y):
-    if x.dtype.kind != "c":
-        return np.arctan2(x, y)
-    out = -1j * np.log((y + 1j * x) / np.sqrt(x * x + y * y))
-    return out if out.dtype == x.dtype else out.astype(x.dtype)
-
-
-atan2_p.def_abstract_eval(elementwise_abstract_eval("atan2", is_float_or_complex))
-atan2_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _atan2_jvp_lhs(t, x, y):
-    return mul(t, div(y, add(elementwise.square(x), elementwise.square(y))))  # y / (x**2 + y**2)
-
-
-def _atan2_jvp_rhs(t, x, y):
-    return mul(
-        t, div(elementwise.neg(x), add(elementwise.square(x), elementwise.square(y)))
-    )  # -x / (x**2 + y**2)
-
-
-ad.defjvp(atan2_p, _atan2_jvp_lhs, _atan2_jvp_rhs)
-lowering_rules[atan2_p] = _elementwise_lowering("stablehlo.atan2")
-batch_rules[atan2_p] = broadcasting_batch_rule(atan2_p)
-
-# --- and ------------------------------------------------------------------------------------
-and_p = Primitive("and")
-
-
-def bitwise_and(x, y):
-    r"""Elementwise bitwise AND of integers, logical AND of bools: :math:`x \wedge y`."""
-    return and_p.bind(x, y)
-
-
-and_ = bitwise_and
-
-and_p.def_impl(np.bitwise_and)
-and_p.def_abstract_eval(elementwise_abstract_eval("and", is_int_or_bool))
-and_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(and_p)
-lowering_rules[and_p] = _elementwise_lowering("stablehlo.and")
-batch_rules[and_p] = broadcasting_batch_rule(and_p)
-
-# --- or -------------------------------------------------------------------------------------
-or_p = Primitive("or")
-
-
-def bitwise_or(x, y):
-    r"""Elementwise bitwise OR of integers, logical OR of bools: :math:`x \vee y`."""
-    return or_p.bind(x, y)
-
-
-or_ = bitwise_or
-
-or_p.def_impl(np.bitwise_or)
-or_p.def_abstract_eval(elementwise_abstract_eval("or", is_int_or_bool))
-or_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(or_p)
-lowering_rules[or_p] = _elementwise_lowering("stablehlo.or")
-batch_rules[or_p] = broadcasting_batch_rule(or_p)
-
-# --- xor ------------------------------------------------------------------------------------
-xor_p = Primitive("xor")
-
-
-def bitwise_xor(x, y):
-    r"""Elementwise bitwise exclusive OR of integers, logical XOR of bools: :math:`x \oplus y`."""
-    return xor_p.bind(x, y)
-
-
-xor = bitwise_xor
-
-xor_p.def_impl(np.bitwise_xor)
-xor_p.def_abstract_eval(elementwise_abstract_eval("xor", is_int_or_bool))
-xor_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(xor_p)
-lowering_rules[xor_p] = _elementwise_lowering("stablehlo.xor")
-batch_rules[xor_p] = broadcasting_batch_rule(xor_p)
-
-# --- shift_left -----------------------------------------------------------------------------
-shift_left_p = Primitive("shift_left")
-
-
-def shift_left(x, y):
-    r"""Elementwise left shift :math:`x \ll y`; 0 when y is negative or at least the bit
-    width."""
-    return shift_left_p.bind(x, y)
-
-
-shift_left_p.def_impl(np.left_shift)  # NumPy already gives 0 for out-of-range shifts
-shift_left_p.def_abstract_eval(elementwise_abstract_eval("shift_left", is_int))
-shift_left_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(shift_left_p)
-lowering_rules[shift_left_p] = _elementwise_lowering("stablehlo.shift_left")
-batch_rules[shift_left_p] = broadcasting_batch_rule(shift_left_p)
-
-# --- shift_right_logical --------------------------------------------------------------------
-shift_right_logical_p = Primitive("shift_right_logical")
-
-
-def shift_right_logical(x, y):
-    r"""Elementwise logical right shift :math:`x \gg y`, filling with zeros (signed operands
-    are shifted as their unsigned bit patterns); 0 when y is negative or at least the bit
-    width."""
-    return shift_right_logical_p.bind(x, y)
-
-
-@shift_right_logical_p.def_impl
-def _shift_right_logical_impl(x, y):
-    if x.dtype.kind == "u":
-        return np.right_shift(x, y)
-    unsigned = np.dtype(f"u{x.dtype.itemsize}")
-    return np.right_shift(x.view(unsigned), y.view(unsigned)).view(x.dtype)
-
-
-shift_right_logical_p.def_abstract_eval(elementwise_abstract_eval("shift_right_logical", is_int))
-shift_right_logical_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(shift_right_logical_p)
-lowering_rules[shift_right_logical_p] = _elementwise_lowering("stablehlo.shift_right_logical")
-batch_rules[shift_right_logical_p] = broadcasting_batch_rule(shift_right_logical_p)
-
-# --- shift_right_arithmetic -----------------------------------------------------------------
-shift_right_arithmetic_p = Primitive("shift_right_arithmetic")
-
-
-def shift_right_arithmetic(x, y):
-    r"""Elementwise arithmetic right shift :math:`x \gg y`, filling with the sign bit (unsigned
-    operands too); the sign fill when y is negative or at least the bit width."""
-    return shift_right_arithmetic_p.bind(x, y)
-
-
-@shift_right_arithmetic_p.def_impl
-def _shift_right_arithmetic_impl(x, y):
-    if x.dtype.kind == "i":
-        return np.right_shift(x, y)  # NumPy already fills with the sign when out of range
-    signed = np.dtype(f"i{x.dtype.itemsize}")
-    return np.right_shift(x.view(signed), y.view(signed)).view(x.dtype)
-
-
-shift_right_arithmetic_p.def_abstract_eval(
-    elementwise_abstract_eval("shift_right_arithmetic", is_int)
-)
-shift_right_arithmetic_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(shift_right_arithmetic_p)
-lowering_rules[shift_right_arithmetic_p] = _elementwise_lowering("stablehlo.shift_right_arithmetic")
-batch_rules[shift_right_arithmetic_p] = broadcasting_batch_rule(shift_right_arithmetic_p)
-
-# --- eq -------------------------------------------------------------------------------------
-eq_p = Primitive("eq")
-
-
-def eq(x, y):
-    r"""Elementwise equality :math:`x = y`, as bool."""
-    return eq_p.bind(x, y)
-
-
-eq_p.def_impl(quiet(np.equal))
-eq_p.def_abstract_eval(elementwise_abstract_eval("eq", is_any, _BOOL))
-eq_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(eq_p)
-lowering_rules[eq_p] = _compare_lowering("EQ")
-batch_rules[eq_p] = broadcasting_batch_rule(eq_p)
-
-# --- ne -------------------------------------------------------------------------------------
-ne_p = Primitive("ne")
-
-
-def ne(x, y):
-    r"""Elementwise inequality :math:`x \neq y`, as bool."""
-    return ne_p.bind(x, y)
-
-
-ne_p.def_impl(quiet(np.not_equal))
-ne_p.def_abstract_eval(elementwise_abstract_eval("ne", is_any, _BOOL))
-ne_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(ne_p)
-lowering_rules[ne_p] = _compare_lowering("NE")
-batch_rules[ne_p] = broadcasting_batch_rule(ne_p)
-
-# --- lt -------------------------------------------------------------------------------------
-lt_p = Primitive("lt")
-
-
-def lt(x, y):
-    r"""Elementwise less-than :math:`x < y`, as bool."""
-    return lt_p.bind(x, y)
-
-
-lt_p.def_impl(quiet(np.less))
-lt_p.def_abstract_eval(elementwise_abstract_eval("lt", is_not_complex, _BOOL))
-lt_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(lt_p)
-lowering_rules[lt_p] = _compare_lowering("LT")
-batch_rules[lt_p] = broadcasting_batch_rule(lt_p)
-
-# --- le -------------------------------------------------------------------------------------
-le_p = Primitive("le")
-
-
-def le(x, y):
-    r"""Elementwise less-or-equal :math:`x \leq y`, as bool."""
-    return le_p.bind(x, y)
-
-
-le_p.def_impl(quiet(np.less_equal))
-le_p.def_abstract_eval(elementwise_abstract_eval("le", is_not_complex, _BOOL))
-le_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(le_p)
-lowering_rules[le_p] = _compare_lowering("LE")
-batch_rules[le_p] = broadcasting_batch_rule(le_p)
-
-# --- gt -------------------------------------------------------------------------------------
-gt_p = Primitive("gt")
-
-
-def gt(x, y):
-    r"""Elementwise greater-than :math:`x > y`, as bool."""
-    return gt_p.bind(x, y)
-
-
-gt_p.def_impl(quiet(np.greater))
-gt_p.def_abstract_eval(elementwise_abstract_eval("gt", is_not_complex, _BOOL))
-gt_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(gt_p)
-lowering_rules[gt_p] = _compare_lowering("GT")
-batch_rules[gt_p] = broadcasting_batch_rule(gt_p)
-
-# --- ge -------------------------------------------------------------------------------------
-ge_p = Primitive("ge")
-
-
-def ge(x, y):
-    r"""Elementwise greater-or-equal :math:`x \geq y`, as bool."""
-    return ge_p.bind(x, y)
-
-
-ge_p.def_impl(quiet(np.greater_equal))
-ge_p.def_abstract_eval(elementwise_abstract_eval("ge", is_not_complex, _BOOL))
-ge_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(ge_p)
-lowering_rules[ge_p] = _compare_lowering("GE")
-batch_rules[ge_p] = broadcasting_batch_rule(ge_p)
+batch_rules[min_p] = broadcasting.broadcasting_batch_rule(min_p)
 
 # --- nextafter ------------------------------------------------------------------------------
 nextafter_p = Primitive("nextafter")
@@ -779,8 +480,7 @@ def _nextafter_lowering(ctx, x, y):
     def full(value, dtype=int_dtype):
         return ctx.broadcast(ctx.constant(value, dtype), ShapedArray((), dtype), shape)
 
-    def cmp(a, b, direction, dtype=int_dtype):
-        return _compare(ctx, a, b, direction, dtype, shape)
+    cmp = ctx.block.compare
 
     def select(pred, on_true, on_false, result=ints):
         return op("stablehlo.select", pred, on_true, on_false, result=result)
@@ -793,9 +493,7 @@ def _nextafter_lowering(ctx, x, y):
     x_zero, y_zero = cmp(x_mag, zero, "EQ"), cmp(y_mag, zero, "EQ")
     both_zero = op("stablehlo.and", x_zero, y_zero, result=bools)
     same = op("stablehlo.or", cmp(x_bits, y_bits, "EQ"), both_zero, result=bools)
-    away = op(
-        "stablehlo.and", cmp(x_neg, y_neg, "EQ", _BOOL), cmp(y_mag, x_mag, "GT"), result=bools
-    )
+    away = op("stablehlo.and", cmp(x_neg, y_neg, "EQ"), cmp(y_mag, x_mag, "GT"), result=bools)
     one = full(1)
     stepped = select(away, op("stablehlo.add", x_bits, one), op("stablehlo.subtract", x_bits, one))
     sign = full(np.iinfo(int_dtype).min)
@@ -806,12 +504,12 @@ def _nextafter_lowering(ctx, x, y):
     out = ctx.op("stablehlo.bitcast_convert", [bits])
     nan = op(
         "stablehlo.or",
-        _compare(ctx, x, x, "NE", dtype, shape),
-        _compare(ctx, y, y, "NE", dtype, shape),
+        ctx.block.compare(x, x, "NE"),
+        ctx.block.compare(y, y, "NE"),
         result=bools,
     )
     return select(nan, ctx.op("stablehlo.add", [x, y]), out, result=aval)
 
 
 lowering_rules[nextafter_p] = _nextafter_lowering
-batch_rules[nextafter_p] = broadcasting_batch_rule(nextafter_p)
+batch_rules[nextafter_p] = broadcasting.broadcasting_batch_rule(nextafter_p)

@@ -17,9 +17,7 @@ from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules, move_batch_dim
-from tracejit._src.lax.shapes import is_array
-from tracejit._src.lax.standard import int_bounds, never_weak, vectorized_batch_rule
-from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lax.standard import int_bounds, is_array, never_weak, vectorized_batch_rule
 from tracejit._src.lowering.lower import lowering_rules
 
 # --- convert_element_type -------------------------------------------------------------------
@@ -122,46 +120,9 @@ def _convert_element_type_transpose(ct, operand, *, new_dtype, weak_type):
 ad.jvp_rules[convert_element_type_p] = _convert_element_type_jvp
 ad.mark_linear(convert_element_type_p, 0)
 transpose_rules[convert_element_type_p] = _convert_element_type_transpose
-
-
-def _compare_type(dtype) -> str:
-    if dtypes.is_inexact(dtype):
-        return "FLOAT"
-    return "UNSIGNED" if dtype == np.bool_ or dtype.kind == "u" else "SIGNED"
-
-
-def lower_compare(ctx, x, y, direction: str, aval: ShapedArray) -> hlo.Value:
-    """`stablehlo.compare` of two Values of `aval`'s type, as a bool Value of its shape."""
-    return ctx.op(
-        "stablehlo.compare",
-        [x, y],
-        {
-            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-            "compare_type": f"#stablehlo<comparison_type {_compare_type(aval.dtype)}>",
-        },
-        result_avals=[aval.update(dtype=np.dtype(np.bool_), weak_type=False)],
-    )
-
-
-def splat_constant(ctx, value, aval: ShapedArray) -> hlo.Value:
-    return ctx.constant(np.full(aval.shape, value, aval.dtype), aval.dtype)
-
-
-def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type):
-    aval = ctx.avals_in[0]
-    old = aval.dtype
-    if dtypes.is_complex(old) and not dtypes.is_complex(new_dtype):  # keeps the real part
-        aval = aval.update(dtype=np.dtype(np.float32 if old == np.complex64 else np.float64))
-        x = ctx.op("stablehlo.real", [x], result_avals=[aval])
-        old = aval.dtype
-    if old == new_dtype:
-        return x
-    if new_dtype == np.bool_:  # nonzero (NaN included) is True
-        return lower_compare(ctx, x, splat_constant(ctx, 0, aval), "NE", aval)
-    return ctx.op("stablehlo.convert", [x])
-
-
-lowering_rules[convert_element_type_p] = _convert_element_type_lowering
+lowering_rules[convert_element_type_p] = lambda ctx, x, *, new_dtype, weak_type: ctx.block.convert(
+    x, new_dtype
+)
 batch_rules[convert_element_type_p] = vectorized_batch_rule(convert_element_type_p)
 
 # --- bitcast_convert_type -------------------------------------------------------------------

@@ -26,18 +26,15 @@ from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.lax import binary, elementwise, shapes, slicing
-from tracejit._src.lax import conversions as lax_conversions
-from tracejit._src.lax import selection as lax_selection
-from tracejit._src.lax.reductions import (
-    _highest,
-    _lowest,
-    accumulation_dtype,
-    additive_identity,
-    chooser_init,
-    combiner_region,
-    lower_compare,
-    lower_convert,
+from tracejit._src.lax import (
+    binary,
+    comparison,
+    conversions,
+    elementwise,
+    reductions,
+    selection,
+    shapes,
+    slicing,
 )
 from tracejit._src.lax.standard import (
     check_dtype,
@@ -191,8 +188,8 @@ def _chooser_combine(chooser):
         out = chooser(a, b)
         dtype = get_aval(out).dtype
         one = np.ones((), dtype)
-        a_chosen = lax_conversions.convert_element_type(binary.eq(a, out), dtype)
-        b_chosen = lax_conversions.convert_element_type(binary.eq(b, out), dtype)
+        a_chosen = conversions.convert_element_type(comparison.eq(a, out), dtype)
+        b_chosen = conversions.convert_element_type(comparison.eq(b, out), dtype)
         a_weight = binary.div(a_chosen, binary.add(one, b_chosen))
         b_weight = binary.div(b_chosen, binary.add(one, a_chosen))
         return out, ad.add_tangents(binary.mul(ta, a_weight), binary.mul(tb, b_weight))
@@ -206,7 +203,7 @@ def _logaddexp(a, b):
     out = binary.add(
         binary.max(a, b), elementwise.log1p(elementwise.exp(elementwise.neg(elementwise.abs(diff))))
     )
-    return lax_selection.select_n(binary.ne(diff, diff), out, binary.add(a, b))
+    return selection.select_n(comparison.ne(diff, diff), out, binary.add(a, b))
 
 
 def _logaddexp_combine(a, ta, b, tb):
@@ -228,10 +225,10 @@ def _lower_scan(combiner, init, accumulate: bool = False):
     def rule(ctx, x, *, axis, reverse):
         aval = ctx.avals_in[0]
         shape, ndim = aval.shape, aval.ndim
-        dtype = accumulation_dtype(aval.dtype) if accumulate else np.dtype(aval.dtype)
+        dtype = reductions.accumulation_dtype(aval.dtype) if accumulate else np.dtype(aval.dtype)
         block = ctx.block
         if dtype != aval.dtype:
-            x = lower_convert(block, x, shape, dtype)
+            x = block.convert(x, dtype)
         n = shape[axis]
         window = [1] * ndim
         window[axis] = max(n, 1)
@@ -240,10 +237,10 @@ def _lower_scan(combiner, init, accumulate: bool = False):
         if callable(combiner):
             region = combiner(block, dtype)
         else:
-            region = combiner_region(block, combiner, dtype)
+            region = reductions.combiner_region(block, combiner, dtype)
         init_value = init(dtype)
         if not callable(combiner):  # every window holds an element: never the init's value
-            init_value = chooser_init(combiner, init_value, dtype)
+            init_value = reductions.chooser_init(combiner, init_value, dtype)
         out = block.op1(
             "stablehlo.reduce_window",
             [x, ctx.constant(init_value, dtype)],
@@ -256,7 +253,7 @@ def _lower_scan(combiner, init, accumulate: bool = False):
             [region],
         )
         if dtype != aval.dtype:
-            out = lower_convert(block, out, shape, aval.dtype)
+            out = block.convert(out, aval.dtype)
         return out
 
     return rule
@@ -277,10 +274,8 @@ def _logaddexp_region(block, dtype):
     zero = region.op1(
         "stablehlo.constant", [], t, {"value": hlo.dense_attribute(np.zeros((), dtype))}
     )
-    out = region.op1(
-        "stablehlo.select", [lower_compare(region, term, zero, "EQ", dtype), larger, out], t
-    )
-    nan = lower_compare(region, diff, diff, "NE", dtype)
+    out = region.op1("stablehlo.select", [region.compare(term, zero, "EQ"), larger, out], t)
+    nan = region.compare(diff, diff, "NE")
     region.ret(
         [region.op1("stablehlo.select", [nan, region.op1("stablehlo.add", [a, b], t), out], t)]
     )
@@ -319,7 +314,9 @@ def _cumsum_transpose(ct, operand, *, axis, reverse):
 
 
 transpose_rules[cumsum_p] = _cumsum_transpose
-lowering_rules[cumsum_p] = _lower_scan("stablehlo.add", additive_identity, accumulate=True)
+lowering_rules[cumsum_p] = _lower_scan(
+    "stablehlo.add", reductions.additive_identity, accumulate=True
+)
 batch_rules[cumsum_p] = _scan_batch_rule(cumsum_p)
 
 # --- cumprod --------------------------------------------------------------------------------
@@ -357,7 +354,7 @@ cummax_p.def_abstract_eval(_cumulative_abstract_eval("cummax", is_numeric))
 cummax_p.def_weak_type_rule(weak_if_all_weak)
 _cummax_jvp = _scan_jvp(cummax_p, _chooser_combine(binary.max))
 ad.jvp_rules[cummax_p] = _cummax_jvp
-lowering_rules[cummax_p] = _lower_scan("stablehlo.maximum", _lowest)
+lowering_rules[cummax_p] = _lower_scan("stablehlo.maximum", reductions._lowest)
 batch_rules[cummax_p] = _scan_batch_rule(cummax_p)
 
 # --- cummin ---------------------------------------------------------------------------------
@@ -376,7 +373,7 @@ cummin_p.def_abstract_eval(_cumulative_abstract_eval("cummin", is_numeric))
 cummin_p.def_weak_type_rule(weak_if_all_weak)
 _cummin_jvp = _scan_jvp(cummin_p, _chooser_combine(binary.min))
 ad.jvp_rules[cummin_p] = _cummin_jvp
-lowering_rules[cummin_p] = _lower_scan("stablehlo.minimum", _highest)
+lowering_rules[cummin_p] = _lower_scan("stablehlo.minimum", reductions._highest)
 batch_rules[cummin_p] = _scan_batch_rule(cummin_p)
 
 # --- cumlogsumexp ---------------------------------------------------------------------------
@@ -401,5 +398,5 @@ cumlogsumexp_p.def_abstract_eval(_cumulative_abstract_eval("cumlogsumexp", is_fl
 cumlogsumexp_p.def_weak_type_rule(weak_if_all_weak)
 _cumlogsumexp_jvp = _scan_jvp(cumlogsumexp_p, _logaddexp_combine)
 ad.jvp_rules[cumlogsumexp_p] = _cumlogsumexp_jvp
-lowering_rules[cumlogsumexp_p] = _lower_scan(_logaddexp_region, _lowest, accumulate=True)
+lowering_rules[cumlogsumexp_p] = _lower_scan(_logaddexp_region, reductions._lowest, accumulate=True)
 batch_rules[cumlogsumexp_p] = _scan_batch_rule(cumlogsumexp_p)

@@ -42,8 +42,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import conversions as lax_conversions
-from tracejit._src.lax import shapes
+from tracejit._src.lax import conversions, shapes
 from tracejit._src.lax.standard import weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
@@ -390,7 +389,7 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, prefer
     )
     out = shapes.transpose(out, permutation)
     if ad.get_aval(out).dtype != x.aval.dtype:  # (complex to real: the real part, no warning)
-        out = lax_conversions.convert_element_type_p.bind(
+        out = conversions.convert_element_type_p.bind(
             out, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type
         )
     return [out, None] if x is lhs else [None, out]
@@ -470,12 +469,6 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
     if compute == np.bool_:
         compute = np.dtype(np.int32)
     block = ctx.block
-
-    def convert(x, aval):
-        if np.dtype(aval.dtype) == compute:
-            return x
-        return block.op1("stablehlo.convert", [x], hlo.tensor_type(aval.shape, compute))
-
     dims = (
         "#stablehlo.dot<"
         f"lhs_batching_dimensions = [{', '.join(map(str, lhs_batch))}], "
@@ -486,29 +479,13 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
     highest = "#stablehlo<precision HIGHEST>"
     out = block.op1(
         "stablehlo.dot_general",
-        [convert(lhs, lhs_aval), convert(rhs, rhs_aval)],
+        [block.convert(lhs, compute), block.convert(rhs, compute)],
         hlo.tensor_type(out_aval.shape, compute),
         {"dot_dimension_numbers": dims, "precision_config": f"[{highest}, {highest}]"},
     )
-    if compute == out_dtype:
-        return out
-    if out_dtype == np.bool_:
-        zero = block.constant(np.zeros(out_aval.shape, compute))
-        return block.op1(
-            "stablehlo.compare",
-            [out, zero],
-            hlo.tensor_type(out_aval.shape, np.bool_),
-            {
-                "comparison_direction": "#stablehlo<comparison_direction NE>",
-                "compare_type": "#stablehlo<comparison_type SIGNED>",
-            },
-        )
-    if compute.kind == "c" and out_dtype.kind != "c":
-        real = np.dtype(np.float64 if compute == np.complex128 else np.float32)
-        out = block.op1("stablehlo.real", [out], hlo.tensor_type(out_aval.shape, real))
-        if real == out_dtype:
-            return out
-    return block.op1("stablehlo.convert", [out], hlo.tensor_type(out_aval.shape, out_dtype))
+    if out_dtype == np.bool_:  # any product nonzero, as the impl's astype (complex ones too)
+        return block.compare(out, block.full_like(out, 0), "NE")
+    return block.convert(out, out_dtype)
 
 
 lowering_rules[dot_general_p] = _dot_general_lowering

@@ -14,9 +14,11 @@ are not.
 
 Derivatives: each block registers its JVP rule, built from the wrappers here and in `binary`
 and `shapes` (so rules differentiate again), with JAX's formulas; rules whose derivative reads
-the primitive's own result (exp, tanh, sqrt, ...) compute it once (`jvp_using_result`).
+the primitive's own result (exp, sqrt, ...) compute it once (`standard.jvp_using_result`).
 Piecewise-constant and integer-valued primitives have zero tangents; the linear ones (neg,
-real, imag, conj) have transposes. The special functions (erf, lgamma, ...) are in `special`.
+real, imag, conj) have transposes. The trigonometric and hyperbolic functions are in
+`trigonometric`, the special functions (erf, lgamma, ...) in `special`, bitwise not and the bit
+counts in `bitwise`.
 """
 
 from __future__ import annotations
@@ -31,80 +33,31 @@ from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.lax import binary
-from tracejit._src.lax import conversions as lax_conversions
-from tracejit._src.lax import selection as lax_selection
+from tracejit._src.lax import binary, broadcasting, comparison, conversions, selection
 from tracejit._src.lax.standard import (
-    broadcast_to_shape,
     check_dtype,
+    constant_like,
     elementwise_abstract_eval,
     is_complex,
     is_float,
     is_float_or_complex,
     is_int,
-    is_int_or_bool,
     is_numeric,
     is_signed,
+    jvp_using_result,
     keep_dtype,
+    lower_unary,
     quiet,
+    scipy_special,
     vectorized_batch_rule,
     weak_if_all_weak,
 )
 from tracejit._src.lowering.lower import lowering_rules
 
 
-def scipy_special():
-    """scipy.special, imported on first use: it costs more than the rest of `import tracejit`."""
-    import scipy.special
-
-    return scipy.special
-
-
 def _is_integral(x) -> bool:
     """Whether a canonical NumPy value holds integers or bools (cheaper than issubdtype)."""
     return x.dtype.kind in "iub"
-
-
-def _unsigned(dtype) -> np.dtype:
-    return np.dtype(f"u{dtype.itemsize}")
-
-
-def unary_abstract_eval(name, accepts):
-    return elementwise_abstract_eval(name, accepts)
-
-
-# Derivative rules call the wrappers of this module and of `binary`/`shapes`, so that they can
-# themselves be differentiated (to any order), staged or evaluated.
-
-
-def constant_like(x, value):
-    """`value` as a rank-0 constant of x's dtype (a literal in jaxprs; lax broadcasts it)."""
-    return np.array(value, get_aval(x).dtype)
-
-
-def jvp_using_result(primitive, tangent_of):
-    """The JVP rule of a unary primitive whose derivative reads its own result, computed once:
-    `tangent_of(t, ans, x, **params)` (exp's derivative is exp itself)."""
-
-    def rule(primals, tangents, **params):
-        ans = primitive.bind(*primals, **params)
-        (t,) = tangents
-        if type(t) is Zero:
-            return ans, Zero.from_primal_value(ans)
-        return ans, tangent_of(t, ans, *primals, **params)
-
-    return rule
-
-
-def lower_unary(op_name):
-    """The lowering rule emitting the one StableHLO (or CHLO) operation `op_name`."""
-    return lambda ctx, x, **params: ctx.op(op_name, [x])
-
-
-def _full_like_operand(ctx, value):
-    """A constant of the (first) operand's shape and dtype, all `value`."""
-    aval = ctx.avals_in[0]
-    return ctx.constant(np.full(aval.shape, value), aval.dtype)
 
 
 # --- neg ------------------------------------------------------------------------------------
@@ -117,7 +70,7 @@ def neg(x):
 
 
 neg_p.def_impl(np.negative)
-neg_p.def_abstract_eval(unary_abstract_eval("neg", is_numeric))
+neg_p.def_abstract_eval(elementwise_abstract_eval("neg", is_numeric))
 neg_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(neg_p)
 
@@ -156,14 +109,14 @@ def _sign_impl(x):
     return np.copysign(np.sign(x), x)  # NumPy's sign(-0.) is +0.
 
 
-sign_p.def_abstract_eval(unary_abstract_eval("sign", is_numeric))
+sign_p.def_abstract_eval(elementwise_abstract_eval("sign", is_numeric))
 sign_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(sign_p)
 
 
 def _sign_lowering(ctx, x):
     if ctx.avals_in[0].dtype.kind == "u":  # stablehlo.sign takes signed types: min(x, 1)
-        return ctx.op("stablehlo.minimum", [x, _full_like_operand(ctx, 1)])
+        return ctx.op("stablehlo.minimum", [x, ctx.block.full_like(x, 1)])
     return ctx.op("stablehlo.sign", [x])
 
 
@@ -180,7 +133,7 @@ def floor(x):
 
 
 floor_p.def_impl(np.floor)
-floor_p.def_abstract_eval(unary_abstract_eval("floor", is_float))
+floor_p.def_abstract_eval(elementwise_abstract_eval("floor", is_float))
 floor_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(floor_p)
 lowering_rules[floor_p] = lower_unary("stablehlo.floor")
@@ -196,7 +149,7 @@ def ceil(x):
 
 
 ceil_p.def_impl(np.ceil)
-ceil_p.def_abstract_eval(unary_abstract_eval("ceil", is_float))
+ceil_p.def_abstract_eval(elementwise_abstract_eval("ceil", is_float))
 ceil_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(ceil_p)
 lowering_rules[ceil_p] = lower_unary("stablehlo.ceil")
@@ -230,7 +183,7 @@ def _round_impl(x, *, rounding_method):
     return np.copysign(np.abs(whole) + (np.abs(fraction) >= 0.5), x)
 
 
-round_p.def_abstract_eval(unary_abstract_eval("round", is_float))
+round_p.def_abstract_eval(elementwise_abstract_eval("round", is_float))
 round_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(round_p)
 
@@ -270,7 +223,7 @@ def exp(x):
 
 
 exp_p.def_impl(quiet(np.exp))
-exp_p.def_abstract_eval(unary_abstract_eval("exp", is_float_or_complex))
+exp_p.def_abstract_eval(elementwise_abstract_eval("exp", is_float_or_complex))
 exp_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -292,7 +245,7 @@ def exp2(x):
 
 
 exp2_p.def_impl(quiet(np.exp2))
-exp2_p.def_abstract_eval(unary_abstract_eval("exp2", is_float_or_complex))
+exp2_p.def_abstract_eval(elementwise_abstract_eval("exp2", is_float_or_complex))
 exp2_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -304,7 +257,7 @@ ad.jvp_rules[exp2_p] = jvp_using_result(exp2_p, _exp2_jvp)
 
 
 def _exp2_lowering(ctx, x):  # 2^x as a power: exact for integral x
-    return ctx.op("stablehlo.power", [_full_like_operand(ctx, 2), x])
+    return ctx.op("stablehlo.power", [ctx.block.full_like(x, 2), x])
 
 
 lowering_rules[exp2_p] = _exp2_lowering
@@ -320,7 +273,7 @@ def log(x):
 
 
 log_p.def_impl(quiet(np.log))
-log_p.def_abstract_eval(unary_abstract_eval("log", is_float_or_complex))
+log_p.def_abstract_eval(elementwise_abstract_eval("log", is_float_or_complex))
 log_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -342,7 +295,7 @@ def log1p(x):
 
 
 log1p_p.def_impl(quiet(np.log1p))
-log1p_p.def_abstract_eval(unary_abstract_eval("log1p", is_float_or_complex))
+log1p_p.def_abstract_eval(elementwise_abstract_eval("log1p", is_float_or_complex))
 log1p_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -364,7 +317,7 @@ def expm1(x):
 
 
 expm1_p.def_impl(quiet(np.expm1))
-expm1_p.def_abstract_eval(unary_abstract_eval("expm1", is_float_or_complex))
+expm1_p.def_abstract_eval(elementwise_abstract_eval("expm1", is_float_or_complex))
 expm1_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -375,28 +328,6 @@ def _expm1_jvp(t, ans, x):
 ad.jvp_rules[expm1_p] = jvp_using_result(expm1_p, _expm1_jvp)
 lowering_rules[expm1_p] = lower_unary("stablehlo.exponential_minus_one")
 batch_rules[expm1_p] = vectorized_batch_rule(expm1_p)
-
-# --- tanh -----------------------------------------------------------------------------------
-tanh_p = Primitive("tanh")
-
-
-def tanh(x):
-    r"""Elementwise hyperbolic tangent: :math:`\tanh(x)`."""
-    return tanh_p.bind(x)
-
-
-tanh_p.def_impl(np.tanh)
-tanh_p.def_abstract_eval(unary_abstract_eval("tanh", is_float_or_complex))
-tanh_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _tanh_jvp(t, ans, x):  # (1 - tanh^2) t, as (t + t tanh)(1 - tanh)
-    return binary.mul(binary.add(t, binary.mul(t, ans)), binary.sub(constant_like(x, 1), ans))
-
-
-ad.jvp_rules[tanh_p] = jvp_using_result(tanh_p, _tanh_jvp)
-lowering_rules[tanh_p] = lower_unary("stablehlo.tanh")
-batch_rules[tanh_p] = vectorized_batch_rule(tanh_p)
 
 # --- logistic -------------------------------------------------------------------------------
 logistic_p = Primitive("logistic")
@@ -418,7 +349,7 @@ def _logistic_impl(x):
     return _expit(x)
 
 
-logistic_p.def_abstract_eval(unary_abstract_eval("logistic", is_float_or_complex))
+logistic_p.def_abstract_eval(elementwise_abstract_eval("logistic", is_float_or_complex))
 logistic_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -430,255 +361,6 @@ ad.jvp_rules[logistic_p] = jvp_using_result(logistic_p, _logistic_jvp)
 lowering_rules[logistic_p] = lower_unary("stablehlo.logistic")
 batch_rules[logistic_p] = vectorized_batch_rule(logistic_p)
 
-# --- sin ------------------------------------------------------------------------------------
-sin_p = Primitive("sin")
-
-
-def sin(x):
-    r"""Elementwise sine: :math:`\sin(x)`."""
-    return sin_p.bind(x)
-
-
-sin_p.def_impl(np.sin)
-sin_p.def_abstract_eval(elementwise_abstract_eval("sin", is_float_or_complex))
-sin_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _sin_jvp(t, x):
-    return binary.mul(t, cos(x))
-
-
-ad.defjvp(sin_p, _sin_jvp)
-lowering_rules[sin_p] = lambda ctx, x: ctx.op("stablehlo.sine", [x])
-batch_rules[sin_p] = vectorized_batch_rule(sin_p)
-
-# --- cos ------------------------------------------------------------------------------------
-cos_p = Primitive("cos")
-
-
-def cos(x):
-    r"""Elementwise cosine: :math:`\cos(x)`."""
-    return cos_p.bind(x)
-
-
-cos_p.def_impl(np.cos)
-cos_p.def_abstract_eval(unary_abstract_eval("cos", is_float_or_complex))
-cos_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _cos_jvp(t, x):
-    return neg(binary.mul(t, sin(x)))
-
-
-ad.defjvp(cos_p, _cos_jvp)
-lowering_rules[cos_p] = lower_unary("stablehlo.cosine")
-batch_rules[cos_p] = vectorized_batch_rule(cos_p)
-
-# --- tan ------------------------------------------------------------------------------------
-tan_p = Primitive("tan")
-
-
-def tan(x):
-    r"""Elementwise tangent: :math:`\tan(x)`."""
-    return tan_p.bind(x)
-
-
-tan_p.def_impl(np.tan)
-tan_p.def_abstract_eval(unary_abstract_eval("tan", is_float_or_complex))
-tan_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _tan_jvp(t, ans, x):
-    return binary.mul(t, binary.add(constant_like(x, 1), square(ans)))
-
-
-ad.jvp_rules[tan_p] = jvp_using_result(tan_p, _tan_jvp)
-lowering_rules[tan_p] = lower_unary("stablehlo.tan")
-batch_rules[tan_p] = vectorized_batch_rule(tan_p)
-
-# --- asin -----------------------------------------------------------------------------------
-asin_p = Primitive("asin")
-
-
-def asin(x):
-    r"""Elementwise arc sine: :math:`\mathrm{asin}(x)` (nan outside [-1, 1] for reals)."""
-    return asin_p.bind(x)
-
-
-asin_p.def_impl(quiet(np.arcsin))
-asin_p.def_abstract_eval(unary_abstract_eval("asin", is_float_or_complex))
-asin_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _asin_jvp(t, x):
-    return binary.mul(t, rsqrt(binary.sub(constant_like(x, 1), square(x))))
-
-
-ad.defjvp(asin_p, _asin_jvp)
-lowering_rules[asin_p] = lower_unary("chlo.asin")
-batch_rules[asin_p] = vectorized_batch_rule(asin_p)
-
-# --- acos -----------------------------------------------------------------------------------
-acos_p = Primitive("acos")
-
-
-def acos(x):
-    r"""Elementwise arc cosine: :math:`\mathrm{acos}(x)` (nan outside [-1, 1] for reals)."""
-    return acos_p.bind(x)
-
-
-acos_p.def_impl(quiet(np.arccos))
-acos_p.def_abstract_eval(unary_abstract_eval("acos", is_float_or_complex))
-acos_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _acos_jvp(t, x):
-    return binary.mul(t, neg(rsqrt(binary.sub(constant_like(x, 1), square(x)))))
-
-
-ad.defjvp(acos_p, _acos_jvp)
-lowering_rules[acos_p] = lower_unary("chlo.acos")
-batch_rules[acos_p] = vectorized_batch_rule(acos_p)
-
-# --- atan -----------------------------------------------------------------------------------
-atan_p = Primitive("atan")
-
-
-def atan(x):
-    r"""Elementwise arc tangent: :math:`\mathrm{atan}(x)`."""
-    return atan_p.bind(x)
-
-
-atan_p.def_impl(quiet(np.arctan))  # complex atan has poles at +-1j
-atan_p.def_abstract_eval(unary_abstract_eval("atan", is_float_or_complex))
-atan_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _atan_jvp(t, x):
-    return binary.div(t, binary.add(constant_like(x, 1), square(x)))
-
-
-ad.defjvp(atan_p, _atan_jvp)
-lowering_rules[atan_p] = lower_unary("chlo.atan")
-batch_rules[atan_p] = vectorized_batch_rule(atan_p)
-
-# --- sinh -----------------------------------------------------------------------------------
-sinh_p = Primitive("sinh")
-
-
-def sinh(x):
-    r"""Elementwise hyperbolic sine: :math:`\sinh(x)`."""
-    return sinh_p.bind(x)
-
-
-sinh_p.def_impl(quiet(np.sinh))
-sinh_p.def_abstract_eval(unary_abstract_eval("sinh", is_float_or_complex))
-sinh_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _sinh_jvp(t, x):
-    return binary.mul(t, cosh(x))
-
-
-ad.defjvp(sinh_p, _sinh_jvp)
-lowering_rules[sinh_p] = lower_unary("chlo.sinh")
-batch_rules[sinh_p] = vectorized_batch_rule(sinh_p)
-
-# --- cosh -----------------------------------------------------------------------------------
-cosh_p = Primitive("cosh")
-
-
-def cosh(x):
-    r"""Elementwise hyperbolic cosine: :math:`\cosh(x)`."""
-    return cosh_p.bind(x)
-
-
-cosh_p.def_impl(quiet(np.cosh))
-cosh_p.def_abstract_eval(unary_abstract_eval("cosh", is_float_or_complex))
-cosh_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _cosh_jvp(t, x):
-    return binary.mul(t, sinh(x))
-
-
-ad.defjvp(cosh_p, _cosh_jvp)
-lowering_rules[cosh_p] = lower_unary("chlo.cosh")
-batch_rules[cosh_p] = vectorized_batch_rule(cosh_p)
-
-# --- asinh ----------------------------------------------------------------------------------
-asinh_p = Primitive("asinh")
-
-
-def asinh(x):
-    r"""Elementwise inverse hyperbolic sine: :math:`\mathrm{asinh}(x)`."""
-    return asinh_p.bind(x)
-
-
-asinh_p.def_impl(quiet(np.arcsinh))
-asinh_p.def_abstract_eval(unary_abstract_eval("asinh", is_float_or_complex))
-asinh_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _asinh_jvp(t, x):
-    return binary.mul(t, rsqrt(binary.add(square(x), constant_like(x, 1))))
-
-
-ad.defjvp(asinh_p, _asinh_jvp)
-lowering_rules[asinh_p] = lower_unary("chlo.asinh")
-batch_rules[asinh_p] = vectorized_batch_rule(asinh_p)
-
-# --- acosh ----------------------------------------------------------------------------------
-acosh_p = Primitive("acosh")
-
-
-def acosh(x):
-    r"""Elementwise inverse hyperbolic cosine: :math:`\mathrm{acosh}(x)` (nan below 1 for
-    reals)."""
-    return acosh_p.bind(x)
-
-
-acosh_p.def_impl(quiet(np.arccosh))
-acosh_p.def_abstract_eval(unary_abstract_eval("acosh", is_float_or_complex))
-acosh_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _acosh_jvp(t, x):
-    one = constant_like(x, 1)
-    if get_aval(x).dtype.kind == "c":
-        # 1/sqrt(x^2 - 1) (as for reals) has the wrong sign where Re(x) < 0
-        return binary.mul(t, binary.mul(rsqrt(binary.sub(x, one)), rsqrt(binary.add(x, one))))
-    return binary.mul(t, rsqrt(binary.sub(square(x), one)))
-
-
-ad.defjvp(acosh_p, _acosh_jvp)
-lowering_rules[acosh_p] = lower_unary("chlo.acosh")
-batch_rules[acosh_p] = vectorized_batch_rule(acosh_p)
-
-# --- atanh ----------------------------------------------------------------------------------
-atanh_p = Primitive("atanh")
-
-
-def atanh(x):
-    r"""Elementwise inverse hyperbolic tangent: :math:`\mathrm{atanh}(x)` (+-inf at +-1, nan
-    beyond for reals)."""
-    return atanh_p.bind(x)
-
-
-atanh_p.def_impl(quiet(np.arctanh))
-atanh_p.def_abstract_eval(unary_abstract_eval("atanh", is_float_or_complex))
-atanh_p.def_weak_type_rule(weak_if_all_weak)
-
-
-def _atanh_jvp(t, x):
-    one = constant_like(x, 1)
-    return binary.mul(integer_pow(binary.add(one, x), -1), binary.div(t, binary.sub(one, x)))
-
-
-ad.defjvp(atanh_p, _atanh_jvp)
-lowering_rules[atanh_p] = lower_unary("chlo.atanh")
-batch_rules[atanh_p] = vectorized_batch_rule(atanh_p)
-
 # --- sqrt -----------------------------------------------------------------------------------
 sqrt_p = Primitive("sqrt")
 
@@ -689,7 +371,7 @@ def sqrt(x):
 
 
 sqrt_p.def_impl(quiet(np.sqrt))
-sqrt_p.def_abstract_eval(unary_abstract_eval("sqrt", is_float_or_complex))
+sqrt_p.def_abstract_eval(elementwise_abstract_eval("sqrt", is_float_or_complex))
 sqrt_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -716,7 +398,7 @@ def _rsqrt_impl(x):
     return np.reciprocal(np.sqrt(x))
 
 
-rsqrt_p.def_abstract_eval(unary_abstract_eval("rsqrt", is_float_or_complex))
+rsqrt_p.def_abstract_eval(elementwise_abstract_eval("rsqrt", is_float_or_complex))
 rsqrt_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -738,7 +420,7 @@ def cbrt(x):
 
 
 cbrt_p.def_impl(np.cbrt)
-cbrt_p.def_abstract_eval(unary_abstract_eval("cbrt", is_float))
+cbrt_p.def_abstract_eval(elementwise_abstract_eval("cbrt", is_float))
 cbrt_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -774,13 +456,13 @@ abs_p.def_weak_type_rule(weak_if_all_weak)
 def _abs_jvp(t, ans, x):
     aval = get_aval(x)
     if aval.dtype.kind != "c":  # the slope at 0 is 1
-        return lax_selection.select_n(binary.ge(x, constant_like(x, 0)), neg(t), t)
+        return selection.select_n(comparison.ge(x, constant_like(x, 0)), neg(t), t)
     # Re(t conj(x) / |x|), with |x| replaced by 1 where it is 0 (the slope at 0 is 0)
     x_conj = conj(x)
-    modulus = lax_conversions.convert_element_type(ans, aval.dtype)
-    is_zero = binary.eq(modulus, constant_like(x, 0))
-    safe = lax_selection.select_n(
-        is_zero, modulus, broadcast_to_shape(constant_like(x, 1), aval.shape)
+    modulus = conversions.convert_element_type(ans, aval.dtype)
+    is_zero = comparison.eq(modulus, constant_like(x, 0))
+    safe = selection.select_n(
+        is_zero, modulus, broadcasting.broadcast_to_shape(constant_like(x, 1), aval.shape)
     )
     return real(binary.mul(t, binary.div(x_conj, safe)))
 
@@ -788,24 +470,6 @@ def _abs_jvp(t, ans, x):
 ad.jvp_rules[abs_p] = jvp_using_result(abs_p, _abs_jvp)
 lowering_rules[abs_p] = lower_unary("stablehlo.abs")
 batch_rules[abs_p] = vectorized_batch_rule(abs_p)
-
-# --- not ------------------------------------------------------------------------------------
-not_p = Primitive("not")
-
-
-def bitwise_not(x):
-    r"""Elementwise bitwise NOT of integers (:math:`\lnot x`), logical NOT of bools."""
-    return not_p.bind(x)
-
-
-not_ = bitwise_not
-
-not_p.def_impl(np.invert)
-not_p.def_abstract_eval(unary_abstract_eval("not", is_int_or_bool))
-not_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(not_p)
-lowering_rules[not_p] = lower_unary("stablehlo.not")
-batch_rules[not_p] = vectorized_batch_rule(not_p)
 
 # --- integer_pow ----------------------------------------------------------------------------
 integer_pow_p = Primitive("integer_pow")
@@ -865,7 +529,7 @@ ad.defjvp(integer_pow_p, _integer_pow_jvp)
 
 def _integer_pow_lowering(ctx, x, *, y):
     """Exponentiation by squaring; the reciprocal of x^-y for negative y (1 for y = 0)."""
-    one = _full_like_operand(ctx, 1)
+    one = ctx.block.full_like(x, 1)
     result, n = None, -y if y < 0 else y
     while n:
         if n & 1:
@@ -891,7 +555,7 @@ def square(x):
 
 
 square_p.def_impl(np.square)
-square_p.def_abstract_eval(unary_abstract_eval("square", is_numeric))
+square_p.def_abstract_eval(elementwise_abstract_eval("square", is_numeric))
 square_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -928,7 +592,7 @@ ad.deflinear(real_p)
 
 
 def _real_transpose(ct, x):  # Re(ct + 0j)
-    return [lax_conversions.convert_element_type(ct, x.aval.dtype)]
+    return [conversions.convert_element_type(ct, x.aval.dtype)]
 
 
 transpose_rules[real_p] = _real_transpose
@@ -962,7 +626,7 @@ ad.deflinear(imag_p)
 
 def _imag_transpose(ct, x):  # -1j * ct, as JAX transposes it
     dtype = x.aval.dtype
-    return [binary.mul(lax_conversions.convert_element_type(neg(ct), dtype), np.array(1j, dtype))]
+    return [binary.mul(conversions.convert_element_type(neg(ct), dtype), np.array(1j, dtype))]
 
 
 transpose_rules[imag_p] = _imag_transpose
@@ -1025,65 +689,3 @@ def _conj_lowering(ctx, x, *, input_dtype):
 
 lowering_rules[conj_p] = _conj_lowering
 batch_rules[conj_p] = vectorized_batch_rule(conj_p)
-
-# --- population_count -----------------------------------------------------------------------
-population_count_p = Primitive("population_count")
-
-
-def population_count(x):
-    r"""Elementwise count of the bits set in an integer's two's-complement representation."""
-    return population_count_p.bind(x)
-
-
-_BYTE_POPCOUNT = np.array([i.bit_count() for i in range(256)], dtype=np.uint8)
-
-
-@population_count_p.def_impl
-def _population_count_impl(x):
-    bits = x.view(_unsigned(x.dtype))  # NumPy's bitwise_count counts |x| for signed x
-    if hasattr(np, "bitwise_count"):  # NumPy >= 2
-        return np.bitwise_count(bits).astype(x.dtype)
-    per_byte = _BYTE_POPCOUNT[np.asarray(bits).view(np.uint8)]
-    counts = per_byte.reshape(np.shape(x) + (x.dtype.itemsize,)).sum(axis=-1)
-    return counts.astype(x.dtype)
-
-
-population_count_p.def_abstract_eval(unary_abstract_eval("population_count", is_int))
-population_count_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(population_count_p)
-lowering_rules[population_count_p] = lower_unary("stablehlo.popcnt")
-batch_rules[population_count_p] = vectorized_batch_rule(population_count_p)
-
-# --- clz ------------------------------------------------------------------------------------
-clz_p = Primitive("clz")
-
-
-def clz(x):
-    r"""Elementwise count of leading zero bits in an integer's two's-complement representation
-    (the bit width for 0)."""
-    return clz_p.bind(x)
-
-
-def _bit_length_32(u):
-    """Bit lengths of unsigned values below 2**32 (exact in float64, whose exponent tells)."""
-    return np.frexp(u.astype(np.float64))[1]
-
-
-@clz_p.def_impl
-def _clz_impl(x):
-    bits = x.dtype.itemsize * 8
-    u = x.view(_unsigned(x.dtype))
-    if bits <= 32:
-        length = _bit_length_32(u)
-    else:
-        high = u >> np.uint64(32)
-        low = u & np.uint64(0xFFFFFFFF)
-        length = np.where(high != 0, 32 + _bit_length_32(high), _bit_length_32(low))
-    return (bits - length).astype(x.dtype)
-
-
-clz_p.def_abstract_eval(unary_abstract_eval("clz", is_int))
-clz_p.def_weak_type_rule(weak_if_all_weak)
-ad.defjvp_zero(clz_p)
-lowering_rules[clz_p] = lower_unary("stablehlo.count_leading_zeros")
-batch_rules[clz_p] = vectorized_batch_rule(clz_p)

@@ -46,6 +46,7 @@ from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules, move_batch_dim
+from tracejit._src.lax import scatter
 from tracejit._src.lax.standard import int_bounds, static_ints
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
@@ -361,11 +362,13 @@ def _gather_transpose(
 ):
     """A scatter_add of the cotangent's windows into zeros (its mode drops the windows that a
     FILL_OR_DROP gather filled)."""
-    from tracejit._src.lax.scatter import scatter_add_p  # scatter.py builds on this module
 
     zeros = ad.zeros_like_aval(operand.aval)
     scatter_dn = ScatterDimensionNumbers(*dimension_numbers)  # the same fields, renamed
-    return [scatter_add_p.bind(zeros, indices, ct, dimension_numbers=scatter_dn, **params), None]
+    return [
+        scatter.scatter_add_p.bind(zeros, indices, ct, dimension_numbers=scatter_dn, **params),
+        None,
+    ]
 
 
 transpose_rules[gather_p] = _gather_transpose
@@ -503,8 +506,7 @@ def _gather_lowering(
         batch_dims,
     )
     fill = _default_fill_value(operand_aval.dtype) if fill_value is None else fill_value
-    fill = ctx.block.constant(np.full(out_aval.shape, fill, operand_aval.dtype))
-    return ctx.op("stablehlo.select", [mask, out, fill])
+    return ctx.op("stablehlo.select", [mask, out, ctx.block.full_like(out, fill)])
 
 
 lowering_rules[gather_p] = _gather_lowering

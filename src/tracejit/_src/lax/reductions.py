@@ -31,10 +31,9 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray, get_aval, shape_of
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.ad import transpose_rules
+from tracejit._src.interpreters.ad import Zero, transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.lax import conversions as lax_conversions
-from tracejit._src.lax import shapes
+from tracejit._src.lax import binary, comparison, conversions, shapes
 from tracejit._src.lax.standard import (
     check_dtype,
     is_any,
@@ -149,32 +148,21 @@ def _order_signed_zeros(out, operand, axes, negative_wins: bool):
     return np.where(zeros, fixed, out).astype(dtype, copy=False)
 
 
+def unbroadcast(aval: ShapedArray, x):
+    """`x`, of an elementwise result's shape, summed down to operand `aval`'s shape: the
+    transpose of lax's implicit broadcasting of rank-0 and size-1 operands."""
+    if type(x) is Zero:
+        return Zero(aval)
+    shape = shape_of(x)
+    if tuple(shape) == aval.shape:
+        return x
+    if not aval.shape:
+        return reduce_sum(x, tuple(range(len(shape))))
+    dims = tuple(i for i, (a, b) in enumerate(zip(aval.shape, shape, strict=True)) if a != b)
+    return shapes.reshape(reduce_sum(x, dims), aval.shape)
+
+
 # --- lowering helpers (shared with cumulative.py and sort.py) ---------------------------------
-
-
-def compare_type(dtype) -> str:
-    """The `compare_type` of stablehlo.compare for operands of `dtype`."""
-    dtype = np.dtype(dtype)
-    if dtypes.is_inexact(dtype):
-        return "FLOAT"
-    return "UNSIGNED" if dtype == np.bool_ or dtypes.is_unsigned(dtype) else "SIGNED"
-
-
-def lower_compare(block, a, b, direction: str, dtype, shape=()) -> hlo.Value:
-    """`a <direction> b` (EQ, NE, LT, LE, GT, GE) of two values of `dtype` and `shape`."""
-    return block.op1(
-        "stablehlo.compare",
-        [a, b],
-        hlo.tensor_type(shape, np.bool_),
-        {
-            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
-            "compare_type": f"#stablehlo<comparison_type {compare_type(dtype)}>",
-        },
-    )
-
-
-def lower_convert(block, x, shape, dtype) -> hlo.Value:
-    return block.op1("stablehlo.convert", [x], hlo.tensor_type(shape, dtype))
 
 
 def accumulation_dtype(dtype) -> np.dtype:
@@ -205,21 +193,21 @@ _FLOAT_BITS = {2: np.int16, 4: np.int32, 8: np.int64}
 
 def _lower_float_chooser(block, a, b, dtype, is_max: bool, shape=()) -> hlo.Value:
     """max(a, b) (`is_max`) or min(a, b) of floats: NaN if either is, +0. (max) or -0. (min)
-    of two zeros. Complex numbers: `lower_complex_chooser`."""
+    of two zeros. Complex numbers: `comparison.lower_complex_chooser`."""
     if dtypes.is_complex(dtype):
-        return lower_complex_chooser(block, a, b, dtype, is_max, shape)
+        return comparison.lower_complex_chooser(block, a, b, dtype, is_max, shape)
     value_t, bool_t = hlo.tensor_type(shape, dtype), hlo.tensor_type(shape, np.bool_)
     bits_t = hlo.tensor_type(shape, _FLOAT_BITS[np.dtype(dtype).itemsize])
     nan = block.op1(
         "stablehlo.or",
         [
-            lower_compare(block, a, a, "NE", dtype, shape),
-            lower_compare(block, b, b, "NE", dtype, shape),
+            block.compare(a, a, "NE"),
+            block.compare(b, b, "NE"),
         ],
         bool_t,
     )
-    equal = lower_compare(block, a, b, "EQ", dtype, shape)
-    a_wins = lower_compare(block, a, b, "GT" if is_max else "LT", dtype, shape)
+    equal = block.compare(a, b, "EQ")
+    a_wins = block.compare(a, b, "GT" if is_max else "LT")
     a_bits = block.op1("stablehlo.bitcast_convert", [a], bits_t)
     b_bits = block.op1("stablehlo.bitcast_convert", [b], bits_t)
     # Equal values have equal bits but for zeros: the sign bit of +0. (max) or -0. (min) wins.
@@ -230,38 +218,6 @@ def _lower_float_chooser(block, a, b, dtype, is_max: bool, shape=()) -> hlo.Valu
     return block.op1(
         "stablehlo.select", [nan, block.op1("stablehlo.add", [a, b], value_t), out], value_t
     )
-
-
-def lower_complex_chooser(block, a, b, dtype, is_max: bool, shape=()) -> hlo.Value:
-    """max(a, b) (`is_max`) or min(a, b) of complex numbers in the order of the NumPy impls
-    (np.maximum/np.minimum): lexicographic, real parts first, then imaginary parts; a NaN (in
-    either part) wins, `a` before `b`; of two equal values, `b`. XLA's own maximum/minimum of
-    complex numbers are not defined, and its compare orders no complex numbers: the parts are
-    compared as floats."""
-    part_dtype = np.dtype(np.float32 if np.dtype(dtype) == np.complex64 else np.float64)
-    part_t, bool_t = hlo.tensor_type(shape, part_dtype), hlo.tensor_type(shape, np.bool_)
-    value_t = hlo.tensor_type(shape, dtype)
-    ar, ai, br, bi = (
-        block.op1(f"stablehlo.{part}", [v], part_t) for v in (a, b) for part in ("real", "imag")
-    )
-
-    def compare(x, y, direction):
-        return lower_compare(block, x, y, direction, part_dtype, shape)
-
-    def logical(name, x, y):
-        return block.op1(f"stablehlo.{name}", [x, y], bool_t)
-
-    direction = "GT" if is_max else "LT"
-    a_wins = logical(
-        "or",
-        compare(ar, br, direction),
-        logical("and", compare(ar, br, "EQ"), compare(ai, bi, direction)),
-    )
-    a_nan = logical("or", compare(ar, ar, "NE"), compare(ai, ai, "NE"))
-    b_nan = logical("or", compare(br, br, "NE"), compare(bi, bi, "NE"))
-    out = block.op1("stablehlo.select", [a_wins, a, b], value_t)
-    out = block.op1("stablehlo.select", [b_nan, b, out], value_t)
-    return block.op1("stablehlo.select", [a_nan, a, out], value_t)
 
 
 def chooser_init(combiner: str, value, dtype, reduces_elements: bool = True):
@@ -284,7 +240,7 @@ def _lower_reduction(combiner: str, init, accumulate: bool = False):
         dtype = accumulation_dtype(aval.dtype) if accumulate else aval.dtype
         block = ctx.block
         if dtype != aval.dtype:
-            x = lower_convert(block, x, aval.shape, dtype)
+            x = block.convert(x, dtype)
         region = combiner_region(block, combiner, dtype)
         reduces_elements = math.prod(aval.shape[a] for a in axes) > 0
         init_value = chooser_init(combiner, init(dtype), dtype, reduces_elements)
@@ -296,7 +252,7 @@ def _lower_reduction(combiner: str, init, accumulate: bool = False):
             [region],
         )
         if dtype != aval.dtype:
-            out = lower_convert(block, out, out_aval.shape, aval.dtype)
+            out = block.convert(out, aval.dtype)
         return out
 
     return rule
@@ -380,14 +336,12 @@ def _reduce_chooser_jvp(chooser_p: Primitive):
     positions that tie for it (as JAX: `grad(max)([1., 3., 3.])` is `[0., .5, .5]`)."""
 
     def rule(primals, tangents, *, axes):
-        from tracejit._src.lax import binary
-
         (operand,), (t,) = primals, tangents
         out = chooser_p.bind(operand, axes=axes)
         aval = get_aval(operand)
         kept_shape = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
-        chosen = binary.eq(operand, shapes.reshape(out, kept_shape))  # size-1 dims broadcast
-        mask = lax_conversions.convert_element_type(chosen, aval.dtype)
+        chosen = comparison.eq(operand, shapes.reshape(out, kept_shape))  # size-1 dims broadcast
+        mask = conversions.convert_element_type(chosen, aval.dtype)
         counts = reduce_sum(mask, axes)
         return out, binary.div(reduce_sum(binary.mul(t, mask), axes), counts)
 
@@ -433,8 +387,6 @@ reduce_prod_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _reduce_prod_jvp(primals, tangents, *, axes):
-    from tracejit._src.lax import binary
-
     (operand,), (t,) = primals, tangents
     out = reduce_prod_p.bind(operand, axes=axes)
     if not axes:
@@ -446,7 +398,9 @@ def _product_of_others(x, axes: tuple):
     """Element i: the product over `axes` of all the elements but x[i] itself (the derivative
     of the product by x[i]), as the product of an exclusive prefix and an exclusive suffix
     product, so that it is exact where x has zeros (no division by x)."""
-    from tracejit._src.lax import binary, cumulative
+    # circle: cumulative builds its lowering rules on this module's helpers while it is being
+    # defined, so it comes after this module; reduce_prod's derivative reaches it when it runs.
+    from tracejit._src.lax import cumulative
 
     aval = get_aval(x)
     shape, ndim = aval.shape, aval.ndim
@@ -613,14 +567,14 @@ def _lower_arg(direction: str, init):
         def logical(name, *operands):
             return region.op1(f"stablehlo.{name}", list(operands), bool_t)
 
-        wins = lower_compare(region, a, b, direction, dtype)
-        ties = lower_compare(region, a, b, "EQ", dtype)
+        wins = region.compare(a, b, direction)
+        ties = region.compare(a, b, "EQ")
         if dtypes.is_inexact(dtype):
-            a_nan = lower_compare(region, a, a, "NE", dtype)
-            b_nan = lower_compare(region, b, b, "NE", dtype)
+            a_nan = region.compare(a, a, "NE")
+            b_nan = region.compare(b, b, "NE")
             wins = logical("or", wins, logical("and", a_nan, logical("not", b_nan)))
             ties = logical("or", ties, logical("and", a_nan, b_nan))
-        first = lower_compare(region, i, j, "LT", index_dtype)
+        first = region.compare(i, j, "LT")
         pick_a = logical("or", wins, logical("and", ties, first))
         region.ret(
             [

@@ -18,28 +18,13 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules, move_batch_dim
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import binary
-from tracejit._src.lax.conversions import convert_element_type
-from tracejit._src.lax.gather import (
-    GatherDimensionNumbers,
-    GatherScatterMode,
-    ScatterDimensionNumbers,
-    batched_dnums,
-    canonical_dnums,
-    check_dims,
-    check_indices,
-    dims_attr,
-    gather_p,
-    index_bounds,
-    operand_index,
-)
-from tracejit._src.lax.selection import select_n
+from tracejit._src.lax import binary, comparison, conversions, gather, selection
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
 
 # --- scatter_add and scatter: shared rules ---------------------------------------------------
-def _window_sizes(operand_shape, updates_shape, dn: ScatterDimensionNumbers) -> tuple:
+def _window_sizes(operand_shape, updates_shape, dn: gather.ScatterDimensionNumbers) -> tuple:
     """The update window's size along each operand dimension (1 where inserted/batching)."""
     sizes = iter(updates_shape[d] for d in dn.update_window_dims)
     skipped = dn.inserted_window_dims + dn.operand_batching_dims
@@ -50,7 +35,9 @@ def _scatter_impl(combine):
     def impl(operand, indices, updates, *, dimension_numbers, mode, **_):
         dn = dimension_numbers
         sizes = _window_sizes(operand.shape, updates.shape, dn)
-        index, in_bounds, _windows = operand_index(operand.shape, indices, dn[1:], sizes, mode)
+        index, in_bounds, _windows = gather.operand_index(
+            operand.shape, indices, dn[1:], sizes, mode
+        )
         rank = updates.ndim  # updates to (batch..., window...) order
         batch_dims = [d for d in range(rank) if d not in dn.update_window_dims]
         updates = updates.transpose(batch_dims + list(dn.update_window_dims))
@@ -76,10 +63,14 @@ def _scatter_abstract_eval(name):
                 f"{name}: updates dtype {updates.dtype.name} must be the operand's, "
                 f"{operand.dtype.name}"
             )
-        check_dims(name, "inserted_window_dims", dn.inserted_window_dims, rank, sorted_=True)
-        check_dims(name, "operand_batching_dims", dn.operand_batching_dims, rank, sorted_=True)
-        check_dims(name, "scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims, rank)
-        check_indices(
+        gather.check_dims(name, "inserted_window_dims", dn.inserted_window_dims, rank, sorted_=True)
+        gather.check_dims(
+            name, "operand_batching_dims", dn.operand_batching_dims, rank, sorted_=True
+        )
+        gather.check_dims(
+            name, "scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims, rank
+        )
+        gather.check_indices(
             name,
             indices,
             len(dn.scatter_dims_to_operand_dims),
@@ -94,7 +85,7 @@ def _scatter_abstract_eval(name):
                 f"batch dimensions of the indices (shape {indices.shape}) and {windows} window "
                 f"dimensions, named by update_window_dims {dn.update_window_dims}"
             )
-        check_dims(name, "update_window_dims", dn.update_window_dims, updates.ndim, True)
+        gather.check_dims(name, "update_window_dims", dn.update_window_dims, updates.ndim, True)
         batch = [updates.shape[d] for d in range(updates.ndim) if d not in dn.update_window_dims]
         sizes = _window_sizes(operand.shape, updates.shape, dn)
         if batch != list(indices.shape[:-1]) or any(
@@ -113,11 +104,11 @@ def _scatter_weak_type(weak_types, params):
     return weak_types[0] and weak_types[2]
 
 
-def _gather_of_updates(ct, indices, updates_aval, dn: ScatterDimensionNumbers, params):
+def _gather_of_updates(ct, indices, updates_aval, dn: gather.ScatterDimensionNumbers, params):
     """The cotangent of a scatter's updates: the windows of `ct` they went to."""
-    gather_dn = GatherDimensionNumbers(*dn)  # the same fields, renamed
+    gather_dn = gather.GatherDimensionNumbers(*dn)  # the same fields, renamed
     sizes = _window_sizes(ad.get_aval(ct).shape, updates_aval.shape, dn)
-    return gather_p.bind(
+    return gather.gather_p.bind(
         ct,
         indices,
         dimension_numbers=gather_dn,
@@ -140,7 +131,7 @@ def _scatter_batch(primitive):
         updates = batch_at_front(updates, updates_bd, size)
         if indices_bd is not None:
             indices = move_batch_dim(indices, indices_bd, 0)
-        new = batched_dnums(dimension_numbers, True, indices_bd is not None)
+        new = gather.batched_dnums(dimension_numbers, True, indices_bd is not None)
         out = primitive.bind(operand, indices, updates, dimension_numbers=new, **params)
         return out, 0
 
@@ -164,9 +155,9 @@ def _scatter_lowering(combiner):
     ):
         dn = dimension_numbers
         operand_aval, indices_aval, updates_aval = ctx.avals_in
-        if mode is not GatherScatterMode.FILL_OR_DROP and dn.scatter_dims_to_operand_dims:
+        if mode is not gather.GatherScatterMode.FILL_OR_DROP and dn.scatter_dims_to_operand_dims:
             sizes = _window_sizes(operand_aval.shape, updates_aval.shape, dn)
-            low, high = index_bounds(ctx.block, indices_aval, operand_aval.shape,
+            low, high = gather.index_bounds(ctx.block, indices_aval, operand_aval.shape,
                                       dn.scatter_dims_to_operand_dims, sizes)  # fmt: skip
             idx_type = hlo.tensor_type(indices_aval.shape, indices_aval.dtype)
             indices = ctx.block.op1("stablehlo.clamp", [low, indices, high], idx_type)
@@ -186,7 +177,7 @@ def _scatter_lowering(combiner):
             ("index_vector_dim", indices_aval.ndim - 1),
         ]
         attributes = {
-            "scatter_dimension_numbers": dims_attr("scatter", fields),
+            "scatter_dimension_numbers": gather.dims_attr("scatter", fields),
             "indices_are_sorted": "true" if indices_are_sorted else "false",
             "unique_indices": "true" if unique_indices else "false",
         }
@@ -197,10 +188,12 @@ def _scatter_lowering(combiner):
 
 def _scatter_params(name, dimension_numbers, indices_are_sorted, unique_indices, mode) -> dict:
     return {
-        "dimension_numbers": canonical_dnums(ScatterDimensionNumbers, name, dimension_numbers),
+        "dimension_numbers": gather.canonical_dnums(
+            gather.ScatterDimensionNumbers, name, dimension_numbers
+        ),
         "indices_are_sorted": bool(indices_are_sorted),
         "unique_indices": bool(unique_indices),
-        "mode": GatherScatterMode.from_any(mode),
+        "mode": gather.GatherScatterMode.from_any(mode),
     }
 
 
@@ -299,14 +292,14 @@ def _scatter_jvp(primals, tangents, *, dimension_numbers, unique_indices, **para
     ids = np.arange(1, updates_aval.size + 1, dtype=np.int32).reshape(updates_aval.shape)
     unwritten = np.zeros(ad.get_aval(operand).shape, np.int32)
     winners = scatter_p.bind(unwritten, indices, ids, **params)
-    won = binary.eq(
+    won = comparison.eq(
         _gather_of_updates(winners, indices, updates_aval, dimension_numbers, params), ids
     )
-    kept = binary.eq(winners, np.int32(0))
+    kept = comparison.eq(winners, np.int32(0))
 
     def combine(x, u):
-        x_kept = select_n(kept, ad.zeros_like_aval(ad.get_aval(x)), x)
-        u_won = select_n(won, ad.zeros_like_aval(ad.get_aval(u)), u)
+        x_kept = selection.select_n(kept, ad.zeros_like_aval(ad.get_aval(x)), x)
+        u_won = selection.select_n(won, ad.zeros_like_aval(ad.get_aval(u)), u)
         return scatter_add_p.bind(x_kept, indices, u_won, **params)
 
     return combine(operand, updates), combine(t_operand, t_updates)
@@ -414,8 +407,8 @@ def _scatter_extremum_jvp(primitive):
         dtype = ad.get_aval(t_operand).dtype
         won = _gather_of_updates(out, indices, ad.get_aval(updates),
                                  params["dimension_numbers"], params)  # fmt: skip
-        from_operand = convert_element_type(binary.eq(operand, out), dtype)
-        from_updates = convert_element_type(binary.eq(updates, won), dtype)
+        from_operand = conversions.convert_element_type(comparison.eq(operand, out), dtype)
+        from_updates = conversions.convert_element_type(comparison.eq(updates, won), dtype)
         zeros = ad.zeros_like_aval(ad.get_aval(t_operand))
         count = binary.add(from_operand, scatter_add_p.bind(zeros, indices, from_updates, **params))
         spread = scatter_add_p.bind(zeros, indices, binary.mul(t_updates, from_updates), **params)

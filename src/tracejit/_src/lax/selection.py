@@ -18,11 +18,8 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules, move_batch_dim
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import binary
-from tracejit._src.lax.conversions import lower_compare, splat_constant
-from tracejit._src.lax.reductions import lower_complex_chooser
-from tracejit._src.lax.shapes import batch_size, broadcast_in_dim
-from tracejit._src.lax.standard import broadcast_to_shape, check_same_dtypes, weak_if_all_weak
+from tracejit._src.lax import bitwise, broadcasting, comparison, shapes
+from tracejit._src.lax.standard import check_same_dtypes, weak_if_all_weak
 from tracejit._src.lowering.lower import lowering_rules
 
 # --- select_n -------------------------------------------------------------------------------
@@ -117,7 +114,7 @@ def _select_n_lowering(ctx, which, *cases):
     # An out-of-range `which` picks the nearest case: case i wherever which >= i, in order.
     out = cases[0]
     for i, case in enumerate(cases[1:], 1):
-        pred = lower_compare(ctx, which, splat_constant(ctx, i, aval), "GE", aval)
+        pred = ctx.block.compare(which, ctx.block.full_like(which, i), "GE")
         out = ctx.op("stablehlo.select", [pred, case, out])
     return out
 
@@ -128,7 +125,7 @@ lowering_rules[select_n_p] = _select_n_lowering
 def _same_shape_batch(values, dims, scalar_ok):
     """Batch dimensions first; operands at positions in `scalar_ok` may stay unbatched
     scalars, the others (and batched scalars) are broadcast to the full batched shape."""
-    size = batch_size(values, dims)
+    size = shapes.batch_size(values, dims)
     ranks = [len(shape_of(v)) - (d is not None) for v, d in zip(values, dims, strict=True)]
     rank_max = max(ranks)
     full = None
@@ -142,11 +139,11 @@ def _same_shape_batch(values, dims, scalar_ok):
         if d is None and r == 0 and i in scalar_ok:
             out.append(v)
         elif d is None:
-            out.append(broadcast_in_dim(v, full, tuple(range(1, r + 1)) if r else ()))
+            out.append(shapes.broadcast_in_dim(v, full, tuple(range(1, r + 1)) if r else ()))
         else:
             v = move_batch_dim(v, d, 0)
             if r < rank_max:  # a batched scalar among arrays
-                v = broadcast_in_dim(v, full, (0,))
+                v = shapes.broadcast_in_dim(v, full, (0,))
             out.append(v)
     return out
 
@@ -195,14 +192,14 @@ def _clamp_jvp(primals, tangents):
     min, x, max = primals
     out = clamp_p.bind(min, x, max)
     masks = (
-        lambda: binary.bitwise_and(binary.gt(min, x), binary.lt(min, max)),
-        lambda: binary.bitwise_and(binary.gt(x, min), binary.lt(x, max)),
-        lambda: binary.lt(max, x),
+        lambda: bitwise.bitwise_and(comparison.gt(min, x), comparison.lt(min, max)),
+        lambda: bitwise.bitwise_and(comparison.gt(x, min), comparison.lt(x, max)),
+        lambda: comparison.lt(max, x),
     )
     contributions = []
     for mask, t in zip(masks, tangents, strict=True):
         if type(t) is not ad.Zero:  # a scalar bound's tangent is broadcast to x's shape
-            t = broadcast_to_shape(t, out.shape)
+            t = broadcasting.broadcast_to_shape(t, out.shape)
             contributions.append(select_n_p.bind(mask(), ad.zeros_like_aval(ad.get_aval(t)), t))
     tangent_out = ad.Zero.from_primal_value(out)
     for contribution in contributions:
@@ -218,8 +215,8 @@ def _clamp_lowering(ctx, lo, x, hi):
     if dtypes.is_complex(dtype):  # min(max(x, lo), hi) in the impl's lexicographic order
         lo, x, hi = ctx.broadcast_operands(lo, x, hi)
         shape = ctx.avals_out[0].shape
-        above = lower_complex_chooser(ctx.block, x, lo, dtype, True, shape)
-        return lower_complex_chooser(ctx.block, above, hi, dtype, False, shape)
+        above = comparison.lower_complex_chooser(ctx.block, x, lo, dtype, True, shape)
+        return comparison.lower_complex_chooser(ctx.block, above, hi, dtype, False, shape)
     if not dtypes.is_inexact(dtype):
         return ctx.op("stablehlo.clamp", [lo, x, hi])
     # Ours is NaN where any of the three is (maximum, then minimum); XLA's clamp is not always
@@ -227,7 +224,7 @@ def _clamp_lowering(ctx, lo, x, hi):
     clamped = ctx.op("stablehlo.clamp", [lo, x, hi])
     lo, x, hi = ctx.broadcast_operands(lo, x, hi)
     aval = ctx.avals_out[0]
-    isnan = [lower_compare(ctx, v, v, "NE", aval) for v in (lo, x, hi)]
+    isnan = [ctx.block.compare(v, v, "NE") for v in (lo, x, hi)]
     bool_aval = [aval.update(dtype=np.dtype(np.bool_), weak_type=False)]
     any_nan = ctx.op("stablehlo.or", isnan[:2], result_avals=bool_aval)
     any_nan = ctx.op("stablehlo.or", [any_nan, isnan[2]], result_avals=bool_aval)

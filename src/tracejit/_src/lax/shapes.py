@@ -13,6 +13,13 @@ conversion of an Array or tracer) returns the operand without binding, as JAX do
 The eval trace checks each eager signature with the abstract evaluation before it runs an impl,
 so impls assume valid operands and params and are plain NumPy calls. Most results keep their
 operands' weak type (weak when all are); iota is never weak.
+
+This module is the base of the families: their derivative and batching rules broadcast, reshape
+and transpose with it, and `broadcasting` builds their batch rules on it while they are being
+defined. So it imports no family at module level, and the few of its rules that need one
+(transposes summing with `reductions`, slicing with `slicing`, pad's batching selecting with
+`selection`) import it when they run: importing this module first never starts a family that
+needs it complete.
 """
 
 from __future__ import annotations
@@ -33,7 +40,6 @@ from tracejit._src.interpreters.batching import (
     no_batched_operands,
 )
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import binary, reductions
 from tracejit._src.lax.standard import (
     check_same_dtypes,
     never_weak,
@@ -43,6 +49,7 @@ from tracejit._src.lax.standard import (
 )
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.tree_util import tree_map
 
 
 def is_array(x) -> bool:
@@ -166,6 +173,8 @@ def _broadcast_in_dim_transpose(ct, operand, *, shape, broadcast_dimensions):
     in_shape = operand.aval.shape
     new_dims = [d for d in range(len(shape)) if d not in broadcast_dimensions]
     stretched = [d for i, d in enumerate(broadcast_dimensions) if in_shape[i] != shape[d]]
+    from tracejit._src.lax import reductions  # circle: the families import shapes (docstring)
+
     summed = reductions.reduce_sum(ct, tuple(sorted(new_dims + stretched)))
     return [reshape(summed, in_shape)]
 
@@ -528,7 +537,7 @@ ad.deflinear(pad_p)  # linear in the operand and the padding value jointly
 
 
 def _pad_transpose(ct, operand, padding_value, *, padding_config):
-    from tracejit._src.lax import slicing  # slicing imports this module's names
+    from tracejit._src.lax import binary, reductions, slicing  # circle: the families import shapes
 
     # Undo the low/high padding (negative ones were crops: pad the cotangent back there with
     # zeros), then take every (interior + 1)-th element: the operand's own positions.
@@ -566,7 +575,7 @@ lowering_rules[pad_p] = _pad_lowering
 
 
 def _pad_batch(values, dims, *, padding_config):
-    from tracejit._src.lax.selection import select_n_p  # (selection imports this module)
+    from tracejit._src.lax import selection  # circle: the families import shapes (docstring)
 
     (operand, padding_value), (bd, value_bd) = values, dims
     config = ((0, 0, 0), *padding_config)
@@ -589,7 +598,7 @@ def _pad_batch(values, dims, *, padding_config):
     is_operand = pad_p.bind(ones, np.bool_(False), padding_config=padding_config)
     is_operand = broadcast_in_dim(is_operand, shape, tuple(range(1, len(shape))))
     fill = broadcast_in_dim(padding_value, shape, (0,))
-    return select_n_p.bind(is_operand, fill, padded), 0
+    return selection.select_n_p.bind(is_operand, fill, padded), 0
 
 
 batch_rules[pad_p] = _pad_batch
@@ -647,7 +656,7 @@ ad.deflinear(concatenate_p)
 
 
 def _concatenate_transpose(ct, *operands, dimension):
-    from tracejit._src.lax import slicing  # slicing imports this module's names
+    from tracejit._src.lax import slicing  # circle: the families import shapes (docstring)
 
     cts, start = [], 0
     for operand in operands:
@@ -759,7 +768,6 @@ stop_gradient_p = Primitive("stop_gradient")
 def stop_gradient(x):
     """`x` unchanged, but with a zero derivative: autodiff treats it as a constant. Works on
     pytrees; integer and boolean leaves are left as they are."""
-    from tracejit._src.tree_util import tree_map
 
     def stop(leaf):
         return stop_gradient_p.bind(leaf) if dtypes.is_inexact(dtypes.dtype_of(leaf)) else leaf

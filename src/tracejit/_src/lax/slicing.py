@@ -38,16 +38,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules, move_batch_dim
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import binary
-from tracejit._src.lax.gather import (
-    GatherDimensionNumbers,
-    GatherScatterMode,
-    ScatterDimensionNumbers,
-    gather_p,
-)
-from tracejit._src.lax.scatter import scatter_p
-from tracejit._src.lax.selection import select_n
-from tracejit._src.lax.shapes import broadcast_in_dim, concatenate, expand_dims, pad, squeeze
+from tracejit._src.lax import binary, comparison, gather, scatter, selection, shapes
 from tracejit._src.lax.standard import check_same_dtypes, int_bounds, static_ints, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
@@ -103,7 +94,7 @@ def index_in_dim(operand, index, axis=0, keepdims=True):
     if not 0 <= wrapped < size:
         raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
     result = slice_in_dim(operand, wrapped, wrapped + 1, 1, axis)
-    return result if keepdims else squeeze(result, (axis,))
+    return result if keepdims else shapes.squeeze(result, (axis,))
 
 
 def _slice_shape(shape, start_indices, limit_indices, strides) -> tuple:
@@ -172,7 +163,7 @@ def _slice_transpose(ct, operand, *, start_indices, limit_indices, strides):
     for size, start, stride, taken in zip(shape, start_indices, strides, ct.shape, strict=True):
         spread = taken + max(taken - 1, 0) * (stride - 1)
         config.append((start, size - start - spread, stride - 1))
-    return [pad(ct, np.zeros((), ct.dtype), config)]
+    return [shapes.pad(ct, np.zeros((), ct.dtype), config)]
 
 
 transpose_rules[slice_p] = _slice_transpose
@@ -244,8 +235,8 @@ def _start_index(index, size: int, wrap_negative: bool):
     elif isinstance(index, Tracer):
         if wrap_negative and dtypes.is_int(index.dtype):
             dtype = index.dtype
-            is_negative = binary.lt(index, dtype.type(0))
-            index = select_n(is_negative, index, binary.add(index, dtype.type(size)))
+            is_negative = comparison.lt(index, dtype.type(0))
+            index = selection.select_n(is_negative, index, binary.add(index, dtype.type(size)))
         return index
     else:  # a concrete value: NumPy integer, Array
         dtype = getattr(index, "dtype", None)
@@ -293,10 +284,10 @@ def _index_vectors(indices, dims, size: int):
     """Batched start indices (some scalars batched, some not) as one integer array of shape
     (size, rank): each member's index vector, for a gather or scatter."""
     columns = [
-        broadcast_in_dim(index, (size, 1), () if dim is None else (0,))
+        shapes.broadcast_in_dim(index, (size, 1), () if dim is None else (0,))
         for index, dim in zip(indices, dims, strict=True)
     ]
-    return columns[0] if len(columns) == 1 else concatenate(columns, 1)
+    return columns[0] if len(columns) == 1 else shapes.concatenate(columns, 1)
 
 
 def _batched_window_dnums(rank: int, operand_batched: bool) -> tuple:
@@ -344,7 +335,7 @@ def dynamic_index_in_dim(operand, index, axis=0, keepdims=True, *, allow_negativ
     result = dynamic_slice_in_dim(
         operand, index, 1, axis, allow_negative_indices=allow_negative_indices
     )
-    return result if keepdims else squeeze(result, (axis,))
+    return result if keepdims else shapes.squeeze(result, (axis,))
 
 
 @dynamic_slice_p.def_impl
@@ -411,15 +402,15 @@ def _dynamic_slice_batch(values, dims, *, slice_sizes):
     if bd is not None:
         operand = move_batch_dim(operand, bd, 0)
         slice_sizes = (1, *slice_sizes)
-    dnums = GatherDimensionNumbers(window, (), start_map, operand_batching, index_batching)
-    out = gather_p.bind(
+    dnums = gather.GatherDimensionNumbers(window, (), start_map, operand_batching, index_batching)
+    out = gather.gather_p.bind(
         operand,
         _index_vectors(indices, index_dims, size),
         dimension_numbers=dnums,
         slice_sizes=slice_sizes,
         indices_are_sorted=False,
         unique_indices=False,
-        mode=GatherScatterMode.CLIP,
+        mode=gather.GatherScatterMode.CLIP,
         fill_value=None,
     )
     return out, 0
@@ -458,7 +449,7 @@ def dynamic_update_index_in_dim(operand, update, index, axis, *, allow_negative_
     axis = _normalize_axis("dynamic_update_index_in_dim", axis, len(shape))
     update_shape = shape_of(update)
     if len(update_shape) == len(shape) - 1:
-        update = expand_dims(update, (axis,))
+        update = shapes.expand_dims(update, (axis,))
     return dynamic_update_slice_in_dim(
         operand, update, index, axis, allow_negative_indices=allow_negative_indices
     )
@@ -529,15 +520,15 @@ def _dynamic_update_slice_batch(values, dims):
         out = dynamic_update_slice_p.bind(operand, update, *_with_batch_index(indices, 0))
         return out, 0
     window, start_map, operand_batching, index_batching = _batched_window_dnums(len(indices), True)
-    dnums = ScatterDimensionNumbers(window, (), start_map, operand_batching, index_batching)
-    out = scatter_p.bind(
+    dnums = gather.ScatterDimensionNumbers(window, (), start_map, operand_batching, index_batching)
+    out = scatter.scatter_p.bind(
         operand,
         _index_vectors(indices, index_dims, size),
         update,
         dimension_numbers=dnums,
         indices_are_sorted=False,  # (the members' start indices are in any order)
         unique_indices=True,
-        mode=GatherScatterMode.CLIP,
+        mode=gather.GatherScatterMode.CLIP,
     )
     return out, 0
 

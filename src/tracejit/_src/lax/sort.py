@@ -22,7 +22,6 @@ from tracejit._src.interpreters.ad import Zero, transpose_rules
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import shapes
-from tracejit._src.lax.reductions import lower_compare
 from tracejit._src.lax.standard import normalize_axes, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
@@ -195,8 +194,8 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
             for x, y, _ in parts:
                 keys.append(
                     (
-                        lower_compare(region, x, x, "NE", part),
-                        lower_compare(region, y, y, "NE", part),
+                        region.compare(x, x, "NE"),
+                        region.compare(y, y, "NE"),
                         np.dtype(np.bool_),
                     )
                 )
@@ -205,11 +204,11 @@ def _sort_lowering(ctx, *operands, dimension, is_stable, num_keys):
             keys.append((a, b, dtype))
     less = None
     for a, b, dtype in reversed(keys):  # less = lt_0 or (eq_0 and (lt_1 or (eq_1 and ...)))
-        lt = lower_compare(region, a, b, "LT", dtype)
-        eq = None if less is None else lower_compare(region, a, b, "EQ", dtype)
+        lt = region.compare(a, b, "LT")
+        eq = None if less is None else region.compare(a, b, "EQ")
         if dtypes.is_inexact(dtype):
-            a_nan = lower_compare(region, a, a, "NE", dtype)
-            b_nan = lower_compare(region, b, b, "NE", dtype)
+            a_nan = region.compare(a, a, "NE")
+            b_nan = region.compare(b, b, "NE")
             lt = logical("or", lt, logical("and", logical("not", a_nan), b_nan))
             if eq is not None:
                 eq = logical("or", eq, logical("and", a_nan, b_nan))

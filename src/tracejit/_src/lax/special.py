@@ -13,23 +13,16 @@ import numpy as np
 from tracejit._src.core import Primitive
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.lax import binary
-from tracejit._src.lax.elementwise import (
-    constant_like,
-    exp,
-    jvp_using_result,
-    lower_unary,
-    neg,
-    scipy_special,
-    square,
-    unary_abstract_eval,
-)
+from tracejit._src.lax import binary, broadcasting, elementwise
 from tracejit._src.lax.standard import (
-    broadcasting_batch_rule,
+    constant_like,
     elementwise_abstract_eval,
     is_float,
+    jvp_using_result,
     keep_dtype,
+    lower_unary,
     quiet,
+    scipy_special,
     vectorized_batch_rule,
     weak_if_all_weak,
 )
@@ -45,12 +38,15 @@ def erf(x):
 
 
 erf_p.def_impl(keep_dtype(lambda x: scipy_special().erf(x)))
-erf_p.def_abstract_eval(unary_abstract_eval("erf", is_float))
+erf_p.def_abstract_eval(elementwise_abstract_eval("erf", is_float))
 erf_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _erf_jvp(t, x):
-    return binary.mul(constant_like(x, 2 / np.sqrt(np.pi)), binary.mul(t, exp(neg(square(x)))))
+    return binary.mul(
+        constant_like(x, 2 / np.sqrt(np.pi)),
+        binary.mul(t, elementwise.exp(elementwise.neg(elementwise.square(x)))),
+    )
 
 
 ad.defjvp(erf_p, _erf_jvp)
@@ -67,12 +63,15 @@ def erfc(x):
 
 
 erfc_p.def_impl(keep_dtype(lambda x: scipy_special().erfc(x)))
-erfc_p.def_abstract_eval(unary_abstract_eval("erfc", is_float))
+erfc_p.def_abstract_eval(elementwise_abstract_eval("erfc", is_float))
 erfc_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _erfc_jvp(t, x):
-    return binary.mul(constant_like(x, -2 / np.sqrt(np.pi)), binary.mul(t, exp(neg(square(x)))))
+    return binary.mul(
+        constant_like(x, -2 / np.sqrt(np.pi)),
+        binary.mul(t, elementwise.exp(elementwise.neg(elementwise.square(x)))),
+    )
 
 
 ad.defjvp(erfc_p, _erfc_jvp)
@@ -96,12 +95,15 @@ def _erf_inv_impl(x):
     return np.where(x == 0, x, _erfinv(x))  # SciPy's erfinv(-0.) is +0., XLA's -0.
 
 
-erf_inv_p.def_abstract_eval(unary_abstract_eval("erf_inv", is_float))
+erf_inv_p.def_abstract_eval(elementwise_abstract_eval("erf_inv", is_float))
 erf_inv_p.def_weak_type_rule(weak_if_all_weak)
 
 
 def _erf_inv_jvp(t, ans, x):
-    return binary.mul(constant_like(x, np.sqrt(np.pi) / 2), binary.mul(t, exp(square(ans))))
+    return binary.mul(
+        constant_like(x, np.sqrt(np.pi) / 2),
+        binary.mul(t, elementwise.exp(elementwise.square(ans))),
+    )
 
 
 ad.jvp_rules[erf_inv_p] = jvp_using_result(erf_inv_p, _erf_inv_jvp)
@@ -124,7 +126,7 @@ def _lgamma_impl(x):
     return out if out.dtype == x.dtype else out.astype(x.dtype)
 
 
-lgamma_p.def_abstract_eval(unary_abstract_eval("lgamma", is_float))
+lgamma_p.def_abstract_eval(elementwise_abstract_eval("lgamma", is_float))
 lgamma_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -153,7 +155,7 @@ def _digamma_impl(x):
     return out if out.dtype == x.dtype else out.astype(x.dtype)
 
 
-digamma_p.def_abstract_eval(unary_abstract_eval("digamma", is_float))
+digamma_p.def_abstract_eval(elementwise_abstract_eval("digamma", is_float))
 digamma_p.def_weak_type_rule(weak_if_all_weak)
 
 
@@ -206,4 +208,4 @@ ad.defjvp(polygamma_p, _polygamma_jvp_m, _polygamma_jvp_x)
 lowering_rules[polygamma_p] = lambda ctx, m, x: ctx.op(
     "chlo.polygamma", ctx.broadcast_operands(m, x)
 )
-batch_rules[polygamma_p] = broadcasting_batch_rule(polygamma_p)
+batch_rules[polygamma_p] = broadcasting.broadcasting_batch_rule(polygamma_p)

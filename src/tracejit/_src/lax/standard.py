@@ -1,4 +1,5 @@
-"""Rule pieces shared by the primitive families: dtype checks, elementwise broadcasting, weak types.
+"""Rule pieces shared by the primitive families: dtype checks, the elementwise shape rule, weak
+types, and small factories of derivative and lowering rules.
 
 A family module (`lax/<family>.py`) defines each primitive in one block: the `Primitive`, its
 public wrapper, `def_impl` (NumPy), `def_abstract_eval` (built from the pieces here), and
@@ -16,8 +17,9 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import ShapedArray, Tracer, never_weak, shape_of, weak_if_all_weak  # noqa: F401
-from tracejit._src.interpreters.batching import move_batch_dim
+from tracejit._src.array import Array
+from tracejit._src.core import ShapedArray, Tracer, get_aval, never_weak, shape_of, weak_if_all_weak  # noqa: F401
+from tracejit._src.interpreters.ad import Zero
 
 
 # Dtype classes an operand may belong to, named for error messages.
@@ -162,6 +164,13 @@ def keep_dtype(numpy_fn):
     return impl
 
 
+def scipy_special():
+    """scipy.special, imported on first use: it costs more than the rest of `import tracejit`."""
+    import scipy.special
+
+    return scipy.special
+
+
 def normalize_axes(name: str, axes, ndim: int) -> tuple:
     """Checks axes given to a primitive: non-negative, in range, no repeats."""
     axes = tuple(int(a) for a in axes)
@@ -205,6 +214,12 @@ def quiet(fn):
     return quiet_fn
 
 
+def is_array(x) -> bool:
+    """An Array or tracer, which a no-op wrapper may return unchanged (a NumPy input is bound,
+    so that the result is an Array)."""
+    return type(x) is Array or isinstance(x, Tracer)
+
+
 def static_ints(name: str, what: str, values) -> tuple:
     """A shape/axes argument as a tuple of Python ints (tracers raise their concretization
     error: shapes must be static)."""
@@ -228,40 +243,6 @@ def int_bounds(dtype: np.dtype) -> tuple:
     return bounds
 
 
-# --- broadcasting in derivative rules -------------------------------------------------------
-# lax broadcasts rank-0 and size-1 operands of elementwise primitives implicitly, so a tangent
-# of one operand may need broadcasting to the result's shape (JVP), and a cotangent of the
-# result needs summing back down to an operand's shape (transpose).
-
-
-def broadcast_to_shape(x, shape: tuple):
-    """`x` (rank 0, or of equal rank with 1s where `shape` is larger) broadcast to `shape`."""
-    from tracejit._src.lax.shapes import broadcast_in_dim
-
-    x_shape = shape_of(x)
-    if tuple(x_shape) == tuple(shape):
-        return x
-    dims = tuple(range(len(shape))) if x_shape else ()
-    return broadcast_in_dim(x, shape, dims)
-
-
-def unbroadcast(aval: ShapedArray, x):
-    """`x`, of an elementwise result's shape, summed down to operand `aval`'s shape."""
-    from tracejit._src.interpreters.ad import Zero
-    from tracejit._src.lax.reductions import reduce_sum
-    from tracejit._src.lax.shapes import reshape
-
-    if type(x) is Zero:
-        return Zero(aval)
-    shape = shape_of(x)
-    if tuple(shape) == aval.shape:
-        return x
-    if not aval.shape:
-        return reduce_sum(x, tuple(range(len(shape))))
-    dims = tuple(i for i, (a, b) in enumerate(zip(aval.shape, shape, strict=True)) if a != b)
-    return reshape(reduce_sum(x, dims), aval.shape)
-
-
 # --- batching rules -------------------------------------------------------------------------
 # Pieces for `interpreters/batching.py` rules: `batch_rules[p](values, batch_dims, **params)`.
 
@@ -276,26 +257,40 @@ def vectorized_batch_rule(primitive):
     return rule
 
 
-def broadcasting_batch_rule(primitive):
-    """For n-ary elementwise primitives: batch dimensions first, unbatched operands given a
-    size-1 leading axis (rank-0 ones left alone), so lax's own broadcasting lines them up."""
-    from tracejit._src.lax.shapes import broadcast_in_dim, reshape
+# --- derivative and lowering rules ----------------------------------------------------------
+# Derivative rules call the primitives' wrappers, so that they can themselves be
+# differentiated (to any order), staged or evaluated.
 
-    def rule(values, dims, **params):
-        ranks = [len(shape_of(v)) - (d is not None) for v, d in zip(values, dims, strict=True)]
-        out_rank = max(ranks)
-        operands = []
-        for value, dim, rank in zip(values, dims, ranks, strict=True):
-            if dim is None:
-                if rank:
-                    shape = tuple(shape_of(value))
-                    value = broadcast_in_dim(value, (1, *shape), tuple(range(1, rank + 1)))
-            else:
-                value = move_batch_dim(value, dim, 0)
-                if rank < out_rank:  # a batched scalar among arrays: (B,) -> (B, 1, ..., 1)
-                    size = shape_of(value)[0]
-                    value = reshape(value, (size,) + (1,) * out_rank)
-            operands.append(value)
-        return primitive.bind(*operands, **params), 0
+
+def constant_like(x, value):
+    """`value` as a rank-0 constant of x's dtype (a literal in jaxprs; lax broadcasts it)."""
+    return np.array(value, get_aval(x).dtype)
+
+
+def jvp_using_result(primitive, tangent_of):
+    """The JVP rule of a unary primitive whose derivative reads its own result, computed once:
+    `tangent_of(t, ans, x, **params)` (exp's derivative is exp itself)."""
+
+    def rule(primals, tangents, **params):
+        ans = primitive.bind(*primals, **params)
+        (t,) = tangents
+        if type(t) is Zero:
+            return ans, Zero.from_primal_value(ans)
+        return ans, tangent_of(t, ans, *primals, **params)
+
+    return rule
+
+
+def lower_unary(op_name):
+    """The lowering rule emitting the one StableHLO (or CHLO) operation `op_name`."""
+    return lambda ctx, x, **params: ctx.op(op_name, [x])
+
+
+def lower_binary(op_name: str):
+    """The lowering rule of a binary primitive that is one StableHLO operation on operands
+    broadcast to the result's shape."""
+
+    def rule(ctx, x, y):
+        return ctx.op(op_name, ctx.broadcast_operands(x, y))
 
     return rule

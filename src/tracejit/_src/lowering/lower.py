@@ -10,7 +10,8 @@ Rules (registered in each primitive's block, `lax/<family>.py`):
 - `lowering_rules[p](ctx, *operands, **params) -> Value | list[Value]`: operands are
   `stablehlo.Value`s; `ctx.avals_in`/`ctx.avals_out` give the jaxpr types; `ctx.op(name,
   operands, attributes=..., regions=...)` emits an operation whose result types default to
-  those of `ctx.avals_out`; `ctx.block` is the builder for anything else (constants, regions);
+  those of `ctx.avals_out`; `ctx.block` is the builder for anything else (constants, regions,
+  the typed helpers `compare`, `convert`, `full_like`, which work in any region too);
   `ctx.lower_sub_jaxpr(block, closed_jaxpr, args)` lowers a nested jaxpr into a region.
 
 A primitive that never reaches lowering declares it with `never_lowered` instead of a rule.

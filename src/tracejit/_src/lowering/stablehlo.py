@@ -15,6 +15,8 @@ lowering interpreter (`lower.py`) drives it, and each primitive's lowering rule 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from tracejit._src import dtypes
@@ -49,6 +51,26 @@ def tensor_type(shape, dtype) -> str:
     """`tensor<2x3xf32>`, `tensor<f32>` for scalars."""
     dims = "".join(f"{d}x" for d in shape)
     return f"tensor<{dims}{element_type(dtype)}>"
+
+
+_DTYPES = {text: dtype for dtype, text in _ELEMENT_TYPES.items()}
+_TENSOR_TYPE = re.compile(r"tensor<((?:\d+x)*)(.+)>")
+
+
+def parse_tensor_type(type_: str) -> tuple:
+    """(shape, dtype) of a `tensor_type`: the helpers below read them off their operands, so
+    that rules emitting inside regions need no avals."""
+    dims, element = _TENSOR_TYPE.fullmatch(type_).groups()
+    return tuple(int(d) for d in dims.split("x")[:-1]), _DTYPES[element]
+
+
+def compare_type(dtype) -> str:
+    """The `comparison_type` of stablehlo.compare for operands of `dtype` (complex numbers
+    compare as FLOAT, for EQ and NE only)."""
+    dtype = np.dtype(dtype)
+    if dtypes.is_inexact(dtype):
+        return "FLOAT"
+    return "UNSIGNED" if dtype == np.bool_ or dtypes.is_unsigned(dtype) else "SIGNED"
 
 
 def i64_array(values) -> str:
@@ -159,6 +181,34 @@ class Block:
             tensor_type(array.shape, array.dtype),
             {"value": dense_attribute(array)},
         )
+
+    def full_like(self, x: Value, value) -> Value:
+        """A constant of `x`'s type, every element `value`."""
+        shape, dtype = parse_tensor_type(x.type)
+        return self.constant(np.full(shape, value, dtype))
+
+    def compare(self, x: Value, y: Value, direction: str) -> Value:
+        """`x <direction> y` (EQ, NE, LT, LE, GT, GE) elementwise, as booleans of `x`'s shape."""
+        shape, dtype = parse_tensor_type(x.type)
+        attributes = {
+            "comparison_direction": f"#stablehlo<comparison_direction {direction}>",
+            "compare_type": f"#stablehlo<comparison_type {compare_type(dtype)}>",
+        }
+        return self.op1("stablehlo.compare", [x, y], tensor_type(shape, np.bool_), attributes)
+
+    def convert(self, x: Value, dtype) -> Value:
+        """`x` converted to `dtype` as lax.convert_element_type converts: complex to real keeps
+        the real part, to bool is `x != 0` (NaN is True); `x` itself where the dtypes agree."""
+        shape, old = parse_tensor_type(x.type)
+        dtype = np.dtype(dtype)
+        if dtypes.is_complex(old) and not dtypes.is_complex(dtype):
+            old = np.dtype(np.float32 if old == np.complex64 else np.float64)
+            x = self.op1("stablehlo.real", [x], tensor_type(shape, old))
+        if old == dtype:
+            return x
+        if dtype == np.bool_:
+            return self.compare(x, self.full_like(x, 0), "NE")
+        return self.op1("stablehlo.convert", [x], tensor_type(shape, dtype))
 
     def region(self, arg_types) -> Region:
         return Region(self.function, arg_types)

@@ -55,6 +55,7 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import gather as lax_gather
 from tracejit._src.lax import scatter as lax_scatter
@@ -199,7 +200,9 @@ def _normalized(value, size: int):
         return np.where(value < 0, value + size, value).astype(_INDEX_DTYPE)
     value = _as_index(value)
     zero, size = (promotion.convert_element_type(v, _INDEX_DTYPE, True) for v in (0, size))
-    return lax_selection.select_n(lax_binary.lt(value, zero), value, lax_binary.add(value, size))
+    return lax_selection.select_n(
+        lax_comparison.lt(value, zero), value, lax_binary.add(value, size)
+    )
 
 
 def _with_new_axes(out, plan: _Plan):

@@ -13,6 +13,8 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.lax import binary as _b
+from tracejit._src.lax import bitwise as _bit
+from tracejit._src.lax import comparison as _cmp
 from tracejit._src.lax import elementwise as _e
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
@@ -131,7 +133,9 @@ def floor_divide(x1, x2, /):
         return _b.div_p.bind(a, b)
     if dtypes.is_int(dtype):
         quotient = _b.div_p.bind(a, b)
-        select = _b.and_(_b.ne(_e.sign(a), _e.sign(b)), _b.ne(_b.rem(a, b), _zero_like_scalar(a)))
+        select = _bit.and_(
+            _cmp.ne(_e.sign(a), _e.sign(b)), _cmp.ne(_b.rem(a, b), _zero_like_scalar(a))
+        )
         return where(select, _b.sub(quotient, _one_like_scalar(a)), quotient)
     return _float_divmod(a, b)[0]
 
@@ -140,8 +144,8 @@ def _float_divmod(a, b):
     """(floor(a / b), a mod b) for floats, as Python computes them."""
     zero = promotion.weak_scalar(0.0, a.dtype)
     mod = _b.rem_p.bind(a, b)
-    div = _b.div(where(_b.eq(b, zero), a, _b.sub(a, mod)), b)
-    adjust = _b.and_(_b.ne(mod, zero), _b.ne(_e.sign(b), _e.sign(mod)))
+    div = _b.div(where(_cmp.eq(b, zero), a, _b.sub(a, mod)), b)
+    adjust = _bit.and_(_cmp.ne(mod, zero), _cmp.ne(_e.sign(b), _e.sign(mod)))
     mod = _select(adjust, _b.add(mod, b), mod)
     div = _select(adjust, _b.sub(div, promotion.weak_scalar(1.0, a.dtype)), div)
     return _e.round(div, _e.RoundingMethod.AWAY_FROM_ZERO), mod
@@ -158,10 +162,10 @@ def remainder(x1, x2, /):
     _check_no_complex("remainder", a)
     zero = _zero_like_scalar(a)
     if dtypes.is_int(a.dtype):
-        b = where(_b.eq(b, zero), full_like_scalar(b, 1), b)
+        b = where(_cmp.eq(b, zero), full_like_scalar(b, 1), b)
     mod = _b.rem_p.bind(a, b)
-    nonzero = _b.ne(mod, zero)
-    adjust = _b.and_(_b.ne(_b.lt(mod, zero), _b.lt(b, zero)), nonzero)
+    nonzero = _cmp.ne(mod, zero)
+    adjust = _bit.and_(_cmp.ne(_cmp.lt(mod, zero), _cmp.lt(b, zero)), nonzero)
     return _select(adjust, _b.add(mod, b), mod)
 
 
@@ -222,7 +226,7 @@ def _integer_power(base, exponent):
     shape = broadcast_shapes_of(base, exponent)
     dtype = base.dtype
     zero, one = strong_scalar(0, dtype), strong_scalar(1, dtype)
-    base_is_zero = _b.and_(_b.eq(base, zero), _b.ne(exponent, zero))
+    base_is_zero = _bit.and_(_cmp.eq(base, zero), _cmp.ne(exponent, zero))
     acc = where(base_is_zero, zero, one)
     if acc.shape != shape:
         acc = lax_shapes.broadcast_in_dim(
@@ -230,10 +234,10 @@ def _integer_power(base, exponent):
         )
     steps = int(np.log2(dtype.itemsize * 8)) + 1
     for step in range(steps):
-        acc = where(_b.and_(exponent, one), _b.mul(acc, base), acc)
+        acc = where(_bit.and_(exponent, one), _b.mul(acc, base), acc)
         if step + 1 < steps:
             base = _b.mul(base, base)
-            exponent = _b.shift_right_logical(exponent, one)
+            exponent = _bit.shift_right_logical(exponent, one)
     return acc
 
 

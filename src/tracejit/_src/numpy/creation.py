@@ -24,6 +24,7 @@ from tracejit._src.config import config
 from tracejit._src.core import Tracer, concretization_error
 from tracejit._src.errors import ConcretizationTypeError
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
 from tracejit._src.numpy.promotion import PYTHON_SCALARS, VALID_DTYPES
@@ -402,7 +403,7 @@ def eye(N, M=None, k=0, dtype=None):
     int_dtype = dtypes.default_int_dtype()
     rows = lax_shapes.broadcasted_iota(int_dtype, (n, m), 0)
     cols = lax_shapes.broadcasted_iota(int_dtype, (n, m), 1)
-    diagonal = lax_binary.eq(lax_binary.add(rows, promotion.weak_scalar(k, int_dtype)), cols)
+    diagonal = lax_comparison.eq(lax_binary.add(rows, promotion.weak_scalar(k, int_dtype)), cols)
     return promotion.convert_element_type(diagonal, dtype)
 
 
@@ -419,5 +420,5 @@ def tri(N, M=None, k=0, dtype=None):
     int_dtype = dtypes.default_int_dtype()
     rows = lax_shapes.broadcasted_iota(int_dtype, (n, m), 0)
     cols = lax_shapes.broadcasted_iota(int_dtype, (n, m), 1)
-    below = lax_binary.ge(lax_binary.add(rows, promotion.weak_scalar(k, int_dtype)), cols)
+    below = lax_comparison.ge(lax_binary.add(rows, promotion.weak_scalar(k, int_dtype)), cols)
     return promotion.convert_element_type(below, dtype)

@@ -29,6 +29,7 @@ import numpy as np
 
 from tracejit._src.core import Tracer
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing
@@ -95,7 +96,7 @@ def _dynamic_start(index, size: int):
     end."""
     if type(index) is not int:
         index = promotion.convert_element_type(index, np.dtype(np.int32), False)
-    return lax_selection.select_n(lax_binary.lt(index, 0), index, lax_binary.add(index, size))
+    return lax_selection.select_n(lax_comparison.lt(index, 0), index, lax_binary.add(index, size))
 
 
 def _region(x, dims):

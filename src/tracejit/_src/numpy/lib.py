@@ -27,8 +27,10 @@ from tracejit._src import dtypes
 from tracejit._src.core import Tracer, concretization_error
 from tracejit._src.errors import ConcretizationTypeError
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import cumulative as lax_cumulative
+from tracejit._src.lax import gather as lax_gather
 from tracejit._src.lax import scatter as lax_scatter
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
@@ -67,7 +69,7 @@ def _roll_traced(x, shift, axis: int):
     size = promotion.weak_scalar(n, shift.dtype)
     r = lax_binary.rem(shift, size)
     r = lax_selection.select(
-        lax_binary.lt(r, ufuncs.zero_like_scalar(r)), lax_binary.add(r, size), r
+        lax_comparison.lt(r, ufuncs.zero_like_scalar(r)), lax_binary.add(r, size), r
     )
     start = lax_binary.sub(size, r)  # in [1, n]: no negative-index wrapping needed
     doubled = lax_shapes.concatenate([x, x], axis)
@@ -173,7 +175,7 @@ def _repeated_positions(repeats, n: int, total):
         np.zeros(int(total), np.int32),
         lax_shapes.reshape(lax_slicing.slice(run_ends, (0,), (n - 1,)), (n - 1, 1)),
         np.ones(n - 1, np.int32),
-        lax_scatter.ScatterDimensionNumbers((), (0,), (0,)),
+        lax_gather.ScatterDimensionNumbers((), (0,), (0,)),
     )
     return lax_cumulative.cumsum(marks)
 

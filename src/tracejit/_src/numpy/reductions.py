@@ -21,6 +21,7 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import cumulative as lax_cumulative
 from tracejit._src.lax import reductions as lax_reductions
 from tracejit._src.lax import selection as lax_selection
@@ -286,7 +287,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         total = _keepdims(total, x.shape, axes)
     result = lax_binary.div(total, normalizer)
     result = promotion.convert_element_type(result, result_dtype, False)
-    positive = lax_binary.gt(normalizer, promotion.weak_scalar(0.0, real_dtype))
+    positive = lax_comparison.gt(normalizer, promotion.weak_scalar(0.0, real_dtype))
     nan = promotion.convert_element_type(float("nan"), result_dtype, False)
     if result.shape:
         nan = lax_shapes.broadcast_in_dim(nan, result.shape, ())

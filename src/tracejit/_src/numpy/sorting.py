@@ -30,6 +30,7 @@ from tracejit._src import dtypes
 from tracejit._src.core import Tracer
 from tracejit._src.errors import ConcretizationTypeError
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import bitwise as lax_bitwise
 from tracejit._src.lax import cumulative as lax_cumulative
 from tracejit._src.lax import reductions as lax_reductions
 from tracejit._src.lax import shapes as lax_shapes
@@ -179,7 +180,7 @@ def _search_scan(a, v, side: str):
     hi = lax_shapes.broadcast_in_dim(promotion.convert_element_type(n, _I32), v.shape, ())
     one = promotion.convert_element_type(1, _I32, True)
     for _ in range(n.bit_length()):
-        mid = lax_binary.shift_right_logical(lax_binary.add(lo, hi), one)
+        mid = lax_bitwise.shift_right_logical(lax_binary.add(lo, hi), one)
         right = _goes_right(take(a, mid, mode="clip"), v, side)
         active = ufuncs.less(lo, hi)
         lo = ufuncs.where(ufuncs.logical_and(active, right), lax_binary.add(mid, one), lo)

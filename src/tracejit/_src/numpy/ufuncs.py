@@ -26,10 +26,13 @@ from tracejit._src.array import Array
 from tracejit._src.config import config
 from tracejit._src.core import Tracer
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import bitwise as lax_bitwise
+from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.lax import trigonometric as lax_trigonometric
 from tracejit._src.numpy import promotion
 from tracejit._src.numpy.promotion import (
     PYTHON_SCALARS,
@@ -182,6 +185,9 @@ _OPERAND_TYPES = (Array, Tracer, np.ndarray, np.generic)
 
 _e = lax_elementwise
 _b = lax_binary
+_bit = lax_bitwise
+_cmp = lax_comparison
+_trig = lax_trigonometric
 
 # --------------------------------------------------------------------------------------------
 # Arithmetic
@@ -190,11 +196,11 @@ add = binary_ufunc(
     "add",
     _b.add_p,
     "Elementwise `x + y` with NumPy-style promotion and broadcasting (logical or for bools).",
-    on_bool=_b.or_p,
+    on_bool=_bit.or_p,
 )
 subtract = binary_ufunc("subtract", _b.sub_p, "Elementwise `x - y`.")
 multiply = binary_ufunc(
-    "multiply", _b.mul_p, "Elementwise `x * y` (logical and for bools).", on_bool=_b.and_p
+    "multiply", _b.mul_p, "Elementwise `x * y` (logical and for bools).", on_bool=_bit.and_p
 )
 true_divide = binary_ufunc(
     "true_divide",
@@ -207,7 +213,7 @@ maximum = binary_ufunc("maximum", _b.max_p, "Elementwise maximum; NaN if either 
 minimum = binary_ufunc("minimum", _b.min_p, "Elementwise minimum; NaN if either is NaN.")
 arctan2 = binary_ufunc(
     "arctan2",
-    _b.atan2_p,
+    _trig.atan2_p,
     "Elementwise arc tangent of `x1 / x2`, in the quadrant of (x2, x1).",
     promote=promote_args_inexact,
 )
@@ -222,19 +228,23 @@ exp2 = unary_ufunc("exp2", _e.exp2_p, "Elementwise `2 ** x`.", inexact=True)
 expm1 = unary_ufunc("expm1", _e.expm1_p, "Elementwise `exp(x) - 1`, accurate near 0.", inexact=True)
 log = unary_ufunc("log", _e.log_p, "Elementwise natural logarithm.", inexact=True)
 log1p = unary_ufunc("log1p", _e.log1p_p, "Elementwise `log(1 + x)`, accurate near 0.", inexact=True)
-sin = unary_ufunc("sin", _e.sin_p, "Elementwise sine.", inexact=True)
-cos = unary_ufunc("cos", _e.cos_p, "Elementwise cosine.", inexact=True)
-tan = unary_ufunc("tan", _e.tan_p, "Elementwise tangent.", inexact=True)
-arcsin = unary_ufunc("arcsin", _e.asin_p, "Elementwise inverse sine.", inexact=True)
-arccos = unary_ufunc("arccos", _e.acos_p, "Elementwise inverse cosine.", inexact=True)
-arctan = unary_ufunc("arctan", _e.atan_p, "Elementwise inverse tangent.", inexact=True)
-sinh = unary_ufunc("sinh", _e.sinh_p, "Elementwise hyperbolic sine.", inexact=True)
-cosh = unary_ufunc("cosh", _e.cosh_p, "Elementwise hyperbolic cosine.", inexact=True)
-tanh = unary_ufunc("tanh", _e.tanh_p, "Elementwise hyperbolic tangent.", inexact=True)
-arcsinh = unary_ufunc("arcsinh", _e.asinh_p, "Elementwise inverse hyperbolic sine.", inexact=True)
-arccosh = unary_ufunc("arccosh", _e.acosh_p, "Elementwise inverse hyperbolic cosine.", inexact=True)
+sin = unary_ufunc("sin", _trig.sin_p, "Elementwise sine.", inexact=True)
+cos = unary_ufunc("cos", _trig.cos_p, "Elementwise cosine.", inexact=True)
+tan = unary_ufunc("tan", _trig.tan_p, "Elementwise tangent.", inexact=True)
+arcsin = unary_ufunc("arcsin", _trig.asin_p, "Elementwise inverse sine.", inexact=True)
+arccos = unary_ufunc("arccos", _trig.acos_p, "Elementwise inverse cosine.", inexact=True)
+arctan = unary_ufunc("arctan", _trig.atan_p, "Elementwise inverse tangent.", inexact=True)
+sinh = unary_ufunc("sinh", _trig.sinh_p, "Elementwise hyperbolic sine.", inexact=True)
+cosh = unary_ufunc("cosh", _trig.cosh_p, "Elementwise hyperbolic cosine.", inexact=True)
+tanh = unary_ufunc("tanh", _trig.tanh_p, "Elementwise hyperbolic tangent.", inexact=True)
+arcsinh = unary_ufunc(
+    "arcsinh", _trig.asinh_p, "Elementwise inverse hyperbolic sine.", inexact=True
+)
+arccosh = unary_ufunc(
+    "arccosh", _trig.acosh_p, "Elementwise inverse hyperbolic cosine.", inexact=True
+)
 arctanh = unary_ufunc(
-    "arctanh", _e.atanh_p, "Elementwise inverse hyperbolic tangent.", inexact=True
+    "arctanh", _trig.atanh_p, "Elementwise inverse hyperbolic tangent.", inexact=True
 )
 asin, acos, atan, asinh, acosh, atanh = arcsin, arccos, arctan, arcsinh, arccosh, arctanh
 
@@ -435,15 +445,15 @@ def signbit(x, /):
         raise ValueError("jnp.signbit is not defined for complex-valued inputs.")
     int_dtype = np.dtype({2: np.int16, 4: np.int32, 8: np.int64}[dtype.itemsize])
     as_int = lax_conversions.bitcast_convert_type(x, int_dtype)
-    sign = _b.shift_right_arithmetic(as_int, strong_scalar(dtype.itemsize * 8 - 1, int_dtype))
+    sign = _bit.shift_right_arithmetic(as_int, strong_scalar(dtype.itemsize * 8 - 1, int_dtype))
     return promotion.convert_element_type(sign, _BOOL, False)
 
 
 # --------------------------------------------------------------------------------------------
 # Comparisons
 
-equal = binary_ufunc("equal", _b.eq_p, "Elementwise `x1 == x2`.")
-not_equal = binary_ufunc("not_equal", _b.ne_p, "Elementwise `x1 != x2`.")
+equal = binary_ufunc("equal", _cmp.eq_p, "Elementwise `x1 == x2`.")
+not_equal = binary_ufunc("not_equal", _cmp.ne_p, "Elementwise `x1 != x2`.")
 
 
 def _complex_order(primitive):
@@ -451,7 +461,7 @@ def _complex_order(primitive):
 
     def compare(a, b):
         re_a, re_b = _e.real(a), _e.real(b)
-        tie = _b.eq(re_a, re_b)
+        tie = _cmp.eq(re_a, re_b)
         by_imag = primitive.bind(_e.imag(a), _e.imag(b))
         by_real = primitive.bind(_e.real(a), _e.real(b))
         return lax_selection.select_n(tie, by_real, by_imag)
@@ -459,24 +469,30 @@ def _complex_order(primitive):
     return compare
 
 
-less = binary_ufunc("less", _b.lt_p, "Elementwise `x1 < x2`.", on_complex=_complex_order(_b.lt_p))
+less = binary_ufunc(
+    "less", _cmp.lt_p, "Elementwise `x1 < x2`.", on_complex=_complex_order(_cmp.lt_p)
+)
 less_equal = binary_ufunc(
-    "less_equal", _b.le_p, "Elementwise `x1 <= x2`.", on_complex=_complex_order(_b.le_p)
+    "less_equal", _cmp.le_p, "Elementwise `x1 <= x2`.", on_complex=_complex_order(_cmp.le_p)
 )
 greater = binary_ufunc(
-    "greater", _b.gt_p, "Elementwise `x1 > x2`.", on_complex=_complex_order(_b.gt_p)
+    "greater", _cmp.gt_p, "Elementwise `x1 > x2`.", on_complex=_complex_order(_cmp.gt_p)
 )
 greater_equal = binary_ufunc(
-    "greater_equal", _b.ge_p, "Elementwise `x1 >= x2`.", on_complex=_complex_order(_b.ge_p)
+    "greater_equal", _cmp.ge_p, "Elementwise `x1 >= x2`.", on_complex=_complex_order(_cmp.ge_p)
 )
 
 # --------------------------------------------------------------------------------------------
 # Bitwise and logical operations
 
-bitwise_and = binary_ufunc("bitwise_and", _b.and_p, "Elementwise bitwise and (logical for bools).")
-bitwise_or = binary_ufunc("bitwise_or", _b.or_p, "Elementwise bitwise or (logical for bools).")
-bitwise_xor = binary_ufunc("bitwise_xor", _b.xor_p, "Elementwise bitwise xor (logical for bools).")
-bitwise_not = unary_ufunc("bitwise_not", _e.not_p, "Elementwise bitwise not (logical for bools).")
+bitwise_and = binary_ufunc(
+    "bitwise_and", _bit.and_p, "Elementwise bitwise and (logical for bools)."
+)
+bitwise_or = binary_ufunc("bitwise_or", _bit.or_p, "Elementwise bitwise or (logical for bools).")
+bitwise_xor = binary_ufunc(
+    "bitwise_xor", _bit.xor_p, "Elementwise bitwise xor (logical for bools)."
+)
+bitwise_not = unary_ufunc("bitwise_not", _bit.not_p, "Elementwise bitwise not (logical for bools).")
 invert = bitwise_not
 bitwise_invert = bitwise_not
 
@@ -484,15 +500,15 @@ bitwise_invert = bitwise_not
 def left_shift(x1, x2, /):
     """Elementwise `x1 << x2`."""
     a, b = promote_args_numeric("left_shift", x1, x2)
-    return _b.shift_left_p.bind(a, b)
+    return _bit.shift_left_p.bind(a, b)
 
 
 def right_shift(x1, x2, /):
     """Elementwise `x1 >> x2`: arithmetic for signed integers, logical for unsigned ones."""
     a, b = promote_args_numeric("right_shift", x1, x2)
     if dtypes.is_unsigned(a.dtype):
-        return _b.shift_right_logical_p.bind(a, b)
-    return _b.shift_right_arithmetic_p.bind(a, b)
+        return _bit.shift_right_logical_p.bind(a, b)
+    return _bit.shift_right_arithmetic_p.bind(a, b)
 
 
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
@@ -501,7 +517,7 @@ bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 def _to_bool(x):
     if x.dtype == _BOOL:
         return x
-    return _b.ne(x, zero_like_scalar(x))
+    return _cmp.ne(x, zero_like_scalar(x))
 
 
 def _logical(name: str, primitive):
@@ -512,14 +528,14 @@ def _logical(name: str, primitive):
     return _finish(fun, name, f"Elementwise logical {name.split('_')[1]}: nonzero values are true.")
 
 
-logical_and = _logical("logical_and", _b.and_p)
-logical_or = _logical("logical_or", _b.or_p)
-logical_xor = _logical("logical_xor", _b.xor_p)
+logical_and = _logical("logical_and", _bit.and_p)
+logical_or = _logical("logical_or", _bit.or_p)
+logical_xor = _logical("logical_xor", _bit.xor_p)
 
 
 def logical_not(x, /):
     """Elementwise logical not: true where `x` is zero."""
-    return _e.not_p.bind(_to_bool(asarray_operand("logical_not", x)))
+    return _bit.not_p.bind(_to_bool(asarray_operand("logical_not", x)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -552,7 +568,7 @@ def isinf(x, /):
     """True where `x` is infinite."""
     x = asarray_operand("isinf", x)
     if dtypes.is_float(x.dtype):
-        return _b.eq(absolute(x), strong_scalar(np.inf, x.dtype))
+        return _cmp.eq(absolute(x), strong_scalar(np.inf, x.dtype))
     if dtypes.is_complex(x.dtype):
         re, im = real(x), imag(x)
         return logical_or(isinf(re), isinf(im))
@@ -615,7 +631,7 @@ def where(condition, x, y, /):
         promotion.to_operand("where", x, 1), promotion.to_operand("where", y, 2)
     )
     if cond.dtype != _BOOL:
-        cond = _b.ne(cond, zero_like_scalar(cond))
+        cond = _cmp.ne(cond, zero_like_scalar(cond))
     shape = broadcast_shapes_of(cond, x, y)
     if cond.shape:  # a scalar condition stays one: select_n takes it as it is
         cond = _broadcast_to(cond, shape)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src.core import shape_of
-from tracejit._src.lax import binary, shapes, slicing
+from tracejit._src.lax import binary, bitwise, shapes, slicing
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 
 
@@ -81,5 +81,5 @@ def _interleave(a, b, axis):
         config[axis] = (low, high, 1)
         return shapes.pad(x, zero, config)
 
-    combine = binary.or_ if a.dtype == np.bool_ else binary.add
+    combine = bitwise.or_ if a.dtype == np.bool_ else binary.add
     return combine(spread(a, 0), spread(b, 1))

@@ -35,7 +35,7 @@ from tracejit._src.interpreters.batching import batch_at_front
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Var, eval_jaxpr
-from tracejit._src.lax import binary, conversions, selection, shapes
+from tracejit._src.lax import comparison, conversions, selection, shapes
 from tracejit._src.lax.control_flow.common import (
     example_tree,
     function_name,
@@ -79,7 +79,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
         return (true_fun if bool(pred) else false_fun)(*operands)
     if isinstance(pred, Tracer):
         if aval.dtype != np.bool_:
-            pred = binary.ne(pred, np.zeros((), aval.dtype))
+            pred = comparison.ne(pred, np.zeros((), aval.dtype))
         index = conversions.convert_element_type(pred, np.int32)
     else:
         index = np.int32(bool(np.asarray(pred)))
@@ -313,7 +313,7 @@ def _cond_batched_index(values, dims, branches, size, axis_name):
     num_outs = len(branches[0].out_avals)
     outs = []
     for i, branch in enumerate(branches):
-        taken = binary.eq(index, np.int32(i))
+        taken = comparison.eq(index, np.int32(i))
         guarded = [
             _stop_gradient_unless(taken, x) if dtypes.is_inexact(shaped_abstractify(x).dtype) else x
             for x in operands

@@ -31,7 +31,7 @@ from tracejit._src.interpreters.batching import batch_at_front, move_batch_dim
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
-from tracejit._src.lax import binary, conversions, reductions, selection, shapes
+from tracejit._src.lax import binary, comparison, conversions, reductions, selection, shapes
 from tracejit._src.lax.control_flow.common import (
     check_carry,
     fixed_point,
@@ -173,7 +173,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         return binary.add(i, np.asarray(1, dtype)), n, body_fun(i, val)
 
     def cond_fun(carry):
-        return binary.lt(carry[0], carry[1])
+        return comparison.lt(carry[0], carry[1])
 
     _, _, val = _while_loop(cond_fun, body, (lower, upper, init_val), "loop_carry")
     return val
