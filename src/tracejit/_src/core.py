@@ -23,6 +23,7 @@ trace can, when its primal is concrete).
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 import threading
@@ -116,6 +117,22 @@ def get_aval(x) -> ShapedArray:
             )
         return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
     raise TypeError(f"Value {x!r} of type {type(x).__name__} is not a valid tracejit type")
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def check_result_sizes(primitive, avals) -> None:
+    """Results no array can hold raise a ValueError here, at trace time: more elements or
+    bytes than an int64 counts (XLA would abort the process compiling them)."""
+    for aval in avals:
+        size = math.prod(aval.shape)
+        if size * aval.dtype.itemsize > _INT64_MAX:
+            raise ValueError(
+                f"{primitive.name}: a result of shape {aval.shape} and dtype {aval.dtype.name} "
+                f"would hold {size} elements ({size * aval.dtype.itemsize} bytes), more than an "
+                "int64 can count."
+            )
 
 
 def shape_of(x) -> tuple:

@@ -17,6 +17,7 @@ from tracejit._src.core import (
     ShapedArray,
     Trace,
     Tracer,
+    check_result_sizes,
     escaped_tracer_error,
     python_scalar_types,
     set_root_trace,
@@ -108,6 +109,7 @@ class EvalTrace(Trace):
     def check_signature(self, signature, primitive, values, params):
         avals = [ShapedArray(v.shape, v.dtype) for v in values]
         out_avals = primitive.abstract_eval(*avals, **params)
+        check_result_sizes(primitive, out_avals if primitive.multiple_results else [out_avals])
         if signature is not None:
             if len(self.signatures) > 50_000:
                 self.signatures.clear()

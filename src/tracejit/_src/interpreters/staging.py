@@ -18,6 +18,7 @@ from tracejit._src.core import (
     ShapedArray,
     Trace,
     Tracer,
+    check_result_sizes,
     current_trace,
     escaped_tracer_error,
     get_aval,
@@ -87,6 +88,7 @@ class StagingTrace(Trace):
         in_avals = [atom.aval for atom in in_atoms]
         out = primitive.abstract_eval(*in_avals, **params)
         out_avals = out if primitive.multiple_results else [out]
+        check_result_sizes(primitive, out_avals)
         source = user_location() if self.records_source_lines else None
         out_vars = [Var(aval) for aval in out_avals]
         self.eqns.append(JaxprEqn(in_atoms, out_vars, primitive, params, source))

@@ -165,6 +165,33 @@ transpose_rules[mul_p] = _mul_transpose
 lowering_rules[mul_p] = lower_binary("stablehlo.multiply")
 batch_rules[mul_p] = broadcasting.broadcasting_batch_rule(mul_p)
 
+
+def lower_division(op_name: str, at_zero):
+    """The lowering of an integer division or remainder with its divisor guarded: XLA folds a
+    division by a constant zero on the host, and the host's division traps (SIGFPE: the
+    process dies). Where the divisor is 0 it divides by 1 instead and gives `at_zero(block,
+    x)`, what XLA's kernels give there (so that jit agrees with eager for any divisor).
+    Floating-point division needs no guard."""
+    plain = lower_binary(op_name)
+
+    def rule(ctx, x, y):
+        dtype = ctx.avals_out[0].dtype
+        if not dtypes.is_int(dtype):
+            return plain(ctx, x, y)
+        x, y = ctx.broadcast_operands(x, y)
+        block = ctx.block
+        by_zero = block.compare(y, block.full_like(y, 0), "EQ")
+        safe = ctx.op("stablehlo.select", [by_zero, block.full_like(y, 1), y])
+        result = ctx.op(op_name, [x, safe])
+        return ctx.op("stablehlo.select", [by_zero, at_zero(block, x, dtype), result])
+
+    return rule
+
+
+def _all_bits_set(block, x, dtype):  # -1, or the largest unsigned integer
+    return block.full_like(x, np.iinfo(dtype).max if dtype.kind == "u" else -1)
+
+
 # --- div ------------------------------------------------------------------------------------
 div_p = Primitive("div")
 
@@ -212,7 +239,7 @@ def _div_transpose(ct, x, y):
 
 
 transpose_rules[div_p] = _div_transpose
-lowering_rules[div_p] = lower_binary("stablehlo.divide")  # C semantics, as ours
+lowering_rules[div_p] = lower_division("stablehlo.divide", _all_bits_set)  # C semantics
 batch_rules[div_p] = broadcasting.broadcasting_batch_rule(div_p)
 
 # --- rem ------------------------------------------------------------------------------------
@@ -251,7 +278,7 @@ def _rem_jvp_rhs(t, x, y):
 
 
 ad.defjvp(rem_p, _rem_jvp_lhs, _rem_jvp_rhs)
-lowering_rules[rem_p] = lower_binary("stablehlo.remainder")
+lowering_rules[rem_p] = lower_division("stablehlo.remainder", lambda block, x, dtype: x)
 batch_rules[rem_p] = broadcasting.broadcasting_batch_rule(rem_p)
 
 # --- pow ------------------------------------------------------------------------------------

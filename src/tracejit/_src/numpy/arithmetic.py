@@ -173,9 +173,12 @@ mod = remainder
 
 
 def fmod(x1, x2, /):
-    """Elementwise remainder with the sign of the dividend (C's fmod)."""
+    """Elementwise remainder with the sign of the dividend (C's fmod); an integer remainder
+    by 0 is 0, as JAX and NumPy give it (lax.rem gives the dividend)."""
     a, b = promote_args_numeric("fmod", x1, x2)
     _check_no_complex("fmod", a)
+    if dtypes.is_int(b.dtype):
+        b = where(_cmp.eq(b, _zero_like_scalar(b)), _one_like_scalar(b), b)
     return _b.rem_p.bind(a, b)
 
 
