@@ -91,8 +91,10 @@ def test_the_linalg_products_and_multi_dot():
 
 
 @pytest.mark.parametrize("name", ["inv", "solve", "det", "cholesky", "qr", "eigh", "svd", "pinv"])
-def test_decompositions_say_what_is_missing(name):
-    with pytest.raises(NotImplementedError, match=f"jnp.linalg.{name} needs"):
-        getattr(jnp.linalg, name)(np.eye(3, dtype=np.float32))
+def test_decompositions_not_built_yet_are_absent(name):
+    assert not hasattr(jnp.linalg, name)
+
+
+def test_cases_that_need_a_decomposition_say_so():
     with pytest.raises(NotImplementedError, match="singular values"):
         jnp.linalg.norm(M, ord=2)

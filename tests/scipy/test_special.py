@@ -385,11 +385,10 @@ def test_added_dtypes(case):
 
 
 @pytest.mark.parametrize("name", ["zeta", "betainc", "i0e", "gammainc", "erfcx"])
-def test_missing_functions_say_so(name):
-    with pytest.raises(NotImplementedError, match=name):
-        getattr(sp, name)
+def test_names_not_built_yet_are_absent(name):
+    assert not hasattr(sp, name)
     with pytest.raises(AttributeError):
-        sp.not_a_function  # noqa: B018
+        getattr(sp, name)
 
 
 def _exact_betaln(m, n):

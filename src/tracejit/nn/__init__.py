@@ -1,5 +1,5 @@
 """`tracejit.nn`: neural-network functions (activations, softmax, logsumexp, one_hot,
-standardize), as in `jax.nn`. `nn.initializers` needs a PRNG, which tracejit lacks so far."""
+standardize), as in `jax.nn`. `nn.initializers` comes with `tracejit.random`."""
 
 from tracejit._src.nn.functions import (  # noqa: F401
     celu,
@@ -34,21 +34,3 @@ from tracejit._src.nn.functions import (  # noqa: F401
     swish,
     tanh,
 )
-from tracejit.nn import initializers  # noqa: F401
-
-# jax.nn names without an implementation here yet.
-_MISSING = (
-    "dot_product_attention",
-    "scaled_dot_general",
-    "scaled_matmul",
-    "get_scaled_dot_general_config",
-)
-
-
-def __getattr__(name):
-    if name in _MISSING:
-        raise NotImplementedError(
-            f"tracejit.nn.{name} is not implemented yet (attention and scaled matmuls are "
-            "future work)"
-        )
-    raise AttributeError(f"module 'tracejit.nn' has no attribute {name!r}")

@@ -1,7 +1,5 @@
 """`tracejit.scipy.special`: SciPy's special functions (erf, gammaln, logsumexp, ndtr, ...).
-
-JAX's other special functions are named here but raise NotImplementedError: they need
-primitives or algorithms tracejit does not have yet."""
+JAX's others are not built yet, and absent (`hasattr` is False)."""
 
 from tracejit._src.scipy.special import (  # noqa: F401
     beta,
@@ -32,43 +30,3 @@ from tracejit._src.scipy.special import (  # noqa: F401
     xlog1py,
     xlogy,
 )
-
-# jax.scipy.special names without an implementation here, and what each one needs.
-_MISSING = {
-    **dict.fromkeys(
-        ("bessel_jn", "i0", "i0e", "i1", "i1e"), "the Bessel-function primitives (bessel_i0e, ...)"
-    ),
-    **dict.fromkeys(("gammainc", "gammaincc"), "the igamma/igammac primitives"),
-    **dict.fromkeys(
-        (
-            "zeta",
-            "hyp1f1",
-            "hyp2f1",
-            "spence",
-            "owens_t",
-            "wofz",
-            "fresnel",
-            "dawsn",
-            "erfcx",
-            "exp1",
-            "expi",
-            "expn",
-            "sici",
-            "sph_harm_y",
-            "bernoulli",
-        ),
-        "a series or primitive tracejit does not have yet",
-    ),
-    **dict.fromkeys(
-        ("betainc", "poch", "loggamma", "comb"),
-        "an algorithm accurate for large arguments (lgamma differences cancel)",
-    ),
-}
-
-
-def __getattr__(name):
-    if name in _MISSING:
-        raise NotImplementedError(
-            f"tracejit.scipy.special.{name} is not implemented yet: it needs {_MISSING[name]}"
-        )
-    raise AttributeError(f"module 'tracejit.scipy.special' has no attribute {name!r}")

@@ -2,9 +2,9 @@
 primitives: norms, matrix powers, and the products `jnp` already has under their `linalg` names.
 
 Decompositions and solvers (Cholesky, LU, QR, eigendecompositions, SVD, triangular solves)
-need primitives of their own, lowered to LAPACK through XLA; they are not built yet, and the
-functions that rest on them (`inv`, `solve`, `det`, the spectral norms, ...) raise
-NotImplementedError saying so rather than computing something else.
+need primitives of their own; they are not built yet, so their names (`inv`, `solve`, `det`,
+...) are absent, and the cases of present functions that rest on them (the spectral norms, a
+negative matrix power) raise NotImplementedError saying so rather than computing something else.
 """
 
 from __future__ import annotations
@@ -147,35 +147,3 @@ def multi_dot(arrays, *, precision=None):
     for b in arrays[1:]:
         out = products.matmul(out, b, precision=precision)
     return out
-
-
-def _needs_decomposition(name: str, what: str):
-    def missing(*args, **kwargs):
-        raise NotImplementedError(
-            f"jnp.linalg.{name} needs {what}, a primitive tracejit does not have yet (it would "
-            "lower to LAPACK through XLA)"
-        )
-
-    missing.__name__ = name
-    missing.__qualname__ = name
-    return missing
-
-
-cholesky = _needs_decomposition("cholesky", "a Cholesky decomposition")
-det = _needs_decomposition("det", "an LU decomposition")
-slogdet = _needs_decomposition("slogdet", "an LU decomposition")
-inv = _needs_decomposition("inv", "an LU decomposition")
-solve = _needs_decomposition("solve", "an LU decomposition")
-tensorinv = _needs_decomposition("tensorinv", "an LU decomposition")
-tensorsolve = _needs_decomposition("tensorsolve", "an LU decomposition")
-qr = _needs_decomposition("qr", "a QR decomposition")
-eig = _needs_decomposition("eig", "an eigendecomposition")
-eigvals = _needs_decomposition("eigvals", "an eigendecomposition")
-eigh = _needs_decomposition("eigh", "a symmetric eigendecomposition")
-eigvalsh = _needs_decomposition("eigvalsh", "a symmetric eigendecomposition")
-svd = _needs_decomposition("svd", "a singular value decomposition")
-svdvals = _needs_decomposition("svdvals", "a singular value decomposition")
-pinv = _needs_decomposition("pinv", "a singular value decomposition")
-lstsq = _needs_decomposition("lstsq", "a singular value decomposition")
-matrix_rank = _needs_decomposition("matrix_rank", "a singular value decomposition")
-cond = _needs_decomposition("cond", "a singular value decomposition")
