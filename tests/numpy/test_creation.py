@@ -260,3 +260,20 @@ def test_scalar_types():
     assert jnp.ndim(jnp.ones((2, 3))) == 2 and jnp.shape(jnp.ones((2, 3))) == (2, 3)
     assert jnp.size(jnp.ones((2, 3))) == 6 and jnp.size(jnp.ones((2, 3)), 1) == 3
     assert jnp.ndim(1.0) == 0 and jnp.shape([1, 2]) == (2,)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: jnp.ones(3).reshape((2.5,)),
+        lambda: jnp.reshape(jnp.ones(3), (2.5,)),
+        lambda: jnp.eye(2.5),
+        lambda: jnp.zeros(2.5),
+        lambda: jnp.full(None, 1.0),
+    ],
+)
+def test_a_shape_that_is_not_integers_raises_jax_type_error(make):
+    with pytest.raises(
+        TypeError, match=r"Shapes must be 1D sequences of concrete values of integer"
+    ):
+        make()

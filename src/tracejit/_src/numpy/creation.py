@@ -27,28 +27,13 @@ from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
-from tracejit._src.numpy.promotion import PYTHON_SCALARS, VALID_DTYPES
+from tracejit._src.numpy.promotion import PYTHON_SCALARS, VALID_DTYPES, canonicalize_shape
 
 _canonicalize = dtypes.canonicalize_dtype
 
 
 def _user_dtype(dtype, name: str):
     return dtypes.check_user_dtype(dtype, name)
-
-
-def canonicalize_shape(shape, name: str = "shape") -> tuple:
-    """A shape argument (an int or a sequence of ints) as a tuple of Python ints."""
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-        shape = (shape,)
-    try:
-        result = tuple(operator.index(d) for d in shape)
-    except TypeError:
-        raise TypeError(
-            f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}."
-        ) from None
-    if any(d < 0 for d in result):
-        raise ValueError(f"negative dimensions are not allowed, got {name} {result}")
-    return result
 
 
 # --------------------------------------------------------------------------------------------
@@ -394,10 +379,7 @@ def _normalize_axis(axis, ndim: int) -> int:
 
 def eye(N, M=None, k=0, dtype=None):
     """A 2-D array with ones on the k-th diagonal and zeros elsewhere."""
-    n = operator.index(N)
-    m = n if M is None else operator.index(M)
-    if n < 0 or m < 0:
-        raise ValueError(f"negative dimensions are not allowed, got {n} and {m}")
+    n, m = canonicalize_shape((N, N if M is None else M), "eye's N and M")
     k = operator.index(k)
     dtype = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()
     int_dtype = dtypes.default_int_dtype()

@@ -67,9 +67,7 @@ def size(a, axis=None) -> int:
 
 
 def _resolve_shape(old_shape: tuple, new_shape) -> tuple:
-    if isinstance(new_shape, (int, np.integer)) or not np.iterable(new_shape):
-        new_shape = (new_shape,)
-    new_shape = tuple(operator.index(d) for d in new_shape)
+    new_shape = promotion.shape_ints(new_shape)
     old_size = int(np.prod(old_shape, dtype=np.int64))
     unknown = [i for i, d in enumerate(new_shape) if d == -1]
     if len(unknown) > 1:

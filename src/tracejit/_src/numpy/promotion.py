@@ -23,6 +23,8 @@ it needs from here is the cache of converted Python scalars (`scalar_cache`).
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from tracejit._src import dtypes
@@ -285,3 +287,24 @@ def asarray_operand(name: str, x, position: int = 0):
         dtype, weak = dtypes.result_type(x, return_weak_type_flag=True)
         return convert_element_type(x, dtype, weak)
     return x
+
+
+def shape_ints(shape) -> tuple:
+    """A shape argument (an int or a sequence of ints) as a tuple of Python ints, with JAX's
+    TypeError for anything else (floats, None, tracers)."""
+    if not np.iterable(shape) or isinstance(shape, Tracer):
+        shape = (shape,)
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {tuple(shape)!r}."
+        ) from None
+
+
+def canonicalize_shape(shape, name: str = "shape") -> tuple:
+    """`shape_ints` of a shape that must have no negative dimension."""
+    result = shape_ints(shape)
+    if any(d < 0 for d in result):
+        raise ValueError(f"negative dimensions are not allowed, got {name} {result}")
+    return result
