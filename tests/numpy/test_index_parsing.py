@@ -91,3 +91,15 @@ def test_errors(idx, error, match):
 def test_a_traced_mask_is_an_error():
     with pytest.raises(NonConcreteBooleanIndexError, match="must be concrete"):
         jax.make_jaxpr(lambda m: parse_index((3,), m))(np.ones(3, bool))
+
+
+@pytest.mark.parametrize("index", [2**31, -(2**31) - 1, 2**40, 2**70])
+def test_a_python_int_index_outside_int32_overflows_instead_of_clamping(index):
+    x = jnp.arange(3)
+    with pytest.raises(OverflowError, match=f"Python int {index} too large to convert to int32"):
+        x[index]  # noqa: B018
+    with pytest.raises(OverflowError):
+        x.at[index].set(1)
+    with pytest.raises(OverflowError):
+        jax.jit(lambda x: x[index])(x)
+    assert int(x[2**31 - 1]) == 2  # in range: clamped, as every gather index is

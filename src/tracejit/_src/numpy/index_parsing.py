@@ -28,6 +28,7 @@ from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Tracer
 from tracejit._src.errors import NonConcreteBooleanIndexError
+from tracejit._src.lax.standard import int_bounds
 
 _BOOL = np.dtype(bool)
 
@@ -125,6 +126,16 @@ def _index_array(e):
     return value
 
 
+def _python_int(i: int) -> int:
+    """An integer index must fit the index dtype (int32 unless x64 is on), as in JAX: else
+    it would be clamped into range and silently pick an element."""
+    dtype = dtypes.default_int_dtype()
+    low, high = int_bounds(dtype)
+    if not low <= i <= high:
+        raise OverflowError(f"Python int {i} too large to convert to {dtype.name}")
+    return i
+
+
 def _entry(e):
     """One entry checked: None, Ellipsis and slices as they are, an int for an integer scalar
     (or its tracer), a NumPy array or tracer for an integer array or boolean."""
@@ -133,7 +144,7 @@ def _entry(e):
     if isinstance(e, str):
         raise TypeError(f"JAX does not support string indexing; got idx={e!r}")
     if isinstance(e, (int, np.integer)) and not isinstance(e, (bool, np.bool_)):
-        return operator.index(e)
+        return _python_int(operator.index(e))
     if isinstance(e, (np.ndarray, Array, Tracer)) and e.ndim == 0 and dtypes.is_int(e.dtype):
         return _integer_scalar(e)
     if isinstance(e, (bool, np.bool_, list, tuple, np.ndarray, Array, Tracer)):
