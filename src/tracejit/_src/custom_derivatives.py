@@ -161,15 +161,20 @@ def _merge_nondiff(static, dynamic, n):
     return [static[i] if i in static else next(dynamic) for i in range(n)]
 
 
-def _check_output_types(where: str, primal_outs, tangent_outs):
+def _type_name(aval) -> str:
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
+
+
+def _check_output_types(primal_outs, tangent_outs):
     for p, t in zip(primal_outs, tangent_outs, strict=True):
         if type(t) is Zero:
             continue
-        expected, got = tangent_aval(get_aval(p)), get_aval(t)
+        primal, expected, got = get_aval(p), tangent_aval(get_aval(p)), get_aval(t)
         if (expected.shape, expected.dtype) != (got.shape, got.dtype):
             raise TypeError(
-                f"{where}: the tangent output {got.str_short()} does not match the primal "
-                f"output, whose tangent type is {expected.str_short()}"
+                "Custom JVP rule must produce primal and tangent outputs with corresponding "
+                f"shapes and dtypes. Expected {_type_name(expected)} (tangent type of "
+                f"{_type_name(primal)}) but got {_type_name(got)}."
             )
 
 
@@ -239,7 +244,14 @@ class custom_jvp:
             primals_tree = tree_unflatten(in_tree, primals)
             tangents_tree = tree_unflatten(in_tree, tangents)
             nondiff = [static[i] for i in self.nondiff_argnums]
-            primal_out, tangent_out = self.jvp(*nondiff, tuple(primals_tree), tuple(tangents_tree))
+            out = self.jvp(*nondiff, tuple(primals_tree), tuple(tangents_tree))
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError(
+                    f"Custom JVP rule {self.jvp.__name__} for function {self.__name__} must "
+                    "produce a pair (list or tuple of length two) representing primal and "
+                    f"tangent outputs, but got {out!r}."
+                )
+            primal_out, tangent_out = out
             primals_out, out_tree = tree_flatten(primal_out)
             tangents_out = tree_flatten(tangent_out)[0]
             if tree_structure(tangent_out) != out_tree:
@@ -248,7 +260,7 @@ class custom_jvp:
                     "produce primal and tangent outputs with equal container (pytree) "
                     f"structures, but got {out_tree} and {tree_structure(tangent_out)}."
                 )
-            _check_output_types(f"custom_jvp rule {self.jvp.__name__}", primals_out, tangents_out)
+            _check_output_types(primals_out, tangents_out)
             out_trees.append(out_tree)
             return primals_out, tangents_out
 
@@ -312,13 +324,7 @@ class custom_vjp:
             residuals = tree_unflatten(res_trees[-1], list(res_flat))
             cts = tree_unflatten(out_trees[-1], list(cts_flat))
             cts_in = self.bwd(*nondiff, residuals, cts)
-            if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(dynamic):
-                raise TypeError(
-                    f"Custom VJP bwd rule {self.bwd.__name__} must produce a tuple of length "
-                    f"equal to the number of differentiable arguments ({len(dynamic)}), got "
-                    f"{cts_in!r}"
-                )
-            return _flatten_cotangents(cts_in, dynamic)
+            return _flatten_cotangents(cts_in, dynamic, self.bwd.__name__)
 
         call = CustomVJPCall(
             _Named(fun, self.fun),
@@ -331,16 +337,40 @@ class custom_vjp:
         return tree_unflatten(out_trees[-1], out_flat)
 
 
-def _flatten_cotangents(cts_in, args) -> list:
+def _flatten_cotangents(cts_in, args, rule: str) -> list:
     """The bwd rule's cotangents as a flat list matching the arguments' leaves; None in the
-    place of an argument's subtree means zero cotangents for it."""
+    place of an argument's subtree means zero cotangents for it. A structure or a shape that
+    does not match the arguments raises JAX's errors (a wrong gradient would be silent)."""
+    if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(args):
+        raise TypeError(
+            f"Custom VJP bwd rule {rule} must produce an output with the same container (pytree) "
+            "structure as the args tuple of the primal function, and in particular must produce "
+            "a tuple of length equal to the number of arguments to the primal function, but got "
+            f"bwd output structure {tree_structure(cts_in)} for primal input structure "
+            f"{tree_structure(tuple(args))}."
+        )
     flat = []
-    for ct, arg in zip(cts_in, args, strict=True):
+    for i, (ct, arg) in enumerate(zip(cts_in, args, strict=True)):
         leaves = tree_flatten(arg)[0]
         if ct is None:
             flat.extend([None] * len(leaves))
-        else:
-            flat.extend(tree_flatten(ct, is_leaf=lambda x: x is None)[0])
+            continue
+        ct_leaves = tree_flatten(ct, is_leaf=lambda x: x is None)[0]
+        if len(ct_leaves) != len(leaves):
+            raise TypeError(
+                f"Custom VJP bwd rule {rule} must produce an output with the same container "
+                f"(pytree) structure as the args tuple of the primal function, but at output[{i}] got "
+                f"{tree_structure(ct)} for primal input structure {tree_structure(arg)}."
+            )
+        for c, leaf in zip(ct_leaves, leaves, strict=True):
+            if c is not None and get_aval(c).shape != get_aval(leaf).shape:
+                raise ValueError(
+                    f"Custom VJP bwd rule {rule} must produce an output with the same type as the args "
+                    f"tuple of the primal function, but at output[{i}] the bwd rule produced an "
+                    f"output of type {_type_name(get_aval(c))} corresponding to an input of "
+                    f"type {_type_name(get_aval(leaf))}, so the shapes do not match"
+                )
+        flat.extend(ct_leaves)
     return flat
 
 
