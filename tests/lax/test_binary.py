@@ -476,3 +476,14 @@ def test_pow_dtype_errors():
         make_jaxpr(lax.pow)(np.zeros(2, np.float32), np.zeros(2, np.bool_))
     with pytest.raises(TypeError, match="pow.*incompatible shapes"):
         make_jaxpr(lax.pow)(np.zeros(2, np.float32), np.zeros(3, np.int32))
+
+
+def test_pow_of_a_negative_infinite_or_zero_base_is_c_pow_eagerly_as_under_jit():
+    # NumPy's power gives NaN for (-inf)**0.5 and -0 for (-0)**0.5; XLA (and JAX) follow C.
+    x = np.array([-np.inf, -np.inf, -0.0, -0.0, -np.inf, -np.inf, -0.0, 2.0], np.float32)
+    y = np.array([0.5, -0.5, 0.5, 2.0, 3.0, -3.0, 3.0, 0.5], np.float32)
+    want = np.array([np.inf, 0.0, 0.0, 0.0, -np.inf, -0.0, -0.0, np.sqrt(2)], np.float32)
+    for got in (lax.pow(x, y), tracejit.jit(lax.pow)(x, y)):
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    assert float(tracejit.numpy.array(-np.inf) ** 0.5) == np.inf

@@ -296,7 +296,22 @@ def pow(x, y):
 def _pow_impl(x, y):
     if y.dtype != x.dtype:  # an integer exponent
         y = y.astype(x.dtype)
-    return np.power(x, y)
+    out = np.power(x, y)
+    if x.dtype.kind == "f":
+        out = _as_c_pow(x, y, out)
+    return out
+
+
+def _as_c_pow(x, y, out):
+    """NumPy's power where it differs from C's pow, which XLA follows: a negative infinite or
+    zero base raised to a power that is not an odd integer gives an unsigned result (+inf for
+    (-inf)**0.5, where NumPy gives NaN; +0 for (-0)**0.5)."""
+    not_odd = np.mod(y, 2) != 1
+    fix = ((x == -np.inf) | ((x == 0) & np.signbit(x) & (y > 0))) & not_odd
+    if not fix.any():
+        return out
+    c_pow = np.where((x == -np.inf) & (y > 0), np.inf, 0.0)  # +inf, or +0
+    return np.where(fix, c_pow, out).astype(out.dtype)
 
 
 @pow_p.def_abstract_eval
