@@ -97,7 +97,7 @@ def test_a_traced_mask_is_an_error():
 def test_a_python_int_index_outside_int32_overflows_instead_of_clamping(index):
     x = jnp.arange(3)
     with pytest.raises(OverflowError, match=f"Python int {index} too large to convert to int32"):
-        x[index]  # noqa: B018
+        x[index]
     with pytest.raises(OverflowError):
         x.at[index].set(1)
     with pytest.raises(OverflowError):

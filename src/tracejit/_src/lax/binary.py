@@ -307,7 +307,8 @@ def _as_c_pow(x, y, out):
     zero base raised to a power that is not an odd integer gives an unsigned result (+inf for
     (-inf)**0.5, where NumPy gives NaN; +0 for (-0)**0.5)."""
     not_odd = np.mod(y, 2) != 1
-    fix = ((x == -np.inf) | ((x == 0) & np.signbit(x) & (y > 0))) & not_odd
+    fix = (((x == -np.inf) & (y != 0)) | ((x == 0) & np.signbit(x) & (y > 0))) & not_odd
+    fix &= ~np.isnan(y)
     if not fix.any():
         return out
     c_pow = np.where((x == -np.inf) & (y > 0), np.inf, 0.0)  # +inf, or +0
