@@ -150,3 +150,19 @@ def test_processes_writing_the_same_entry_at_once(tmp_path):
     later = run(tmp_path)
     assert later.stdout == outputs[0][0]
     assert DISCARDED not in later.stderr, later.stderr
+
+
+def test_xla_flags_are_part_of_the_key(cache):
+    """An executable compiled under other XLA flags is another entry, never reused."""
+    folder, entries, expected = cache
+    env = dict(
+        os.environ,
+        TRACEJIT_CACHE_DIR=str(folder),
+        XLA_FLAGS=os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=3",
+    )
+    other = subprocess.run(
+        [sys.executable, "-c", PROGRAMS], env=env, capture_output=True, text=True, check=False
+    )
+    assert other.returncode == 0, other.stderr
+    assert other.stdout == expected
+    assert len(list((folder / "executables").iterdir())) == 2 * len(entries)

@@ -285,7 +285,7 @@ def cache_dir() -> str:
 
 
 # The persistent compile cache: one file per executable, named by the digest of its key (the
-# plugin, the compile options and the StableHLO text). A file is `_ENTRY_MAGIC`, a one-line
+# plugin, its devices, XLA's flags, the compile options and the StableHLO text). A file is `_ENTRY_MAGIC`, a one-line
 # header (`field=value ...`), then the serialized executable. The header says what wrote the
 # entry and for which key, with a checksum of the payload: an entry that is damaged, swapped
 # with another or written by another tracejit or plugin is never handed to XLA (which could
@@ -311,7 +311,9 @@ def _compile_with_disk_cache(text: str):
     if not config.enable_compilation_cache:
         return client.compile(text)
     plugin = client.plugin.fingerprint()
-    key = f"{client.platform}|{plugin}|replicas=1|partitions=1|{text}"
+    flags = os.environ.get("XLA_FLAGS", "")  # they change what XLA compiles
+    devices = len(client.devices())
+    key = f"{client.platform}|{plugin}|{devices}|{flags}|replicas=1|partitions=1|{text}"
     header = {  # each value a string without spaces
         "format": _ENTRY_FORMAT,
         "tracejit": _tracejit_version(),
