@@ -66,7 +66,7 @@ def loss(params, batch):
 
 def forget_compiled_programs():
     dispatch._programs.clear()
-    dispatch._programs_by_text.clear()
+    dispatch._executables.clear()
 
 
 def first_call_seconds(depth, rng):

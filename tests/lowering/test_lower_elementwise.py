@@ -135,9 +135,10 @@ def _check(funs, args, dtype):
         return [funs[name](x) for name, x in zip(names, xs, strict=True)]
 
     expected = f(*args)
-    _compare(tracejit.jit(f)(*args), expected, names, dtype)
-    (program,) = dispatch._programs.values()
-    assert isinstance(program, dispatch.CompiledProgram)
+    jitted = tracejit.jit(f)
+    _compare(jitted(*args), expected, names, dtype)
+    (entry,) = jitted._cache.values()
+    assert isinstance(entry.program, dispatch.CompiledProgram)
 
 
 @pytest.mark.parametrize("shape", SHAPES)

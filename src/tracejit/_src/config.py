@@ -2,7 +2,8 @@
 
 Each option has a default that an environment variable may override at import time
 (`JAX_ENABLE_X64=1`), and is read on hot paths as a plain attribute (`config.enable_x64`), so
-reading a flag costs one attribute lookup.
+reading a flag costs one attribute lookup. An option is a flag or, where its default is an int,
+a number (`TRACEJIT_COMPILE_CACHE_SIZE=64`).
 """
 
 import os
@@ -11,17 +12,21 @@ from typing import ClassVar
 _TRUE = ("1", "true", "yes", "on", "t", "y")
 
 
-def _env_flag(name: str, default: bool) -> bool:
+def _env_value(name: str, default):
+    """The environment's value of an option, of the type of its default."""
     value = os.environ.get(name)
     if value is None:
         return default
-    return value.strip().lower() in _TRUE
+    if type(default) is bool:
+        return value.strip().lower() in _TRUE
+    return type(default)(value)
 
 
 class Config:
     """The option table. `update` checks the name so that a typo fails instead of doing nothing."""
 
-    # option name (as JAX spells it) -> (attribute, environment variable, default)
+    # option name (as JAX spells it; `tracejit_...` where JAX has no such option)
+    # -> (attribute, environment variable, default)
     _options: ClassVar[dict] = {
         "jax_enable_x64": ("enable_x64", "JAX_ENABLE_X64", False),
         "jax_log_compiles": ("log_compiles", "JAX_LOG_COMPILES", False),
@@ -32,18 +37,24 @@ class Config:
             "JAX_ENABLE_COMPILATION_CACHE",
             True,
         ),
+        # How many compiled programs each in-memory compile cache keeps (dispatch.LRUCache).
+        "tracejit_compile_cache_size": (
+            "compile_cache_size",
+            "TRACEJIT_COMPILE_CACHE_SIZE",
+            256,
+        ),
     }
 
     def __init__(self):
         self._listeners = []
         for attribute, env_name, default in self._options.values():
-            setattr(self, attribute, _env_flag(env_name, default))
+            setattr(self, attribute, _env_value(env_name, default))
 
     def update(self, name: str, value) -> None:
         if name not in self._options:
             raise AttributeError(f"Unrecognized config option: {name}")
-        attribute = self._options[name][0]
-        setattr(self, attribute, bool(value))
+        attribute, _, default = self._options[name]
+        setattr(self, attribute, type(default)(value))
         for listener in self._listeners:
             listener(name)
 

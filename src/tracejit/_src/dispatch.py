@@ -5,15 +5,20 @@ staged jaxpr with `eval_jaxpr` on the eval trace (still traced once per signatur
 one-time warning. `TRACEJIT_PLATFORM=numpy` forces the NumPy evaluator. A jaxpr holding a
 primitive that has no lowering rule yet is also evaluated with NumPy, with a warning naming it.
 
-Compiled programs are cached per jaxpr object (the jit trace cache keeps those alive) and, to
-share executables between equal programs, per StableHLO text.
+A compiled program belongs to whoever asked for it: a jitted function keeps one per signature
+and frees them with itself. The process-wide caches (programs of jaxprs bound eagerly,
+executables by StableHLO text, shared between equal programs) keep only the most recently used
+(`LRUCache`), so memory stays bounded however many programs a process compiles. Executables
+also persist on disk between processes, in entries checked before use (see `_ENTRY_MAGIC`).
 """
 
 from __future__ import annotations
 
+import collections
+import contextlib
+import functools
 import hashlib
 import os
-import tempfile
 import warnings
 
 import numpy as np
@@ -27,7 +32,7 @@ from tracejit._src.lowering.lower import lower_jaxpr_to_module
 from tracejit._src.tree_util import tree_map
 
 _backend = None
-_warned = set()
+_warned = set()  # one per warning given: bounded by the plugin and the program's source lines
 
 
 def _warn_once(key, message):
@@ -172,18 +177,46 @@ class EvaluatedProgram:
         return {}
 
 
-_programs: dict = {}  # ClosedJaxpr, or (ClosedJaxpr, donated, keep_unused) -> program
-_programs_by_text: dict = {}  # StableHLO text -> program's executable
+class LRUCache(collections.OrderedDict):
+    """A dict that keeps its `tracejit_compile_cache_size` most recently used entries.
+
+    Every in-memory compile cache is one: an executable costs about 110 KB, so a process that
+    compiles without end (a new function or shape each step) must forget old ones to hold a
+    fixed amount of memory. A forgotten entry costs its next use a compile (or a load from the
+    disk cache) again.
+    """
+
+    def get(self, key, default=None):
+        try:
+            self.move_to_end(key)
+            return self[key]
+        except KeyError:  # absent (or just evicted by another thread)
+            return default
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        try:
+            self.move_to_end(key)
+            while len(self) > config.compile_cache_size:
+                self.popitem(last=False)
+        except KeyError:  # another thread evicted what this one was about to
+            pass
 
 
-def compiled_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: bool = False):
-    """The program of `closed`, compiled on first use. `donated` (a bool per input, or None)
-    and `keep_unused` are `jit`'s `donate_argnums` and `keep_unused`, per flat argument."""
-    key = closed if donated is None and not keep_unused else (closed, donated, keep_unused)
-    program = _programs.get(key)
+# The process-wide compile caches. A jitted function keeps its own programs, one per signature
+# (freed with it); these serve the jaxprs bound eagerly without one (the known and transposed
+# calls of `grad(jit(f))`, a `jit` inside an evaluated jaxpr) and share executables between equal
+# programs (a fresh `jit(lambda ...)` of the same body compiles once).
+_programs = LRUCache()  # ClosedJaxpr (by identity) -> program
+_executables = LRUCache()  # StableHLO text -> Executable
+
+
+def run_jaxpr(closed: ClosedJaxpr, name: str, args):
+    """Runs `closed` (a jaxpr bound eagerly by the `jit` primitive) compiled."""
+    program = _programs.get(closed)
     if program is None:
-        program = _programs[key] = _compile(closed, name, donated, keep_unused)
-    return program
+        program = _programs[closed] = compile_program(closed, name)
+    return program(args)
 
 
 def plan_parameters(closed: ClosedJaxpr, donated=None, keep_unused=False, stacklevel=2):
@@ -226,18 +259,21 @@ def _describe(aval) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
-def _compile(closed: ClosedJaxpr, name: str, donated=None, keep_unused=False):
+def compile_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: bool = False):
+    """The program of `closed`, compiled now (its executable possibly shared or loaded from
+    disk); the caller keeps it. `donated` (a bool per input, or None) and `keep_unused` are
+    `jit`'s `donate_argnums` and `keep_unused`, per flat argument."""
     if backend() == "numpy" or any(a.dtype == dtypes.float0 for a in closed.in_avals):
         return EvaluatedProgram(closed, name)
-    kept, aliases = plan_parameters(closed, donated, keep_unused, stacklevel=5)
+    kept, aliases = plan_parameters(closed, donated, keep_unused, stacklevel=3)
     try:
         text = lower_jaxpr_to_module(closed, f"jit_{name}", kept_inputs=kept, aliases=aliases)
     except NotImplementedError as err:
         _warn_once(str(err), f"{err}; jit evaluates {name} with NumPy instead.")
         return EvaluatedProgram(closed, name)
-    executable = _programs_by_text.get(text)
+    executable = _executables.get(text)
     if executable is None:
-        executable = _programs_by_text[text] = _compile_with_disk_cache(text)
+        executable = _executables[text] = _compile_with_disk_cache(text)
     return CompiledProgram(closed, name, text, executable, kept, aliases)
 
 
@@ -248,34 +284,99 @@ def cache_dir() -> str:
     return os.path.join(base, "executables")
 
 
+# The persistent compile cache: one file per executable, named by the digest of its key (the
+# plugin, its devices, XLA's flags, the compile options and the StableHLO text). A file is `_ENTRY_MAGIC`, a one-line
+# header (`field=value ...`), then the serialized executable. The header says what wrote the
+# entry and for which key, with a checksum of the payload: an entry that is damaged, swapped
+# with another or written by another tracejit or plugin is never handed to XLA (which could
+# crash on it, or run another program), but deleted, compiled again and rewritten.
+
+_ENTRY_MAGIC = b"tracejit executable\n"
+_ENTRY_FORMAT = "1"
+
+
+@functools.cache  # one value
+def _tracejit_version() -> str:
+    import importlib.metadata  # (not at import time: it costs `import tracejit` 25 ms)
+
+    try:
+        return importlib.metadata.version("tracejit")
+    except importlib.metadata.PackageNotFoundError:  # a source tree on sys.path
+        return "unknown"
+
+
 def _compile_with_disk_cache(text: str):
-    """Compiles, or loads the serialized executable a previous process compiled from the same
-    StableHLO text, compile options and plugin version. Written atomically (rename), so
-    several processes may share the cache."""
+    """Compiles, or loads the executable a previous process compiled from the same key."""
     client = runtime.get_client()
     if not config.enable_compilation_cache:
         return client.compile(text)
-    identity = f"{client.platform}|{client.platform_version}|replicas=1|partitions=1|{text}"
-    path = os.path.join(cache_dir(), hashlib.sha256(identity.encode()).hexdigest())
-    try:
-        with open(path, "rb") as f:
-            return client.deserialize(f.read())
-    except (OSError, runtime.XlaRuntimeError):
-        pass
-    executable = client.compile(text)
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path))
-        with os.fdopen(fd, "wb") as f:
-            f.write(executable.serialize())
-        os.replace(temporary, path)
-    except (OSError, runtime.XlaRuntimeError):
-        pass  # an unwritable cache only costs the next process a compile
+    plugin = client.plugin.fingerprint()
+    flags = os.environ.get("XLA_FLAGS", "")  # they change what XLA compiles
+    devices = len(client.devices())
+    key = f"{client.platform}|{plugin}|{devices}|{flags}|replicas=1|partitions=1|{text}"
+    header = {  # each value a string without spaces
+        "format": _ENTRY_FORMAT,
+        "tracejit": _tracejit_version(),
+        "plugin": plugin,
+        "key": hashlib.sha256(key.encode()).hexdigest(),
+    }
+    path = os.path.join(cache_dir(), header["key"])
+    executable = _load_entry(client, path, header)
+    if executable is None:
+        executable = client.compile(text)
+        _write_entry(path, header, executable)
     return executable
 
 
-def run_jaxpr(closed: ClosedJaxpr, name: str, args):
-    return compiled_program(closed, name)(args)
+def _load_entry(client, path: str, header: dict):
+    """The executable of the entry at `path`, or None if there is none or it is unusable."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    try:
+        return client.deserialize(_entry_payload(data, header))
+    except (ValueError, runtime.XlaRuntimeError) as err:
+        warnings.warn(
+            f"Discarding the compile cache entry {path}: {err}. Compiling again.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return None
+
+
+def _entry_payload(data: bytes, header: dict) -> bytes:
+    """The serialized executable in an entry's bytes; ValueError says why they are unusable."""
+    if not data.startswith(_ENTRY_MAGIC):
+        raise ValueError("it is not a tracejit cache entry")
+    line, _, payload = data[len(_ENTRY_MAGIC) :].partition(b"\n")
+    try:
+        written = dict(item.split("=", 1) for item in line.decode("ascii").split(" "))
+        written = {field: written[field] for field in (*header, "sha256")}
+    except (ValueError, KeyError):  # not `field=value ...` in ASCII, or a field missing
+        raise ValueError("its header is unreadable") from None
+    for field, expected in header.items():
+        if written[field] != expected:
+            raise ValueError(f"its {field} is {written[field]!r}, not {expected!r}")
+    if written["sha256"] != hashlib.sha256(payload).hexdigest():
+        raise ValueError("its contents do not match their checksum")
+    return payload
+
+
+def _write_entry(path: str, header: dict, executable) -> None:
+    """Writes a temporary file and renames it: a process reading the entry meanwhile sees the
+    old file or the new one, never a part, and processes writing the same key each write a
+    whole entry (the last rename wins)."""
+    try:
+        payload = executable.serialize()
+        fields = {**header, "sha256": hashlib.sha256(payload).hexdigest()}
+        line = " ".join(f"{field}={value}" for field, value in fields.items())
+        runtime.write_atomically(path, _ENTRY_MAGIC + line.encode() + b"\n" + payload)
+    except (OSError, runtime.XlaRuntimeError):
+        pass  # an unwritable cache only costs the next process a compile
 
 
 # --- devices --------------------------------------------------------------------------------

@@ -169,7 +169,9 @@ def default_complex_dtype() -> np.dtype:
 
 # Per-x64-mode memo of `canonicalize_dtype`, keyed by whatever the caller passed (a dtype, a
 # scalar type, a string). Keeping one dict per mode means a flag flipped behind config's back still
-# reads the right table; `config.on_update` empties them anyway.
+# reads the right table; `config.on_update` empties them anyway. This module's memos are keyed
+# by dtypes and dtype specifiers (or pairs of them; invalid ones raise before being remembered),
+# so their size is bounded by the dtypes a program names.
 _canonical_cache = {False: {}, True: {}}
 
 

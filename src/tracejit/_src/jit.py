@@ -5,8 +5,9 @@ pytree's structure, each leaf's shape/dtype/weak type, the static arguments' val
 miss it stages `f` into a closed jaxpr. Either way it binds the `jit` call primitive with that
 jaxpr, and the current trace decides what a call means:
 
-- eagerly, the jaxpr is lowered to StableHLO, compiled by XLA through PJRT (once per jaxpr:
-  the *compile cache*) and executed (`dispatch.py`);
+- eagerly, the jaxpr is lowered to StableHLO, compiled by XLA through PJRT (once per
+  signature: the function keeps the program with the trace, and both die with it) and executed
+  (`dispatch.py`);
 - staging records one `jit[name=f jaxpr={ ... }]` equation: jit nests;
 - the JVP trace differentiates the jaxpr into a new one and binds `jit` again, so
   `jvp(jit(f))` stays compiled; partial evaluation inlines the jaxpr, computing what is known.
@@ -165,8 +166,12 @@ class Jitted:
             )
         self.keep_unused = bool(keep_unused)
         self.name = getattr(fun, "__name__", "fun")
-        self._cache: dict = {}  # signature -> CacheEntry
-        self._compiled: dict = {}  # `_arrays_signature` -> CacheEntry with its program
+        # The function's traces and programs: freed with it, and bounded as the process-wide
+        # compile caches are (`tracejit_compile_cache_size`).
+        self._cache = dispatch.LRUCache()  # signature -> CacheEntry
+        # The hot path's index: `_arrays_signature` -> CacheEntry with its program. Read with
+        # one dict lookup, so kept in bounds by emptying it when full (calls then refill it).
+        self._compiled: dict = {}
         self._last_key = None
 
     def _split(self, args, kwargs):
@@ -287,12 +292,14 @@ class Jitted:
         if eager:  # the common case: run the compiled program
             program = entry.program
             if program is None:
-                program = entry.program = dispatch.compiled_program(
+                program = entry.program = dispatch.compile_program(
                     entry.jaxpr, self.name, entry.donated, self.keep_unused
                 )
             if not kwargs and not self.static_argnums:  # next time, the hot path
                 signature = _arrays_signature(args)
                 if signature is not None:
+                    if len(self._compiled) >= config.compile_cache_size:
+                        self._compiled.clear()
                     self._compiled[signature] = entry
             return tree_unflatten(entry.out_tree, program(leaves))
         outs = jit_p.bind(*entry.closure, *leaves, jaxpr=entry.jaxpr, name=self.name)
@@ -392,7 +399,7 @@ class Lowered:
         )
 
     def compile(self) -> Compiled:
-        program = dispatch.compiled_program(self.jaxpr, self.name, self.donated, self.keep_unused)
+        program = dispatch.compile_program(self.jaxpr, self.name, self.donated, self.keep_unused)
         return Compiled(self, program)
 
 

@@ -24,6 +24,7 @@ _EXPORTS = {
     "block_until_ready": "executable",
     "compile_options_proto": "formats",
     "PluginNotFoundError": "header",
+    "write_atomically": "header",
     "Plugin": "pjrt",
     "XlaRuntimeError": "pjrt",
     "load_plugin": "pjrt",

@@ -360,7 +360,7 @@ class HostSource:
         return True
 
 
-_typestrs: dict[np.dtype, str] = {}
+_typestrs: dict[np.dtype, str] = {}  # one per dtype
 
 
 def _typestr(dtype: np.dtype) -> str:

@@ -491,9 +491,10 @@ def cache_dir() -> Path:
     return Path(base) / "tracejit"
 
 
-def write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path | str, data: bytes) -> None:
     """Write to a temporary file in the same folder, then rename: readers in other processes see
-    either no file or the whole file."""
+    either no file (or the previous one) or the whole file."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -1,0 +1,168 @@
+"""The persistent compile cache cannot hurt: an entry that is damaged, swapped with another or
+written by another tracejit or plugin is discarded with one warning, compiled again and
+rewritten, and the program still computes the right result.
+
+Each case runs in fresh processes (the in-memory caches would hide the disk), with the cache in
+a temporary folder."""
+
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+from tracejit._src import dispatch, runtime
+
+pytestmark = pytest.mark.skipif(
+    not runtime.platform_available() or dispatch.backend() != "pjrt", reason="no PJRT plugin"
+)
+
+PROGRAMS = (
+    "import tracejit as jax, tracejit.numpy as jnp\n"
+    "print(float(jax.jit(lambda x: jnp.sum(jnp.cos(x) * 3.0))(jnp.ones(11))))\n"
+    "print(float(jax.jit(lambda x: jnp.sum(jnp.exp(x) - 2.0))(jnp.ones(7))))\n"
+)
+DISCARDED = "Discarding the compile cache entry"
+
+
+def run(cache, code=PROGRAMS) -> subprocess.CompletedProcess:
+    env = dict(os.environ, TRACEJIT_CACHE_DIR=str(cache))
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.fixture
+def cache(tmp_path):
+    """A cache holding the entries of PROGRAMS, and the output they print."""
+    first = run(tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert DISCARDED not in first.stderr
+    entries = sorted((tmp_path / "executables").iterdir())
+    assert len(entries) == 2
+    return tmp_path, entries, first.stdout
+
+
+def check_recovers(cache, discarded: int) -> None:
+    """A process sees `discarded` unusable entries, computes the right results anyway and leaves
+    a cache that the next process uses without complaint."""
+    folder, entries, expected = cache
+    damaged = run(folder)
+    assert damaged.returncode == 0, damaged.stderr
+    assert damaged.stdout == expected
+    assert damaged.stderr.count(DISCARDED) == discarded, damaged.stderr
+    assert sorted((folder / "executables").iterdir()) == entries  # rewritten, no litter
+    after = run(folder)
+    assert after.stdout == expected
+    assert DISCARDED not in after.stderr, after.stderr
+
+
+def flip(data: bytes, positions) -> bytes:
+    flipped = bytearray(data)
+    for i in positions:
+        flipped[i] ^= 0xFF
+    return bytes(flipped)
+
+
+def header_end(data: bytes) -> int:
+    return data.index(b"\n", len(dispatch._ENTRY_MAGIC)) + 1
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["magic", "header", "payload start", "payload middle", "payload end", "anywhere"],
+)
+def test_flipped_bytes(cache, where):
+    path = cache[1][0]
+    data = path.read_bytes()
+    magic, header = len(dispatch._ENTRY_MAGIC), header_end(data)
+    start = {
+        "magic": 0,
+        "header": magic,
+        "payload start": header,
+        "payload middle": (header + len(data)) // 2,
+        "payload end": len(data) - 16,
+    }.get(where)
+    if start is None:
+        positions = random.Random(0).sample(range(len(data)), 16)
+    else:
+        positions = range(start, start + 16)
+    path.write_bytes(flip(data, positions))
+    check_recovers(cache, discarded=1)
+
+
+@pytest.mark.parametrize("kind", ["truncated", "empty", "random bytes"])
+def test_truncated_empty_and_random_entries(cache, kind):
+    path = cache[1][0]
+    data = path.read_bytes()
+    replacement = {
+        "truncated": data[: len(data) // 2],
+        "empty": b"",
+        "random bytes": random.Random(1).randbytes(len(data)),
+    }[kind]
+    path.write_bytes(replacement)
+    check_recovers(cache, discarded=1)
+
+
+def test_swapped_entries(cache):
+    first, second = cache[1]
+    a, b = first.read_bytes(), second.read_bytes()
+    first.write_bytes(b)
+    second.write_bytes(a)
+    check_recovers(cache, discarded=2)
+
+
+@pytest.mark.parametrize("field", ["tracejit", "plugin", "format"])
+def test_an_entry_written_by_another_version(cache, field):
+    """A whole, well-formed entry, but written by another tracejit (or plugin, or entry
+    format): its payload is not trusted."""
+    path = cache[1][0]
+    data = path.read_bytes()
+    end = header_end(data)
+    fields = dict(
+        item.split("=", 1) for item in data[len(dispatch._ENTRY_MAGIC) : end - 1].decode().split()
+    )
+    fields[field] = "0.0.0-other"
+    line = " ".join(f"{name}={value}" for name, value in fields.items()).encode()
+    path.write_bytes(dispatch._ENTRY_MAGIC + line + b"\n" + data[end:])
+    check_recovers(cache, discarded=1)
+
+
+def test_processes_writing_the_same_entry_at_once(tmp_path):
+    """Concurrent writers each write a whole entry and rename it into place: whichever wins,
+    the entry is whole, and no temporary file is left behind."""
+    env = dict(os.environ, TRACEJIT_CACHE_DIR=str(tmp_path))
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", PROGRAMS],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
+    outputs = [writer.communicate() for writer in writers]
+    assert all(writer.returncode == 0 for writer in writers), outputs
+    assert len({stdout for stdout, _ in outputs}) == 1
+    assert len(list((tmp_path / "executables").iterdir())) == 2
+    later = run(tmp_path)
+    assert later.stdout == outputs[0][0]
+    assert DISCARDED not in later.stderr, later.stderr
+
+
+def test_xla_flags_are_part_of_the_key(cache):
+    """An executable compiled under other XLA flags is another entry, never reused."""
+    folder, entries, expected = cache
+    env = dict(
+        os.environ,
+        TRACEJIT_CACHE_DIR=str(folder),
+        XLA_FLAGS=os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=3",
+    )
+    other = subprocess.run(
+        [sys.executable, "-c", PROGRAMS], env=env, capture_output=True, text=True, check=False
+    )
+    assert other.returncode == 0, other.stderr
+    assert other.stdout == expected
+    assert len(list((folder / "executables").iterdir())) == 2 * len(entries)
