@@ -68,3 +68,26 @@ def test_a_result_whose_size_overflows_int64_raises_at_trace_time(expression, ho
     wrapped = {"eager": fun, "jit": jax.jit(fun), "make_jaxpr": jax.make_jaxpr(fun)}[how]
     with pytest.raises(ValueError, match=HUGE[expression] + r".*more than an int64 can count"):
         wrapped()
+
+
+def test_an_eager_result_larger_than_memory_raises_at_once_instead_of_hanging():
+    # NumPy would make a 128 TiB lazy broadcast view, and jnp.sum of it spin for hours.
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"RESOURCE_EXHAUSTED: broadcast_in_dim"):
+        jnp.zeros((1 << 45,))
+    assert isinstance(jax.errors.JaxRuntimeError(), RuntimeError)
+
+
+@pytest.fixture
+def small_memory():
+    previous = jax.config.read("tracejit_max_array_bytes")
+    jax.config.update("tracejit_max_array_bytes", 1000)
+    yield
+    jax.config.update("tracejit_max_array_bytes", previous)
+
+
+def test_the_eager_memory_limit_is_an_option(small_memory):
+    assert jnp.ones(250).shape == (250,)  # 1000 bytes: allowed
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"shape \(251,\) .* needs 1004 bytes"):
+        jnp.arange(251.0)
+    # jit is not limited: XLA plans its own memory (this sum never materializes the zeros)
+    assert int(jax.jit(lambda: jnp.sum(jnp.zeros((1 << 12,), jnp.int8)))()) == 0

@@ -3,6 +3,7 @@
 from tracejit._src.errors import (  # noqa: F401
     ConcretizationTypeError,
     JAXIndexError,
+    JaxRuntimeError,
     JAXTypeError,
     NonConcreteBooleanIndexError,
     TracerArrayConversionError,

@@ -22,6 +22,13 @@ def _env_value(name: str, default):
     return type(default)(value)
 
 
+def _physical_memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # not a POSIX system: no limit of ours
+        return 2**63 - 1
+
+
 class Config:
     """The option table. `update` checks the name so that a typo fails instead of doing nothing."""
 
@@ -42,6 +49,13 @@ class Config:
             "compile_cache_size",
             "TRACEJIT_COMPILE_CACHE_SIZE",
             256,
+        ),
+        # Eager operations refuse results larger than this (default: the machine's memory),
+        # as XLA refuses them with RESOURCE_EXHAUSTED, instead of hanging on them.
+        "tracejit_max_array_bytes": (
+            "max_array_bytes",
+            "TRACEJIT_MAX_ARRAY_BYTES",
+            _physical_memory_bytes(),
         ),
     }
 

@@ -34,6 +34,7 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.errors import (
     ConcretizationTypeError,
+    JaxRuntimeError,
     TracerArrayConversionError,
     TracerBoolConversionError,
     TracerIntegerConversionError,
@@ -122,16 +123,25 @@ def get_aval(x) -> ShapedArray:
 _INT64_MAX = 2**63 - 1
 
 
-def check_result_sizes(primitive, avals) -> None:
+def check_result_sizes(primitive, avals, max_bytes: int = _INT64_MAX) -> None:
     """Results no array can hold raise a ValueError here, at trace time: more elements or
-    bytes than an int64 counts (XLA would abort the process compiling them)."""
+    bytes than an int64 counts (XLA would abort the process compiling them). Eager evaluation
+    also passes the memory it may allocate (`max_bytes`): more raises at once, as XLA's
+    RESOURCE_EXHAUSTED does, where NumPy would make a lazy view that later computations spin
+    on for hours."""
     for aval in avals:
         size = math.prod(aval.shape)
-        if size * aval.dtype.itemsize > _INT64_MAX:
+        nbytes = size * aval.dtype.itemsize
+        if nbytes > _INT64_MAX:
             raise ValueError(
                 f"{primitive.name}: a result of shape {aval.shape} and dtype {aval.dtype.name} "
-                f"would hold {size} elements ({size * aval.dtype.itemsize} bytes), more than an "
-                "int64 can count."
+                f"would hold {size} elements ({nbytes} bytes), more than an int64 can count."
+            )
+        if nbytes > max_bytes:
+            raise JaxRuntimeError(
+                f"RESOURCE_EXHAUSTED: {primitive.name}: a result of shape {aval.shape} and "
+                f"dtype {aval.dtype.name} needs {nbytes} bytes, more than the {max_bytes} "
+                "bytes an array may take (config option tracejit_max_array_bytes)."
             )
 
 

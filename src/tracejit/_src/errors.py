@@ -47,6 +47,11 @@ class NonConcreteBooleanIndexError(JAXIndexError):
     """Boolean-mask indexing makes the output shape depend on values, impossible when staging."""
 
 
+class JaxRuntimeError(RuntimeError):
+    """A computation that could not run (JAX's `jax.errors.JaxRuntimeError`): the message starts
+    with the status, as `RESOURCE_EXHAUSTED: ...`."""
+
+
 class SourceLocation:
     """A line of the user's code, kept as plain data (holding the frame would keep its locals
     alive): `file.py:12 (fun_name): `the source line``."""

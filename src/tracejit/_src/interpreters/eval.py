@@ -12,6 +12,7 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.array import Array, make_array
+from tracejit._src.config import config
 from tracejit._src.core import (
     Primitive,
     ShapedArray,
@@ -109,7 +110,8 @@ class EvalTrace(Trace):
     def check_signature(self, signature, primitive, values, params):
         avals = [ShapedArray(v.shape, v.dtype) for v in values]
         out_avals = primitive.abstract_eval(*avals, **params)
-        check_result_sizes(primitive, out_avals if primitive.multiple_results else [out_avals])
+        results = out_avals if primitive.multiple_results else [out_avals]
+        check_result_sizes(primitive, results, config.max_array_bytes)
         if signature is not None:
             if len(self.signatures) > 50_000:
                 self.signatures.clear()

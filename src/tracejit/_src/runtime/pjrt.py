@@ -39,10 +39,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from tracejit._src.errors import JaxRuntimeError
 from tracejit._src.runtime import formats, header
 
 
-class XlaRuntimeError(RuntimeError):
+class XlaRuntimeError(JaxRuntimeError):
     """An error reported by the plugin, e.g. a compile error or a shape mismatch at execution.
 
     `code_name` is the status code (`INVALID_ARGUMENT`, ...), `code` its number, and the message
