@@ -135,3 +135,9 @@ def test_an_xla_compile_error_names_the_failing_primitive_and_line(monkeypatch):
     with pytest.raises(runtime.XlaRuntimeError, match="cos") as info:
         jax.jit(lambda x: jnp.cos(x) * 2.0)(jnp.ones(3))  # the line named
     assert "test_dispatch.py" in str(info.value)
+
+
+def test_device_put_to_something_that_is_no_device_raises_jax_value_error():
+    with pytest.raises(ValueError, match="only accepts `None`.*Received invalid value: 'cpu'"):
+        jax.device_put(jnp.ones(3), "cpu")
+    np.testing.assert_array_equal(jax.device_put(jnp.ones(3), jax.devices()[0]), np.ones(3))

@@ -406,6 +406,13 @@ def default_backend() -> str:
 
 def device_put(x, device=None):
     """`x` (an array-like or a pytree of them) committed to `device` (default: the first)."""
+    device_type = runtime.Device if backend() == "pjrt" else NumpyDevice
+    if device is not None and not isinstance(device, device_type):
+        raise ValueError(
+            "`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, "
+            "`Format`, `jax.memory.Space` or a pytree of these values. Received invalid value: "
+            f"{device!r}"
+        )
 
     def put(leaf):
         value, weak = to_numpy(leaf)
