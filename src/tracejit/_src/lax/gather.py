@@ -424,18 +424,9 @@ def _in_bounds_mask(ctx, indices, aval, operand_shape, start_index_map, window_s
     bool_type = hlo.tensor_type(aval.shape, np.bool_)
     low, high = index_bounds(block, aval, operand_shape, start_index_map, window_sizes)
     last = [aval.ndim - 1]
-
-    def compare(x, y, direction):
-        return block.op1(
-            "stablehlo.compare",
-            [x, y],
-            bool_type,
-            {"comparison_direction": f"#stablehlo<comparison_direction {direction}>"},
-        )
-
     ok = block.op1(
         "stablehlo.and",
-        [compare(indices, low, "GE"), compare(indices, high, "LE")],
+        [block.compare(indices, low, "GE"), block.compare(indices, high, "LE")],
         bool_type,
     )
     scalar = hlo.tensor_type((), np.bool_)

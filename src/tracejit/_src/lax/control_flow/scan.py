@@ -561,13 +561,7 @@ def _lower_scan_loop(block, step, trips, unroll, consts, init, xs, ys):
     state = [block.constant(np.int32(0)), *consts, *init, *xs, *ys]
     types = [v.type for v in state]
     cond = block.region(types)
-    pred = cond.op1(
-        "stablehlo.compare",
-        [cond.args[0], cond.constant(np.int32(trips))],
-        hlo.tensor_type((), np.bool_),
-        {"comparison_direction": "#stablehlo<comparison_direction LT>"},
-    )
-    cond.ret([pred])
+    cond.ret([cond.compare(cond.args[0], cond.constant(np.int32(trips)), "LT")])
     body = block.region(types)
     sizes = [1, len(consts), len(init), len(xs)]
     (trip,), b_consts, b_carry, b_xs, b_ys = split_list(body.args, sizes)
