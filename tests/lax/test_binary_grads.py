@@ -563,17 +563,6 @@ def _backprop(params, inputs, targets):
     return grads[::-1]
 
 
-def _mlp_rules_missing():
-    from tracejit._src.lax import dot, elementwise
-
-    needed_jvp = [getattr(elementwise, "tanh_p", None), getattr(dot, "dot_general_p", None)]
-    needed_jvp.append(getattr(elementwise, "integer_pow_p", None))
-    return any(p not in ad.jvp_rules for p in needed_jvp) or (
-        dot.dot_general_p not in transpose_rules
-    )
-
-
-@pytest.mark.skipif(_mlp_rules_missing(), reason="tanh/dot_general derivative rules missing")
 @pytest.mark.usefixtures("enable_x64")
 def test_mlp_gradient_matches_backprop():
     sizes = [5, 4, 3, 2]

@@ -261,19 +261,7 @@ def test_polygamma_batched_order():
 # --- per-example gradients --------------------------------------------------------------------
 
 
-def _missing_mlp_batch_rules():
-    from tracejit._src.interpreters.batching import batch_rules
-    from tracejit._src.lax import dot, reductions, shapes
-
-    needed = [dot.dot_general_p, reductions.reduce_sum_p, shapes.broadcast_in_dim_p]
-    needed += [shapes.transpose_p, shapes.reshape_p]
-    return [p.name for p in needed if p not in batch_rules]
-
-
 def test_per_example_gradients_mlp():
-    missing = _missing_mlp_batch_rules()
-    if missing:
-        pytest.skip(f"needs batching rules of other lax families, not written yet: {missing}")
     import tracejit.numpy as jnp
 
     def predict(params, inputs):
