@@ -3,6 +3,7 @@ compositions with jit, grad, custom_jvp/custom_vjp."""
 
 import numpy as np
 import pytest
+from helpers import vmap_reference
 
 import tracejit.numpy as jnp
 from tracejit import custom_jvp, custom_vjp, grad, jit, make_jaxpr, vmap
@@ -19,16 +20,6 @@ def close(a, b):
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)
 
 
-def loop(f, args, in_axes, out_axis=0):
-    """Per-example results stacked along `out_axis`: the reference."""
-    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
-    outs = []
-    for i in range(size):
-        xs = [a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(args, in_axes)]
-        outs.append(np.asarray(f(*xs)))
-    return np.stack(outs, axis=out_axis)
-
-
 def prims(jaxpr):
     return [e.primitive.name for e in jaxpr.jaxpr.eqns]
 
@@ -39,14 +30,20 @@ def prims(jaxpr):
 @pytest.mark.parametrize("axis", [0, 1, -1, -2])
 def test_in_axes_int(axis):
     x = rand(3, 4)
-    close(vmap(jnp.sin, in_axes=axis)(x), loop(np.sin, [x], [axis]))
+    close(vmap(jnp.sin, in_axes=axis)(x), vmap_reference(np.sin, [x], [axis]))
 
 
 def test_in_axes_none_and_tuple():
     x, y = rand(3, 4), rand(4)
     f = lambda x, y: x + jnp.cos(y)
-    close(vmap(f, in_axes=(0, None))(x, y), loop(lambda a, b: a + np.cos(b), [x, y], [0, None]))
-    close(vmap(f, in_axes=[1, None])(x.T, y), loop(lambda a, b: a + np.cos(b), [x.T, y], [1, None]))
+    close(
+        vmap(f, in_axes=(0, None))(x, y),
+        vmap_reference(lambda a, b: a + np.cos(b), [x, y], [0, None]),
+    )
+    close(
+        vmap(f, in_axes=[1, None])(x.T, y),
+        vmap_reference(lambda a, b: a + np.cos(b), [x.T, y], [1, None]),
+    )
     close(vmap(f, in_axes=(1, 0))(x.T, rand(3, 4)).shape, (3, 4))
 
 
@@ -205,7 +202,7 @@ def test_out_axes_errors_name_the_output():
 @pytest.mark.parametrize("out_axis", [0, 1, -1])
 def test_out_axes_int(out_axis):
     x = rand(3, 4)
-    close(vmap(jnp.sin, out_axes=out_axis)(x), loop(np.sin, [x], [0], out_axis % 2))
+    close(vmap(jnp.sin, out_axes=out_axis)(x), vmap_reference(np.sin, [x], [0], out_axis % 2))
 
 
 def test_out_axes_none_for_unbatched_output():
@@ -443,7 +440,7 @@ def test_add_any(axes):
     xs = np.moveaxis(x, 0, axes[0]) if axes[0] is not None else x[0]
     ys = np.moveaxis(y, 0, axes[1]) if axes[1] is not None else y[0]
     out = vmap(add_any_p.bind, in_axes=axes)(xs, ys)
-    close(out, loop(np.add, [xs, ys], axes))
+    close(out, vmap_reference(np.add, [xs, ys], axes))
     counts = {
         len(make_jaxpr(vmap(add_any_p.bind, in_axes=(0, None)))(rand(n, 2), rand(2)).jaxpr.eqns)
         for n in (2, 7)

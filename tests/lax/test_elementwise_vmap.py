@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
+from helpers import check_vmap
 
 import tracejit
 from tracejit import lax as le
@@ -28,26 +29,6 @@ def _sample(shape, dtype, lo, hi):
     if dtype.kind in "iu":
         return rng.integers(lo, hi, shape).astype(dtype)
     return rng.uniform(lo, hi, shape).astype(dtype)
-
-
-def _take(x, i, axis):
-    return x if axis is None else np.take(x, i, axis=axis)
-
-
-def _check_vmap(fun, args, in_axes, out_axes=0, rtol=1e-6):
-    """`vmap(fun)` equals a Python loop of `fun` over batch members, stacked at `out_axes`."""
-    got = np.asarray(vmap(fun, in_axes, out_axes)(*args))
-    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
-    per_example = [
-        np.asarray(fun(*[_take(a, i, ax) for a, ax in zip(args, in_axes)])) for i in range(size)
-    ]
-    want = np.stack(per_example, axis=out_axes)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    if got.dtype.kind in "biu":
-        np.testing.assert_array_equal(got, want)
-    else:
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-6, equal_nan=True)
 
 
 def _equation_count(fun, make_args, in_axes):
@@ -115,9 +96,9 @@ def test_unary_vmap_axes(name, fn, dtype, domain):
         shape = [2, 4]
         shape.insert(in_axis % 3, B)
         x = _sample(tuple(shape), dtype, *domain)
-        _check_vmap(fn, (x,), (in_axis,), out_axis, rtol=2e-6)
+        check_vmap(fn, (x,), (in_axis,), out_axis, tol=2e-6, atol=1e-6)
     # a rank-0 example (batch of scalars)
-    _check_vmap(fn, (_sample((B,), dtype, *domain),), (0,))
+    check_vmap(fn, (_sample((B,), dtype, *domain),), (0,))
 
 
 @pytest.mark.parametrize("name,fn,dtype,domain", UNARY, ids=[u[0] for u in UNARY])
@@ -227,9 +208,9 @@ def test_binary_vmap(name, fn, dtype, x_range, y_range):
             _insert(y_shape, in_axes[1]),
             polygamma=name == "polygamma",
         )
-        _check_vmap(fn, (x, y), in_axes, rtol=2e-6)
+        check_vmap(fn, (x, y), in_axes, tol=2e-6, atol=1e-6)
     x, y = _binary_args(dtype, x_range, y_range, (2, B), (B, 2), polygamma=name == "polygamma")
-    _check_vmap(fn, (x, y), (1, 0), out_axes=1, rtol=2e-6)
+    check_vmap(fn, (x, y), (1, 0), out_axes=1, tol=2e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("name,fn,dtype,x_range,y_range", BINARY, ids=[b[0] for b in BINARY])
@@ -255,7 +236,7 @@ def test_binary_unbatched_operand_stays_small():
 def test_polygamma_batched_order():
     m = np.array([0.0, 1.0, 2.0], np.float32)
     x = _sample((4,), f32, 0.5, 3)
-    _check_vmap(le.polygamma, (m, x), (0, None), rtol=1e-5)
+    check_vmap(le.polygamma, (m, x), (0, None), tol=1e-5, atol=1e-6)
 
 
 # --- per-example gradients --------------------------------------------------------------------

@@ -4,6 +4,7 @@ per-example results; the vectorized jaxpr does not grow with the batch size."""
 
 import numpy as np
 import pytest
+from helpers import check_vmap
 
 import tracejit  # noqa: F401  (installs the eager trace)
 from tracejit import lax as ls
@@ -20,23 +21,6 @@ def _sample(rng, shape, dtype):
     if dtype.kind in "iu":
         return rng.integers(0, 3 if dtype == i32 else 250, shape).astype(dtype)
     return rng.uniform(-3, 3, shape).astype(dtype)
-
-
-def _take(x, i, axis):
-    return x if axis is None else np.take(x, i, axis=axis)
-
-
-def _check_vmap(fun, args, in_axes, out_axes=0):
-    """`vmap(fun)` equals a Python loop of `fun` over batch members, stacked at `out_axes`."""
-    got = np.asarray(vmap(fun, in_axes, out_axes)(*args))
-    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
-    per_example = [
-        np.asarray(fun(*[_take(a, i, ax) for a, ax in zip(args, in_axes)])) for i in range(size)
-    ]
-    want = np.stack(per_example, axis=out_axes)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    np.testing.assert_array_equal(got, want)
 
 
 def _batched(rng, spec, axis, size=B):
@@ -195,14 +179,14 @@ PARAMS = [
 def test_vmap_matches_stacked(fun, specs, in_axes):
     rng = np.random.default_rng(0)
     args = [_batched(rng, spec, ax) for spec, ax in zip(specs, in_axes)]
-    _check_vmap(fun, args, in_axes)
+    check_vmap(fun, args, in_axes, tol=0)
 
 
 @pytest.mark.parametrize("out_axes", [1, -1])
 def test_vmap_out_axes(out_axes):
     rng = np.random.default_rng(1)
     x = _batched(rng, ((2, 3, 4), f32), 1)
-    _check_vmap(lambda x: ls.transpose(x, (2, 0, 1)), [x], (1,), out_axes)
+    check_vmap(lambda x: ls.transpose(x, (2, 0, 1)), [x], (1,), out_axes, tol=0)
 
 
 def test_nested_vmap():
@@ -260,7 +244,7 @@ def _dynamic_args(rng, size=None):
 def test_batched_start_indices_match_a_loop(which, in_axes):
     x, u, i, j = _dynamic_args(np.random.default_rng(5))
     args = [a if ax == 0 else a[1] for a, ax in zip((x, u, i, j), in_axes)]
-    _check_vmap(_dynamic(which), args, in_axes)
+    check_vmap(_dynamic(which), args, in_axes, tol=0)
     # under jit, as one compiled program
     from tracejit import jit
 
