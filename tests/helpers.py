@@ -124,9 +124,9 @@ def check_eager_jit_numpy(fun, args, want, tol=1e-6, replay=True):
         check_traced_matches_eager(fun, *args, rtol=tol, atol=tol)
 
 
-def jaxpr_text(fun, *args, **kwargs) -> str:
+def jaxpr_text(fun, *args) -> str:
     """The printed jaxpr of `fun`, after type-checking it."""
-    closed = make_jaxpr(fun)(*args, **kwargs)
+    closed = make_jaxpr(fun)(*args)
     check_jaxpr(closed.jaxpr)
     return str(closed)
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from helpers import jaxpr_text
 
 import tracejit as jax
 import tracejit.numpy as jnp
@@ -13,12 +14,6 @@ from tracejit.test_util import check_grads
 
 def close(a, b, tol=1e-5):
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
-
-
-def jaxpr_text(fun, *args):
-    closed = jax.make_jaxpr(fun)(*args)
-    check_jaxpr(closed.jaxpr)
-    return str(closed)
 
 
 # --- forward and reverse mode on pytrees ----------------------------------------------------

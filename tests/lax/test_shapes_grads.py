@@ -11,12 +11,12 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import jaxpr_text
 
 import tracejit as jax
 import tracejit.numpy as jnp
 from tracejit import lax
 from tracejit._src import dtypes
-from tracejit._src.jaxpr import check_jaxpr
 from tracejit._src.lax.shapes import copy_p
 from tracejit.test_util import check_grads
 
@@ -33,12 +33,6 @@ def c(*shape):
 
 def close(a, b, tol=1e-6):
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
-
-
-def jaxpr_text(fun, *args):
-    closed = jax.make_jaxpr(fun)(*args)
-    check_jaxpr(closed.jaxpr)
-    return str(closed)
 
 
 def is_float0_zeros(x, shape):
