@@ -74,6 +74,11 @@ def assert_close(got, want, tol=0.0, *, atol=None, dtype=None, signed_zeros=Fals
         np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))
 
 
+def assert_same(got, want):
+    """Exactly equal in `got`'s dtype, NaNs in the same places, zeros with the same signs."""
+    assert_close(got, want, dtype=np.asarray(got).dtype, signed_zeros=True)
+
+
 def assert_tree_equal(got, want, tol, atol=None):
     """Same pytree structure, dtypes and shapes; values as `assert_close` compares them."""
     got_leaves, got_tree = tree_flatten(got)
@@ -111,6 +116,45 @@ def check_traced_matches_eager(fun, *args, rtol=1e-6, atol=1e-6):
             equal_nan=True,
         )
     return eager
+
+
+def checked_value(fun, *args):
+    """`fun(*args)` as a NumPy value, once eager and staged results agree (within the
+    tolerance of the operands' dtype: NumPy's scalar and array loops may differ)."""
+    tol = TOLERANCE.get(np.result_type(*args), 0)
+    return np.asarray(check_traced_matches_eager(fun, *args, rtol=tol, atol=tol))
+
+
+def check_exact(fun, args, expected):
+    """`fun(*args)` agrees eagerly and staged, and equals `expected` in shape, dtype, value."""
+    out = np.asarray(check_traced_matches_eager(fun, *args))
+    expected = np.asarray(expected)
+    assert out.shape == expected.shape, (out.shape, expected.shape)
+    assert out.dtype == expected.dtype, (out.dtype, expected.dtype)
+    np.testing.assert_array_equal(out, expected)
+
+
+def small_integers(shape, dtype, seed=0):
+    """Values exact in every dtype (bool: random; complex: integer parts)."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.random(shape) < 0.5
+    values = rng.integers(-5 if dtype.kind != "u" else 0, 10, shape)
+    if dtype.kind == "c":
+        return (values + 1j * rng.integers(-5, 10, shape)).astype(dtype)
+    return values.astype(dtype)
+
+
+def eager(fun, *args):
+    return fun(*args)
+
+
+def staged(fun, *args):
+    """The type-checked jaxpr of `fun`: with `eager`, the two ways an error can surface."""
+    closed = make_jaxpr(fun)(*args)
+    check_jaxpr(closed.jaxpr)
+    return closed
 
 
 def check_eager_jit_numpy(fun, args, want, tol=1e-6, replay=True):
@@ -170,29 +214,40 @@ def check_vmap(fun, args, in_axes, out_axes=0, tol=1e-6, atol=None, jit=False):
 Sampler = Callable[[np.random.Generator, tuple, np.dtype], tuple]
 
 
-def uniform(low=-3.0, high=3.0, arity=1):
-    """A sampler of `arity` operands of one shape: reals in [low, high) (complex: imaginary
-    parts half as wide), integers over their whole range, booleans at random."""
+def uniform(low=-3.0, high=3.0, int_range=None):
+    """A sampler of one operand: reals in [low, high) (complex: imaginary parts half as wide),
+    integers in `int_range` (default: their whole range), booleans at random."""
 
     def sample(rng, shape, dtype):
-        return tuple(_uniform(rng, shape, dtype, low, high) for _ in range(arity))
+        return (_uniform(rng, shape, dtype, low, high, int_range),)
 
     return sample
 
 
-UNIFORM = uniform()
+def shaped(low=-3.0, high=3.0, int_range=None):
+    """A sampler of one operand per shape of its `shapes` entry, as `uniform` draws them."""
+
+    def sample(rng, shapes, dtype):
+        return tuple(_uniform(rng, shape, dtype, low, high, int_range) for shape in shapes)
+
+    return sample
 
 
-def _uniform(rng, shape, dtype, low, high):
+def _uniform(rng, shape, dtype, low, high, int_range):
     if dtype == b:
         return rng.random(shape) < 0.5
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
-        return rng.integers(info.min, info.max, shape, endpoint=True).astype(dtype)
+        int_low, int_high = int_range or (info.min, info.max)
+        values = rng.integers(max(int_low, info.min), min(int_high, info.max), shape, endpoint=True)
+        return values.astype(dtype)
     values = rng.uniform(low, high, shape)
     if dtype.kind == "c":
         values = values + 0.5j * rng.uniform(low, high, shape)
     return values.astype(dtype)
+
+
+UNIFORM = uniform()
 
 
 @dataclass(frozen=True)
@@ -240,9 +295,9 @@ class OpSpec:
         with np.errstate(all="ignore"):
             return self.ref(*operands)
 
-    def check_values(self, dtype, shape=None, seed=0):
+    def check_values(self, dtype, shape):
         """Eager, staged and replayed results agree and match the reference."""
-        operands = self.operands(dtype, shape, seed)
+        operands = self.operands(dtype, shape)
         tol = TOLERANCE.get(np.dtype(dtype), 0)  # NumPy's scalar and array loops may differ
         out = check_traced_matches_eager(self.fun, *operands, rtol=tol, atol=tol)
         out_dtype = self.out_dtype(dtype)
@@ -265,8 +320,8 @@ class OpSpec:
 
     def check_grads(self):
         """Forward and reverse derivatives in `grad_argnums` against finite differences (the
-        other operands held fixed), and for linear ops, JVP(t) = fun(t)."""
-        operands = self.operands(next(d for d in self.dtypes if d.kind in "fc"))
+        other operands held fixed), in float64/complex128, and for linear ops, JVP(t) = fun(t)."""
+        operands = self.operands(wide(next(d for d in self.dtypes if d.kind in "fc")))
 
         def of_differentiable(*xs):
             full = list(operands)
