@@ -48,30 +48,31 @@ def wide(dtype) -> np.dtype:
 # --- comparisons ------------------------------------------------------------------------------
 
 
-def assert_close(got, want, tol=0.0, *, atol=None, dtype=None, signed_zeros=False):
+def assert_close(got, want, tol=0.0, *, atol=None, dtype=None, signed_zeros=False, err_msg=""):
     """`got` has `want`'s shape and values within `tol` (relative, and absolute unless `atol`
-    says otherwise), compared in
-    float64/complex128 with NaNs in the same places; booleans and integers compare exactly.
+    says otherwise), compared in float64/complex128 with NaNs in the same places; booleans and
+    integers compare exactly.
     With `dtype`, `got` must have it and `want` (often a wide reference) is first rounded to it.
-    With `signed_zeros`, zeros must carry the same sign (XLA's conventions at the edges)."""
+    With `signed_zeros`, zeros must carry the same sign (XLA's conventions at the edges).
+    `err_msg` names the value in a failure."""
     got = np.asarray(got)
     want = np.asarray(want) if dtype is None else np.asarray(want).astype(dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.shape == want.shape, (err_msg, got.shape, want.shape)
     if dtype is not None:
-        assert got.dtype == np.dtype(dtype), (got.dtype, dtype)
+        assert got.dtype == np.dtype(dtype), (err_msg, got.dtype, dtype)
     if got.dtype.kind in "biu" and want.dtype.kind in "biu":
-        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got, want, err_msg=err_msg)
     else:
         widened = c128 if "c" in (got.dtype.kind, want.dtype.kind) else f64
         got, want = got.astype(widened), want.astype(widened)
         np.testing.assert_allclose(
-            got, want, rtol=tol, atol=tol if atol is None else atol, equal_nan=True
+            got, want, rtol=tol, atol=tol if atol is None else atol, equal_nan=True, err_msg=err_msg
         )
     if signed_zeros:
         if got.dtype.kind == "c":
             got, want = np.stack([got.real, got.imag]), np.stack([want.real, want.imag])
         zeros = want == 0
-        np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))
+        np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]), err_msg)
 
 
 def assert_same(got, want):

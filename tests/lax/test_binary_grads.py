@@ -11,13 +11,12 @@ import pytest
 
 import tracejit as jax
 import tracejit.numpy as jnp
+from tracejit import lax
 from tracejit._src import dtypes
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.transpose import UndefinedPrimal, transpose_rules
-from tracejit._src.lax import binary as lax
-from tracejit._src.lax.reductions import reduce_sum
-from tracejit._src.lax.selection import select_n
 from tracejit._src.test_util import check_grads
+from tracejit.lax import reduce_sum, select_n
 
 rng = np.random.default_rng(0)
 

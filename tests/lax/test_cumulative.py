@@ -6,13 +6,12 @@ import re
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import check_traced_matches_eager, eager, staged
 
 import tracejit  # noqa: F401  (installs the eager trace)
+from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.array import make_array
-from tracejit._src.jaxpr import check_jaxpr
-from tracejit._src.lax import cumulative as lax
 
 bf16 = np.dtype(ml_dtypes.bfloat16)
 f16, f32, i32, u8 = (
@@ -194,16 +193,6 @@ def test_jaxpr_printouts_match_jax():
 
 
 # --- errors ---------------------------------------------------------------------------------
-
-
-def staged(fun, *args):
-    closed = make_jaxpr(fun)(*args)
-    check_jaxpr(closed.jaxpr)
-    return closed
-
-
-def eager(fun, *args):
-    return fun(*args)
 
 
 @pytest.mark.parametrize("run", [eager, staged], ids=["eager", "staged"])

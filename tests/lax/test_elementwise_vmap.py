@@ -10,9 +10,8 @@ import pytest
 from helpers import check_vmap
 
 import tracejit
-from tracejit import lax as le
+from tracejit import lax
 from tracejit._src.api import make_jaxpr, vmap
-from tracejit._src.lax import binary as lb
 
 B = 3  # batch size
 rng = np.random.default_rng(0)
@@ -41,52 +40,52 @@ def _equation_count(fun, make_args, in_axes):
 
 # (id, function, dtype, sampling range)
 UNARY = [
-    ("neg", le.neg, f32, (-3, 3)),
-    ("sign", le.sign, f32, (-3, 3)),
-    ("floor", le.floor, f32, (-3, 3)),
-    ("ceil", le.ceil, f32, (-3, 3)),
-    ("round_afz", le.round, f32, (-3, 3)),
-    ("round_even", lambda x: le.round(x, le.RoundingMethod.TO_NEAREST_EVEN), f32, (-3, 3)),
-    ("is_finite", le.is_finite, f32, (-3, 3)),
-    ("exp", le.exp, f32, (-3, 3)),
-    ("exp2", le.exp2, f32, (-3, 3)),
-    ("log", le.log, f32, (0.1, 3)),
-    ("log1p", le.log1p, f32, (-0.5, 3)),
-    ("expm1", le.expm1, f32, (-3, 3)),
-    ("tanh", le.tanh, f32, (-3, 3)),
-    ("logistic", le.logistic, f32, (-3, 3)),
-    ("sin", le.sin, f32, (-3, 3)),
-    ("cos", le.cos, f32, (-3, 3)),
-    ("tan", le.tan, f32, (-1, 1)),
-    ("asin", le.asin, f32, (-0.9, 0.9)),
-    ("acos", le.acos, f32, (-0.9, 0.9)),
-    ("atan", le.atan, f32, (-3, 3)),
-    ("sinh", le.sinh, f32, (-3, 3)),
-    ("cosh", le.cosh, f32, (-3, 3)),
-    ("asinh", le.asinh, f32, (-3, 3)),
-    ("acosh", le.acosh, f32, (1.1, 4)),
-    ("atanh", le.atanh, f32, (-0.9, 0.9)),
-    ("sqrt", le.sqrt, f32, (0.1, 4)),
-    ("rsqrt", le.rsqrt, f32, (0.1, 4)),
-    ("cbrt", le.cbrt, f32, (-4, 4)),
-    ("abs", le.abs, f32, (-3, 3)),
-    ("abs_complex", le.abs, c64, (-3, 3)),
-    ("not_int", le.bitwise_not, i32, (-50, 50)),
-    ("not_bool", le.bitwise_not, np.dtype(bool), (0, 2)),
-    ("integer_pow_3", lambda x: le.integer_pow(x, 3), f32, (-3, 3)),
-    ("integer_pow_neg2", lambda x: le.integer_pow(x, -2), f32, (0.5, 3)),
-    ("integer_pow_int", lambda x: le.integer_pow(x, 2), i32, (-9, 9)),
-    ("square", le.square, f32, (-3, 3)),
-    ("erf", le.erf, f32, (-3, 3)),
-    ("erfc", le.erfc, f32, (-3, 3)),
-    ("erf_inv", le.erf_inv, f32, (-0.9, 0.9)),
-    ("lgamma", le.lgamma, f32, (0.2, 5)),
-    ("digamma", le.digamma, f32, (0.2, 5)),
-    ("real", le.real, c64, (-3, 3)),
-    ("imag", le.imag, c64, (-3, 3)),
-    ("conj", le.conj, c64, (-3, 3)),
-    ("population_count", le.population_count, i32, (-1000, 1000)),
-    ("clz", le.clz, i32, (-1000, 1000)),
+    ("neg", lax.neg, f32, (-3, 3)),
+    ("sign", lax.sign, f32, (-3, 3)),
+    ("floor", lax.floor, f32, (-3, 3)),
+    ("ceil", lax.ceil, f32, (-3, 3)),
+    ("round_afz", lax.round, f32, (-3, 3)),
+    ("round_even", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN), f32, (-3, 3)),
+    ("is_finite", lax.is_finite, f32, (-3, 3)),
+    ("exp", lax.exp, f32, (-3, 3)),
+    ("exp2", lax.exp2, f32, (-3, 3)),
+    ("log", lax.log, f32, (0.1, 3)),
+    ("log1p", lax.log1p, f32, (-0.5, 3)),
+    ("expm1", lax.expm1, f32, (-3, 3)),
+    ("tanh", lax.tanh, f32, (-3, 3)),
+    ("logistic", lax.logistic, f32, (-3, 3)),
+    ("sin", lax.sin, f32, (-3, 3)),
+    ("cos", lax.cos, f32, (-3, 3)),
+    ("tan", lax.tan, f32, (-1, 1)),
+    ("asin", lax.asin, f32, (-0.9, 0.9)),
+    ("acos", lax.acos, f32, (-0.9, 0.9)),
+    ("atan", lax.atan, f32, (-3, 3)),
+    ("sinh", lax.sinh, f32, (-3, 3)),
+    ("cosh", lax.cosh, f32, (-3, 3)),
+    ("asinh", lax.asinh, f32, (-3, 3)),
+    ("acosh", lax.acosh, f32, (1.1, 4)),
+    ("atanh", lax.atanh, f32, (-0.9, 0.9)),
+    ("sqrt", lax.sqrt, f32, (0.1, 4)),
+    ("rsqrt", lax.rsqrt, f32, (0.1, 4)),
+    ("cbrt", lax.cbrt, f32, (-4, 4)),
+    ("abs", lax.abs, f32, (-3, 3)),
+    ("abs_complex", lax.abs, c64, (-3, 3)),
+    ("not_int", lax.bitwise_not, i32, (-50, 50)),
+    ("not_bool", lax.bitwise_not, np.dtype(bool), (0, 2)),
+    ("integer_pow_3", lambda x: lax.integer_pow(x, 3), f32, (-3, 3)),
+    ("integer_pow_neg2", lambda x: lax.integer_pow(x, -2), f32, (0.5, 3)),
+    ("integer_pow_int", lambda x: lax.integer_pow(x, 2), i32, (-9, 9)),
+    ("square", lax.square, f32, (-3, 3)),
+    ("erf", lax.erf, f32, (-3, 3)),
+    ("erfc", lax.erfc, f32, (-3, 3)),
+    ("erf_inv", lax.erf_inv, f32, (-0.9, 0.9)),
+    ("lgamma", lax.lgamma, f32, (0.2, 5)),
+    ("digamma", lax.digamma, f32, (0.2, 5)),
+    ("real", lax.real, c64, (-3, 3)),
+    ("imag", lax.imag, c64, (-3, 3)),
+    ("conj", lax.conj, c64, (-3, 3)),
+    ("population_count", lax.population_count, i32, (-1000, 1000)),
+    ("clz", lax.clz, i32, (-1000, 1000)),
 ]
 
 
@@ -112,17 +111,17 @@ def test_unary_keeps_params():
     x = _sample((B, 5), f32, -3, 3)
     x[:, 0] = 0.5
     x[:, 1] = 2.5
-    jaxpr = make_jaxpr(vmap(lambda v: le.round(v, le.RoundingMethod.TO_NEAREST_EVEN)))(x)
+    jaxpr = make_jaxpr(vmap(lambda v: lax.round(v, lax.RoundingMethod.TO_NEAREST_EVEN)))(x)
     assert "rounding_method=1" in str(jaxpr)
-    jaxpr = make_jaxpr(vmap(lambda v: le.integer_pow(v, 5)))(x)
+    jaxpr = make_jaxpr(vmap(lambda v: lax.integer_pow(v, 5)))(x)
     assert "y=5" in str(jaxpr)
 
 
 def test_unary_nested_vmap_and_jit():
     x = _sample((B, 4, 2), f32, -3, 3)
-    f = vmap(vmap(le.sin, 1, 0), 0, 1)  # inner over the example's axis 1
+    f = vmap(vmap(lax.sin, 1, 0), 0, 1)  # inner over the example's axis 1
     np.testing.assert_allclose(np.asarray(f(x)), np.sin(x).transpose(2, 0, 1), rtol=1e-6)
-    g = tracejit.jit(vmap(le.exp, 2))
+    g = tracejit.jit(vmap(lax.exp, 2))
     np.testing.assert_allclose(np.asarray(g(x)), np.moveaxis(np.exp(x), 2, 0), rtol=1e-6)
 
 
@@ -130,34 +129,34 @@ def test_unary_nested_vmap_and_jit():
 
 # (id, function, dtype, x range, y range)
 BINARY = [
-    ("add", lb.add, f32, (-3, 3), (-3, 3)),
-    ("add_int", lb.add, i32, (-50, 50), (-50, 50)),
-    ("sub", lb.sub, f32, (-3, 3), (-3, 3)),
-    ("mul", lb.mul, f32, (-3, 3), (-3, 3)),
-    ("mul_complex", lb.mul, c64, (-3, 3), (-3, 3)),
-    ("div", lb.div, f32, (-3, 3), (0.5, 3)),
-    ("div_int", lb.div, i32, (-50, 50), (1, 7)),
-    ("rem", lb.rem, f32, (-3, 3), (0.5, 3)),
-    ("rem_int", lb.rem, i32, (-50, 50), (1, 7)),
-    ("pow", lb.pow, f32, (0.1, 3), (-2, 2)),
-    ("max", lb.max, f32, (-3, 3), (-3, 3)),
-    ("min", lb.min, f32, (-3, 3), (-3, 3)),
-    ("atan2", lb.atan2, f32, (-3, 3), (-3, 3)),
-    ("and", lb.bitwise_and, i32, (-50, 50), (-50, 50)),
-    ("or", lb.bitwise_or, i32, (-50, 50), (-50, 50)),
-    ("xor", lb.bitwise_xor, i32, (-50, 50), (-50, 50)),
-    ("and_bool", lb.bitwise_and, np.dtype(bool), (0, 2), (0, 2)),
-    ("shift_left", lb.shift_left, i32, (-50, 50), (0, 40)),
-    ("shift_right_logical", lb.shift_right_logical, i32, (-50, 50), (0, 40)),
-    ("shift_right_arithmetic", lb.shift_right_arithmetic, i32, (-50, 50), (0, 40)),
-    ("eq", lb.eq, i32, (0, 3), (0, 3)),
-    ("ne", lb.ne, i32, (0, 3), (0, 3)),
-    ("lt", lb.lt, f32, (-3, 3), (-3, 3)),
-    ("le", lb.le, i32, (0, 3), (0, 3)),
-    ("gt", lb.gt, f32, (-3, 3), (-3, 3)),
-    ("ge", lb.ge, i32, (0, 3), (0, 3)),
-    ("nextafter", lb.nextafter, f32, (-3, 3), (-3, 3)),
-    ("polygamma", le.polygamma, f32, (0, 3), (0.2, 4)),
+    ("add", lax.add, f32, (-3, 3), (-3, 3)),
+    ("add_int", lax.add, i32, (-50, 50), (-50, 50)),
+    ("sub", lax.sub, f32, (-3, 3), (-3, 3)),
+    ("mul", lax.mul, f32, (-3, 3), (-3, 3)),
+    ("mul_complex", lax.mul, c64, (-3, 3), (-3, 3)),
+    ("div", lax.div, f32, (-3, 3), (0.5, 3)),
+    ("div_int", lax.div, i32, (-50, 50), (1, 7)),
+    ("rem", lax.rem, f32, (-3, 3), (0.5, 3)),
+    ("rem_int", lax.rem, i32, (-50, 50), (1, 7)),
+    ("pow", lax.pow, f32, (0.1, 3), (-2, 2)),
+    ("max", lax.max, f32, (-3, 3), (-3, 3)),
+    ("min", lax.min, f32, (-3, 3), (-3, 3)),
+    ("atan2", lax.atan2, f32, (-3, 3), (-3, 3)),
+    ("and", lax.bitwise_and, i32, (-50, 50), (-50, 50)),
+    ("or", lax.bitwise_or, i32, (-50, 50), (-50, 50)),
+    ("xor", lax.bitwise_xor, i32, (-50, 50), (-50, 50)),
+    ("and_bool", lax.bitwise_and, np.dtype(bool), (0, 2), (0, 2)),
+    ("shift_left", lax.shift_left, i32, (-50, 50), (0, 40)),
+    ("shift_right_logical", lax.shift_right_logical, i32, (-50, 50), (0, 40)),
+    ("shift_right_arithmetic", lax.shift_right_arithmetic, i32, (-50, 50), (0, 40)),
+    ("eq", lax.eq, i32, (0, 3), (0, 3)),
+    ("ne", lax.ne, i32, (0, 3), (0, 3)),
+    ("lt", lax.lt, f32, (-3, 3), (-3, 3)),
+    ("le", lax.le, i32, (0, 3), (0, 3)),
+    ("gt", lax.gt, f32, (-3, 3), (-3, 3)),
+    ("ge", lax.ge, i32, (0, 3), (0, 3)),
+    ("nextafter", lax.nextafter, f32, (-3, 3), (-3, 3)),
+    ("polygamma", lax.polygamma, f32, (0, 3), (0.2, 4)),
 ]
 
 
@@ -225,18 +224,18 @@ def test_binary_vmap_no_unrolling(name, fn, dtype, x_range, y_range):
 def test_binary_unbatched_operand_stays_small():
     x = np.ones((B, 4, 5), np.float32)
     w = np.ones((4, 5), np.float32)
-    jaxpr = make_jaxpr(vmap(lb.mul, (0, None)))(x, w)
+    jaxpr = make_jaxpr(vmap(lax.mul, (0, None)))(x, w)
     eqn_shapes = [tuple(v.aval.shape) for e in jaxpr.jaxpr.eqns for v in e.outvars]
     assert (B, 4, 5) in eqn_shapes
     assert all(s in {(1, 4, 5), (B, 4, 5)} for s in eqn_shapes), eqn_shapes
-    jaxpr = make_jaxpr(vmap(lb.mul, (0, None)))(x, np.float32(2))
+    jaxpr = make_jaxpr(vmap(lax.mul, (0, None)))(x, np.float32(2))
     assert len(jaxpr.jaxpr.eqns) == 1  # a rank-0 operand is used as it is
 
 
 def test_polygamma_batched_order():
     m = np.array([0.0, 1.0, 2.0], np.float32)
     x = _sample((4,), f32, 0.5, 3)
-    check_vmap(le.polygamma, (m, x), (0, None), tol=1e-5, atol=1e-6)
+    check_vmap(lax.polygamma, (m, x), (0, None), tol=1e-5, atol=1e-6)
 
 
 # --- per-example gradients --------------------------------------------------------------------

@@ -8,9 +8,9 @@ import pytest
 from helpers import check_vmap
 
 import tracejit
+from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.jaxpr import check_jaxpr
-from tracejit._src.lax import cumulative, dot, reductions, sort
 
 f32, i32, i8, b = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int8), np.dtype(np.bool_))
 
@@ -57,13 +57,13 @@ def check_vmap_size_independent(fun, shapes, dtypes, in_axes, out_axes=0, size=3
 # --- reductions -----------------------------------------------------------------------------
 
 REDUCTIONS = [
-    (reductions.reduce_sum, f32),
-    (reductions.reduce_max, f32),
-    (reductions.reduce_min, i32),
-    (reductions.reduce_prod, f32),
-    (reductions.reduce_and, b),
-    (reductions.reduce_or, i32),
-    (reductions.reduce_xor, i32),
+    (lax.reduce_sum, f32),
+    (lax.reduce_max, f32),
+    (lax.reduce_min, i32),
+    (lax.reduce_prod, f32),
+    (lax.reduce_and, b),
+    (lax.reduce_or, i32),
+    (lax.reduce_xor, i32),
 ]
 # (per-example shape, axes, in_axis)
 REDUCTION_CASES = [
@@ -88,20 +88,18 @@ def test_reduction(op, dtype, shape, axes, in_axis):
 
 @pytest.mark.parametrize("out_axes", [0, 1, -1])
 def test_reduction_out_axes(out_axes):
-    check_vmap_size_independent(
-        lambda x: reductions.reduce_sum(x, (1,)), [(3, 4)], [f32], [1], out_axes
-    )
+    check_vmap_size_independent(lambda x: lax.reduce_sum(x, (1,)), [(3, 4)], [f32], [1], out_axes)
 
 
 def test_reduction_of_unbatched_and_batched_sum():
     def f(x, y):
-        return reductions.reduce_max(x, (0,)), reductions.reduce_sum(y, (1,))
+        return lax.reduce_max(x, (0,)), lax.reduce_sum(y, (1,))
 
     check_vmap_size_independent(f, [(3, 4), (2, 5)], [f32, f32], [None, 1])
     check_vmap_size_independent(f, [(3, 4), (2, 5)], [f32, f32], [2, 0])
 
 
-@pytest.mark.parametrize("op", [reductions.argmax, reductions.argmin])
+@pytest.mark.parametrize("op", [lax.argmax, lax.argmin])
 @pytest.mark.parametrize("dtype", [f32, i32])
 @pytest.mark.parametrize(
     "shape,axis,in_axis",
@@ -121,11 +119,11 @@ def test_arg_reduction(op, dtype, shape, axis, in_axis):
 # --- cumulative reductions ------------------------------------------------------------------
 
 CUMULATIVE = [
-    (cumulative.cumsum, f32),
-    (cumulative.cumprod, i32),
-    (cumulative.cummax, f32),
-    (cumulative.cummin, i32),
-    (cumulative.cumlogsumexp, f32),
+    (lax.cumsum, f32),
+    (lax.cumprod, i32),
+    (lax.cummax, f32),
+    (lax.cummin, i32),
+    (lax.cumlogsumexp, f32),
 ]
 
 
@@ -168,7 +166,7 @@ DOT_AXES += [(None, 1), (None, -1)]
 @pytest.mark.parametrize("in_axes", DOT_AXES)
 def test_dot_general(lhs_shape, rhs_shape, dims, in_axes):
     def f(x, y):
-        return dot.dot_general(x, y, dims)
+        return lax.dot_general(x, y, dims)
 
     check_vmap_size_independent(f, [lhs_shape, rhs_shape], [f32, f32], in_axes)
 
@@ -176,22 +174,22 @@ def test_dot_general(lhs_shape, rhs_shape, dims, in_axes):
 @pytest.mark.parametrize("in_axes", [(0, 1), (1, None), (None, 0)])
 def test_dot_general_keeps_params(in_axes):
     def f(x, y):
-        return dot.dot_general(
-            x, y, MATMUL, precision=dot.Precision.HIGHEST, preferred_element_type=np.int32
+        return lax.dot_general(
+            x, y, MATMUL, precision=lax.Precision.HIGHEST, preferred_element_type=np.int32
         )
 
     check_vmap_size_independent(f, [(3, 4), (4, 2)], [i8, i8], in_axes)
     args = _batched_args([(3, 4), (4, 2)], [i8, i8], in_axes, 2)
     eqns = make_jaxpr(tracejit.vmap(f, in_axes=in_axes))(*args).jaxpr.eqns
-    (eqn,) = [e for e in eqns if e.primitive is dot.dot_general_p]
-    assert eqn.params["precision"] == (dot.Precision.HIGHEST, dot.Precision.HIGHEST)
+    (eqn,) = [e for e in eqns if e.primitive is lax.dot_general_p]
+    assert eqn.params["precision"] == (lax.Precision.HIGHEST, lax.Precision.HIGHEST)
     assert eqn.params["preferred_element_type"] == np.int32
 
 
 def test_dot_general_chain_with_unbatched_weights():
     def mlp(x, w1, w2):
-        h = dot.dot(w1, x)
-        return reductions.reduce_sum(dot.dot(w2, h), (0,))
+        h = lax.dot(w1, x)
+        return lax.reduce_sum(lax.dot(w2, h), (0,))
 
     check_vmap_size_independent(mlp, [(4,), (3, 4), (2, 3)], [f32] * 3, [0, None, None], size=5)
     check_vmap_size_independent(mlp, [(4,), (3, 4), (2, 3)], [f32] * 3, [None, 2, 0])
@@ -213,20 +211,20 @@ def test_dot_general_chain_with_unbatched_weights():
     ],
 )
 def test_sort_single(dtype, shape, dimension, in_axis):
-    check_vmap_size_independent(lambda x: sort.sort(x, dimension), [shape], [dtype], [in_axis])
+    check_vmap_size_independent(lambda x: lax.sort(x, dimension), [shape], [dtype], [in_axis])
 
 
 @pytest.mark.parametrize("in_axes", [(0, 0), (1, 0), (-1, None), (None, 1), (None, -1)])
 @pytest.mark.parametrize("dimension", [0, 1])
 def test_sort_key_val(in_axes, dimension):
     check_vmap_size_independent(
-        lambda k, v: sort.sort_key_val(k, v, dimension), [(3, 4), (3, 4)], [i32, f32], in_axes
+        lambda k, v: lax.sort_key_val(k, v, dimension), [(3, 4), (3, 4)], [i32, f32], in_axes
     )
 
 
 @pytest.mark.parametrize("in_axes", [(0, 1, 2), (None, 0, None), (2, None, 0), (None, None, 1)])
 def test_sort_two_keys(in_axes):
     def f(a, b, c):
-        return sort.sort((a, b, c), dimension=1, num_keys=2)
+        return lax.sort((a, b, c), dimension=1, num_keys=2)
 
     check_vmap_size_independent(f, [(2, 6), (2, 6), (2, 6)], [i32, i32, f32], in_axes)

@@ -17,7 +17,7 @@ import tracejit as jax
 import tracejit.numpy as jnp
 from tracejit import lax
 from tracejit._src import dtypes
-from tracejit._src.lax.shapes import copy_p
+from tracejit.lax import copy_p
 from tracejit.test_util import check_grads
 
 _rng = np.random.default_rng(1234)

@@ -9,7 +9,7 @@ import pytest
 import tracejit as jax
 from tracejit import lax
 from tracejit._src import dtypes
-from tracejit._src.lax.shapes import copy_p
+from tracejit.lax import copy_p
 
 BF16 = np.dtype(dtypes.bfloat16)
 DTYPES_32 = [np.float32, np.int32, np.bool_, np.uint8, np.int8, np.float16, BF16, np.complex64]

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import assert_close, check_traced_matches_eager
 
 import tracejit
 import tracejit.numpy as jnp
@@ -133,17 +133,6 @@ def reference(ref, *args, out_dtype):
     return expected
 
 
-def assert_close(out, expected, dtype):
-    tol = TOL.get(dtype, 0)
-    got = np.asarray(out)
-    if dtype == bf16 or dtype == f16:
-        got = got.astype(np.float32)
-    if dtype.kind in "biu" and dtype != bf16:
-        np.testing.assert_array_equal(got, expected.astype(dtype))
-    else:
-        np.testing.assert_allclose(got, expected, rtol=tol, atol=tol, equal_nan=True)
-
-
 @pytest.mark.parametrize("op,dtype,shape", list(unary_cases()))
 def test_unary(op, dtype, shape):
     x = sample(shape, dtype, *op.domain)
@@ -154,7 +143,7 @@ def test_unary(op, dtype, shape):
     expected = reference(op.ref, x, out_dtype=out_dtype)
     if dtype in (f16, bf16) and out_dtype == dtype:
         expected = np.asarray(op.ref(x.astype(np.float32)))  # computed at the operand's precision
-    assert_close(out, expected, out_dtype)
+    assert_close(out, expected, TOL.get(np.dtype(out_dtype), 0), dtype=out_dtype)
     for alias in op.aliases:
         assert getattr(jnp, alias) is fun or np.array_equal(
             np.asarray(getattr(jnp, alias)(jnp.asarray(x))), np.asarray(out), equal_nan=True
@@ -305,7 +294,7 @@ def test_binary(op, dtype, sx, sy):
                 expected = np.asarray(op.ref(x, y))
     else:
         expected = reference(op.ref, x, y, out_dtype=out_dtype)
-    assert_close(out, expected, out_dtype)
+    assert_close(out, expected, TOL.get(np.dtype(out_dtype), 0), dtype=out_dtype)
     for alias in op.aliases:
         assert getattr(jnp, alias) is fun
 
