@@ -8,18 +8,28 @@ import string
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import assert_close, check_traced_matches_eager, eager, staged
+from helpers import (
+    assert_close,
+    b,
+    bf16,
+    c64,
+    check_traced_matches_eager,
+    eager,
+    f16,
+    f32,
+    i8,
+    i16,
+    i32,
+    staged,
+    u8,
+    u32,
+)
 
 import tracejit  # noqa: F401  (installs the eager trace)
 from tracejit import lax
 from tracejit._src.api import ShapeDtypeStruct, make_jaxpr
 from tracejit._src.array import make_array
 from tracejit.lax import Precision
-
-bf16 = np.dtype(ml_dtypes.bfloat16)
-f16, f32, i32, i8, u8 = (np.dtype(t) for t in (np.float16, np.float32, np.int32, np.int8, np.uint8))
-c64, b = np.dtype(np.complex64), np.dtype(np.bool_)
-i16, u32 = np.dtype(np.int16), np.dtype(np.uint32)
 
 DTYPES = [f32, f16, bf16, i32, i8, b, c64]
 

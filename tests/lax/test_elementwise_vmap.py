@@ -7,7 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
-from helpers import check_vmap
+from helpers import c64, check_vmap, f32, i32
 
 import tracejit
 from tracejit import lax
@@ -15,7 +15,6 @@ from tracejit._src.api import make_jaxpr, vmap
 
 B = 3  # batch size
 rng = np.random.default_rng(0)
-f32, i32, c64 = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.complex64)
 
 
 def _sample(shape, dtype, lo, hi):

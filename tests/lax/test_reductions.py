@@ -5,26 +5,28 @@ overflow (expected values from JAX 0.10.2)."""
 import re
 import warnings
 
-import ml_dtypes
 import numpy as np
 import pytest
-from helpers import assert_close, check_traced_matches_eager, eager, staged
+from helpers import (
+    NUMERIC,
+    assert_close,
+    b,
+    bf16,
+    c64,
+    check_traced_matches_eager,
+    eager,
+    f16,
+    f32,
+    i32,
+    staged,
+    u8,
+)
 
 import tracejit  # noqa: F401  (installs the eager trace)
 from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.array import make_array
 
-bf16 = np.dtype(ml_dtypes.bfloat16)
-f16, f32, i32, u8 = (
-    np.dtype(np.float16),
-    np.dtype(np.float32),
-    np.dtype(np.int32),
-    np.dtype(np.uint8),
-)
-c64, b = np.dtype(np.complex64), np.dtype(np.bool_)
-
-NUMERIC = [f32, f16, bf16, i32, u8, c64]
 ORDERED = [f32, f16, bf16, i32, u8, b, c64]
 BITWISE = [i32, u8, b]
 

@@ -5,14 +5,12 @@ batch size (one primitive application over the whole batch)."""
 
 import numpy as np
 import pytest
-from helpers import check_vmap
+from helpers import b, check_vmap, f32, i8, i32
 
 import tracejit
 from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.jaxpr import check_jaxpr
-
-f32, i32, i8, b = (np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int8), np.dtype(np.bool_))
 
 
 def _example(rng, shape, dtype):

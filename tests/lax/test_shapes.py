@@ -10,13 +10,12 @@ import warnings
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_exact, check_traced_matches_eager, small_integers
+from helpers import bf16, check_exact, check_traced_matches_eager, small_integers
 
 import tracejit  # noqa: F401  (installs the eager trace)
 from tracejit import lax
 from tracejit._src.api import make_jaxpr
 
-bf16 = np.dtype(ml_dtypes.bfloat16)
 ALL_DTYPES = [np.float32, np.float16, bf16, np.int32, np.uint8, np.bool_, np.complex64]
 
 

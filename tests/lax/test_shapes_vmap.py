@@ -4,14 +4,13 @@ per-example results; the vectorized jaxpr does not grow with the batch size."""
 
 import numpy as np
 import pytest
-from helpers import check_vmap
+from helpers import check_vmap, f32, i32, u8
 
 import tracejit  # noqa: F401  (installs the eager trace)
 from tracejit import lax
 from tracejit._src.api import make_jaxpr, vmap
 
 B = 3  # batch size
-f32, i32, u8 = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint8)
 
 
 def _sample(rng, shape, dtype):

@@ -5,17 +5,15 @@ static (Python/NumPy ints) and traced, against a NumPy reference of XLA's semant
 indices wrap once, then starts clamp into the operand); printouts come from the reference JAX.
 """
 
-import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_exact, check_traced_matches_eager, small_integers
+from helpers import bf16, check_exact, check_traced_matches_eager, small_integers
 
 import tracejit  # noqa: F401  (installs the eager trace)
 from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
 
-bf16 = np.dtype(ml_dtypes.bfloat16)
 DTYPES = [np.float32, np.float16, bf16, np.int32, np.uint8, np.bool_, np.complex64]
 dtype_id = lambda d: np.dtype(d).name
 

@@ -4,24 +4,26 @@ sorts them."""
 
 import re
 
-import ml_dtypes
 import numpy as np
 import pytest
-from helpers import assert_close, check_traced_matches_eager, eager, staged
+from helpers import (
+    assert_close,
+    b,
+    bf16,
+    c64,
+    check_traced_matches_eager,
+    eager,
+    f16,
+    f32,
+    i32,
+    staged,
+    u8,
+)
 
 import tracejit  # noqa: F401  (installs the eager trace)
 from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.array import make_array
-
-bf16 = np.dtype(ml_dtypes.bfloat16)
-f16, f32, i32, u8 = (
-    np.dtype(np.float16),
-    np.dtype(np.float32),
-    np.dtype(np.int32),
-    np.dtype(np.uint8),
-)
-c64, b = np.dtype(np.complex64), np.dtype(np.bool_)
 
 DTYPES = [f32, f16, bf16, i32, u8, b, c64]
 CASES = [((7,), -1), ((3, 5), 1), ((3, 5), 0), ((3, 5), -2), ((2, 3, 4), 1), ((0,), 0), ((3, 0), 1)]

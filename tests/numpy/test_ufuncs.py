@@ -3,24 +3,28 @@ Result dtypes and weak types, and the errors, are JAX 0.10.2's."""
 
 from dataclasses import dataclass, field
 
-import ml_dtypes
 import numpy as np
 import pytest
-from helpers import assert_close, check_traced_matches_eager
+from helpers import (
+    ALL,
+    FLOATS,
+    INTS,
+    REAL,
+    assert_close,
+    b,
+    bf16,
+    c64,
+    check_traced_matches_eager,
+    f16,
+    f32,
+    i8,
+    i32,
+    u8,
+)
 
 import tracejit
 import tracejit.numpy as jnp
 
-b = np.dtype(np.bool_)
-i8, i32, u8, u32 = (np.dtype(t) for t in (np.int8, np.int32, np.uint8, np.uint32))
-f16, f32 = np.dtype(np.float16), np.dtype(np.float32)
-bf16 = np.dtype(ml_dtypes.bfloat16)
-c64 = np.dtype(np.complex64)
-
-FLOATS = [f32, f16, bf16]
-INTS = [i32, i8, u8]
-REAL = FLOATS + INTS + [b]
-ALL = REAL + [c64]
 SHAPES = [(), (0,), (5,), (2, 3)]
 TOL = {f32: 2e-5, f16: 4e-3, bf16: 3e-2, c64: 2e-5}
 
