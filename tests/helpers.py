@@ -281,6 +281,14 @@ class OpSpec:
     def out_dtype(self, dtype) -> np.dtype:
         return np.dtype(self.out(dtype)) if self.out else np.dtype(dtype)
 
+    def dtypes_per_kind(self) -> list:
+        """The first dtype of each kind (float, complex, integer, boolean) the row accepts:
+        where checks that do not depend on precision run."""
+        kinds = {}
+        for dtype in self.dtypes:
+            kinds.setdefault("iu" if dtype.kind in "iu" else dtype.kind, dtype)
+        return list(kinds.values())
+
     def operands(self, dtype, shape=None, seed=0) -> tuple:
         rng = np.random.default_rng(seed)
         return self.sample(rng, self.shapes[0] if shape is None else shape, np.dtype(dtype))

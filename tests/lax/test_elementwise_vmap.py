@@ -7,7 +7,9 @@ import itertools
 
 import numpy as np
 import pytest
-from helpers import c64, check_vmap, f32, i32
+from helpers import c64, check_vmap, f32
+from op_specs.binary import BINARY
+from op_specs.elementwise import ELEMENTWISE
 
 import tracejit
 from tracejit import lax
@@ -37,72 +39,25 @@ def _equation_count(fun, make_args, in_axes):
 
 # --- unary ------------------------------------------------------------------------------------
 
-# (id, function, dtype, sampling range)
-UNARY = [
-    ("neg", lax.neg, f32, (-3, 3)),
-    ("sign", lax.sign, f32, (-3, 3)),
-    ("floor", lax.floor, f32, (-3, 3)),
-    ("ceil", lax.ceil, f32, (-3, 3)),
-    ("round_afz", lax.round, f32, (-3, 3)),
-    ("round_even", lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN), f32, (-3, 3)),
-    ("is_finite", lax.is_finite, f32, (-3, 3)),
-    ("exp", lax.exp, f32, (-3, 3)),
-    ("exp2", lax.exp2, f32, (-3, 3)),
-    ("log", lax.log, f32, (0.1, 3)),
-    ("log1p", lax.log1p, f32, (-0.5, 3)),
-    ("expm1", lax.expm1, f32, (-3, 3)),
-    ("tanh", lax.tanh, f32, (-3, 3)),
-    ("logistic", lax.logistic, f32, (-3, 3)),
-    ("sin", lax.sin, f32, (-3, 3)),
-    ("cos", lax.cos, f32, (-3, 3)),
-    ("tan", lax.tan, f32, (-1, 1)),
-    ("asin", lax.asin, f32, (-0.9, 0.9)),
-    ("acos", lax.acos, f32, (-0.9, 0.9)),
-    ("atan", lax.atan, f32, (-3, 3)),
-    ("sinh", lax.sinh, f32, (-3, 3)),
-    ("cosh", lax.cosh, f32, (-3, 3)),
-    ("asinh", lax.asinh, f32, (-3, 3)),
-    ("acosh", lax.acosh, f32, (1.1, 4)),
-    ("atanh", lax.atanh, f32, (-0.9, 0.9)),
-    ("sqrt", lax.sqrt, f32, (0.1, 4)),
-    ("rsqrt", lax.rsqrt, f32, (0.1, 4)),
-    ("cbrt", lax.cbrt, f32, (-4, 4)),
-    ("abs", lax.abs, f32, (-3, 3)),
-    ("abs_complex", lax.abs, c64, (-3, 3)),
-    ("not_int", lax.bitwise_not, i32, (-50, 50)),
-    ("not_bool", lax.bitwise_not, np.dtype(bool), (0, 2)),
-    ("integer_pow_3", lambda x: lax.integer_pow(x, 3), f32, (-3, 3)),
-    ("integer_pow_neg2", lambda x: lax.integer_pow(x, -2), f32, (0.5, 3)),
-    ("integer_pow_int", lambda x: lax.integer_pow(x, 2), i32, (-9, 9)),
-    ("square", lax.square, f32, (-3, 3)),
-    ("erf", lax.erf, f32, (-3, 3)),
-    ("erfc", lax.erfc, f32, (-3, 3)),
-    ("erf_inv", lax.erf_inv, f32, (-0.9, 0.9)),
-    ("lgamma", lax.lgamma, f32, (0.2, 5)),
-    ("digamma", lax.digamma, f32, (0.2, 5)),
-    ("real", lax.real, c64, (-3, 3)),
-    ("imag", lax.imag, c64, (-3, 3)),
-    ("conj", lax.conj, c64, (-3, 3)),
-    ("population_count", lax.population_count, i32, (-1000, 1000)),
-    ("clz", lax.clz, i32, (-1000, 1000)),
-]
+UNARY = [(spec, dtype) for spec in ELEMENTWISE for dtype in spec.dtypes_per_kind()]
 
 
-@pytest.mark.parametrize("name,fn,dtype,domain", UNARY, ids=[u[0] for u in UNARY])
-def test_unary_vmap_axes(name, fn, dtype, domain):
+@pytest.mark.parametrize("spec,dtype", UNARY, ids=[f"{s}-{d.name}" for s, d in UNARY])
+def test_unary_vmap_axes(spec, dtype):
     for in_axis, out_axis in [(0, 0), (1, 0), (-1, 0), (0, 1), (2, -1)]:
         shape = [2, 4]
         shape.insert(in_axis % 3, B)
-        x = _sample(tuple(shape), dtype, *domain)
-        check_vmap(fn, (x,), (in_axis,), out_axis, tol=2e-6, atol=1e-6)
+        check_vmap(
+            spec.fun, spec.operands(dtype, tuple(shape)), (in_axis,), out_axis, tol=2e-6, atol=1e-6
+        )
     # a rank-0 example (batch of scalars)
-    check_vmap(fn, (_sample((B,), dtype, *domain),), (0,))
+    check_vmap(spec.fun, spec.operands(dtype, (B,)), (0,))
 
 
-@pytest.mark.parametrize("name,fn,dtype,domain", UNARY, ids=[u[0] for u in UNARY])
-def test_unary_vmap_no_unrolling(name, fn, dtype, domain):
-    _equation_count(fn, lambda n: (_sample((2, n), dtype, *domain),), (1,))
-    count = _equation_count(fn, lambda n: (_sample((n, 2), dtype, *domain),), (0,))
+@pytest.mark.parametrize("spec,dtype", UNARY, ids=[f"{s}-{d.name}" for s, d in UNARY])
+def test_unary_vmap_no_unrolling(spec, dtype):
+    _equation_count(spec.fun, lambda n: spec.operands(dtype, (2, n)), (1,))
+    count = _equation_count(spec.fun, lambda n: spec.operands(dtype, (n, 2)), (0,))
     assert count == 1  # one primitive applied to the whole batch, no moves needed
 
 
@@ -126,44 +81,10 @@ def test_unary_nested_vmap_and_jit():
 
 # --- binary -----------------------------------------------------------------------------------
 
-# (id, function, dtype, x range, y range)
-BINARY = [
-    ("add", lax.add, f32, (-3, 3), (-3, 3)),
-    ("add_int", lax.add, i32, (-50, 50), (-50, 50)),
-    ("sub", lax.sub, f32, (-3, 3), (-3, 3)),
-    ("mul", lax.mul, f32, (-3, 3), (-3, 3)),
-    ("mul_complex", lax.mul, c64, (-3, 3), (-3, 3)),
-    ("div", lax.div, f32, (-3, 3), (0.5, 3)),
-    ("div_int", lax.div, i32, (-50, 50), (1, 7)),
-    ("rem", lax.rem, f32, (-3, 3), (0.5, 3)),
-    ("rem_int", lax.rem, i32, (-50, 50), (1, 7)),
-    ("pow", lax.pow, f32, (0.1, 3), (-2, 2)),
-    ("max", lax.max, f32, (-3, 3), (-3, 3)),
-    ("min", lax.min, f32, (-3, 3), (-3, 3)),
-    ("atan2", lax.atan2, f32, (-3, 3), (-3, 3)),
-    ("and", lax.bitwise_and, i32, (-50, 50), (-50, 50)),
-    ("or", lax.bitwise_or, i32, (-50, 50), (-50, 50)),
-    ("xor", lax.bitwise_xor, i32, (-50, 50), (-50, 50)),
-    ("and_bool", lax.bitwise_and, np.dtype(bool), (0, 2), (0, 2)),
-    ("shift_left", lax.shift_left, i32, (-50, 50), (0, 40)),
-    ("shift_right_logical", lax.shift_right_logical, i32, (-50, 50), (0, 40)),
-    ("shift_right_arithmetic", lax.shift_right_arithmetic, i32, (-50, 50), (0, 40)),
-    ("eq", lax.eq, i32, (0, 3), (0, 3)),
-    ("ne", lax.ne, i32, (0, 3), (0, 3)),
-    ("lt", lax.lt, f32, (-3, 3), (-3, 3)),
-    ("le", lax.le, i32, (0, 3), (0, 3)),
-    ("gt", lax.gt, f32, (-3, 3), (-3, 3)),
-    ("ge", lax.ge, i32, (0, 3), (0, 3)),
-    ("nextafter", lax.nextafter, f32, (-3, 3), (-3, 3)),
-    ("polygamma", lax.polygamma, f32, (0, 3), (0.2, 4)),
+# add_any (AD's, no broadcasting) is checked with the rest of the table in test_op_specs.py.
+BINARY_ROWS = [
+    (spec, dtype) for spec in BINARY if spec.name != "add_any" for dtype in spec.dtypes_per_kind()
 ]
-
-
-def _binary_args(dtype, x_range, y_range, x_shape, y_shape, polygamma=False):
-    x = _sample(x_shape, dtype, *x_range)
-    if polygamma:  # m: non-negative integers of the float dtype
-        x = np.floor(x).astype(dtype)
-    return x, _sample(y_shape, dtype, *y_range)
 
 
 def _insert(shape, axis):
@@ -195,29 +116,22 @@ BINARY_CASES = [
 ]
 
 
-@pytest.mark.parametrize("name,fn,dtype,x_range,y_range", BINARY, ids=[b[0] for b in BINARY])
-def test_binary_vmap(name, fn, dtype, x_range, y_range):
+@pytest.mark.parametrize("spec,dtype", BINARY_ROWS, ids=[f"{s}-{d.name}" for s, d in BINARY_ROWS])
+def test_binary_vmap(spec, dtype):
     for x_shape, y_shape, in_axes in BINARY_CASES:
-        x, y = _binary_args(
-            dtype,
-            x_range,
-            y_range,
-            _insert(x_shape, in_axes[0]),
-            _insert(y_shape, in_axes[1]),
-            polygamma=name == "polygamma",
-        )
-        check_vmap(fn, (x, y), in_axes, tol=2e-6, atol=1e-6)
-    x, y = _binary_args(dtype, x_range, y_range, (2, B), (B, 2), polygamma=name == "polygamma")
-    check_vmap(fn, (x, y), (1, 0), out_axes=1, tol=2e-6, atol=1e-6)
+        shapes = (_insert(x_shape, in_axes[0]), _insert(y_shape, in_axes[1]))
+        check_vmap(spec.fun, spec.operands(dtype, shapes), in_axes, tol=2e-6, atol=1e-6)
+    x, y = spec.operands(dtype, ((2, B), (B, 2)))
+    check_vmap(spec.fun, (x, y), (1, 0), out_axes=1, tol=2e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name,fn,dtype,x_range,y_range", BINARY, ids=[b[0] for b in BINARY])
-def test_binary_vmap_no_unrolling(name, fn, dtype, x_range, y_range):
+@pytest.mark.parametrize("spec,dtype", BINARY_ROWS, ids=[f"{s}-{d.name}" for s, d in BINARY_ROWS])
+def test_binary_vmap_no_unrolling(spec, dtype):
     def make(n):
-        return (_sample((2, n), dtype, *x_range), _sample((n, 2), dtype, *y_range))
+        return spec.operands(dtype, ((2, n), (n, 2)))
 
-    _equation_count(fn, make, (1, 0))
-    _equation_count(fn, lambda n: (make(n)[0], make(n)[1][0]), (1, None))
+    _equation_count(spec.fun, make, (1, 0))
+    _equation_count(spec.fun, lambda n: (make(n)[0], make(n)[1][0]), (1, None))
 
 
 def test_binary_unbatched_operand_stays_small():
