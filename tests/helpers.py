@@ -151,9 +151,10 @@ def eager(fun, *args):
     return fun(*args)
 
 
-def staged(fun, *args):
-    """The type-checked jaxpr of `fun`: with `eager`, the two ways an error can surface."""
-    closed = make_jaxpr(fun)(*args)
+def staged(fun, *args, **options):
+    """The type-checked jaxpr of `fun` (`options`: make_jaxpr's, e.g. static_argnums): with
+    `eager`, the two ways an error can surface."""
+    closed = make_jaxpr(fun, **options)(*args)
     check_jaxpr(closed.jaxpr)
     return closed
 

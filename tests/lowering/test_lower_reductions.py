@@ -24,8 +24,8 @@ def x64():
     tracejit.config.update("jax_enable_x64", previous)
 
 
-FLOATS = [np.float32, np.float64, np.float16, dtypes.bfloat16]
-INTS = [np.int32, np.int8, np.uint8, np.int64, np.uint32]
+FLOAT_DTYPES = [np.float32, np.float64, np.float16, dtypes.bfloat16]
+INT_DTYPES = [np.int32, np.int8, np.uint8, np.int64, np.uint32]
 TOLERANCE = {
     np.dtype(np.float16): 1e-2,
     np.dtype(dtypes.bfloat16): 2e-2,
@@ -94,7 +94,7 @@ def _float_reductions(x):
     )
 
 
-@pytest.mark.parametrize("dtype", FLOATS, ids=_name)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=_name)
 @pytest.mark.parametrize("shape", [(7,), (3, 5), (2, 3, 4)])
 def test_float_reductions(dtype, shape):
     rng = np.random.default_rng(0)
@@ -102,7 +102,7 @@ def test_float_reductions(dtype, shape):
     _check_jit(_float_reductions, _values(shape, dtype, rng, special=False))
 
 
-@pytest.mark.parametrize("dtype", FLOATS[:2], ids=_name)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES[:2], ids=_name)
 def test_signed_zeros_nan_and_ties(dtype):
     x = np.array(
         [
@@ -182,7 +182,7 @@ def _int_reductions(x):
     )
 
 
-@pytest.mark.parametrize("dtype", INTS, ids=_name)
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=_name)
 @pytest.mark.parametrize("shape", [(9,), (4, 6)])
 def test_int_reductions(dtype, shape):
     _check_jit(_int_reductions, _values(shape, dtype, np.random.default_rng(1)))
@@ -246,7 +246,7 @@ def _float_scans(x, reverse):
 
 
 @pytest.mark.parametrize("reverse", [False, True])
-@pytest.mark.parametrize("dtype", FLOATS, ids=_name)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=_name)
 @pytest.mark.parametrize("shape", [(8,), (3, 5)])
 def test_float_scans(dtype, shape, reverse):
     rng = np.random.default_rng(4)
@@ -269,7 +269,7 @@ def test_scan_edge_values():
 
 
 @pytest.mark.parametrize("reverse", [False, True])
-@pytest.mark.parametrize("dtype", INTS, ids=_name)
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=_name)
 def test_int_scans(dtype, reverse):
     def fn(x):
         return (
@@ -366,7 +366,7 @@ def _sorts(x, y, z):
 
 @pytest.mark.parametrize(
     "dtype",
-    [*FLOATS, np.int32, np.uint8, np.int64, np.bool_, np.complex64],
+    [*FLOAT_DTYPES, np.int32, np.uint8, np.int64, np.bool_, np.complex64],
     ids=_name,
 )
 def test_sort(dtype):
