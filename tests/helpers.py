@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
+import tracejit
 from tracejit._src.api import jvp, make_jaxpr, vmap
 from tracejit._src.array import Array
 from tracejit._src.jaxpr import check_jaxpr, eval_jaxpr
@@ -162,10 +163,8 @@ def staged(fun, *args, **options):
 def check_eager_jit_numpy(fun, args, want, tol=1e-6, replay=True):
     """`fun` eagerly, under jit and (with `replay`) staged, type-checked and replayed, all
     equal `want` (a NumPy reference)."""
-    from tracejit._src.jit import jit
-
     assert_tree_equal(fun(*args), want, tol)
-    assert_tree_equal(jit(fun)(*args), want, tol)
+    assert_tree_equal(tracejit.jit(fun)(*args), want, tol)
     if replay:
         check_traced_matches_eager(fun, *args, rtol=tol, atol=tol)
 
@@ -202,13 +201,11 @@ def vmap_reference(fun, args, in_axes, out_axes=0):
 def check_vmap(fun, args, in_axes, out_axes=0, tol=1e-6, atol=None, jit=False):
     """`vmap(fun)` (and with `jit`, `jit(vmap(fun))`) equals a Python loop over the batch
     members: same pytree, dtypes and shapes; values as `assert_close` compares them."""
-    from tracejit._src.jit import jit as jit_
-
     want = vmap_reference(fun, args, in_axes, out_axes)
     batched = vmap(fun, in_axes, out_axes)
     assert_tree_equal(batched(*args), want, tol, atol)
     if jit:
-        assert_tree_equal(jit_(batched)(*args), want, tol, atol)
+        assert_tree_equal(tracejit.jit(batched)(*args), want, tol, atol)
 
 
 # --- op specifications ------------------------------------------------------------------------
