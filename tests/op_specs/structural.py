@@ -29,16 +29,12 @@ def _clamp_operands(rng, shapes, dtype):
     return np.asarray(-1, dtype), x, np.asarray(1, dtype)
 
 
-def _index_operands():
-    """A sampler of the operand and (for dynamic_update_slice) the update, then one int32
-    start index per dimension, some too large (XLA clamps them)."""
-
-    def sample(rng, shapes, dtype):
-        arrays = shaped()(rng, shapes, dtype)
-        starts = [np.int32(rng.integers(0, n + 1)) for n in shapes[0]]
-        return (*arrays, *starts)
-
-    return sample
+def _index_operands(rng, shapes, dtype):
+    """The operand and (for dynamic_update_slice) the update, then one int32 start index per
+    dimension, some too large (XLA clamps them)."""
+    arrays = shaped()(rng, shapes, dtype)
+    starts = [np.int32(rng.integers(0, n + 1)) for n in shapes[0]]
+    return (*arrays, *starts)
 
 
 def _clamped(starts, shape, sizes):
@@ -179,7 +175,7 @@ STRUCTURAL = [
         lambda x, i, j: lax.dynamic_slice(x, (i, j), (1, 2)),
         _dynamic_slice,
         ALL,
-        _index_operands(),
+        _index_operands,
         (((2, 3),),),
         grad_argnums=(0,),
         linear=True,
@@ -189,7 +185,7 @@ STRUCTURAL = [
         lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j)),
         _dynamic_update_slice,
         ALL,
-        _index_operands(),
+        _index_operands,
         (((2, 3), (1, 2)),),
         grad_argnums=(0, 1),
         linear=True,
