@@ -11,7 +11,6 @@ started by tests, inherit the environment of the controller, which imports this 
 """
 
 import atexit
-import getpass
 import os
 import shutil
 import stat
@@ -21,7 +20,7 @@ SUITE_CACHE = "TRACEJIT_TEST_CACHE"
 
 
 def _private_directory() -> str:
-    path = os.path.join(tempfile.gettempdir(), f"tracejit-tests-{getpass.getuser()}")
+    path = os.path.join(tempfile.gettempdir(), f"tracejit-tests-{os.getuid()}")
     os.makedirs(path, mode=0o700, exist_ok=True)
     info = os.lstat(path)
     if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077:
