@@ -48,10 +48,6 @@ def _axes_cases(specs, batchable):
     return cases
 
 
-def _idx(i):
-    return np.int32(i)
-
-
 # (id, function, per-example argument specs, positions that may be batched)
 CASES = [
     ("broadcast_in_dim", lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (1,)), [((3,), f32)], [0]),
