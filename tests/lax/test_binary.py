@@ -1,7 +1,8 @@
-"""Binary elementwise primitives against NumPy references, eager and staged, with XLA's
-conventions where they differ from NumPy's (truncating integer division, C remainders, division
-by zero, out-of-range shifts, nan-propagating max/min): expected values there and the jaxpr
-printouts come from JAX 0.10.2."""
+"""Binary elementwise primitives where XLA's conventions differ from NumPy's (truncating integer
+division, C remainders, division by zero, out-of-range shifts, nan-propagating max/min), their
+dtype classes, weak types and errors: expected values and the jaxpr printouts come from JAX
+0.10.2. Values against NumPy at every dtype and pair of shapes are generated from the table in
+tests/op_specs/binary.py (tests/lax/test_op_specs.py)."""
 
 import re
 import warnings
@@ -25,9 +26,6 @@ from op_specs.binary import BINARY
 from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.jaxpr import check_jaxpr
-
-# Values against references at every dtype and pair of shapes: tests/lax/test_op_specs.py, from
-# the table in tests/op_specs/binary.py.
 
 
 @pytest.mark.parametrize(

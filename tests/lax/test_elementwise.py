@@ -1,6 +1,7 @@
-"""Unary elementwise primitives against NumPy/SciPy references, eager and staged, with XLA's
-conventions at the edges (signed zeros, ties, poles, integer wrap-around): expected values there
-and the jaxpr printouts come from JAX 0.10.2."""
+"""Unary elementwise primitives at XLA's conventions at the edges (signed zeros, ties, poles,
+integer wrap-around), their dtype classes, weak types and errors: expected values and the jaxpr
+printouts come from JAX 0.10.2. Values against NumPy/SciPy at every dtype and shape are
+generated from the table in tests/op_specs/elementwise.py (tests/lax/test_op_specs.py)."""
 
 import re
 import warnings
@@ -25,9 +26,6 @@ from op_specs.elementwise import ELEMENTWISE
 from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.jaxpr import check_jaxpr
-
-# Values against references at every dtype and shape: tests/lax/test_op_specs.py, from the table
-# in tests/op_specs/elementwise.py.
 
 
 @pytest.mark.parametrize(
