@@ -2,36 +2,36 @@
 
 import numpy as np
 import pytest
+from helpers import assert_close
 
 import tracejit as jax
 import tracejit.numpy as jnp
 from tracejit import lax
 
-
-def close(a, b):
-    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-6)
-
-
 X = jnp.arange(4.0)
 
 
 def test_psum_normalizes_across_the_mapped_axis():
-    close(jax.vmap(lambda x: x / lax.psum(x, "i"), axis_name="i")(X), np.arange(4.0) / 6.0)
+    assert_close(
+        jax.vmap(lambda x: x / lax.psum(x, "i"), axis_name="i")(X), np.arange(4.0) / 6.0, 1e-6
+    )
 
 
 def test_pmean_pmax_pmin():
-    close(jax.vmap(lambda x: lax.pmean(x, "i"), axis_name="i")(X), [1.5] * 4)
-    close(jax.vmap(lambda x: lax.pmax(x, "i") - lax.pmin(x, "i"), axis_name="i")(X), [3.0] * 4)
+    assert_close(jax.vmap(lambda x: lax.pmean(x, "i"), axis_name="i")(X), [1.5] * 4, 1e-6)
+    assert_close(
+        jax.vmap(lambda x: lax.pmax(x, "i") - lax.pmin(x, "i"), axis_name="i")(X), [3.0] * 4, 1e-6
+    )
 
 
 def test_all_gather_and_axis_index():
     gathered = jax.vmap(lambda x: lax.all_gather(x, "i"), axis_name="i")(X)
-    close(gathered, np.tile(np.arange(4.0), (4, 1)))
-    close(jax.vmap(lambda x: lax.axis_index("i"), axis_name="i")(X), [0, 1, 2, 3])
+    assert_close(gathered, np.tile(np.arange(4.0), (4, 1)), 1e-6)
+    assert_close(jax.vmap(lambda x: lax.axis_index("i"), axis_name="i")(X), [0, 1, 2, 3], 1e-6)
 
 
 def test_unbatched_operand_of_psum_counts_every_member():
-    close(jax.vmap(lambda x: lax.psum(1.0, "i") + 0 * x, axis_name="i")(X), [4.0] * 4)
+    assert_close(jax.vmap(lambda x: lax.psum(1.0, "i") + 0 * x, axis_name="i")(X), [4.0] * 4, 1e-6)
 
 
 def test_nested_axes_are_told_apart():
@@ -39,9 +39,9 @@ def test_nested_axes_are_told_apart():
     inner = jax.vmap(jax.vmap(lambda x: lax.psum(x, "j"), axis_name="j"), axis_name="i")
     outer = jax.vmap(jax.vmap(lambda x: lax.psum(x, "i"), axis_name="j"), axis_name="i")
     both = jax.vmap(jax.vmap(lambda x: lax.psum(x, ("i", "j")), axis_name="j"), axis_name="i")
-    close(inner(ones), np.full((2, 3), 3.0))
-    close(outer(ones), np.full((2, 3), 2.0))
-    close(both(ones), np.full((2, 3), 6.0))
+    assert_close(inner(ones), np.full((2, 3), 3.0), 1e-6)
+    assert_close(outer(ones), np.full((2, 3), 2.0), 1e-6)
+    assert_close(both(ones), np.full((2, 3), 6.0), 1e-6)
 
 
 def test_the_staged_collective_is_a_positional_reduction():
@@ -56,9 +56,9 @@ def test_the_staged_collective_is_a_positional_reduction():
 
 def test_collectives_compose_with_jit_and_grad():
     f = jax.vmap(lambda x: x / lax.psum(x, "i"), axis_name="i")
-    close(jax.jit(f)(X), f(X))
+    assert_close(jax.jit(f)(X), f(X), 1e-6)
     g = jax.grad(lambda x: jnp.sum(jax.vmap(lambda v: v * lax.psum(v, "i"), axis_name="i")(x)))
-    close(g(X), 2 * np.full(4, np.sum(np.arange(4.0))))
+    assert_close(g(X), 2 * np.full(4, np.sum(np.arange(4.0))), 1e-6)
 
 
 def test_unbound_axis_names_raise_name_error():
@@ -73,25 +73,25 @@ def test_collectives_inside_control_flow_bodies():
     in_cond = jax.vmap(
         lambda x: lax.cond(x > 2, lambda y: y / lax.psum(y, "i"), lambda y: y, x), axis_name="i"
     )
-    close(in_cond(xs), [1.0, 2.0, 0.3, 0.4])
-    close(jax.jit(in_cond)(xs), [1.0, 2.0, 0.3, 0.4])
+    assert_close(in_cond(xs), [1.0, 2.0, 0.3, 0.4], 1e-6)
+    assert_close(jax.jit(in_cond)(xs), [1.0, 2.0, 0.3, 0.4], 1e-6)
     # d/dx_k (x_k / sum x) = 1/S - x_k/S^2 where the branch is taken.
     branchy = lambda x: lax.cond(x > 2, lambda y: y / lax.psum(y, "i"), lambda y: y, x)
-    close(jax.vmap(jax.grad(branchy), axis_name="i")(xs), [1.0, 1.0, 0.07, 0.06])
+    assert_close(jax.vmap(jax.grad(branchy), axis_name="i")(xs), [1.0, 1.0, 0.07, 0.06], 1e-6)
     in_scan = jax.vmap(
         lambda x: lax.scan(lambda c, y: (c + lax.psum(y, "i"), c), 0.0, jnp.stack([x, x]))[0],
         axis_name="i",
     )
-    close(in_scan(xs), [20.0] * 4)
+    assert_close(in_scan(xs), [20.0] * 4, 1e-6)
     unbatched_in_loop = jax.vmap(
         lambda x: lax.fori_loop(0, 3, lambda i, c: c + lax.psum(1.0, "i"), x), axis_name="i"
     )
-    close(unbatched_in_loop(xs), xs + 12)
+    assert_close(unbatched_in_loop(xs), xs + 12, 1e-6)
     in_predicate = jax.vmap(
         lambda x: lax.while_loop(lambda c: c < lax.psum(1.0, "i") * 3, lambda c: c + 1, x),
         axis_name="i",
     )
-    close(in_predicate(xs), [12.0] * 4)
+    assert_close(in_predicate(xs), [12.0] * 4, 1e-6)
     gathered = jax.vmap(
         lambda x: lax.cond(
             x > 2,
@@ -101,7 +101,7 @@ def test_collectives_inside_control_flow_bodies():
         ),
         axis_name="i",
     )
-    close(gathered(xs), [[0.0] * 4, [1.0] * 4, [1, 2, 3, 4], [1, 2, 3, 4]])
+    assert_close(gathered(xs), [[0.0] * 4, [1.0] * 4, [1, 2, 3, 4], [1, 2, 3, 4]], 1e-6)
     with pytest.raises(NameError, match="unbound axis name: k"):
         jax.vmap(lambda x: lax.cond(x > 0, lambda y: lax.psum(y, "k"), lambda y: y, x))(xs)
 
@@ -113,9 +113,9 @@ def test_grad_through_all_gather_sums_the_members_cotangents():
     f = lambda x: jnp.sum(w * lax.all_gather(x, "i") ** 2)
     expected = 4 * 2 * np.arange(1.0, 5.0) * np.asarray(X + 1)
     xs = X + 1
-    close(jax.vmap(jax.grad(f), axis_name="i")(xs), expected)
-    close(jax.grad(lambda x: jnp.sum(jax.vmap(f, axis_name="i")(x)))(xs), expected)
-    close(jax.jit(jax.vmap(jax.grad(f), axis_name="i"))(xs), expected)
+    assert_close(jax.vmap(jax.grad(f), axis_name="i")(xs), expected, 1e-6)
+    assert_close(jax.grad(lambda x: jnp.sum(jax.vmap(f, axis_name="i")(x)))(xs), expected, 1e-6)
+    assert_close(jax.jit(jax.vmap(jax.grad(f), axis_name="i"))(xs), expected, 1e-6)
 
 
 def test_the_transpose_of_all_gather_is_a_reduce_scatter():
@@ -128,5 +128,5 @@ def test_the_transpose_of_all_gather_is_a_reduce_scatter():
         return vjp(cotangent)[0]
 
     ct_t = jax.vmap(member_vjp, axis_name="i")(t, ct)
-    close(ct_t, np.sum(ct, axis=0))
+    assert_close(ct_t, np.sum(ct, axis=0), 1e-6)
     np.testing.assert_allclose(np.sum(ct * t), np.sum(np.asarray(ct_t) * t), rtol=1e-5)

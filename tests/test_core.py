@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 import pytest
+from helpers import staged
 
 import tracejit
 from tracejit import errors, lax
@@ -19,12 +20,6 @@ from tracejit._src.jaxpr import (
 )
 
 make_jaxpr = tracejit.make_jaxpr
-
-
-def staged(fun, *args, **kwargs):
-    closed = make_jaxpr(fun, **kwargs)(*args)
-    check_jaxpr(closed.jaxpr)
-    return closed
 
 
 # --- eager evaluation ------------------------------------------------------------------------

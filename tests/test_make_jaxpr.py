@@ -2,18 +2,11 @@
 
 import numpy as np
 import pytest
+from helpers import jaxpr_text
 
 import tracejit as jax
 import tracejit.numpy as jnp
 from tracejit import lax
-from tracejit._src.jaxpr import check_jaxpr
-
-
-def jaxpr_text(fun, *args, **kwargs):
-    closed = jax.make_jaxpr(fun, **kwargs)(*args)
-    check_jaxpr(closed.jaxpr)
-    return str(closed)
-
 
 FUNC1_JAXPR = """\
 { lambda ; a:f32[8] b:f32[8]. let

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from helpers import assert_tree_equal, check_eager_jit_numpy, jaxpr_text
+from helpers import assert_tree_equal, check_eager_jit_numpy, check_vmap, jaxpr_text
 
 import tracejit as jax
 import tracejit.numpy as jnp
@@ -276,21 +276,6 @@ def test_grad_with_an_integer_operand_beside_a_float_one():
 # --- vmap -----------------------------------------------------------------------------------
 
 
-def _loop(fun, args, in_axes):
-    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
-    outs = [
-        fun(*[a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(args, in_axes)])
-        for i in range(size)
-    ]
-    return jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *outs)
-
-
-def check_vmap(fun, args, in_axes, tol=1e-6):
-    want = _loop(fun, args, in_axes)
-    assert_tree_equal(jax.vmap(fun, in_axes)(*args), want, tol)
-    assert_tree_equal(jax.jit(jax.vmap(fun, in_axes))(*args), want, tol)
-
-
 def _cond_fun(p, x, w):
     return lax.cond(p, lambda a: (jnp.sin(a) * w, a.sum()), lambda a: (a - w, a.max()), x)
 
@@ -309,12 +294,12 @@ VMAP_CASES = [
 
 @pytest.mark.parametrize("name,args,in_axes", VMAP_CASES, ids=[c[0] for c in VMAP_CASES])
 def test_vmap_cond(name, args, in_axes):
-    check_vmap(_cond_fun, args, in_axes)
+    check_vmap(_cond_fun, args, in_axes, jit=True)
 
 
 def test_vmap_cond_predicate_computed_from_batched_operand():
     x = r(6, 3)
-    check_vmap(lambda a: lax.cond(a.sum() > 0, lambda b: b * 2, jnp.cos, a), (x,), (0,))
+    check_vmap(lambda a: lax.cond(a.sum() > 0, lambda b: b * 2, jnp.cos, a), (x,), (0,), jit=True)
 
 
 def test_vmap_batched_predicate_runs_both_branches_and_selects():
@@ -331,13 +316,13 @@ def test_vmap_switch(in_axes):
     x = r(5, 5)
     args = (idx if in_axes[0] is not None else np.int32(1), x)
     fun = lambda i, a: lax.switch(i, [jnp.sin, lambda b: b * b, lambda b: b + _W3[0]], a)
-    check_vmap(fun, args, in_axes)
+    check_vmap(fun, args, in_axes, jit=True)
 
 
 def test_vmap_switch_pytree_outputs_with_unbatched_parts():
     fun = lambda i, x: lax.switch(i, [lambda a: (a, 1.0), lambda a: (2 * a, 2.0)], x)
-    check_vmap(fun, (np.array([0, 1, 1], i32), r(3, 2)), (0, 0))
-    check_vmap(fun, (np.int32(1), r(3, 2)), (None, 0))
+    check_vmap(fun, (np.array([0, 1, 1], i32), r(3, 2)), (0, 0), jit=True)
+    check_vmap(fun, (np.int32(1), r(3, 2)), (None, 0), jit=True)
 
 
 def test_vmap_of_grad_and_jit_of_vmap_of_grad():

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from helpers import assert_tree_equal, check_eager_jit_numpy, jaxpr_text
+from helpers import assert_tree_equal, check_eager_jit_numpy, check_vmap, jaxpr_text
 
 import tracejit as jax
 import tracejit.numpy as jnp
@@ -284,21 +284,6 @@ def test_while_max_iterations_grad_matches_finite_differences():
 # --- vmap -----------------------------------------------------------------------------------
 
 
-def _loop(fun, args, in_axes):
-    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
-    outs = [
-        fun(*[a if ax is None else np.take(a, i, axis=ax) for a, ax in zip(args, in_axes)])
-        for i in range(size)
-    ]
-    return jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *outs)
-
-
-def check_vmap(fun, args, in_axes, tol=1e-6):
-    want = _loop(fun, args, in_axes)
-    assert_tree_equal(jax.vmap(fun, in_axes)(*args), want, tol)
-    assert_tree_equal(jax.jit(jax.vmap(fun, in_axes))(*args), want, tol)
-
-
 def _count_to(n, x, w):
     return lax.while_loop(
         lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * w + 1.0), (np.int32(0), x)
@@ -318,13 +303,13 @@ VMAP_WHILE_CASES = [
     "name,args,in_axes", VMAP_WHILE_CASES, ids=[c[0] for c in VMAP_WHILE_CASES]
 )
 def test_vmap_while(name, args, in_axes):
-    check_vmap(_count_to, args, in_axes)
+    check_vmap(_count_to, args, in_axes, jit=True)
 
 
 def test_vmap_while_value_dependent_predicate():
     fun = lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x)
-    check_vmap(fun, (np.array([0.3, 3.0, 11.0, 0.01], f32),), (0,))
-    check_vmap(_collatz, (np.array([1, 6, 27, 7], i32),), (0,))
+    check_vmap(fun, (np.array([0.3, 3.0, 11.0, 0.01], f32),), (0,), jit=True)
+    check_vmap(_collatz, (np.array([1, 6, 27, 7], i32),), (0,), jit=True)
 
 
 def test_vmap_while_unbatched_predicate_keeps_one_while():
@@ -341,13 +326,13 @@ def test_vmap_fori_dynamic_bounds(in_axes):
     fun = lambda n, x: lax.fori_loop(0, n, lambda i, c: c * 0.5 + i, x)
     n = np.array([4, 0, 2], i32) if in_axes[0] is not None else np.int32(3)
     x = r(3, 2) if in_axes[1] is not None else r(2)
-    check_vmap(fun, (n, x), in_axes)
+    check_vmap(fun, (n, x), in_axes, jit=True)
 
 
 def test_vmap_fori_static():
     fun = lambda x, w: lax.fori_loop(0, 4, lambda i, c: jnp.tanh(w @ c) + i, x)
-    check_vmap(fun, (r(5, 3), 0.5 * r(3, 3)), (0, None))
-    check_vmap(fun, (r(3), 0.5 * r(3, 3, 5)), (None, 2))
+    check_vmap(fun, (r(5, 3), 0.5 * r(3, 3)), (0, None), jit=True)
+    check_vmap(fun, (r(3), 0.5 * r(3, 3, 5)), (None, 2), jit=True)
 
 
 def test_vmap_of_jvp_of_while_and_vmap_of_grad_of_fori():
@@ -363,7 +348,7 @@ def test_vmap_of_jvp_of_while_and_vmap_of_grad_of_fori():
 def test_vmap_while_max_iterations_grad():
     x, w = r(4, 2) * 0.3, np.array([1.5, 1.3], f32)
     g = jax.grad(lambda x: _bounded(x, w, 20).sum())
-    check_vmap(g, (x,), (0,), tol=1e-5)
+    check_vmap(g, (x,), (0,), tol=1e-5, jit=True)
 
 
 # --- errors ---------------------------------------------------------------------------------
@@ -559,7 +544,7 @@ def test_vmap_while_predicate_batched_through_body_consts():
     """The predicate reads only the carry, which becomes batched through a batched body
     constant: members stop at different counts."""
     fun = lambda w: lax.while_loop(lambda c: c < 10, lambda c: c * w, 1.0)
-    check_vmap(fun, (np.array([2.0, 3.0, 1.5], f32),), (0,))
+    check_vmap(fun, (np.array([2.0, 3.0, 1.5], f32),), (0,), jit=True)
     assert_tree_equal(jax.vmap(fun)(np.array([2.0, 3.0], f32)), np.array([16.0, 27.0], f32), 0)
     y, t = jax.vmap(lambda w: jax.jvp(fun, (w,), (np.float32(1),)))(np.array([2.0, 3.0], f32))
     assert_tree_equal(y, np.array([16.0, 27.0], f32), 0)

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from helpers import assert_tree_equal, check_eager_jit_numpy
+from helpers import assert_tree_equal, check_eager_jit_numpy, check_vmap
 
 import tracejit as jax
 import tracejit.numpy as jnp
@@ -361,29 +361,6 @@ def test_rnn_1000_steps_vmapped_over_sequences_jit_of_grad():
 # --- vmap -----------------------------------------------------------------------------------
 
 
-def _member(a, ax, i):
-    """Member `i` of the (pytree) argument `a` batched at `ax` (None: not batched)."""
-    if ax is None:
-        return a
-    return jax.tree_util.tree_map(lambda x: np.take(x, i, axis=ax), a)
-
-
-def _loop(fun, args, in_axes):
-    size = next(
-        np.shape(jax.tree_util.tree_leaves(a)[0])[ax]
-        for a, ax in zip(args, in_axes)
-        if ax is not None
-    )
-    outs = [fun(*[_member(a, ax, i) for a, ax in zip(args, in_axes)]) for i in range(size)]
-    return jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *outs)
-
-
-def check_vmap(fun, args, in_axes, tol=1e-5):
-    want = _loop(fun, args, in_axes)
-    assert_tree_equal(jax.vmap(fun, in_axes)(*args), want, tol)
-    assert_tree_equal(jax.jit(jax.vmap(fun, in_axes))(*args), want, tol)
-
-
 def _scan_fun(c, xs, w):
     return lax.scan(lambda c, x: (jnp.tanh(w @ c + x), (c * x).sum()), c, xs)
 
@@ -401,7 +378,7 @@ VMAP_CASES = [
 
 @pytest.mark.parametrize("name,args,in_axes", VMAP_CASES, ids=[c[0] for c in VMAP_CASES])
 def test_vmap_scan(name, args, in_axes):
-    check_vmap(_scan_fun, args, in_axes)
+    check_vmap(_scan_fun, args, in_axes, tol=1e-5, jit=True)
 
 
 def test_vmap_scan_reverse_pytree_and_unbatched_carry_becoming_batched():
@@ -410,7 +387,7 @@ def test_vmap_scan_reverse_pytree_and_unbatched_carry_becoming_batched():
             lambda c, x: ({"s": c["s"] + x[0]}, x[1] * c["s"]), {"s": 0.0}, xs, reverse=True
         )
 
-    check_vmap(fun, ((r(B, 4), r(B, 4)),), (0,))
+    check_vmap(fun, ((r(B, 4), r(B, 4)),), (0,), tol=1e-5, jit=True)
 
 
 def test_vmap_of_grad_and_grad_of_vmap_of_scan():
@@ -420,7 +397,7 @@ def test_vmap_of_grad_and_grad_of_vmap_of_scan():
 
     c, xs, w = r(B, 4), r(B, 5, 4), 0.5 * r(4, 4)
     g = jax.grad(loss, argnums=(0, 2))
-    check_vmap(g, (c, xs, w), (0, 0, None))
+    check_vmap(g, (c, xs, w), (0, 0, None), tol=1e-5, jit=True)
     total = jax.grad(lambda w: jax.vmap(loss, (0, 0, None))(c, xs, w).sum())(w)
     per_example = sum(np.asarray(g(c[i], xs[i], w)[1]) for i in range(B))
     np.testing.assert_allclose(total, per_example, rtol=1e-5, atol=1e-5)

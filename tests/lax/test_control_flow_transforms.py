@@ -7,7 +7,7 @@ import functools
 import helpers
 import numpy as np
 import pytest
-from helpers import assert_tree_equal
+from helpers import assert_tree_equal, check_vmap
 
 import tracejit as jax
 import tracejit.numpy as jnp
@@ -24,25 +24,6 @@ f32, i32 = np.float32, np.int32
 
 def r(*shape, dtype=f32):
     return _rng.standard_normal(shape).astype(dtype)
-
-
-def _member(a, ax, i):
-    if ax is None:
-        return a
-    return jax.tree_util.tree_map(lambda x: np.take(x, i, axis=ax), a)
-
-
-def check_vmap(fun, args, in_axes, tol=1e-5):
-    """vmap(fun) and jit(vmap(fun)) equal a Python loop over the batch members."""
-    size = next(
-        np.shape(jax.tree_util.tree_leaves(a)[0])[ax]
-        for a, ax in zip(args, in_axes)
-        if ax is not None
-    )
-    outs = [fun(*[_member(a, ax, i) for a, ax in zip(args, in_axes)]) for i in range(size)]
-    want = jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *outs)
-    assert_tree_equal(jax.vmap(fun, in_axes)(*args), want, tol)
-    assert_tree_equal(jax.jit(jax.vmap(fun, in_axes))(*args), want, tol)
 
 
 # --- a scan inside a while inside a cond ----------------------------------------------------
@@ -96,9 +77,11 @@ def test_scan_in_while_in_cond_vmap():
     trip counts), batched xs of the innermost scan."""
     p = np.array([True, False, True, True])
     c = np.stack([_C, _C, _C * 3, _C * 0.5])
-    check_vmap(nested, (p, c, _XS), (0, 0, None))
-    check_vmap(nested, (np.bool_(True), c, _XS), (None, 0, None))
-    check_vmap(nested, (p, _C, np.stack([_XS, _XS * 0.5, _XS, -_XS])), (0, None, 0))
+    check_vmap(nested, (p, c, _XS), (0, 0, None), tol=1e-5, jit=True)
+    check_vmap(nested, (np.bool_(True), c, _XS), (None, 0, None), tol=1e-5, jit=True)
+    check_vmap(
+        nested, (p, _C, np.stack([_XS, _XS * 0.5, _XS, -_XS])), (0, None, 0), tol=1e-5, jit=True
+    )
 
 
 def test_scan_in_while_in_cond_jvp_and_bounded_grad():
@@ -123,7 +106,7 @@ def test_scan_in_while_in_cond_vmap_of_grad():
     p = np.array([True, False, True])
     c = np.stack([_C, _C, _C * 3])
     g = jax.grad(lambda p, c: nested(p, c, _XS, 30)[0].sum(), argnums=1)
-    check_vmap(g, (p, c), (0, 0), tol=1e-4)
+    check_vmap(g, (p, c), (0, 0), tol=1e-4, jit=True)
 
 
 def test_vmap_batched_predicate_with_int_bool_complex_outputs():
@@ -137,7 +120,7 @@ def test_vmap_batched_predicate_with_int_bool_complex_outputs():
             x,
         )
 
-    check_vmap(fun, (p, np.array([1.5, -2.0, -0.5], f32)), (0, 0))
+    check_vmap(fun, (p, np.array([1.5, -2.0, -0.5], f32)), (0, 0), tol=1e-5, jit=True)
 
 
 def test_vmap_batched_predicate_around_a_scan_and_its_grad():
@@ -150,7 +133,7 @@ def test_vmap_batched_predicate_around_a_scan_and_its_grad():
         return lax.cond(p, scanned, lambda v: (v**2).sum(), v)
 
     xs = r(3, 4)
-    check_vmap(fun, (p, xs), (0, 0))
+    check_vmap(fun, (p, xs), (0, 0), tol=1e-5, jit=True)
     got = jax.grad(lambda xs: jax.vmap(fun)(p, xs).sum())(xs)
     want = np.stack([jax.grad(fun, argnums=1)(p[i], xs[i]) for i in range(3)])
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
@@ -180,9 +163,11 @@ def test_cond_in_scan():
     check_eager_jit_numpy(cond_in_scan, (np.float32(0.3), xs), np_cond_in_scan(0.3, xs))
     check_grads(cond_in_scan, (np.float32(0.3), xs), order=2, modes=["fwd", "rev"])
     # the predicate inside the scan becomes batched when the xs are
-    check_vmap(cond_in_scan, (r(4), r(4, 5)), (0, 0))
-    check_vmap(cond_in_scan, (np.float32(0.3), r(5, 4)), (None, 1))
-    check_vmap(jax.grad(lambda c, xs: cond_in_scan(c, xs)[0]), (r(4), r(4, 5)), (0, 0))
+    check_vmap(cond_in_scan, (r(4), r(4, 5)), (0, 0), tol=1e-5, jit=True)
+    check_vmap(cond_in_scan, (np.float32(0.3), r(5, 4)), (None, 1), tol=1e-5, jit=True)
+    check_vmap(
+        jax.grad(lambda c, xs: cond_in_scan(c, xs)[0]), (r(4), r(4, 5)), (0, 0), tol=1e-5, jit=True
+    )
 
 
 def test_switch_and_fori_in_scan():
@@ -201,7 +186,7 @@ def test_switch_and_fori_in_scan():
         c = np.float32(c + 0.1)
     check_eager_jit_numpy(fun, (np.float32(0.4), idx), (c, np.array(ys, f32)))
     check_grads(lambda c: fun(c, idx), (np.float32(0.4),), order=2, modes=["fwd", "rev"])
-    check_vmap(fun, (r(3), np.array([[0, 1], [2, 2], [1, 0]], i32)), (0, 0))
+    check_vmap(fun, (r(3), np.array([[0, 1], [2, 2], [1, 0]], i32)), (0, 0), tol=1e-5, jit=True)
 
 
 # --- scan inside scan -----------------------------------------------------------------------
@@ -230,9 +215,15 @@ def test_scan_in_scan():
     args = (r(3), r(4, 2, 3), 0.5 * r(3, 3))
     check_eager_jit_numpy(scan_in_scan, args, np_scan_in_scan(*args))
     check_grads(scan_in_scan, args, order=2, modes=["fwd", "rev"], atol=1e-4, rtol=1e-4)
-    check_vmap(scan_in_scan, (r(2, 3), r(4, 2, 3), 0.5 * r(3, 3)), (0, None, None))
-    check_vmap(scan_in_scan, (r(3), r(4, 2, 3, 2), 0.5 * r(3, 3)), (None, 3, None))
-    check_vmap(scan_in_scan, (r(3), r(4, 2, 3), 0.5 * r(2, 3, 3)), (None, None, 0))
+    check_vmap(
+        scan_in_scan, (r(2, 3), r(4, 2, 3), 0.5 * r(3, 3)), (0, None, None), tol=1e-5, jit=True
+    )
+    check_vmap(
+        scan_in_scan, (r(3), r(4, 2, 3, 2), 0.5 * r(3, 3)), (None, 3, None), tol=1e-5, jit=True
+    )
+    check_vmap(
+        scan_in_scan, (r(3), r(4, 2, 3), 0.5 * r(2, 3, 3)), (None, None, 0), tol=1e-5, jit=True
+    )
 
 
 def test_grad_of_scan_in_scan_residuals_are_not_constants_stacked():
@@ -261,7 +252,7 @@ def test_jit_and_grad_inside_scan_body():
         h = np.tanh(h * x)
     check_eager_jit_numpy(fun, (c, xs), (h.astype(f32), np.array(ys, f32)))
     check_grads(fun, (c, xs), order=1, modes=["fwd", "rev"])
-    check_vmap(fun, (r(3, 2), xs), (0, None))
+    check_vmap(fun, (r(3, 2), xs), (0, None), tol=1e-5, jit=True)
 
 
 def test_vmap_inside_cond_and_while_bodies():
@@ -319,8 +310,8 @@ def test_map_grad_and_vmap():
     fun = lambda xs, w: lax.map(lambda x: jnp.sin(x * w), xs)
     check_grads(fun, (r(4, 2), r(2)), order=2, modes=["fwd", "rev"])
     check_grads(lambda xs: lax.map(jnp.cos, xs, batch_size=3), (r(5),), order=1)
-    check_vmap(fun, (r(3, 4, 2), r(2)), (0, None))
-    check_vmap(fun, (r(4, 2), r(3, 2)), (None, 0))
+    check_vmap(fun, (r(3, 4, 2), r(2)), (0, None), tol=1e-5, jit=True)
+    check_vmap(fun, (r(4, 2), r(3, 2)), (None, 0), tol=1e-5, jit=True)
 
 
 # --- lax.associative_scan -------------------------------------------------------------------
@@ -387,8 +378,8 @@ def test_associative_scan_pytree_linear_recurrence():
 def test_associative_scan_grad_and_vmap():
     fun = lambda x: lax.associative_scan(jnp.multiply, x)
     check_grads(fun, (0.5 + np.abs(r(6)),), order=2, modes=["fwd", "rev"])
-    check_vmap(fun, (r(3, 5),), (0,))
-    check_vmap(fun, (r(5, 3),), (1,))
+    check_vmap(fun, (r(3, 5),), (0,), tol=1e-5, jit=True)
+    check_vmap(fun, (r(5, 3),), (1,), tol=1e-5, jit=True)
 
 
 def test_associative_scan_errors():

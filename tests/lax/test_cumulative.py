@@ -3,28 +3,28 @@ references, eager and staged, forward and reversed (special values from JAX 0.10
 
 import re
 
-import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import (
+    FLOATS,
+    NUMERIC,
+    assert_close,
+    b,
+    bf16,
+    c64,
+    check_traced_matches_eager,
+    eager,
+    f16,
+    f32,
+    i32,
+    staged,
+    u8,
+)
 
 import tracejit  # noqa: F401  (installs the eager trace)
+from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.array import make_array
-from tracejit._src.jaxpr import check_jaxpr
-from tracejit._src.lax import cumulative as lax
-
-bf16 = np.dtype(ml_dtypes.bfloat16)
-f16, f32, i32, u8 = (
-    np.dtype(np.float16),
-    np.dtype(np.float32),
-    np.dtype(np.int32),
-    np.dtype(np.uint8),
-)
-c64, b = np.dtype(np.complex64), np.dtype(np.bool_)
-
-NUMERIC = [f32, f16, bf16, i32, u8, c64]
-FLOATS = [f32, f16, bf16]
 
 # (shape, axis): rank 1 to 3, negative axes, size-0 dimensions.
 CASES = [
@@ -100,13 +100,7 @@ def test_scan_matches_numpy(op, ref, dtype, shape, axis, reverse):
         expected = np.flip(ref(np.flip(x, axis), axis), axis)
     else:
         expected = ref(x, axis)
-    actual = np.asarray(out)
-    if dtype.kind in "iu":
-        np.testing.assert_array_equal(actual, expected.astype(dtype))
-    else:
-        tol = TOLERANCE[dtype]
-        widened = np.complex128 if dtype.kind == "c" else np.float64
-        np.testing.assert_allclose(actual.astype(widened), expected, rtol=tol, atol=tol)
+    assert_close(out, expected, TOLERANCE.get(dtype, 0), dtype=dtype)
 
 
 @pytest.mark.parametrize("op", [op for op, _, _ in SCANS], ids=ids)
@@ -194,16 +188,6 @@ def test_jaxpr_printouts_match_jax():
 
 
 # --- errors ---------------------------------------------------------------------------------
-
-
-def staged(fun, *args):
-    closed = make_jaxpr(fun)(*args)
-    check_jaxpr(closed.jaxpr)
-    return closed
-
-
-def eager(fun, *args):
-    return fun(*args)
 
 
 @pytest.mark.parametrize("run", [eager, staged], ids=["eager", "staged"])

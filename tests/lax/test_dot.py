@@ -8,20 +8,29 @@ import string
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import (
+    assert_close,
+    b,
+    bf16,
+    c64,
+    check_traced_matches_eager,
+    eager,
+    f16,
+    f32,
+    i8,
+    i16,
+    i32,
+    staged,
+    u8,
+    u32,
+)
 
 import tracejit  # noqa: F401  (installs the eager trace)
+from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.api_util import ShapeDtypeStruct
 from tracejit._src.array import make_array
-from tracejit._src.jaxpr import check_jaxpr
-from tracejit._src.lax import dot as lax
-from tracejit._src.lax.dot import Precision
-
-bf16 = np.dtype(ml_dtypes.bfloat16)
-f16, f32, i32, i8, u8 = (np.dtype(t) for t in (np.float16, np.float32, np.int32, np.int8, np.uint8))
-c64, b = np.dtype(np.complex64), np.dtype(np.bool_)
-i16, u32 = np.dtype(np.int16), np.dtype(np.uint32)
+from tracejit.lax import Precision
 
 DTYPES = [f32, f16, bf16, i32, i8, b, c64]
 
@@ -81,19 +90,6 @@ def ref_dot_general(lhs, rhs, dimension_numbers, out_dtype):
 TOLERANCE = {f16: 1e-2, bf16: 5e-2, f32: 1e-5, c64: 1e-5}
 
 
-def assert_close(actual, expected, dtype):
-    actual = np.asarray(actual)
-    assert actual.shape == expected.shape and actual.dtype == dtype
-    if dtype.kind in "biu":
-        np.testing.assert_array_equal(actual, expected)
-    else:
-        widened = np.complex128 if dtype.kind == "c" else np.float64
-        tol = TOLERANCE[dtype]
-        np.testing.assert_allclose(
-            actual.astype(widened), expected.astype(widened), rtol=tol, atol=tol
-        )
-
-
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("lhs_shape, rhs_shape, dimension_numbers", CASES, ids=str)
 def test_dot_general_matches_einsum(dtype, lhs_shape, rhs_shape, dimension_numbers):
@@ -102,7 +98,12 @@ def test_dot_general_matches_einsum(dtype, lhs_shape, rhs_shape, dimension_numbe
         lambda x, y: lax.dot_general(x, y, dimension_numbers), lhs, rhs, rtol=1e-5, atol=1e-5
     )
     assert not out.weak_type
-    assert_close(out, ref_dot_general(lhs, rhs, dimension_numbers, dtype), dtype)
+    assert_close(
+        out,
+        ref_dot_general(lhs, rhs, dimension_numbers, dtype),
+        TOLERANCE.get(np.dtype(dtype), 0),
+        dtype=dtype,
+    )
 
 
 @pytest.mark.parametrize(
@@ -157,7 +158,7 @@ def test_mixed_input_dtypes(lhs_dtype, rhs_dtype, result):
     out = check_traced_matches_eager(lambda x, y: lax.dot(x, y), lhs, rhs, rtol=1e-5)
     assert out.dtype == result
     expected = ref_dot_general(lhs, rhs, (((1,), (0,)), ((), ())), result)
-    assert_close(out, expected, result)
+    assert_close(out, expected, TOLERANCE.get(np.dtype(result), 0), dtype=result)
 
 
 def test_mixed_dtypes_with_x64(enable_x64):
@@ -327,16 +328,6 @@ def test_dimension_numbers_are_normalized_to_tuples():
 
 
 # --- errors ---------------------------------------------------------------------------------
-
-
-def staged(fun, *args):
-    closed = make_jaxpr(fun)(*args)
-    check_jaxpr(closed.jaxpr)
-    return closed
-
-
-def eager(fun, *args):
-    return fun(*args)
 
 
 # (lhs shape, rhs shape, dimension numbers, message), messages as JAX words them.

@@ -7,16 +7,16 @@ import itertools
 
 import numpy as np
 import pytest
+from helpers import c64, check_vmap, f32
+from op_specs.binary import BINARY
+from op_specs.elementwise import ELEMENTWISE
 
 import tracejit
-from tracejit import lax as le
+from tracejit import lax
 from tracejit._src.api import make_jaxpr, vmap
-from tracejit._src.lax import binary as lb
-from tracejit._src.lax import bitwise, comparison, trigonometric
 
 B = 3  # batch size
 rng = np.random.default_rng(0)
-f32, i32, c64 = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.complex64)
 
 
 def _sample(shape, dtype, lo, hi):
@@ -31,26 +31,6 @@ def _sample(shape, dtype, lo, hi):
     return rng.uniform(lo, hi, shape).astype(dtype)
 
 
-def _take(x, i, axis):
-    return x if axis is None else np.take(x, i, axis=axis)
-
-
-def _check_vmap(fun, args, in_axes, out_axes=0, rtol=1e-6):
-    """`vmap(fun)` equals a Python loop of `fun` over batch members, stacked at `out_axes`."""
-    got = np.asarray(vmap(fun, in_axes, out_axes)(*args))
-    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
-    per_example = [
-        np.asarray(fun(*[_take(a, i, ax) for a, ax in zip(args, in_axes)])) for i in range(size)
-    ]
-    want = np.stack(per_example, axis=out_axes)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    if got.dtype.kind in "biu":
-        np.testing.assert_array_equal(got, want)
-    else:
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-6, equal_nan=True)
-
-
 def _equation_count(fun, make_args, in_axes):
     counts = [len(make_jaxpr(vmap(fun, in_axes))(*make_args(n)).jaxpr.eqns) for n in (2, 7)]
     assert counts[0] == counts[1], counts
@@ -59,72 +39,25 @@ def _equation_count(fun, make_args, in_axes):
 
 # --- unary ------------------------------------------------------------------------------------
 
-# (id, function, dtype, sampling range)
-UNARY = [
-    ("neg", le.neg, f32, (-3, 3)),
-    ("sign", le.sign, f32, (-3, 3)),
-    ("floor", le.floor, f32, (-3, 3)),
-    ("ceil", le.ceil, f32, (-3, 3)),
-    ("round_afz", le.round, f32, (-3, 3)),
-    ("round_even", lambda x: le.round(x, le.RoundingMethod.TO_NEAREST_EVEN), f32, (-3, 3)),
-    ("is_finite", le.is_finite, f32, (-3, 3)),
-    ("exp", le.exp, f32, (-3, 3)),
-    ("exp2", le.exp2, f32, (-3, 3)),
-    ("log", le.log, f32, (0.1, 3)),
-    ("log1p", le.log1p, f32, (-0.5, 3)),
-    ("expm1", le.expm1, f32, (-3, 3)),
-    ("tanh", le.tanh, f32, (-3, 3)),
-    ("logistic", le.logistic, f32, (-3, 3)),
-    ("sin", le.sin, f32, (-3, 3)),
-    ("cos", le.cos, f32, (-3, 3)),
-    ("tan", le.tan, f32, (-1, 1)),
-    ("asin", le.asin, f32, (-0.9, 0.9)),
-    ("acos", le.acos, f32, (-0.9, 0.9)),
-    ("atan", le.atan, f32, (-3, 3)),
-    ("sinh", le.sinh, f32, (-3, 3)),
-    ("cosh", le.cosh, f32, (-3, 3)),
-    ("asinh", le.asinh, f32, (-3, 3)),
-    ("acosh", le.acosh, f32, (1.1, 4)),
-    ("atanh", le.atanh, f32, (-0.9, 0.9)),
-    ("sqrt", le.sqrt, f32, (0.1, 4)),
-    ("rsqrt", le.rsqrt, f32, (0.1, 4)),
-    ("cbrt", le.cbrt, f32, (-4, 4)),
-    ("abs", le.abs, f32, (-3, 3)),
-    ("abs_complex", le.abs, c64, (-3, 3)),
-    ("not_int", le.bitwise_not, i32, (-50, 50)),
-    ("not_bool", le.bitwise_not, np.dtype(bool), (0, 2)),
-    ("integer_pow_3", lambda x: le.integer_pow(x, 3), f32, (-3, 3)),
-    ("integer_pow_neg2", lambda x: le.integer_pow(x, -2), f32, (0.5, 3)),
-    ("integer_pow_int", lambda x: le.integer_pow(x, 2), i32, (-9, 9)),
-    ("square", le.square, f32, (-3, 3)),
-    ("erf", le.erf, f32, (-3, 3)),
-    ("erfc", le.erfc, f32, (-3, 3)),
-    ("erf_inv", le.erf_inv, f32, (-0.9, 0.9)),
-    ("lgamma", le.lgamma, f32, (0.2, 5)),
-    ("digamma", le.digamma, f32, (0.2, 5)),
-    ("real", le.real, c64, (-3, 3)),
-    ("imag", le.imag, c64, (-3, 3)),
-    ("conj", le.conj, c64, (-3, 3)),
-    ("population_count", le.population_count, i32, (-1000, 1000)),
-    ("clz", le.clz, i32, (-1000, 1000)),
-]
+UNARY = [(spec, dtype) for spec in ELEMENTWISE for dtype in spec.dtypes_per_kind()]
 
 
-@pytest.mark.parametrize("name,fn,dtype,domain", UNARY, ids=[u[0] for u in UNARY])
-def test_unary_vmap_axes(name, fn, dtype, domain):
+@pytest.mark.parametrize("spec,dtype", UNARY, ids=[f"{s}-{d.name}" for s, d in UNARY])
+def test_unary_vmap_axes(spec, dtype):
     for in_axis, out_axis in [(0, 0), (1, 0), (-1, 0), (0, 1), (2, -1)]:
         shape = [2, 4]
         shape.insert(in_axis % 3, B)
-        x = _sample(tuple(shape), dtype, *domain)
-        _check_vmap(fn, (x,), (in_axis,), out_axis, rtol=2e-6)
+        check_vmap(
+            spec.fun, spec.operands(dtype, tuple(shape)), (in_axis,), out_axis, tol=2e-6, atol=1e-6
+        )
     # a rank-0 example (batch of scalars)
-    _check_vmap(fn, (_sample((B,), dtype, *domain),), (0,))
+    check_vmap(spec.fun, spec.operands(dtype, (B,)), (0,))
 
 
-@pytest.mark.parametrize("name,fn,dtype,domain", UNARY, ids=[u[0] for u in UNARY])
-def test_unary_vmap_no_unrolling(name, fn, dtype, domain):
-    _equation_count(fn, lambda n: (_sample((2, n), dtype, *domain),), (1,))
-    count = _equation_count(fn, lambda n: (_sample((n, 2), dtype, *domain),), (0,))
+@pytest.mark.parametrize("spec,dtype", UNARY, ids=[f"{s}-{d.name}" for s, d in UNARY])
+def test_unary_vmap_no_unrolling(spec, dtype):
+    _equation_count(spec.fun, lambda n: spec.operands(dtype, (2, n)), (1,))
+    count = _equation_count(spec.fun, lambda n: spec.operands(dtype, (n, 2)), (0,))
     assert count == 1  # one primitive applied to the whole batch, no moves needed
 
 
@@ -132,60 +65,26 @@ def test_unary_keeps_params():
     x = _sample((B, 5), f32, -3, 3)
     x[:, 0] = 0.5
     x[:, 1] = 2.5
-    jaxpr = make_jaxpr(vmap(lambda v: le.round(v, le.RoundingMethod.TO_NEAREST_EVEN)))(x)
+    jaxpr = make_jaxpr(vmap(lambda v: lax.round(v, lax.RoundingMethod.TO_NEAREST_EVEN)))(x)
     assert "rounding_method=1" in str(jaxpr)
-    jaxpr = make_jaxpr(vmap(lambda v: le.integer_pow(v, 5)))(x)
+    jaxpr = make_jaxpr(vmap(lambda v: lax.integer_pow(v, 5)))(x)
     assert "y=5" in str(jaxpr)
 
 
 def test_unary_nested_vmap_and_jit():
     x = _sample((B, 4, 2), f32, -3, 3)
-    f = vmap(vmap(le.sin, 1, 0), 0, 1)  # inner over the example's axis 1
+    f = vmap(vmap(lax.sin, 1, 0), 0, 1)  # inner over the example's axis 1
     np.testing.assert_allclose(np.asarray(f(x)), np.sin(x).transpose(2, 0, 1), rtol=1e-6)
-    g = tracejit.jit(vmap(le.exp, 2))
+    g = tracejit.jit(vmap(lax.exp, 2))
     np.testing.assert_allclose(np.asarray(g(x)), np.moveaxis(np.exp(x), 2, 0), rtol=1e-6)
 
 
 # --- binary -----------------------------------------------------------------------------------
 
-# (id, function, dtype, x range, y range)
-BINARY = [
-    ("add", lb.add, f32, (-3, 3), (-3, 3)),
-    ("add_int", lb.add, i32, (-50, 50), (-50, 50)),
-    ("sub", lb.sub, f32, (-3, 3), (-3, 3)),
-    ("mul", lb.mul, f32, (-3, 3), (-3, 3)),
-    ("mul_complex", lb.mul, c64, (-3, 3), (-3, 3)),
-    ("div", lb.div, f32, (-3, 3), (0.5, 3)),
-    ("div_int", lb.div, i32, (-50, 50), (1, 7)),
-    ("rem", lb.rem, f32, (-3, 3), (0.5, 3)),
-    ("rem_int", lb.rem, i32, (-50, 50), (1, 7)),
-    ("pow", lb.pow, f32, (0.1, 3), (-2, 2)),
-    ("max", lb.max, f32, (-3, 3), (-3, 3)),
-    ("min", lb.min, f32, (-3, 3), (-3, 3)),
-    ("atan2", trigonometric.atan2, f32, (-3, 3), (-3, 3)),
-    ("and", bitwise.bitwise_and, i32, (-50, 50), (-50, 50)),
-    ("or", bitwise.bitwise_or, i32, (-50, 50), (-50, 50)),
-    ("xor", bitwise.bitwise_xor, i32, (-50, 50), (-50, 50)),
-    ("and_bool", bitwise.bitwise_and, np.dtype(bool), (0, 2), (0, 2)),
-    ("shift_left", bitwise.shift_left, i32, (-50, 50), (0, 40)),
-    ("shift_right_logical", bitwise.shift_right_logical, i32, (-50, 50), (0, 40)),
-    ("shift_right_arithmetic", bitwise.shift_right_arithmetic, i32, (-50, 50), (0, 40)),
-    ("eq", comparison.eq, i32, (0, 3), (0, 3)),
-    ("ne", comparison.ne, i32, (0, 3), (0, 3)),
-    ("lt", comparison.lt, f32, (-3, 3), (-3, 3)),
-    ("le", comparison.le, i32, (0, 3), (0, 3)),
-    ("gt", comparison.gt, f32, (-3, 3), (-3, 3)),
-    ("ge", comparison.ge, i32, (0, 3), (0, 3)),
-    ("nextafter", lb.nextafter, f32, (-3, 3), (-3, 3)),
-    ("polygamma", le.polygamma, f32, (0, 3), (0.2, 4)),
+# add_any (AD's, no broadcasting) is checked with the rest of the table in test_op_specs.py.
+BINARY_ROWS = [
+    (spec, dtype) for spec in BINARY if spec.name != "add_any" for dtype in spec.dtypes_per_kind()
 ]
-
-
-def _binary_args(dtype, x_range, y_range, x_shape, y_shape, polygamma=False):
-    x = _sample(x_shape, dtype, *x_range)
-    if polygamma:  # m: non-negative integers of the float dtype
-        x = np.floor(x).astype(dtype)
-    return x, _sample(y_shape, dtype, *y_range)
 
 
 def _insert(shape, axis):
@@ -217,64 +116,45 @@ BINARY_CASES = [
 ]
 
 
-@pytest.mark.parametrize("name,fn,dtype,x_range,y_range", BINARY, ids=[b[0] for b in BINARY])
-def test_binary_vmap(name, fn, dtype, x_range, y_range):
+@pytest.mark.parametrize("spec,dtype", BINARY_ROWS, ids=[f"{s}-{d.name}" for s, d in BINARY_ROWS])
+def test_binary_vmap(spec, dtype):
     for x_shape, y_shape, in_axes in BINARY_CASES:
-        x, y = _binary_args(
-            dtype,
-            x_range,
-            y_range,
-            _insert(x_shape, in_axes[0]),
-            _insert(y_shape, in_axes[1]),
-            polygamma=name == "polygamma",
-        )
-        _check_vmap(fn, (x, y), in_axes, rtol=2e-6)
-    x, y = _binary_args(dtype, x_range, y_range, (2, B), (B, 2), polygamma=name == "polygamma")
-    _check_vmap(fn, (x, y), (1, 0), out_axes=1, rtol=2e-6)
+        shapes = (_insert(x_shape, in_axes[0]), _insert(y_shape, in_axes[1]))
+        check_vmap(spec.fun, spec.operands(dtype, shapes), in_axes, tol=2e-6, atol=1e-6)
+    x, y = spec.operands(dtype, ((2, B), (B, 2)))
+    check_vmap(spec.fun, (x, y), (1, 0), out_axes=1, tol=2e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name,fn,dtype,x_range,y_range", BINARY, ids=[b[0] for b in BINARY])
-def test_binary_vmap_no_unrolling(name, fn, dtype, x_range, y_range):
+@pytest.mark.parametrize("spec,dtype", BINARY_ROWS, ids=[f"{s}-{d.name}" for s, d in BINARY_ROWS])
+def test_binary_vmap_no_unrolling(spec, dtype):
     def make(n):
-        return (_sample((2, n), dtype, *x_range), _sample((n, 2), dtype, *y_range))
+        return spec.operands(dtype, ((2, n), (n, 2)))
 
-    _equation_count(fn, make, (1, 0))
-    _equation_count(fn, lambda n: (make(n)[0], make(n)[1][0]), (1, None))
+    _equation_count(spec.fun, make, (1, 0))
+    _equation_count(spec.fun, lambda n: (make(n)[0], make(n)[1][0]), (1, None))
 
 
 def test_binary_unbatched_operand_stays_small():
     x = np.ones((B, 4, 5), np.float32)
     w = np.ones((4, 5), np.float32)
-    jaxpr = make_jaxpr(vmap(lb.mul, (0, None)))(x, w)
+    jaxpr = make_jaxpr(vmap(lax.mul, (0, None)))(x, w)
     eqn_shapes = [tuple(v.aval.shape) for e in jaxpr.jaxpr.eqns for v in e.outvars]
     assert (B, 4, 5) in eqn_shapes
     assert all(s in {(1, 4, 5), (B, 4, 5)} for s in eqn_shapes), eqn_shapes
-    jaxpr = make_jaxpr(vmap(lb.mul, (0, None)))(x, np.float32(2))
+    jaxpr = make_jaxpr(vmap(lax.mul, (0, None)))(x, np.float32(2))
     assert len(jaxpr.jaxpr.eqns) == 1  # a rank-0 operand is used as it is
 
 
 def test_polygamma_batched_order():
     m = np.array([0.0, 1.0, 2.0], np.float32)
     x = _sample((4,), f32, 0.5, 3)
-    _check_vmap(le.polygamma, (m, x), (0, None), rtol=1e-5)
+    check_vmap(lax.polygamma, (m, x), (0, None), tol=1e-5, atol=1e-6)
 
 
 # --- per-example gradients --------------------------------------------------------------------
 
 
-def _missing_mlp_batch_rules():
-    from tracejit._src.interpreters.batching import batch_rules
-    from tracejit._src.lax import dot, reductions, shapes
-
-    needed = [dot.dot_general_p, reductions.reduce_sum_p, shapes.broadcast_in_dim_p]
-    needed += [shapes.transpose_p, shapes.reshape_p]
-    return [p.name for p in needed if p not in batch_rules]
-
-
 def test_per_example_gradients_mlp():
-    missing = _missing_mlp_batch_rules()
-    if missing:
-        pytest.skip(f"needs batching rules of other lax families, not written yet: {missing}")
     import tracejit.numpy as jnp
 
     def predict(params, inputs):

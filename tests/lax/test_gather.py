@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import check_traced_matches_eager, vmap_reference
 
 import tracejit as jax
 import tracejit.numpy as jnp
@@ -298,11 +298,6 @@ def test_extremum_ties_share_the_tangent():
 
 
 # --- vmap -----------------------------------------------------------------------------------
-def _loop(f, args, in_axes):
-    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
-    take = lambda a, ax, k: a if ax is None else np.take(a, k, axis=ax)
-    return np.stack([np.asarray(f(*(take(a, ax, k) for a, ax in zip(args, in_axes))))
-                     for k in range(size)])  # fmt: skip
 
 
 def _batch(a, ax, size=3):
@@ -318,7 +313,7 @@ AXES = [ax for ax in itertools.product((None, 0, -1), repeat=3) if ax != (None, 
 
 @pytest.mark.parametrize("axes", AXES, ids=str)
 @pytest.mark.parametrize("operand_shape, batch_shape, dn, sizes", GATHERS[1:5], ids=str)
-def test_vmap_matches_a_loop(operand_shape, batch_shape, dn, sizes, axes):
+def test_vmap_matches_avmap_reference(operand_shape, batch_shape, dn, sizes, axes):
     sdn, idx, x, u = _scatter_case(operand_shape, batch_shape, dn, sizes, False)
     x_ax, idx_ax, u_ax = axes
     args = [_batch(x, x_ax), _batch(idx, idx_ax), _batch(u, u_ax)]
@@ -335,7 +330,7 @@ def test_vmap_matches_a_loop(operand_shape, batch_shape, dn, sizes, axes):
         if all(ax is None for ax in used):
             continue
         in_axes = (*used, None) if len(used) == 2 else used
-        want = _loop(f, args, in_axes)
+        want = vmap_reference(f, args, in_axes)
         got = jax.vmap(f, in_axes)(*args)
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-6)
 

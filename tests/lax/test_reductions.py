@@ -5,27 +5,28 @@ overflow (expected values from JAX 0.10.2)."""
 import re
 import warnings
 
-import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import (
+    NUMERIC,
+    assert_close,
+    b,
+    bf16,
+    c64,
+    check_traced_matches_eager,
+    eager,
+    f16,
+    f32,
+    i32,
+    staged,
+    u8,
+)
 
 import tracejit  # noqa: F401  (installs the eager trace)
+from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.array import make_array
-from tracejit._src.jaxpr import check_jaxpr
-from tracejit._src.lax import reductions as lax
 
-bf16 = np.dtype(ml_dtypes.bfloat16)
-f16, f32, i32, u8 = (
-    np.dtype(np.float16),
-    np.dtype(np.float32),
-    np.dtype(np.int32),
-    np.dtype(np.uint8),
-)
-c64, b = np.dtype(np.complex64), np.dtype(np.bool_)
-
-NUMERIC = [f32, f16, bf16, i32, u8, c64]
 ORDERED = [f32, f16, bf16, i32, u8, b, c64]
 BITWISE = [i32, u8, b]
 
@@ -126,24 +127,6 @@ REDUCTIONS = [
 TOLERANCE = {f16: 2e-3, bf16: 1e-2, f32: 1e-5, c64: 1e-5}
 
 
-def assert_close(actual, expected, dtype):
-    tol = TOLERANCE.get(np.dtype(dtype), 0)
-    actual = np.asarray(actual)
-    expected = np.asarray(expected).astype(dtype)
-    assert actual.shape == expected.shape, (actual.shape, expected.shape)
-    if actual.dtype.kind in "biu":
-        np.testing.assert_array_equal(actual, expected)
-    else:
-        wide_type = np.complex128 if actual.dtype.kind == "c" else np.float64
-        np.testing.assert_allclose(
-            actual.astype(wide_type),
-            expected.astype(wide_type),
-            rtol=tol,
-            atol=tol,
-            equal_nan=True,
-        )
-
-
 @pytest.mark.parametrize(
     "op, ref, dtype",
     [(op, ref, d) for op, ref, ds in REDUCTIONS for d in ds],
@@ -156,7 +139,7 @@ def test_reduction_matches_numpy(op, ref, dtype, shape, axes):
     assert out.dtype == dtype and not out.weak_type
     normalized = tuple(a % len(shape) for a in axes)
     assert out.shape == tuple(d for i, d in enumerate(shape) if i not in normalized)
-    assert_close(out, ref(x, normalized), dtype)
+    assert_close(out, ref(x, normalized), TOLERANCE.get(np.dtype(dtype), 0), dtype=dtype)
 
 
 @pytest.mark.parametrize(
@@ -333,16 +316,6 @@ def test_index_dtype_int64_with_x64(enable_x64):
 
 
 # --- errors ---------------------------------------------------------------------------------
-
-
-def staged(fun, *args):
-    closed = make_jaxpr(fun)(*args)
-    check_jaxpr(closed.jaxpr)
-    return closed
-
-
-def eager(fun, *args):
-    return fun(*args)
 
 
 @pytest.mark.parametrize("run", [eager, staged], ids=["eager", "staged"])

@@ -11,13 +11,13 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import assert_close, jaxpr_text
 
 import tracejit as jax
 import tracejit.numpy as jnp
 from tracejit import lax
 from tracejit._src import dtypes
-from tracejit._src.jaxpr import check_jaxpr
-from tracejit._src.lax.shapes import copy_p
+from tracejit.lax import copy_p
 from tracejit.test_util import check_grads
 
 _rng = np.random.default_rng(1234)
@@ -29,16 +29,6 @@ def r(*shape):
 
 def c(*shape):
     return (_rng.standard_normal(shape) + 1j * _rng.standard_normal(shape)).astype(np.complex64)
-
-
-def close(a, b, tol=1e-6):
-    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=tol, atol=tol)
-
-
-def jaxpr_text(fun, *args):
-    closed = jax.make_jaxpr(fun)(*args)
-    check_jaxpr(closed.jaxpr)
-    return str(closed)
 
 
 def is_float0_zeros(x, shape):
@@ -232,13 +222,13 @@ def test_check_grads_through_jnp(name, fun, args):
 
 def test_grad_of_getitem_and_at_set_by_hand():
     x = jnp.arange(4.0)
-    close(jax.grad(lambda x: jnp.sum(x[1:3] * 2.0))(x), [0.0, 2.0, 2.0, 0.0])
-    close(jax.grad(lambda x: x[-1] * x[0])(x), [3.0, 0.0, 0.0, 0.0])
+    assert_close(jax.grad(lambda x: jnp.sum(x[1:3] * 2.0))(x), [0.0, 2.0, 2.0, 0.0], 1e-6)
+    assert_close(jax.grad(lambda x: x[-1] * x[0])(x), [3.0, 0.0, 0.0, 0.0], 1e-6)
     # x.at[1:3].set(5) * x: the overwritten elements only see the second factor
-    close(jax.grad(lambda x: jnp.sum(x.at[1:3].set(5.0) * x))(x), [0.0, 5.0, 5.0, 6.0])
+    assert_close(jax.grad(lambda x: jnp.sum(x.at[1:3].set(5.0) * x))(x), [0.0, 5.0, 5.0, 6.0], 1e-6)
     g_x, g_y = jax.grad(lambda x, y: jnp.sum(x.at[::2].set(y) ** 2), argnums=(0, 1))(x, 3.0)
-    close(g_x, [0.0, 2.0, 0.0, 6.0])
-    close(g_y, 12.0)  # y lands in two places: 2 * 3 each
+    assert_close(g_x, [0.0, 2.0, 0.0, 6.0], 1e-6)
+    assert_close(g_y, 12.0, 1e-6)  # y lands in two places: 2 * 3 each
 
 
 # --- values by hand, and JAX's values at special points -------------------------------------
@@ -256,17 +246,17 @@ def test_pad_gradients_by_hand():
     # row k of x lands on row 1 + 2k (the last one is cropped); column 0 is cropped
     expected = np.zeros((3, 2))
     expected[0, 1], expected[1, 1] = weights[1, 0], weights[3, 0]
-    close(g_x, expected)
-    close(g_p, weights.sum() - expected.sum())  # every other element is padding
+    assert_close(g_x, expected, 1e-6)
+    assert_close(g_p, weights.sum() - expected.sum(), 1e-6)  # every other element is padding
 
 
 def test_slice_and_dynamic_slice_gradients_by_hand():
     x = jnp.arange(12.0).reshape(3, 4)
     g = jax.grad(lambda x: jnp.sum(lax.slice(x, (1, 0), (3, 4), (1, 3))))(x)
-    close(g, [[0, 0, 0, 0], [1, 0, 0, 1], [1, 0, 0, 1]])
+    assert_close(g, [[0, 0, 0, 0], [1, 0, 0, 1], [1, 0, 0, 1]], 1e-6)
     # the start index 2 is clamped to 1 so that the slice fits: the gradient lands there
     g = jax.grad(lambda x: jnp.sum(lax.dynamic_slice(x, (2, 1), (2, 2))))(x)
-    close(g, [[0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0]])
+    assert_close(g, [[0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0]], 1e-6)
 
 
 def test_dynamic_update_slice_gradients_by_hand():
@@ -277,8 +267,8 @@ def test_dynamic_update_slice_gradients_by_hand():
         return jnp.sum(lax.dynamic_update_slice(x, u, (i, 1)) * weights)
 
     g_x, g_u = jax.grad(f, argnums=(0, 1))(x, u, 1)
-    close(g_x, [[0, 1, 2, 3], [4, 0, 0, 7], [8, 0, 0, 11]])
-    close(g_u, [[5, 6], [9, 10]])
+    assert_close(g_x, [[0, 1, 2, 3], [4, 0, 0, 7], [8, 0, 0, 11]], 1e-6)
+    assert_close(g_u, [[5, 6], [9, 10]], 1e-6)
     g_x, g_u, g_i = jax.grad(f, argnums=(0, 1, 2), allow_int=True)(x, u, 1)
     assert is_float0_zeros(g_i, ())
 
@@ -289,9 +279,9 @@ def test_select_n_gradients_by_hand():
         lambda x, y, z: jnp.sum(lax.select_n(which, x, y, z) * jnp.arange(1.0, 5.0)),
         argnums=(0, 1, 2),
     )(jnp.ones(4), jnp.ones(4), jnp.ones(4))
-    close(grads[0], [1, 0, 0, 0])
-    close(grads[1], [0, 0, 3, 0])
-    close(grads[2], [0, 2, 0, 4])
+    assert_close(grads[0], [1, 0, 0, 0], 1e-6)
+    assert_close(grads[1], [0, 0, 3, 0], 1e-6)
+    assert_close(grads[2], [0, 2, 0, 4], 1e-6)
 
 
 def test_clamp_derivatives_match_jax_at_and_beyond_the_bounds():
@@ -304,11 +294,11 @@ def test_clamp_derivatives_match_jax_at_and_beyond_the_bounds():
         (2.0, (0, 0, 0)),  # a tie with max
         (3.0, (0, 0, 1)),
     ]:
-        close(grad3(0.0, x, 2.0), expected)
-    close(grad3(1.0, 1.0, 1.0), (0, 0, 0))
-    close(grad3(2.0, 1.0, 0.0), (0, 0, 1))  # min > max: the result is max
+        assert_close(grad3(0.0, x, 2.0), expected, 1e-6)
+    assert_close(grad3(1.0, 1.0, 1.0), (0, 0, 0), 1e-6)
+    assert_close(grad3(2.0, 1.0, 0.0), (0, 0, 1), 1e-6)  # min > max: the result is max
     g = jax.grad(lambda x: jnp.sum(lax.clamp(0.5, x, 1.5)))(jnp.array([0.0, 0.5, 1.0, 1.5, 2.0]))
-    close(g, [0, 0, 1, 0, 0])
+    assert_close(g, [0, 0, 1, 0, 0], 1e-6)
 
 
 def test_clamp_scalar_bound_gets_the_summed_gradient():
@@ -317,8 +307,8 @@ def test_clamp_scalar_bound_gets_the_summed_gradient():
     g_lo, g_x = jax.grad(lambda lo, x: jnp.sum(lax.clamp(lo, x, 2.0)), argnums=(0, 1))(
         0.0, jnp.array([-1.0, 1.0, -3.0, 3.0])
     )
-    close(g_lo, 2.0)
-    close(g_x, [0, 1, 0, 0])
+    assert_close(g_lo, 2.0, 1e-6)
+    assert_close(g_x, [0, 1, 0, 0], 1e-6)
 
 
 def test_convert_element_type_between_real_and_complex_matches_jax():
@@ -329,12 +319,12 @@ def test_convert_element_type_between_real_and_complex_matches_jax():
         (ct,) = f_vjp(jnp.array([1.0, 2.0]))
         _, t = jax.jvp(lambda z: lax.convert_element_type(z, jnp.float32), (z,), (z * 1j,))
     assert ct.dtype == np.complex64
-    close(ct, [1.0, 2.0])  # the real cotangent, as a complex one
-    close(t, [-2.0, 1.0])  # the real part of the tangent
+    assert_close(ct, [1.0, 2.0], 1e-6)  # the real cotangent, as a complex one
+    assert_close(t, [-2.0, 1.0], 1e-6)  # the real part of the tangent
     _, f_vjp = jax.vjp(lambda x: lax.convert_element_type(x, jnp.complex64), jnp.array([1.0, 2.0]))
     (ct,) = f_vjp(jnp.array([1 + 2j, 3 - 1j], jnp.complex64))
     assert ct.dtype == np.float32
-    close(ct, [1.0, 3.0])  # the real part of the cotangent
+    assert_close(ct, [1.0, 3.0], 1e-6)  # the real part of the cotangent
 
 
 def test_convert_element_type_keeps_the_operand_dtype_and_weak_type():
@@ -342,10 +332,10 @@ def test_convert_element_type_keeps_the_operand_dtype_and_weak_type():
         jnp.float32(2.0)
     )
     assert g.dtype == np.float32
-    close(g, 3.0)
+    assert_close(g, 3.0, 1e-6)
     g = jax.grad(lambda x: jnp.sum(jnp.ones(3).at[1].set(x)))(2.0)
     assert g.dtype == np.float32 and g.weak_type  # the Python scalar's weak type comes back
-    close(g, 1.0)
+    assert_close(g, 1.0, 1e-6)
 
 
 def test_gradient_of_reshape_with_dimensions_by_hand():
@@ -353,7 +343,7 @@ def test_gradient_of_reshape_with_dimensions_by_hand():
     weights = jnp.arange(6.0).reshape(3, 2)
     g = jax.grad(lambda x: jnp.sum(lax.reshape(x, (3, 2), (1, 0)) * weights))(x)
     # reshape(x, s, (1, 0)) = reshape(x.T, s): x[i, j] lands at flat position 2 * j + i
-    close(g, np.arange(6.0).reshape(3, 2).reshape(6)[[0, 2, 4, 1, 3, 5]].reshape(2, 3))
+    assert_close(g, np.arange(6.0).reshape(3, 2).reshape(6)[[0, 2, 4, 1, 3, 5]].reshape(2, 3), 1e-6)
 
 
 # --- non-differentiable primitives and operands: zero tangents ------------------------------
@@ -371,29 +361,37 @@ def test_integer_and_bitcast_results_have_zero_tangents():
     n = jnp.array([1, 2], jnp.int32)
     _, t = jax.jvp(lambda n: lax.convert_element_type(n, jnp.float32), (n,), (float0,))
     assert t.dtype == np.float32
-    close(t, [0.0, 0.0])
+    assert_close(t, [0.0, 0.0], 1e-6)
     _, t = jax.jvp(lambda n: lax.bitcast_convert_type(n, jnp.float32), (n,), (float0,))
-    close(t, [0.0, 0.0])
-    close(jax.grad(lambda x: jnp.sum(lax.convert_element_type(x, jnp.int32) * 1.0))(x), [0, 0])
-    close(jax.grad(lambda x: jnp.sum(lax.bitcast_convert_type(x, jnp.int32) * 1.0))(x), [0, 0])
+    assert_close(t, [0.0, 0.0], 1e-6)
+    assert_close(
+        jax.grad(lambda x: jnp.sum(lax.convert_element_type(x, jnp.int32) * 1.0))(x), [0, 0], 1e-6
+    )
+    assert_close(
+        jax.grad(lambda x: jnp.sum(lax.bitcast_convert_type(x, jnp.int32) * 1.0))(x), [0, 0], 1e-6
+    )
 
 
 def test_iota_has_a_zero_tangent():
     _, t = jax.jvp(lambda x: lax.iota(jnp.float32, 3) * 1.0 + x * 0.0, (1.0,), (1.0,))
-    close(t, [0.0, 0.0, 0.0])
-    close(jax.grad(lambda x: jnp.sum(lax.broadcasted_iota(jnp.float32, (2, 3), 1) * x))(2.0), 6.0)
+    assert_close(t, [0.0, 0.0, 0.0], 1e-6)
+    assert_close(
+        jax.grad(lambda x: jnp.sum(lax.broadcasted_iota(jnp.float32, (2, 3), 1) * x))(2.0),
+        6.0,
+        1e-6,
+    )
 
 
 def test_index_operands_get_float0_cotangents():
     grads = jax.grad(lambda x, i: jnp.sum(lax.dynamic_slice(x, (i,), (2,))), (0, 1), allow_int=True)
     g_x, g_i = grads(jnp.arange(4.0), 1)
-    close(g_x, [0, 1, 1, 0])
+    assert_close(g_x, [0, 1, 1, 0], 1e-6)
     assert is_float0_zeros(g_i, ())
     which = jnp.array([True, False])
     grads = jax.grad(lambda p, x: jnp.sum(lax.select_n(p, x, 2 * x)), (0, 1), allow_int=True)
     g_p, g_x = grads(which, jnp.ones(2))
     assert is_float0_zeros(g_p, (2,))
-    close(g_x, [2.0, 1.0])
+    assert_close(g_x, [2.0, 1.0], 1e-6)
 
 
 # --- linear transposes ----------------------------------------------------------------------
@@ -421,7 +419,7 @@ def test_linear_transpose_of_each_linear_primitive():
         v = r(*x.shape)
         lhs = np.sum(np.asarray(ct_x, np.float64) * v)
         rhs = np.sum(np.asarray(ct, np.float64) * np.asarray(fun(v), np.float64))
-        close(lhs, rhs, tol=1e-2)
+        assert_close(lhs, rhs, tol=1e-2)
 
 
 # --- staged derivatives print as JAX's ------------------------------------------------------

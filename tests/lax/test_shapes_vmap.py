@@ -4,14 +4,13 @@ per-example results; the vectorized jaxpr does not grow with the batch size."""
 
 import numpy as np
 import pytest
+from helpers import check_vmap, f32, i32, u8
 
 import tracejit  # noqa: F401  (installs the eager trace)
-from tracejit import lax as ls
+from tracejit import lax
 from tracejit._src.api import make_jaxpr, vmap
-from tracejit._src.lax import slicing as lsl
 
 B = 3  # batch size
-f32, i32, u8 = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.uint8)
 
 
 def _sample(rng, shape, dtype):
@@ -20,23 +19,6 @@ def _sample(rng, shape, dtype):
     if dtype.kind in "iu":
         return rng.integers(0, 3 if dtype == i32 else 250, shape).astype(dtype)
     return rng.uniform(-3, 3, shape).astype(dtype)
-
-
-def _take(x, i, axis):
-    return x if axis is None else np.take(x, i, axis=axis)
-
-
-def _check_vmap(fun, args, in_axes, out_axes=0):
-    """`vmap(fun)` equals a Python loop of `fun` over batch members, stacked at `out_axes`."""
-    got = np.asarray(vmap(fun, in_axes, out_axes)(*args))
-    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
-    per_example = [
-        np.asarray(fun(*[_take(a, i, ax) for a, ax in zip(args, in_axes)])) for i in range(size)
-    ]
-    want = np.stack(per_example, axis=out_axes)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    np.testing.assert_array_equal(got, want)
 
 
 def _batched(rng, spec, axis, size=B):
@@ -66,119 +48,115 @@ def _axes_cases(specs, batchable):
     return cases
 
 
-def _idx(i):
-    return np.int32(i)
-
-
 # (id, function, per-example argument specs, positions that may be batched)
 CASES = [
-    ("broadcast_in_dim", lambda x: ls.broadcast_in_dim(x, (2, 3, 4), (1,)), [((3,), f32)], [0]),
-    ("broadcast_size1", lambda x: ls.broadcast_in_dim(x, (3, 4), (0, 1)), [((1, 4), f32)], [0]),
-    ("broadcast_perm", lambda x: ls.broadcast_in_dim(x, (4, 2, 3), (2, 0)), [((3, 4), f32)], [0]),
-    ("broadcast_scalar", lambda x: ls.broadcast_in_dim(x, (2, 3), ()), [((), f32)], [0]),
-    ("reshape", lambda x: ls.reshape(x, (6, 4)), [((2, 3, 4), f32)], [0]),
-    ("reshape_dims", lambda x: ls.reshape(x, (4, 6), (2, 0, 1)), [((2, 3, 4), f32)], [0]),
-    ("reshape_scalar", lambda x: ls.reshape(x, (1, 1)), [((), f32)], [0]),
-    ("transpose", lambda x: ls.transpose(x, (2, 0, 1)), [((2, 3, 4), f32)], [0]),
-    ("squeeze", lambda x: ls.squeeze(x, (1, 3)), [((2, 1, 3, 1), f32)], [0]),
-    ("squeeze_front", lambda x: ls.squeeze(x, (0,)), [((1, 3), f32)], [0]),
-    ("rev", lambda x: ls.rev(x, (0, 2)), [((2, 3, 4), f32)], [0]),
+    ("broadcast_in_dim", lambda x: lax.broadcast_in_dim(x, (2, 3, 4), (1,)), [((3,), f32)], [0]),
+    ("broadcast_size1", lambda x: lax.broadcast_in_dim(x, (3, 4), (0, 1)), [((1, 4), f32)], [0]),
+    ("broadcast_perm", lambda x: lax.broadcast_in_dim(x, (4, 2, 3), (2, 0)), [((3, 4), f32)], [0]),
+    ("broadcast_scalar", lambda x: lax.broadcast_in_dim(x, (2, 3), ()), [((), f32)], [0]),
+    ("reshape", lambda x: lax.reshape(x, (6, 4)), [((2, 3, 4), f32)], [0]),
+    ("reshape_dims", lambda x: lax.reshape(x, (4, 6), (2, 0, 1)), [((2, 3, 4), f32)], [0]),
+    ("reshape_scalar", lambda x: lax.reshape(x, (1, 1)), [((), f32)], [0]),
+    ("transpose", lambda x: lax.transpose(x, (2, 0, 1)), [((2, 3, 4), f32)], [0]),
+    ("squeeze", lambda x: lax.squeeze(x, (1, 3)), [((2, 1, 3, 1), f32)], [0]),
+    ("squeeze_front", lambda x: lax.squeeze(x, (0,)), [((1, 3), f32)], [0]),
+    ("rev", lambda x: lax.rev(x, (0, 2)), [((2, 3, 4), f32)], [0]),
     (
         "pad",
-        lambda x, v: ls.pad(x, v, ((1, 2, 1), (-1, 0, 0))),
+        lambda x, v: lax.pad(x, v, ((1, 2, 1), (-1, 0, 0))),
         [((3, 4), f32), ((), f32)],
         [0, 1],
     ),
-    ("pad_interior", lambda x, v: ls.pad(x, v, ((0, 0, 2),)), [((3,), f32), ((), f32)], [0, 1]),
+    ("pad_interior", lambda x, v: lax.pad(x, v, ((0, 0, 2),)), [((3,), f32), ((), f32)], [0, 1]),
     (
         "concatenate",
-        lambda a, b, c: ls.concatenate([a, b, c], 1),
+        lambda a, b, c: lax.concatenate([a, b, c], 1),
         [((2, 3), f32), ((2, 1), f32), ((2, 2), f32)],
         [0, 1, 2],
     ),
     (
         "concatenate_0",
-        lambda a, b: ls.concatenate([a, b], 0),
+        lambda a, b: lax.concatenate([a, b], 0),
         [((2, 3), f32), ((1, 3), f32)],
         [0, 1],
     ),
-    ("convert", lambda x: ls.convert_element_type(x, i32), [((2, 3), f32)], [0]),
-    ("bitcast_same", lambda x: ls.bitcast_convert_type(x, i32), [((2, 3), f32)], [0]),
-    ("bitcast_narrow", lambda x: ls.bitcast_convert_type(x, u8), [((2, 3), f32)], [0]),
-    ("bitcast_wide", lambda x: ls.bitcast_convert_type(x, f32), [((2, 4), u8)], [0]),
+    ("convert", lambda x: lax.convert_element_type(x, i32), [((2, 3), f32)], [0]),
+    ("bitcast_same", lambda x: lax.bitcast_convert_type(x, i32), [((2, 3), f32)], [0]),
+    ("bitcast_narrow", lambda x: lax.bitcast_convert_type(x, u8), [((2, 3), f32)], [0]),
+    ("bitcast_wide", lambda x: lax.bitcast_convert_type(x, f32), [((2, 4), u8)], [0]),
     (
         "select",
-        lambda p, x, y: ls.select(p, x, y),
+        lambda p, x, y: lax.select(p, x, y),
         [((2, 3), np.dtype(bool)), ((2, 3), f32), ((2, 3), f32)],
         [0, 1, 2],
     ),
     (
         "select_scalar_pred",
-        lambda p, x, y: ls.select(p, x, y),
+        lambda p, x, y: lax.select(p, x, y),
         [((), np.dtype(bool)), ((2, 3), f32), ((2, 3), f32)],
         [0, 1, 2],
     ),
     (
         "select_n_int",
-        lambda w, a, b, c: ls.select_n(w, a, b, c),
+        lambda w, a, b, c: lax.select_n(w, a, b, c),
         [((2, 3), i32), ((2, 3), f32), ((2, 3), f32), ((2, 3), f32)],
         [0, 1, 2, 3],
     ),
     (
         "select_n_scalars",
-        lambda w, a, b: ls.select_n(w, a, b),
+        lambda w, a, b: lax.select_n(w, a, b),
         [((), np.dtype(bool)), ((), f32), ((), f32)],
         [0, 1, 2],
     ),
     (
         "clamp",
-        lambda lo, x, hi: ls.clamp(lo, x, hi),
+        lambda lo, x, hi: lax.clamp(lo, x, hi),
         [((), f32), ((2, 3), f32), ((2, 3), f32)],
         [0, 1, 2],
     ),
     (
         "clamp_scalar",
-        lambda lo, x, hi: ls.clamp(lo, x, hi),
+        lambda lo, x, hi: lax.clamp(lo, x, hi),
         [((), f32), ((), f32), ((), f32)],
         [0, 1, 2],
     ),
-    ("copy", lambda x: ls.copy_p.bind(x), [((2, 3), f32)], [0]),
-    ("stop_gradient", ls.stop_gradient, [((2, 3), f32)], [0]),
-    ("slice", lambda x: lsl.slice(x, (1, 0), (3, 5), (1, 2)), [((4, 5), f32)], [0]),
-    ("slice_nostride", lambda x: lsl.slice(x, (1, 2), (3, 4)), [((4, 5), f32)], [0]),
+    ("copy", lambda x: lax.copy_p.bind(x), [((2, 3), f32)], [0]),
+    ("stop_gradient", lax.stop_gradient, [((2, 3), f32)], [0]),
+    ("slice", lambda x: lax.slice(x, (1, 0), (3, 5), (1, 2)), [((4, 5), f32)], [0]),
+    ("slice_nostride", lambda x: lax.slice(x, (1, 2), (3, 4)), [((4, 5), f32)], [0]),
     (
         "dynamic_slice",
-        lambda x, i: lsl.dynamic_slice(x, (i, -2), (2, 2)),
+        lambda x, i: lax.dynamic_slice(x, (i, -2), (2, 2)),
         [((4, 5), f32), ((), i32)],
         [0, 1],
     ),
     (
         "dynamic_slice_two_indices",
-        lambda x, i, j: lsl.dynamic_slice(x, (i, j), (2, 3)),
+        lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 3)),
         [((4, 5), f32), ((), i32), ((), i32)],
         [0, 1, 2],
     ),
     (
         "dynamic_slice_clamped",
-        lambda x: lsl.dynamic_slice(x, (3, 1), (2, 3)),
+        lambda x: lax.dynamic_slice(x, (3, 1), (2, 3)),
         [((4, 5), f32)],
         [0],
     ),
     (
         "dynamic_update_slice",
-        lambda x, u, i: lsl.dynamic_update_slice(x, u, (i, 1)),
+        lambda x, u, i: lax.dynamic_update_slice(x, u, (i, 1)),
         [((4, 5), f32), ((2, 3), f32), ((), i32)],
         [0, 1, 2],
     ),
     (
         "dynamic_update_slice_two_indices",
-        lambda x, u, i, j: lsl.dynamic_update_slice(x, u, (i, j)),
+        lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j)),
         [((4, 5), np.dtype(bool)), ((2, 3), np.dtype(bool)), ((), i32), ((), i32)],
         [0, 1, 2, 3],
     ),
     (
         "dynamic_update_slice_1d",
-        lambda x, u: lsl.dynamic_update_slice(x, u, (2,)),
+        lambda x, u: lax.dynamic_update_slice(x, u, (2,)),
         [((5,), f32), ((2,), f32)],
         [0, 1],
     ),
@@ -195,20 +173,20 @@ PARAMS = [
 def test_vmap_matches_stacked(fun, specs, in_axes):
     rng = np.random.default_rng(0)
     args = [_batched(rng, spec, ax) for spec, ax in zip(specs, in_axes)]
-    _check_vmap(fun, args, in_axes)
+    check_vmap(fun, args, in_axes, tol=0)
 
 
 @pytest.mark.parametrize("out_axes", [1, -1])
 def test_vmap_out_axes(out_axes):
     rng = np.random.default_rng(1)
     x = _batched(rng, ((2, 3, 4), f32), 1)
-    _check_vmap(lambda x: ls.transpose(x, (2, 0, 1)), [x], (1,), out_axes)
+    check_vmap(lambda x: lax.transpose(x, (2, 0, 1)), [x], (1,), out_axes, tol=0)
 
 
 def test_nested_vmap():
     rng = np.random.default_rng(2)
     x = rng.uniform(size=(2, 3, 4, 5)).astype(f32)
-    fun = vmap(vmap(lambda x: ls.reshape(ls.transpose(x, (1, 0)), (15,)), 1), 0)
+    fun = vmap(vmap(lambda x: lax.reshape(lax.transpose(x, (1, 0)), (15,)), 1), 0)
     want = np.stack([np.stack([x[i, :, j].T.reshape(15) for j in range(4)]) for i in range(2)])
     np.testing.assert_array_equal(np.asarray(fun(x)), want)
 
@@ -231,7 +209,7 @@ def test_unbatched_stays_unbatched():
     # An unbatched padding value is used as is: one pad, no broadcast or select.
     rng = np.random.default_rng(4)
     x, v = rng.uniform(size=(B, 3)).astype(f32), np.float32(0.5)
-    jaxpr = make_jaxpr(vmap(lambda x, v: ls.pad(x, v, ((1, 1, 0),)), (0, None)))(x, v).jaxpr
+    jaxpr = make_jaxpr(vmap(lambda x, v: lax.pad(x, v, ((1, 1, 0),)), (0, None)))(x, v).jaxpr
     assert [e.primitive.name for e in jaxpr.eqns] == ["pad"]
 
 
@@ -241,8 +219,8 @@ STARTS = np.array([0, 3, -1, 7, -9, 2], np.int32)
 
 def _dynamic(which):
     if which == "dynamic_slice":
-        return lambda x, u, i, j: lsl.dynamic_slice(x, (i, j), (2, 3))
-    return lambda x, u, i, j: lsl.dynamic_update_slice(x, u, (i, j))
+        return lambda x, u, i, j: lax.dynamic_slice(x, (i, j), (2, 3))
+    return lambda x, u, i, j: lax.dynamic_update_slice(x, u, (i, j))
 
 
 def _dynamic_args(rng, size=None):
@@ -260,7 +238,7 @@ def _dynamic_args(rng, size=None):
 def test_batched_start_indices_match_a_loop(which, in_axes):
     x, u, i, j = _dynamic_args(np.random.default_rng(5))
     args = [a if ax == 0 else a[1] for a, ax in zip((x, u, i, j), in_axes)]
-    _check_vmap(_dynamic(which), args, in_axes)
+    check_vmap(_dynamic(which), args, in_axes, tol=0)
     # under jit, as one compiled program
     from tracejit import jit
 
@@ -293,17 +271,17 @@ def test_vmap_of_vmap_with_batched_start_indices():
     rng = np.random.default_rng(7)
     x = rng.uniform(size=(3, 2, 6)).astype(f32)
     i = rng.integers(-7, 7, (3, 2)).astype(np.int32)
-    f = vmap(vmap(lambda x, i: lsl.dynamic_slice(x, (i,), (2,))))
+    f = vmap(vmap(lambda x, i: lax.dynamic_slice(x, (i,), (2,))))
     want = np.stack(
         [
-            np.stack([lsl.dynamic_slice(x[a, b], (i[a, b],), (2,)) for b in range(2)])
+            np.stack([lax.dynamic_slice(x[a, b], (i[a, b],), (2,)) for b in range(2)])
             for a in range(3)
         ]
     )
     np.testing.assert_array_equal(np.asarray(f(x, i)), want)
-    g = vmap(vmap(lambda x, i: lsl.dynamic_update_slice(x, x[:2] * 2, (i,))), (0, None))
+    g = vmap(vmap(lambda x, i: lax.dynamic_update_slice(x, x[:2] * 2, (i,))), (0, None))
     want = np.stack(
-        [np.stack([lsl.dynamic_update_slice(x[a, b], x[a, b, :2] * 2, (i[0, b],)) for b in range(2)])
+        [np.stack([lax.dynamic_update_slice(x[a, b], x[a, b, :2] * 2, (i[0, b],)) for b in range(2)])
          for a in range(3)]
     )  # fmt: skip
     np.testing.assert_array_equal(np.asarray(g(x, i[0])), want)

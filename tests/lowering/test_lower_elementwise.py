@@ -7,6 +7,7 @@ when a primitive has no lowering rule) fails the test."""
 
 import numpy as np
 import pytest
+from helpers import assert_close
 
 import tracejit
 from tracejit import lax
@@ -109,23 +110,9 @@ def _values(shape, domain, dtype, seed):
 def _compare(outs, expected, names, dtype):
     tol = TOLERANCE.get(np.dtype(dtype), 0)
     for name, out, want in zip(names, outs, expected, strict=True):
-        out, want = np.asarray(out), np.asarray(want)
-        assert out.dtype == want.dtype, (name, out.dtype, want.dtype)
-        assert out.shape == want.shape, (name, out.shape, want.shape)
-        if want.dtype.kind in "iub":
-            np.testing.assert_array_equal(out, want, err_msg=name)
-        else:
-            np.testing.assert_allclose(
-                out.astype(np.complex128 if want.dtype.kind == "c" else np.float64),
-                want.astype(np.complex128 if want.dtype.kind == "c" else np.float64),
-                rtol=tol,
-                atol=tol,
-                equal_nan=True,
-                err_msg=name,
-            )
-        if want.dtype.kind == "f":  # signed zeros too
-            zero = want == 0
-            np.testing.assert_array_equal(np.signbit(out[zero]), np.signbit(want[zero]), name)
+        want = np.asarray(want)
+        signs = want.dtype.kind == "f"
+        assert_close(out, want, tol, dtype=want.dtype, signed_zeros=signs, err_msg=name)
 
 
 def _check(funs, args, dtype):

@@ -8,6 +8,7 @@ when a primitive has no lowering rule) fails the test."""
 
 import numpy as np
 import pytest
+from helpers import assert_close
 
 import tracejit
 from tracejit import lax
@@ -23,8 +24,8 @@ def x64():
     tracejit.config.update("jax_enable_x64", previous)
 
 
-FLOATS = [np.float32, np.float64, np.float16, dtypes.bfloat16]
-INTS = [np.int32, np.int8, np.uint8, np.int64, np.uint32]
+FLOAT_DTYPES = [np.float32, np.float64, np.float16, dtypes.bfloat16]
+INT_DTYPES = [np.int32, np.int8, np.uint8, np.int64, np.uint32]
 TOLERANCE = {
     np.dtype(np.float16): 1e-2,
     np.dtype(dtypes.bfloat16): 2e-2,
@@ -58,19 +59,10 @@ def _values(shape, dtype, rng, special=True):
 
 
 def _check(got, want, signs=True):
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    if want.dtype.kind in "biu":
-        np.testing.assert_array_equal(got, want)
-        return
-    if want.dtype.kind == "V":  # ml_dtypes floats
-        got, want = got.astype(np.float32), want.astype(np.float32)
+    """Same dtype, shape and values; real floats' zeros with the signs the impl gives them."""
+    want = np.asarray(want)
     tol = TOLERANCE.get(np.dtype(want.dtype), 1e-12)
-    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
-    if signs and want.dtype.kind == "f":  # signed zeros as the impl orders them
-        zeros = want == 0
-        np.testing.assert_array_equal(np.signbit(got[zeros]), np.signbit(want[zeros]))
+    assert_close(got, want, tol, dtype=want.dtype, signed_zeros=signs and want.dtype.kind == "f")
 
 
 def _check_jit(fn, *args, signs=True):
@@ -102,7 +94,7 @@ def _float_reductions(x):
     )
 
 
-@pytest.mark.parametrize("dtype", FLOATS, ids=_name)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=_name)
 @pytest.mark.parametrize("shape", [(7,), (3, 5), (2, 3, 4)])
 def test_float_reductions(dtype, shape):
     rng = np.random.default_rng(0)
@@ -110,7 +102,7 @@ def test_float_reductions(dtype, shape):
     _check_jit(_float_reductions, _values(shape, dtype, rng, special=False))
 
 
-@pytest.mark.parametrize("dtype", FLOATS[:2], ids=_name)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES[:2], ids=_name)
 def test_signed_zeros_nan_and_ties(dtype):
     x = np.array(
         [
@@ -190,7 +182,7 @@ def _int_reductions(x):
     )
 
 
-@pytest.mark.parametrize("dtype", INTS, ids=_name)
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=_name)
 @pytest.mark.parametrize("shape", [(9,), (4, 6)])
 def test_int_reductions(dtype, shape):
     _check_jit(_int_reductions, _values(shape, dtype, np.random.default_rng(1)))
@@ -254,7 +246,7 @@ def _float_scans(x, reverse):
 
 
 @pytest.mark.parametrize("reverse", [False, True])
-@pytest.mark.parametrize("dtype", FLOATS, ids=_name)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=_name)
 @pytest.mark.parametrize("shape", [(8,), (3, 5)])
 def test_float_scans(dtype, shape, reverse):
     rng = np.random.default_rng(4)
@@ -277,7 +269,7 @@ def test_scan_edge_values():
 
 
 @pytest.mark.parametrize("reverse", [False, True])
-@pytest.mark.parametrize("dtype", INTS, ids=_name)
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=_name)
 def test_int_scans(dtype, reverse):
     def fn(x):
         return (
@@ -374,7 +366,7 @@ def _sorts(x, y, z):
 
 @pytest.mark.parametrize(
     "dtype",
-    [*FLOATS, np.int32, np.uint8, np.int64, np.bool_, np.complex64],
+    [*FLOAT_DTYPES, np.int32, np.uint8, np.int64, np.bool_, np.complex64],
     ids=_name,
 )
 def test_sort(dtype):

@@ -5,33 +5,21 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import assert_tree_equal
 
 import tracejit as jax
 from tracejit import lax
 from tracejit._src import dtypes
-from tracejit._src.lax.shapes import copy_p
+from tracejit.lax import copy_p
 
 BF16 = np.dtype(dtypes.bfloat16)
 DTYPES_32 = [np.float32, np.int32, np.bool_, np.uint8, np.int8, np.float16, BF16, np.complex64]
 DTYPES_64 = [np.float64, np.int64, np.uint64, np.uint32, np.int16, np.complex128]
 
 
-def same(eager, jitted):
-    eager, jitted = jax.tree_util.tree_leaves(eager), jax.tree_util.tree_leaves(jitted)
-    assert len(eager) == len(jitted)
-    for k, (a, b) in enumerate(zip(eager, jitted, strict=True)):
-        a, b = np.asarray(a), np.asarray(b)
-        assert a.dtype == b.dtype, (k, a.dtype, b.dtype)
-        assert a.shape == b.shape, (k, a.shape, b.shape)
-        if a.dtype.kind in "fcV" or a.dtype == BF16:
-            a, b = a.astype(np.complex128), b.astype(np.complex128)
-            np.testing.assert_array_equal(a, b, err_msg=f"output {k}")
-        else:
-            np.testing.assert_array_equal(a, b, err_msg=f"output {k}")
-
-
 def check(fn, *args):
-    same(fn(*args), jax.jit(fn)(*args))
+    """jit equals eager exactly: same pytree, dtypes, shapes and values."""
+    assert_tree_equal(jax.jit(fn)(*args), fn(*args), 0)
 
 
 def sample(shape, dtype, seed=0):
@@ -242,7 +230,7 @@ def test_dynamic_slice_and_update(index_dtype):
     for i in values:
         for j in values[::2]:
             args = (x, u, np.asarray(i, index_dtype), np.asarray(j, index_dtype))
-            same(f(*args), jitted(*args))
+            assert_tree_equal(jitted(*args), f(*args), 0)
 
 
 def test_dynamic_slice_rank0_and_int64_indices(enable_x64):

@@ -5,7 +5,7 @@ JAX and errors."""
 
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import check_traced_matches_eager, vmap_reference
 
 import tracejit as jax
 import tracejit.numpy as jnp
@@ -465,12 +465,6 @@ def test_update_grads():
 
 
 # --- vmap --------------------------------------------------------------------------------------
-def _loop(f, args, in_axes):
-    size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes) if ax is not None)
-    take = lambda a, ax, k: jnp.asarray(a if ax is None else np.take(a, k, axis=ax))
-    return np.stack(
-        [np.asarray(f(*(take(a, ax, k) for a, ax in zip(args, in_axes)))) for k in range(size)]
-    )
 
 
 # (function, in_axes, shape of one member's indices); members of x have shape (4, 5)
@@ -504,7 +498,7 @@ def test_vmap_matches_a_loop(k):
     elif in_axes[1] == 1:
         i = np.moveaxis(i, 0, 1)
     x, i = jnp.asarray(x), jnp.asarray(i)
-    want = _loop(f, (x, i), in_axes)
+    want = vmap_reference(lambda *a: f(*map(jnp.asarray, a)), (x, i), in_axes)
     np.testing.assert_allclose(np.asarray(jax.vmap(f, in_axes)(x, i)), want, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(jax.jit(jax.vmap(f, in_axes))(x, i)), want, rtol=1e-6)
 

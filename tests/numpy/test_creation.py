@@ -6,16 +6,11 @@ import warnings
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import b, check_traced_matches_eager, f16, f32, i8, i32, u32
 
 import tracejit
 import tracejit.numpy as jnp
 from tracejit._src.array import Array
-
-b = np.dtype(np.bool_)
-i8, i32, u32 = np.dtype(np.int8), np.dtype(np.int32), np.dtype(np.uint32)
-f16, f32 = np.dtype(np.float16), np.dtype(np.float32)
-
 
 # (expression, dtype, weak, shape): JAX 0.10.2 without x64.
 CASES = [

@@ -5,7 +5,7 @@ removed)."""
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import check_traced_matches_eager, jaxpr_text
 
 import tracejit
 import tracejit.numpy as jnp
@@ -171,10 +171,6 @@ def test_unary_inexact_promotion(dtype, expected):
 
 # --------------------------------------------------------------------------------------------
 # Staged jaxprs
-
-
-def jaxpr_text(fun, *args):
-    return str(tracejit.make_jaxpr(fun)(*args))
 
 
 def test_func1_golden_jaxpr():

@@ -1,19 +1,12 @@
 """Reductions against NumPy, eagerly and staged: axes (None, int, negative, tuple), keepdims,
 dtypes and JAX's result dtypes (JAX 0.10.2), golden jaxprs and errors."""
 
-import ml_dtypes
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import b, bf16, c64, check_traced_matches_eager, f16, f32, i8, i32, u8, u32
 
 import tracejit
 import tracejit.numpy as jnp
-
-b = np.dtype(np.bool_)
-i8, i32, u8, u32 = (np.dtype(t) for t in (np.int8, np.int32, np.uint8, np.uint32))
-f16, f32 = np.dtype(np.float16), np.dtype(np.float32)
-bf16 = np.dtype(ml_dtypes.bfloat16)
-c64 = np.dtype(np.complex64)
 
 
 def sample(shape, dtype, seed=0):

@@ -4,14 +4,12 @@ ties and stability, empty arrays, int/float/bool dtypes, axes and keepdims; inde
 
 import numpy as np
 import pytest
-from helpers import check_traced_matches_eager
+from helpers import b, check_traced_matches_eager, f32, i32, u8
 
 import tracejit as jax
 import tracejit.numpy as jnp
 from tracejit._src.test_util import check_grads
 from tracejit.errors import ConcretizationTypeError
-
-b, i32, u8, f32 = (np.dtype(t) for t in (np.bool_, np.int32, np.uint8, np.float32))
 
 
 def sample(shape, dtype, seed=0):

@@ -1,0 +1,42 @@
+"""The op tables: one `helpers.OpSpec` row per primitive (several where parameters change what
+it computes), one table per family. `tests/lax/test_op_specs.py` generates the value, vmap and
+derivative checks from them, `tests/lowering/test_lower_op_specs.py` the XLA ones.
+
+Primitives without a row are tested where their bodies or axes make them special:
+`COVERED_ELSEWHERE` names the file."""
+
+from op_specs.binary import BINARY
+from op_specs.elementwise import ELEMENTWISE
+from op_specs.indexing import INDEXING
+from op_specs.reductions import REDUCTIONS
+from op_specs.structural import STRUCTURAL
+
+FAMILIES = {
+    "elementwise": ELEMENTWISE,
+    "binary": BINARY,
+    "structural": STRUCTURAL,
+    "reductions": REDUCTIONS,
+    "indexing": INDEXING,
+}
+
+ALL_SPECS = [spec for table in FAMILIES.values() for spec in table]
+
+CONTROL_FLOW = "higher-order, its bodies are jaxprs: tests/lax/test_control_flow_{}.py"
+COLLECTIVE = "needs a named axis (vmap/pmap): tests/test_collectives.py"
+
+COVERED_ELSEWHERE = {
+    "cond": CONTROL_FLOW.format("cond"),
+    "while": CONTROL_FLOW.format("loops"),
+    "scan": CONTROL_FLOW.format("scan"),
+    "jit": "call primitive: tests/test_jit.py",
+    "remat2": "call primitive: tests/test_checkpoint.py",
+    "custom_jvp_call": "call primitive: tests/test_autodiff.py",
+    "custom_vjp_call": "call primitive: tests/test_autodiff.py",
+    "custom_lin": "only inside the linearization of a custom_vjp: tests/test_autodiff.py",
+    "iota": "no operands to sample, batch or differentiate: tests/lax/test_shapes.py",
+    "psum": COLLECTIVE,
+    "pmax": COLLECTIVE,
+    "pmin": COLLECTIVE,
+    "all_gather": COLLECTIVE,
+    "axis_index": COLLECTIVE,
+}

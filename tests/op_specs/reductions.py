@@ -1,0 +1,103 @@
+"""Primitives that combine elements along axes: reductions, arg reductions, cumulative
+reductions, dot_general and sort. References run in float64/complex128, results are rounded
+once, so low-precision rows get a wider tolerance (`tol`)."""
+
+import numpy as np
+from helpers import FLOATS, INTS, NUMERIC, OpSpec, b, c64, i32, shaped
+
+from tracejit import lax
+
+ORDERED = [*FLOATS, *INTS]
+BITWISE = [*INTS, b]
+SHAPE = ((3, 4),)
+
+
+def reduction(name, fun, ref, dtypes, differentiable=True, **fields):
+    return OpSpec(
+        name,
+        lambda x: fun(x, (1,)),
+        lambda x: ref(x, axis=1),
+        dtypes,
+        shapes=SHAPE,
+        grad_argnums=(0,) if differentiable else (),
+        **fields,
+    )
+
+
+def cumulative(name, fun, ref, dtypes, differentiable=True, **fields):
+    return OpSpec(
+        name,
+        lambda x: fun(x, 1),
+        lambda x: ref(x, axis=1),
+        dtypes,
+        shapes=SHAPE,
+        grad_argnums=(0,) if differentiable else (),
+        **fields,
+    )
+
+
+def _sort_pairs(keys, values):
+    order = np.argsort(keys, axis=1, kind="stable")
+    return np.take_along_axis(keys, order, 1), np.take_along_axis(values, order, 1)
+
+
+MATMUL = (((1,), (0,)), ((), ()))
+
+REDUCTIONS = [
+    reduction("reduce_sum", lax.reduce_sum, np.sum, NUMERIC, tol=2, linear=True),
+    reduction("reduce_prod", lax.reduce_prod, np.prod, NUMERIC, tol=2),
+    reduction("reduce_max", lax.reduce_max, np.max, ORDERED),
+    reduction("reduce_min", lax.reduce_min, np.min, ORDERED),
+    reduction("reduce_and", lax.reduce_and, np.bitwise_and.reduce, BITWISE, False),
+    reduction("reduce_or", lax.reduce_or, np.bitwise_or.reduce, BITWISE, False),
+    reduction("reduce_xor", lax.reduce_xor, np.bitwise_xor.reduce, BITWISE, False),
+    OpSpec(
+        "argmax",
+        lambda x: lax.argmax(x, 1, np.int32),
+        lambda x: np.argmax(x, axis=1),
+        ORDERED,
+        shapes=SHAPE,
+        out=lambda d: i32,
+    ),
+    OpSpec(
+        "argmin",
+        lambda x: lax.argmin(x, 1, np.int32),
+        lambda x: np.argmin(x, axis=1),
+        ORDERED,
+        shapes=SHAPE,
+        out=lambda d: i32,
+    ),
+    cumulative("cumsum", lax.cumsum, np.cumsum, NUMERIC, tol=2, linear=True),
+    cumulative("cumprod", lax.cumprod, np.cumprod, NUMERIC, tol=2),
+    cumulative("cummax", lax.cummax, np.maximum.accumulate, ORDERED),
+    cumulative("cummin", lax.cummin, np.minimum.accumulate, ORDERED),
+    cumulative("cumlogsumexp", lax.cumlogsumexp, np.logaddexp.accumulate, FLOATS, tol=2),
+    OpSpec(
+        "dot_general",
+        lambda x, y: lax.dot_general(x, y, MATMUL),
+        np.matmul,
+        [*FLOATS, i32, c64],
+        shaped(),
+        (((2, 3), (3, 4)),),
+        tol=4,
+        grad_argnums=(0, 1),
+    ),
+    OpSpec(
+        "sort",
+        lambda x: lax.sort(x, 1),
+        lambda x: np.sort(x, axis=1),
+        [*ORDERED, b],
+        shapes=SHAPE,
+        grad_argnums=(0,),
+    ),
+    OpSpec(
+        "sort_key_value",
+        lambda keys, values: lax.sort((keys, values), 1, num_keys=1),
+        _sort_pairs,
+        ORDERED,
+        shaped(),
+        (((3, 4), (3, 4)),),
+        primitive="sort",
+        grad_argnums=(1,),
+    ),
+]
