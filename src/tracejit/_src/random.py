@@ -1,0 +1,329 @@
+"""`tracejit.random`: JAX's random numbers, bit for bit, on raw `uint32[2]` keys.
+
+A key is an array of two uint32 words (`PRNGKey(0)` is `[0, 0]`). Every function here wraps it
+into a typed key (`prng.random_wrap`), draws bits with the key primitives of `_src/prng.py`
+and shapes them into the distribution the same way JAX 0.10.2 does, so that the same key, shape
+and dtype give the same values as JAX, eagerly and under every transformation. Functions that
+return keys (`split`, `fold_in`) unwrap them again.
+
+Typed keys (`random.key`) and the distributions not written here are absent, not stubbed.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from tracejit._src import dtypes, prng
+from tracejit._src.array import Array
+from tracejit._src.core import Tracer, get_aval
+from tracejit._src.lax import (
+    binary,
+    bitwise,
+    comparison,
+    conversions,
+    elementwise,
+    selection,
+    shapes,
+    special,
+    trigonometric,
+)
+from tracejit._src.numpy.creation import asarray
+from tracejit._src.numpy.ufuncs import clip
+
+_IMPL = "fry"
+
+
+# --- keys -----------------------------------------------------------------------------------
+
+
+def _check_prng_key(name: str, key, *, allow_batched: bool = False):
+    """The typed key of a raw key (its words checked by `random_wrap`)."""
+    if not isinstance(key, (Array, Tracer, np.ndarray, np.generic)):
+        raise TypeError(f"unexpected PRNG key type {type(key)}")
+    typed = prng.random_wrap(key, impl=_IMPL)
+    if not allow_batched and get_aval(typed).shape:
+        raise ValueError(
+            f"{name} accepts a single key, but was given a key array of shape "
+            f"{np.shape(key)} != (). Use jax.vmap for batching."
+        )
+    return typed
+
+
+def _canonical_shape(shape) -> tuple:
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}."
+        ) from None
+
+
+def _check_sharding(out_sharding) -> None:
+    if out_sharding is not None:
+        raise NotImplementedError("out_sharding: tracejit runs on one device")
+
+
+def PRNGKey(seed, *, impl=None):
+    """A raw key (`uint32[2]`) made from an integer seed: its high and low 32 bits."""
+    if impl not in (None, "threefry2x32"):
+        raise NotImplementedError(f"PRNG implementation {impl!r}: only threefry2x32 is built")
+    if getattr(seed, "dtype", None) == dtypes.key_fry:
+        raise TypeError("PRNGKey accepts a scalar seed, but was given a PRNG key.")
+    if np.ndim(seed):
+        raise TypeError(
+            f"PRNGKey accepts a scalar seed, but was given an array of shape {np.shape(seed)} "
+            "!= (). Use jax.vmap for batching"
+        )
+    # A Python int goes through int64 first, so that a hash too large for int32 is truncated
+    # instead of overflowing (as JAX does when x64 is off).
+    seeds = asarray(np.int64(seed)) if isinstance(seed, int) else asarray(seed)
+    return prng.random_unwrap(prng.random_seed(seeds, impl=_IMPL))
+
+
+def split(key, num: int | tuple[int, ...] = 2):
+    """`num` new keys (a shape, for a tuple) derived from `key`."""
+    typed = _check_prng_key("split", key)
+    shape = tuple(num) if isinstance(num, Sequence) else (num,)
+    shape = _canonical_shape(shape)
+    if any(d < 0 for d in shape):
+        raise ValueError(f"split: the number of keys must not be negative, got {num}")
+    return prng.random_unwrap(prng.random_split(typed, shape))
+
+
+def fold_in(key, data):
+    """A new key derived from `key` and the integer `data` (taken as uint32)."""
+    typed = _check_prng_key("fold_in", key)
+    if np.ndim(data):
+        raise TypeError(
+            f"fold_in accepts a scalar, but was given an array of shape {np.shape(data)} != (). "
+            "Use jax.vmap for batching."
+        )
+    msg = conversions.convert_element_type(asarray(data), np.uint32)
+    return prng.random_unwrap(prng.random_fold_in(typed, msg))
+
+
+def key_data(keys):
+    """The uint32 words of keys: for raw keys, the keys themselves (checked)."""
+    return prng.random_unwrap(_check_prng_key("key_data", keys, allow_batched=True))
+
+
+def _split_in_two(typed):
+    """Two typed keys split from one (indexed as words: key arrays are not sliced)."""
+    words = prng.random_unwrap(prng.random_split(typed, (2,)))
+    return (prng.random_wrap(words[i], impl=_IMPL) for i in (0, 1))
+
+
+def _float_dtype(name: str, dtype, accepts_complex: bool = False) -> np.dtype:
+    dtype = dtypes.check_user_dtype(float if dtype is None else dtype, name)
+    if not (dtypes.is_float(dtype) or (accepts_complex and dtypes.is_complex(dtype))):
+        kind = "a float or complex" if accepts_complex else "a float"
+        raise ValueError(f"dtype argument to `{name}` must be {kind} dtype, got {dtype}")
+    return dtype
+
+
+# --- bits and uniform -----------------------------------------------------------------------
+
+
+def bits(key, shape=(), dtype=None, *, out_sharding=None):
+    """Uniformly random unsigned integers of `dtype` (default: uint32, uint64 under x64)."""
+    typed = _check_prng_key("bits", key)
+    _check_sharding(out_sharding)
+    if dtype is None:
+        dtype = dtypes.default_uint_dtype()
+    else:
+        dtype = dtypes.check_user_dtype(dtype, "bits")
+    if not dtypes.is_unsigned(dtype):
+        raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
+    return prng.random_bits(typed, dtype.itemsize * 8, _canonical_shape(shape))
+
+
+def _uniform(typed, shape, dtype, minval, maxval):
+    """Floats in [minval, maxval): random mantissa bits under the exponent of 1.0 give
+    [1, 2), shifted and scaled."""
+    finfo = dtypes.finfo(dtype)
+    nbits, nmant = finfo.bits, finfo.nmant
+    rng_bits = nbits if nmant >= 8 else 8  # enough bits for the mantissa
+    uint = prng.UINT_DTYPES[nbits]
+    minval = shapes.broadcast_to_rank(conversions.convert_element_type(minval, dtype), len(shape))
+    maxval = shapes.broadcast_to_rank(conversions.convert_element_type(maxval, dtype), len(shape))
+    random = prng.random_bits(typed, rng_bits, shape)
+    if rng_bits != nbits:
+        random = conversions.convert_element_type(random, uint)
+    float_bits = bitwise.or_(
+        bitwise.shift_right_logical(random, np.array(rng_bits - nmant, uint)),
+        np.array(1.0, dtype).view(uint),
+    )
+    floats = binary.sub(conversions.bitcast_convert_type(float_bits, dtype), np.array(1.0, dtype))
+    scaled = binary.add(binary.mul(floats, binary.sub(maxval, minval)), minval)
+    return binary.max(minval, shapes.reshape(scaled, shape))
+
+
+def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
+    """Floats uniformly distributed in [minval, maxval)."""
+    typed = _check_prng_key("uniform", key)
+    _check_sharding(out_sharding)
+    dtype = _float_dtype("uniform", dtype)
+    return _uniform(typed, _canonical_shape(shape), dtype, minval, maxval)
+
+
+# --- distributions over uniform -------------------------------------------------------------
+
+
+def _normal_real(typed, shape, dtype):
+    """sqrt(2) erfinv(u), u uniform in (-1, 1)."""
+    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
+    u = _uniform(typed, shape, dtype, lo, np.array(1.0, dtype))
+    return binary.mul(np.array(np.sqrt(2), dtype), special.erf_inv(u))
+
+
+def normal(key, shape=(), dtype=None, *, out_sharding=None):
+    """Standard normal values; complex dtypes get independent real and imaginary parts of
+    variance 1/2 each."""
+    typed = _check_prng_key("normal", key)
+    _check_sharding(out_sharding)
+    dtype = _float_dtype("normal", dtype, accepts_complex=True)
+    shape = _canonical_shape(shape)
+    if not dtypes.is_complex(dtype):
+        return _normal_real(typed, shape, dtype)
+    real_dtype = np.array(0, dtype).real.dtype
+    key_re, key_im = _split_in_two(typed)
+    re = conversions.convert_element_type(_normal_real(key_re, shape, real_dtype), dtype)
+    im = conversions.convert_element_type(_normal_real(key_im, shape, real_dtype), dtype)
+    return binary.div(
+        binary.add(re, binary.mul(np.array(1j, dtype), im)), np.array(np.sqrt(2), dtype)
+    )
+
+
+def _sampler(name: str, shape, dtype, key, out_sharding):
+    typed = _check_prng_key(name, key)
+    _check_sharding(out_sharding)
+    return typed, _canonical_shape(shape), _float_dtype(name, dtype)
+
+
+def exponential(key, shape=(), dtype=None, *, out_sharding=None):
+    """Exponential values of rate 1: -log(1 - u)."""
+    typed, shape, dtype = _sampler("exponential", shape, dtype, key, out_sharding)
+    u = _uniform(typed, shape, dtype, 0.0, 1.0)
+    return elementwise.neg(elementwise.log1p(elementwise.neg(u)))
+
+
+def laplace(key, shape=(), dtype=None, *, out_sharding=None):
+    """Laplace values of scale 1: sign(u) log(1 - |u|), u uniform in (-1, 1)."""
+    typed, shape, dtype = _sampler("laplace", shape, dtype, key, out_sharding)
+    u = _uniform(typed, shape, dtype, -1.0 + dtypes.finfo(dtype).epsneg, 1.0)
+    return binary.mul(elementwise.sign(u), elementwise.log1p(elementwise.neg(elementwise.abs(u))))
+
+
+def logistic(key, shape=(), dtype=None, *, out_sharding=None):
+    """Standard logistic values: log(x) - log(1 - x)."""
+    typed, shape, dtype = _sampler("logistic", shape, dtype, key, out_sharding)
+    x = _uniform(typed, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
+    return binary.sub(elementwise.log(x), elementwise.log1p(elementwise.neg(x)))
+
+
+def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
+    """Standard Cauchy values: tan(pi (u - 1/2))."""
+    typed, shape, dtype = _sampler("cauchy", shape, dtype, key, out_sharding)
+    u = _uniform(typed, shape, dtype, dtypes.finfo(dtype).eps, 1.0)
+    return trigonometric.tan(
+        binary.mul(np.array(np.pi, dtype), binary.sub(u, np.array(0.5, dtype)))
+    )
+
+
+def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
+    """Standard Gumbel values: -log(-log(u)); mode 'high' draws two uniforms for more
+    resolution near 0."""
+    typed, shape, dtype = _sampler("gumbel", shape, dtype, key, out_sharding)
+    mode = "low" if mode is None else mode
+    if mode not in ("highest", "high", "low"):
+        raise ValueError(f"Must provide valid mode for gumbel got: {mode}")
+    info = dtypes.finfo(dtype)
+    if mode == "highest" and dtype == np.float32:
+        raise NotImplementedError("gumbel mode='highest' for float32 is not built")
+    if mode == "low":
+        u = _uniform(typed, shape, dtype, info.tiny, 1.0)
+        return elementwise.neg(elementwise.log(elementwise.neg(elementwise.log(u))))
+    both = _uniform(typed, (2, *shape), dtype, 0.0, 1.0)
+    high, low = both[0], both[1]
+    refined = binary.add(
+        binary.add(high, binary.mul(np.array(2.0**-info.nmant, dtype), low)),
+        np.array(info.tiny, dtype),
+    )
+    x = selection.select(comparison.ge(high, np.array(0.5, dtype)), high, refined)
+    return elementwise.neg(elementwise.log(elementwise.neg(elementwise.log1p(elementwise.neg(x)))))
+
+
+def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
+    """Normal values truncated to (lower, upper), by inverting the CDF of a uniform draw
+    between the CDF's values at the bounds."""
+    typed = _check_prng_key("truncated_normal", key)
+    _check_sharding(out_sharding)
+    dtype = _float_dtype("truncated_normal", dtype)
+    if shape is None:
+        shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
+    else:
+        shape = _canonical_shape(shape)
+        _check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
+    sqrt2 = np.array(np.sqrt(2), dtype)
+    lower = conversions.convert_element_type(lower, dtype)
+    upper = conversions.convert_element_type(upper, dtype)
+    a = special.erf(binary.div(lower, sqrt2))
+    b = special.erf(binary.div(upper, sqrt2))
+    u = _uniform(typed, shape, dtype, a, b)
+    out = binary.mul(sqrt2, special.erf_inv(u))
+    return clip(
+        out,
+        binary.nextafter(shapes.stop_gradient(lower), np.array(np.inf, dtype)),
+        binary.nextafter(shapes.stop_gradient(upper), np.array(-np.inf, dtype)),
+    )
+
+
+def _check_shape(name: str, shape: tuple, *param_shapes) -> None:
+    result = np.broadcast_shapes(shape, *param_shapes)
+    if result != shape:
+        raise ValueError(
+            f"{name} parameter shapes must be broadcast-compatible with shape argument, and the "
+            "result of broadcasting the shapes must equal the shape argument, but got result "
+            f"{result} for shape argument {shape}."
+        )
+
+
+# --- discrete distributions ------------------------------------------------------------------
+
+
+def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
+    """Booleans, True with probability `p`: u < p; mode 'high' compares with two uniforms for
+    probabilities below the float's resolution."""
+    if shape is not None:
+        shape = _canonical_shape(shape)
+    if mode not in ("high", "low"):
+        raise ValueError(f"got {mode=}, expected 'high' or 'low'")
+    typed = _check_prng_key("bernoulli", key)
+    _check_sharding(out_sharding)
+    dtype = dtypes.dtype_of(p)
+    if not dtypes.is_float(dtype):
+        raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
+    p = conversions.convert_element_type(p, dtype)
+    if shape is None:
+        shape = np.shape(p)
+    else:
+        _check_shape("bernoulli", shape, np.shape(p))
+    if mode == "low":
+        return comparison.lt(_uniform(typed, shape, dtype, 0.0, 1.0), p)
+    both = _uniform(typed, (2, *shape), dtype, 0.0, 1.0)
+    u2 = binary.mul(both[1], np.array(2.0 ** -dtypes.finfo(dtype).nmant, dtype))
+    return comparison.lt(u2, binary.sub(p, both[0]))
+
+
+def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
+    """-1 or 1 with equal probability."""
+    typed = _check_prng_key("rademacher", key)
+    _check_sharding(out_sharding)
+    dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "rademacher")
+    shape = _canonical_shape(shape)
+    heads = comparison.lt(_uniform(typed, shape, dtypes.default_float_dtype(), 0.0, 1.0), 0.5)
+    heads = conversions.convert_element_type(heads, dtype)
+    return conversions.convert_element_type(binary.sub(binary.mul(2, heads), 1), dtype)
