@@ -14,6 +14,7 @@ from tracejit._src.random import (  # noqa: F401
     logistic,
     normal,
     rademacher,
+    randint,
     split,
     truncated_normal,
     uniform,

@@ -31,7 +31,7 @@ from tracejit._src.lax import (
     trigonometric,
 )
 from tracejit._src.numpy.creation import asarray
-from tracejit._src.numpy.ufuncs import clip
+from tracejit._src.numpy.ufuncs import clip, where
 
 _IMPL = "fry"
 
@@ -327,3 +327,66 @@ def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     heads = comparison.lt(_uniform(typed, shape, dtypes.default_float_dtype(), 0.0, 1.0), 0.5)
     heads = conversions.convert_element_type(heads, dtype)
     return conversions.convert_element_type(binary.sub(binary.mul(2, heads), 1), dtype)
+
+
+def _convert_and_clip_integer(value, dtype):
+    """`value` (integers) clipped to what both its dtype and `dtype` hold, then converted."""
+    value_info, info = dtypes.iinfo(get_aval(value).dtype), dtypes.iinfo(dtype)
+    value_dtype = get_aval(value).dtype
+    low = np.array(max(info.min, value_info.min), value_dtype)
+    high = np.array(min(info.max, value_info.max), value_dtype)
+    return conversions.convert_element_type(clip(value, low, high), dtype)
+
+
+def _integer_operand(value):
+    value = asarray(value)
+    if not dtypes.is_int(value.dtype):
+        value = value.astype(int)
+    return value
+
+
+def _randint(typed, shape, minval, maxval, dtype):
+    """Integers in [minval, maxval): two words of random bits reduced modulo the span (biased
+    when the span is no power of two, less so for the second word)."""
+    _check_shape("randint", shape, np.shape(minval), np.shape(maxval))
+    minval, maxval = _integer_operand(minval), _integer_operand(maxval)
+    # A maxval beyond the dtype (randint(key, shape, 0, 256, uint8)) makes the span one larger.
+    dtype_max = _convert_and_clip_integer(np.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype)
+    maxval_out_of_range = comparison.gt(maxval, dtype_max)
+    minval = shapes.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
+    maxval = shapes.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+    nbits = dtypes.iinfo(dtype).bits
+    key1, key2 = _split_in_two(typed)
+    higher_bits = prng.random_bits(key1, nbits, shape)
+    lower_bits = prng.random_bits(key2, nbits, shape)
+    unsigned = prng.UINT_DTYPES[nbits]
+    span = conversions.convert_element_type(binary.sub(maxval, minval), unsigned)
+    span = where(comparison.le(maxval, minval), np.array(1, unsigned), span)
+    grow = bitwise.and_(maxval_out_of_range, comparison.gt(maxval, minval))
+    span = where(grow, binary.add(span, np.array(1, unsigned)), span)
+    # (a 2**nbits + b) % span without overflow: 2**nbits % span as (2**(nbits/2) % span)**2.
+    multiplier = binary.rem(np.array(2 ** (nbits // 2), unsigned), span)
+    multiplier = binary.rem(binary.mul(multiplier, multiplier), span)
+    offset = binary.add(
+        binary.mul(binary.rem(higher_bits, span), multiplier), binary.rem(lower_bits, span)
+    )
+    offset = binary.rem(offset, span)
+    return binary.add(minval, conversions.convert_element_type(offset, dtype))
+
+
+def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
+    """Integers uniformly distributed in [minval, maxval) (`minval` where maxval <= minval)."""
+    typed = _check_prng_key("randint", key)
+    _check_sharding(out_sharding)
+    dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "randint")
+    shape = _canonical_shape(shape)
+    if not dtypes.is_int(dtype):
+        raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
+    info = dtypes.iinfo(dtype)
+    if info.bits >= 32:
+        return _randint(typed, shape, minval, maxval, dtype)
+    # Narrow integers are drawn as int32 between bounds clipped to the dtype.
+    int32 = np.dtype(np.int32)
+    minval = clip(asarray(minval).astype(int32), int(info.min), int(info.max))
+    maxval = clip(asarray(maxval).astype(int32), int(info.min), int(info.max) + 1)
+    return _randint(typed, shape, minval, maxval, int32).astype(dtype)

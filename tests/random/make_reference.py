@@ -1,0 +1,118 @@
+"""Records JAX's random numbers as reference data for `tests/random/test_random.py`.
+
+The tests never import JAX; they compare tracejit's values with the ones this script saved from
+real JAX 0.10.2 into `tests/random/data/reference.npz`. To regenerate them, in a virtualenv
+with `jax==0.10.2` (CPU) and NumPy:
+
+    python tests/random/make_reference.py
+
+The cases (`CASES`) are functions of a `random` module (jax.random or tracejit.random), a key
+and a NumPy-like module, so that this file is also the tests' table of cases: they load it
+without running `main`. Each case is recorded for every seed of `SEEDS`, in both settings of
+`jax_threefry_partitionable` where `PARTITION_SENSITIVE`, and the x64 cases with
+`jax_enable_x64` on. The array stored under `"<setting>/<case>"` stacks the seeds' results.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import ml_dtypes
+import numpy as np
+
+SEEDS = (0, 1, 42, 2**31 - 1, -1)
+DATA = pathlib.Path(__file__).parent / "data" / "reference.npz"
+
+# name -> (fun(random, key), exact). `exact`: the sampler is exact arithmetic on the bits
+# (bit-for-bit equal); otherwise it goes through a transcendental function (within 2 ulp).
+CASES = {
+    "split": (lambda r, k: r.split(k), True),
+    "split_5": (lambda r, k: r.split(k, 5), True),
+    "split_2x3": (lambda r, k: r.split(k, (2, 3)), True),
+    "fold_in_7": (lambda r, k: r.fold_in(k, 7), True),
+    "fold_in_max": (lambda r, k: r.fold_in(k, np.uint32(2**32 - 1)), True),
+    "bits_u8": (lambda r, k: r.bits(k, (7,), np.uint8), True),
+    "bits_u16": (lambda r, k: r.bits(k, (3, 3), np.uint16), True),
+    "bits_u32": (lambda r, k: r.bits(k, (5,)), True),
+    "bits_scalar": (lambda r, k: r.bits(k), True),
+    "uniform": (lambda r, k: r.uniform(k, (6,)), True),
+    "uniform_range": (lambda r, k: r.uniform(k, (2, 3), minval=-2.0, maxval=5.0), True),
+    "uniform_f16": (lambda r, k: r.uniform(k, (5,), np.float16), True),
+    "uniform_bf16": (lambda r, k: r.uniform(k, (5,), ml_dtypes.bfloat16), True),
+    "uniform_array_bounds": (
+        lambda r, k: r.uniform(k, (3,), minval=np.array([0.0, 1.0, 2.0]), maxval=3.0),
+        True,
+    ),
+    "normal": (lambda r, k: r.normal(k, (6,)), False),
+    "normal_c64": (lambda r, k: r.normal(k, (3,), np.complex64), False),
+    "exponential": (lambda r, k: r.exponential(k, (6,)), False),
+    "laplace": (lambda r, k: r.laplace(k, (6,)), False),
+    "logistic": (lambda r, k: r.logistic(k, (6,)), False),
+    "cauchy": (lambda r, k: r.cauchy(k, (6,)), False),
+    "gumbel": (lambda r, k: r.gumbel(k, (6,)), False),
+    "gumbel_high": (lambda r, k: r.gumbel(k, (6,), mode="high"), False),
+    "truncated_normal": (lambda r, k: r.truncated_normal(k, -1.0, 2.0, (6,)), False),
+    "bernoulli": (lambda r, k: r.bernoulli(k, 0.3, (8,)), True),
+    "bernoulli_p_array": (lambda r, k: r.bernoulli(k, np.array([0.1, 0.5, 0.9])), True),
+    "bernoulli_high": (lambda r, k: r.bernoulli(k, 0.3, (8,), mode="high"), True),
+    "rademacher": (lambda r, k: r.rademacher(k, (8,)), True),
+    "randint": (lambda r, k: r.randint(k, (6,), 0, 10), True),
+    "randint_negative": (lambda r, k: r.randint(k, (6,), -1000, 7), True),
+    "randint_u8_wide": (lambda r, k: r.randint(k, (6,), -5, 300, np.uint8), True),
+    "randint_empty_range": (lambda r, k: r.randint(k, (3,), 5, 2), True),
+    "randint_array_bounds": (lambda r, k: r.randint(k, (4,), 0, np.array([2, 3, 100, 1000])), True),
+}
+
+# The cases whose bits depend on jax_threefry_partitionable (recorded in both settings).
+PARTITION_SENSITIVE = ("split_5", "split_2x3", "bits_u8", "bits_u16", "bits_u32", "uniform")
+
+# x64 cases: 64-bit bits, floats and integers, and seeds of more than 32 bits.
+CASES_X64 = {
+    "bits_u64": (lambda r, k: r.bits(k, (5,), np.uint64), True),
+    "uniform_f64": (lambda r, k: r.uniform(k, (5,), np.float64), True),
+    "normal_f64": (lambda r, k: r.normal(k, (5,), np.float64), False),
+    "randint_i64": (lambda r, k: r.randint(k, (5,), -(2**40), 2**40, np.int64), True),
+}
+PARTITION_SENSITIVE_X64 = ("bits_u64",)
+
+# Seeds given to PRNGKey: (name, seed, x64).
+KEY_SEEDS = {
+    "x32": (*SEEDS, 2**32 + 5, np.int32(-7), np.uint32(2**32 - 1)),
+    "x64": (*SEEDS, 2**32 + 5, 2**40 + 5, -(2**40), np.int64(-1), np.uint64(2**64 - 1)),
+}
+
+
+def record(jax, cases, prefix, out):
+    for name, (fun, _) in cases.items():
+        out[f"{prefix}/{name}"] = np.stack(
+            [np.asarray(fun(jax.random, jax.random.PRNGKey(seed))) for seed in SEEDS]
+        )
+
+
+def main():
+    import jax
+
+    assert jax.__version__ == "0.10.2", jax.__version__
+    out = {}
+    for x64 in (False, True):
+        jax.config.update("jax_enable_x64", x64)
+        setting = "x64" if x64 else "x32"
+        out[f"PRNGKey/{setting}"] = np.stack(
+            [np.asarray(jax.random.PRNGKey(seed)) for seed in KEY_SEEDS[setting]]
+        )
+        for partitionable in (True, False):
+            jax.config.update("jax_threefry_partitionable", partitionable)
+            cases = CASES_X64 if x64 else CASES
+            sensitive = PARTITION_SENSITIVE_X64 if x64 else PARTITION_SENSITIVE
+            if not partitionable:
+                cases = {name: cases[name] for name in sensitive}
+            record(jax, cases, f"{setting}/partitionable={partitionable}", out)
+    jax.config.update("jax_threefry_partitionable", True)
+    jax.config.update("jax_enable_x64", False)
+    DATA.parent.mkdir(exist_ok=True)
+    np.savez_compressed(DATA, **out)
+    print(f"wrote {len(out)} arrays to {DATA}")
+
+
+if __name__ == "__main__":
+    main()
