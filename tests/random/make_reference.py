@@ -61,6 +61,31 @@ CASES = {
     "randint_u8_wide": (lambda r, k: r.randint(k, (6,), -5, 300, np.uint8), True),
     "randint_empty_range": (lambda r, k: r.randint(k, (3,), 5, 2), True),
     "randint_array_bounds": (lambda r, k: r.randint(k, (4,), 0, np.array([2, 3, 100, 1000])), True),
+    "permutation_int": (lambda r, k: r.permutation(k, 10), True),
+    "permutation_array": (lambda r, k: r.permutation(k, np.arange(6.0) * 1.5), True),
+    "permutation_2d": (lambda r, k: r.permutation(k, np.arange(12).reshape(3, 4), axis=1), True),
+    "permutation_independent": (
+        lambda r, k: r.permutation(k, np.arange(12).reshape(3, 4), axis=1, independent=True),
+        True,
+    ),
+    "permutation_2000": (lambda r, k: r.permutation(k, 2000), True),
+    "choice": (lambda r, k: r.choice(k, 10, (5,)), True),
+    "choice_array": (lambda r, k: r.choice(k, np.arange(8.0).reshape(4, 2), (3,), axis=0), True),
+    "choice_no_replace": (lambda r, k: r.choice(k, 10, (2, 3), replace=False), True),
+    "choice_p": (lambda r, k: r.choice(k, 4, (7,), p=np.array([0.1, 0.2, 0.3, 0.4])), True),
+    "choice_p_no_replace": (
+        lambda r, k: r.choice(k, 5, (3,), replace=False, p=np.array([0.1, 0.2, 0.3, 0.2, 0.2])),
+        True,
+    ),
+    "categorical": (lambda r, k: r.categorical(k, np.log(np.array([[0.2, 0.3, 0.5]] * 4))), True),
+    "categorical_axis0_shape": (
+        lambda r, k: r.categorical(k, np.linspace(-1.0, 1.0, 6).reshape(3, 2), 0, (5, 2)),
+        True,
+    ),
+    "categorical_no_replace": (
+        lambda r, k: r.categorical(k, np.zeros((2, 6)), shape=(3, 2), replace=False),
+        True,
+    ),
 }
 
 # The cases whose bits depend on jax_threefry_partitionable (recorded in both settings).

@@ -11,6 +11,8 @@ Typed keys (`random.key`) and the distributions not written here are absent, not
 
 from __future__ import annotations
 
+import builtins
+import math
 import operator
 from collections.abc import Sequence
 
@@ -30,7 +32,12 @@ from tracejit._src.lax import (
     special,
     trigonometric,
 )
-from tracejit._src.numpy.creation import asarray
+from tracejit._src.lax import sort as lax_sort
+from tracejit._src.numpy import reductions as jnp_reductions
+from tracejit._src.numpy import sorting as jnp_sorting
+from tracejit._src.numpy.advanced_indexing import take
+from tracejit._src.numpy.creation import arange, asarray, zeros
+from tracejit._src.numpy.manipulation import moveaxis, normalize_axis
 from tracejit._src.numpy.ufuncs import clip, where
 
 _IMPL = "fry"
@@ -390,3 +397,132 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     minval = clip(asarray(minval).astype(int32), int(info.min), int(info.max))
     maxval = clip(asarray(maxval).astype(int32), int(info.min), int(info.max) + 1)
     return _randint(typed, shape, minval, maxval, int32).astype(dtype)
+
+
+# --- permutations and choices ---------------------------------------------------------------
+
+
+def _shuffle(typed, x, axis: int):
+    """`x` permuted along `axis` by sorting it by random 32-bit keys, in as many rounds as
+    make ties unlikely (3 log n / log(2**32 - 1); none for one element)."""
+    size = math.prod(np.shape(x))
+    rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
+    for _ in range(rounds):
+        typed, subkey = _split_in_two(typed)
+        sort_keys = prng.random_bits(subkey, 32, tuple(np.shape(x)))
+        _, x = lax_sort.sort_key_val(sort_keys, x, axis)
+    return x
+
+
+def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
+    """A random permutation of `range(x)` (an integer `x`) or of `x`'s slices along `axis`
+    (`independent`: each slice along `axis` permuted on its own)."""
+    typed = _check_prng_key("permutation", key)
+    _check_sharding(out_sharding)
+    if not isinstance(x, (int, np.integer, np.ndarray, Array, Tracer)):
+        raise TypeError(
+            f"permutation requires ndarray or scalar arguments, got {type(x).__name__} at "
+            "position 1."
+        )
+    axis = normalize_axis(axis, np.ndim(x) or 1)
+    if not np.ndim(x):
+        if not dtypes.is_int(dtypes.dtype_of(x)):
+            raise TypeError("x must be an integer or at least 1-dimensional")
+        return _shuffle(typed, arange(int(x)), axis)
+    if independent or np.ndim(x) == 1:
+        return _shuffle(typed, x, axis)
+    order = _shuffle(typed, arange(np.shape(x)[axis]), 0)
+    return take(x, order, axis, unique_indices=True)
+
+
+def _top_k_indices(x, k: int):
+    """The indices of the `k` largest values along the last axis, largest first and the lower
+    index first among equals (XLA's TopK): a stable sort of the negated values."""
+    n = np.shape(x)[-1]
+    positions = shapes.broadcasted_iota(np.int32, np.shape(x), len(np.shape(x)) - 1)
+    _, order = lax_sort.sort_key_val(elementwise.neg(x), positions, -1)
+    return order[..., :k] if k < n else order
+
+
+def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
+    """Random elements of `a` (or of `range(a)`, an integer), with or without replacement,
+    uniformly or with probabilities `p`."""
+    typed = _check_prng_key("choice", key)
+    if not isinstance(shape, Sequence):
+        raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
+    arr = asarray(a)
+    if arr.ndim == 0:
+        n_inputs = int(a)
+    else:
+        axis = normalize_axis(axis, arr.ndim)
+        n_inputs = arr.shape[axis]
+    shape = _canonical_shape(shape)
+    n_draws = math.prod(shape)
+    if n_draws == 0:
+        return zeros(shape, dtype=arr.dtype)
+    if n_inputs <= 0:
+        raise ValueError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise ValueError(
+            f"Cannot take a larger sample (size {n_draws}) than population (size {n_inputs}) "
+            "when 'replace=False'"
+        )
+    if p is None:
+        if replace:
+            ind = randint(key, shape, 0, n_inputs)
+            result = ind if arr.ndim == 0 else take(arr, ind, axis)
+        else:
+            slices = (builtins.slice(None),) * axis + (builtins.slice(n_draws),)
+            result = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)[slices]
+    else:
+        p_arr = asarray(p)
+        if not dtypes.is_inexact(p_arr.dtype):
+            p_arr = p_arr.astype(dtypes.default_float_dtype())
+        if p_arr.shape != (n_inputs,):
+            raise ValueError(
+                "p must be None or a 1D vector with the same size as a.shape[axis]. "
+                f"p has shape {p_arr.shape} and a.shape[axis] is {n_inputs}."
+            )
+        if replace:
+            p_cuml = jnp_reductions.cumsum(p_arr)
+            u = _uniform(typed, shape, p_cuml.dtype, 0.0, 1.0)
+            r = binary.mul(p_cuml[-1], binary.sub(np.array(1, p_cuml.dtype), u))
+            ind = jnp_sorting.searchsorted(p_cuml, r).astype(int)
+        else:
+            g = binary.add(gumbel(key, (n_inputs,), p_arr.dtype, mode), elementwise.log(p_arr))
+            ind = _top_k_indices(g, n_draws).astype(int)
+        result = ind if arr.ndim == 0 else take(arr, ind, axis)
+    out_shape = shape if arr.ndim == 0 else arr.shape[:axis] + shape + arr.shape[axis + 1 :]
+    return result.reshape(out_shape)
+
+
+def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *, out_sharding=None):
+    """Indices drawn from the categorical distributions of `logits` along `axis`: the argmax of
+    logits plus Gumbel noise (without replacement: the top `k`)."""
+    _check_prng_key("categorical", key)
+    _check_sharding(out_sharding)
+    logits_arr = asarray(logits)
+    axis = normalize_axis(axis, logits_arr.ndim)
+    batch_shape = tuple(np.delete(logits_arr.shape, axis))
+    if shape is None:
+        shape = batch_shape
+    else:
+        shape = _canonical_shape(shape)
+        _check_shape("categorical", shape, batch_shape)
+    prefix = shape[: len(shape) - len(batch_shape)]
+    if replace:
+        logits_shape = list(shape[len(shape) - len(batch_shape) :])
+        logits_shape.insert(axis, logits_arr.shape[axis])
+        noise = gumbel(key, (*prefix, *logits_shape), logits_arr.dtype, mode)
+        expanded = shapes.expand_dims(logits_arr, tuple(range(len(prefix))))
+        return jnp_reductions.argmax(binary.add(noise, expanded), axis=axis + len(prefix))
+    noisy = binary.add(logits_arr, gumbel(key, logits_arr.shape, logits_arr.dtype, mode))
+    k = math.prod(prefix)
+    if k > logits_arr.shape[axis]:
+        raise ValueError(
+            f"Number of samples without replacement ({k}) cannot exceed number of "
+            f"categories ({logits_arr.shape[axis]})."
+        )
+    indices = _top_k_indices(moveaxis(noisy, axis, -1), k)
+    rank = indices.ndim
+    return shapes.reshape(indices, shape, (rank - 1, *range(rank - 1)))
