@@ -60,7 +60,10 @@ def _check_prng_key(name: str, key, *, allow_batched: bool = False):
 
 
 def _canonical_shape(shape) -> tuple:
+    """A shape as a tuple of ints; one int is a rank-1 shape, as JAX takes it."""
     try:
+        if not isinstance(shape, Sequence) and not isinstance(shape, np.ndarray):
+            return (operator.index(shape),)
         return tuple(operator.index(d) for d in shape)
     except TypeError:
         raise TypeError(
@@ -108,7 +111,7 @@ def fold_in(key, data):
             f"fold_in accepts a scalar, but was given an array of shape {np.shape(data)} != (). "
             "Use jax.vmap for batching."
         )
-    msg = conversions.convert_element_type(asarray(data), np.uint32)
+    msg = asarray(data, np.uint32)
     return prng.random_unwrap(prng.random_fold_in(typed, msg))
 
 
@@ -419,7 +422,7 @@ def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
     (`independent`: each slice along `axis` permuted on its own)."""
     typed = _check_prng_key("permutation", key)
     _check_sharding(out_sharding)
-    if not isinstance(x, (int, np.integer, np.ndarray, Array, Tracer)):
+    if not isinstance(x, (bool, int, float, complex, np.ndarray, np.generic, Array, Tracer)):
         raise TypeError(
             f"permutation requires ndarray or scalar arguments, got {type(x).__name__} at "
             "position 1."
