@@ -1,0 +1,90 @@
+"""Each distribution's samples agree with its theory: a Kolmogorov-Smirnov test against SciPy's
+CDF for the continuous ones, sample mean and variance for the discrete ones (n = 100,000,
+fixed keys, so the tests are deterministic)."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import tracejit
+from tracejit import random
+
+N = 100_000
+KEY = random.PRNGKey(1234)
+
+CONTINUOUS = {
+    "uniform": (lambda k: random.uniform(k, (N,), minval=-1.0, maxval=3.0), stats.uniform(-1, 4)),
+    "normal": (lambda k: random.normal(k, (N,)), stats.norm()),
+    "exponential": (lambda k: random.exponential(k, (N,)), stats.expon()),
+    "laplace": (lambda k: random.laplace(k, (N,)), stats.laplace()),
+    "logistic": (lambda k: random.logistic(k, (N,)), stats.logistic()),
+    "cauchy": (lambda k: random.cauchy(k, (N,)), stats.cauchy()),
+    "gumbel": (lambda k: random.gumbel(k, (N,)), stats.gumbel_r()),
+    "gumbel_high": (lambda k: random.gumbel(k, (N,), mode="high"), stats.gumbel_r()),
+    "truncated_normal": (
+        lambda k: random.truncated_normal(k, -0.5, 1.5, (N,)),
+        stats.truncnorm(-0.5, 1.5),
+    ),
+    "normal_f64": (lambda k: random.normal(k, (N,), np.float64), stats.norm()),
+}
+
+
+@pytest.mark.parametrize("name", CONTINUOUS)
+def test_continuous_distribution_ks(name, request):
+    sample, law = CONTINUOUS[name]
+    if name.endswith("f64"):
+        request.getfixturevalue("enable_x64")
+    values = np.asarray(tracejit.jit(sample)(KEY), np.float64)
+    assert np.isfinite(values).all()
+    assert stats.kstest(values, law.cdf).pvalue > 1e-3
+
+
+def _moments(values):
+    values = np.asarray(values, np.float64)
+    return values.mean(), values.var()
+
+
+# name -> (sample, mean, variance)
+DISCRETE = {
+    "bernoulli": (lambda k: random.bernoulli(k, 0.3, (N,)), 0.3, 0.21),
+    "bernoulli_high": (lambda k: random.bernoulli(k, 0.3, (N,), mode="high"), 0.3, 0.21),
+    "rademacher": (lambda k: random.rademacher(k, (N,)), 0.0, 1.0),
+    "randint": (lambda k: random.randint(k, (N,), -3, 7), 1.5, (10**2 - 1) / 12),
+    "choice_p": (
+        lambda k: random.choice(k, 3, (N,), p=np.array([0.2, 0.3, 0.5])),
+        1.3,
+        0.3 + 4 * 0.5 - 1.3**2,
+    ),
+    "categorical": (
+        lambda k: random.categorical(k, np.log(np.array([0.2, 0.3, 0.5])), shape=(N,)),
+        1.3,
+        0.3 + 4 * 0.5 - 1.3**2,
+    ),
+    "permutation": (lambda k: random.permutation(k, N)[: N // 2], (N - 1) / 2, None),
+}
+
+
+@pytest.mark.parametrize("name", DISCRETE)
+def test_discrete_distribution_moments(name):
+    sample, mean, variance = DISCRETE[name]
+    got_mean, got_variance = _moments(sample(KEY))
+    scale = np.sqrt(variance if variance is not None else N**2 / 12)
+    assert abs(got_mean - mean) < 5 * scale / np.sqrt(N)
+    if variance is not None:
+        assert abs(got_variance - variance) < 0.05 * variance
+
+
+def test_permutation_is_a_permutation():
+    values = np.asarray(random.permutation(KEY, 5000))
+    np.testing.assert_array_equal(np.sort(values), np.arange(5000))
+
+
+def test_choice_without_replacement_is_distinct():
+    values = np.asarray(random.choice(KEY, 50, (50,), replace=False))
+    np.testing.assert_array_equal(np.sort(values), np.arange(50))
+
+
+def test_split_keys_are_independent_streams():
+    keys = random.split(KEY, 64)
+    means = [np.asarray(random.uniform(k, (2000,))).mean() for k in keys]
+    assert stats.kstest(means, stats.norm(0.5, np.sqrt(1 / 12 / 2000)).cdf).pvalue > 1e-3
