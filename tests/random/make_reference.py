@@ -86,6 +86,20 @@ CASES = {
         lambda r, k: r.categorical(k, np.zeros((2, 6)), shape=(3, 2), replace=False),
         True,
     ),
+    "rayleigh": (lambda r, k: r.rayleigh(k, 2.0, (6,)), False),
+    "rayleigh_array_scale": (lambda r, k: r.rayleigh(k, np.array([1.0, 2.0, 3.0])), False),
+    "maxwell": (lambda r, k: r.maxwell(k, (6,)), False),
+    "double_sided_maxwell": (lambda r, k: r.double_sided_maxwell(k, 1.0, 2.0, (6,)), False),
+    "double_sided_maxwell_params": (
+        lambda r, k: r.double_sided_maxwell(k, np.array([0.0, 1.0]), 2.0, (3,)),
+        False,
+    ),
+    "pareto": (lambda r, k: r.pareto(k, 3.0, (6,)), False),
+    "weibull_min": (lambda r, k: r.weibull_min(k, 2.0, 1.5, (6,)), False),
+    "lognormal": (lambda r, k: r.lognormal(k, 0.5, (6,)), False),
+    "triangular": (lambda r, k: r.triangular(k, -1.0, 0.5, 2.0, (6,)), False),
+    "wald": (lambda r, k: r.wald(k, 1.5, (6,)), False),
+    "geometric": (lambda r, k: r.geometric(k, 0.3, (6,)), False),
 }
 
 # The cases whose bits depend on jax_threefry_partitionable (recorded in both settings).

@@ -28,10 +28,11 @@ def partitionable(request):
     tracejit.config.update("jax_threefry_partitionable", previous)
 
 
-def _assert_matches(actual, expected, exact: bool):
-    """Bit-exact for exact samplers; else within 4 eps of max(|expected|, 1): XLA's and
-    NumPy's transcendental functions differ by an ulp or two, which a cancellation (logistic's
-    log(x) - log1p(-x) near 0) turns into more ulps of a small result, never more eps of 1."""
+def _assert_matches(actual, expected, exact: bool, eps: int = 4):
+    """Bit-exact for exact samplers; else within `eps` eps of max(|expected|, 1): XLA's
+    transcendental functions differ from JAX's build or NumPy's by an ulp or two, which a
+    cancellation (logistic's log(x) - log1p(-x) near 0) turns into more ulps of a small result,
+    not more eps of 1."""
     actual = np.asarray(actual)
     if expected.dtype.kind == "V":  # NumPy's .npz keeps bfloat16 as raw 2-byte records
         expected = expected.view(ml_dtypes.bfloat16)
@@ -42,7 +43,7 @@ def _assert_matches(actual, expected, exact: bool):
         return
     real = np.finfo(expected.dtype).dtype
     actual, expected = (np.asarray(x).view(real).astype(np.float64) for x in (actual, expected))
-    bound = 4 * np.finfo(real).eps * np.maximum(np.abs(expected), 1.0)
+    bound = eps * np.finfo(real).eps * np.maximum(np.abs(expected), 1.0)
     assert np.all(np.abs(actual - expected) <= bound), np.max(np.abs(actual - expected) / bound)
 
 
@@ -57,8 +58,10 @@ FMA_CONTRACTED = {"uniform_range"}
 
 
 def _check(mode: str, name: str, fun, expected, exact: bool):
+    """Eager modes (vmap and scan run eagerly too) compute erf_inv with NumPy, a few ulp from
+    XLA's approximation, which wald's cancellation amplifies: there, twice the bound."""
     exact = exact and (mode == "jit" or name not in FMA_CONTRACTED)
-    _assert_matches(_run(mode, fun), expected, exact)
+    _assert_matches(_run(mode, fun), expected, exact, eps=4 if mode == "jit" else 8)
 
 
 def _run(mode: str, fun):

@@ -26,6 +26,23 @@ CONTINUOUS = {
         stats.truncnorm(-0.5, 1.5),
     ),
     "normal_f64": (lambda k: random.normal(k, (N,), np.float64), stats.norm()),
+    "rayleigh": (lambda k: random.rayleigh(k, 2.0, (N,)), stats.rayleigh(scale=2.0)),
+    "maxwell": (lambda k: random.maxwell(k, (N,)), stats.maxwell()),
+    "double_sided_maxwell": (
+        lambda k: abs(random.double_sided_maxwell(k, 0.0, 1.0, (N,))),
+        stats.maxwell(),
+    ),
+    "pareto": (lambda k: random.pareto(k, 3.0, (N,)), stats.pareto(3.0)),
+    "weibull_min": (
+        lambda k: random.weibull_min(k, 2.0, 1.5, (N,)),
+        stats.weibull_min(1.5, scale=2.0),
+    ),
+    "lognormal": (lambda k: random.lognormal(k, 0.5, (N,)), stats.lognorm(0.5)),
+    "triangular": (
+        lambda k: random.triangular(k, -1.0, 0.5, 2.0, (N,)),
+        stats.triang(0.5, loc=-1.0, scale=3.0),
+    ),
+    "wald": (lambda k: random.wald(k, 1.5, (N,)), stats.invgauss(1.5)),
 }
 
 
@@ -60,6 +77,7 @@ DISCRETE = {
         1.3,
         0.3 + 4 * 0.5 - 1.3**2,
     ),
+    "geometric": (lambda k: random.geometric(k, 0.3, (N,)), 1 / 0.3, 0.7 / 0.09),
     "permutation": (lambda k: random.permutation(k, N)[: N // 2], (N - 1) / 2, None),
 }
 

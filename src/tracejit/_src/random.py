@@ -35,9 +35,12 @@ from tracejit._src.lax import (
 from tracejit._src.lax import sort as lax_sort
 from tracejit._src.numpy import reductions as jnp_reductions
 from tracejit._src.numpy import sorting as jnp_sorting
+from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.advanced_indexing import take
+from tracejit._src.numpy.arithmetic import power
 from tracejit._src.numpy.creation import arange, asarray, zeros
-from tracejit._src.numpy.manipulation import moveaxis, normalize_axis
+from tracejit._src.numpy.linalg import norm
+from tracejit._src.numpy.manipulation import broadcast_to, moveaxis, normalize_axis
 from tracejit._src.numpy.ufuncs import clip, where
 
 _IMPL = "fry"
@@ -335,8 +338,8 @@ def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "rademacher")
     shape = _canonical_shape(shape)
     heads = comparison.lt(_uniform(typed, shape, dtypes.default_float_dtype(), 0.0, 1.0), 0.5)
-    heads = conversions.convert_element_type(heads, dtype)
-    return conversions.convert_element_type(binary.sub(binary.mul(2, heads), 1), dtype)
+    heads = heads.astype(dtype)
+    return (2 * heads - 1).astype(dtype)
 
 
 def _convert_and_clip_integer(value, dtype):
@@ -529,3 +532,149 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *, ou
     indices = _top_k_indices(moveaxis(noisy, axis, -1), k)
     rank = indices.ndim
     return shapes.reshape(indices, shape, (rank - 1, *range(rank - 1)))
+
+
+# --- distributions with parameters ------------------------------------------------------------
+
+
+def _check_broadcast_shapes(name: str, shape, *args) -> tuple:
+    """The sample shape: `shape`, which the parameters' shapes must broadcast to, or theirs."""
+    arg_shapes = [np.shape(a) for a in args]
+    if shape is None:
+        return np.broadcast_shapes(*arg_shapes) if arg_shapes else ()
+    shape = _canonical_shape(shape)
+    _check_shape(name, shape, *arg_shapes)
+    return shape
+
+
+def _check_all_safe_to_cast(name: str, dtype, *args) -> None:
+    for arg in args:
+        if dtypes.result_type(arg, dtype) != dtype:
+            raise dtypes.TypePromotionError(
+                f"In arguments to {name}, cannot safely cast argument of type "
+                f"{asarray(arg).dtype} to {dtype}"
+            )
+
+
+def _parametrized(name: str, key, dtype, out_sharding=None):
+    typed = _check_prng_key(name, key)
+    _check_sharding(out_sharding)
+    return typed, _float_dtype(name, dtype)
+
+
+def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
+    """Rayleigh values: scale sqrt(-2 log u)."""
+    typed, dtype = _parametrized("rayleigh", key, dtype, out_sharding)
+    shape = _check_broadcast_shapes("rayleigh", shape, scale)
+    _check_all_safe_to_cast("rayleigh", dtype, scale)
+    u = _uniform(typed, shape, dtype, 0.0, 1.0)
+    scale = broadcast_to(asarray(scale).astype(dtype), shape)
+    root = elementwise.sqrt(binary.mul(elementwise.log(u), np.array(-2, dtype)))
+    return binary.mul(scale, root)
+
+
+def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
+    """Maxwell values: the norm of three standard normals."""
+    typed, dtype = _parametrized("maxwell", key, dtype, out_sharding)
+    shape = _canonical_shape(shape)
+    return norm(_normal_real(typed, (*shape, 3), dtype), axis=-1)
+
+
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
+    """Maxwell values with a random sign, scaled and shifted; the sample shape is `shape`
+    followed by the parameters' broadcast shape."""
+    typed, dtype = _parametrized("double_sided_maxwell", key, dtype)
+    shape = _canonical_shape(shape)
+    params_shape = np.broadcast_shapes(np.shape(loc), np.shape(scale))
+    shape = (shape or params_shape) + params_shape
+    maxwell_key, rademacher_key = _split_in_two(typed)
+    magnitude = norm(_normal_real(maxwell_key, (*shape, 3), dtype), axis=-1)
+    sign = rademacher(prng.random_unwrap(rademacher_key), shape, dtype)
+    return sign * magnitude * scale + loc
+
+
+def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
+    """Pareto values of shape `b`: exp(e / b), e exponential."""
+    typed, dtype = _parametrized("pareto", key, dtype, out_sharding)
+    shape = _check_broadcast_shapes("pareto", shape, b)
+    _check_all_safe_to_cast("pareto", dtype, b)
+    b = conversions.convert_element_type(b, dtype)
+    e = exponential(prng.random_unwrap(typed), shape, dtype)
+    return elementwise.exp(binary.div(e, b))
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=None):
+    """Weibull values: scale (-log(1 - u)) ** (1 / concentration)."""
+    typed, dtype = _parametrized("weibull_min", key, dtype)
+    shape = _canonical_shape(shape)
+    u = _uniform(typed, shape, dtype, 0, 1)
+    return power(-jnp_ufuncs.log1p(-u), 1.0 / concentration) * scale
+
+
+def lognormal(
+    key,
+    sigma=np.float32(1),  # noqa: B008  (JAX's default)
+    shape=None,
+    dtype=None,
+    *,
+    out_sharding=None,
+):
+    """Log-normal values: exp(sigma n), n standard normal."""
+    typed = _check_prng_key("lognormal", key)
+    _check_sharding(out_sharding)
+    dtype = _float_dtype("lognormal", dtype, accepts_complex=True)
+    shape = _check_broadcast_shapes("lognormal", shape, sigma)
+    _check_all_safe_to_cast("lognormal", dtype, sigma)
+    sigma = conversions.convert_element_type(sigma, dtype)
+    scaled = normal(prng.random_unwrap(typed), shape, dtype) * sigma
+    return elementwise.exp(scaled)
+
+
+def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
+    """Triangular values on [left, right] peaking at `mode`, by inverting the CDF."""
+    typed, dtype = _parametrized("triangular", key, dtype, out_sharding)
+    shape = _check_broadcast_shapes("triangular", shape, left, mode, right)
+    _check_all_safe_to_cast("triangular", dtype, left, mode, right)
+    left, mode, right = (
+        broadcast_to(conversions.convert_element_type(v, dtype), shape) for v in (left, mode, right)
+    )
+    fc = (mode - left) / (right - left)
+    u = _uniform(typed, shape, dtype, 0.0, 1.0)
+    out1 = left + elementwise.sqrt(u * (right - left) * (mode - left))
+    out2 = right - elementwise.sqrt((1 - u) * (right - left) * (right - mode))
+    return selection.select(comparison.lt(u, fc), out1, out2)
+
+
+def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
+    """Wald (inverse Gaussian) values of scale 1 (Michael, Schucany and Haas's method)."""
+    typed, dtype = _parametrized("wald", key, dtype, out_sharding)
+    shape = _check_broadcast_shapes("wald", shape, mean)
+    _check_all_safe_to_cast("wald", dtype, mean)
+    key1, key2 = _split_in_two(typed)
+    mean = broadcast_to(asarray(mean).astype(dtype), shape)
+    v = _normal_real(key1, shape, dtype)
+    z = _uniform(key2, shape, dtype, 0.0, 1.0)
+    y = elementwise.integer_pow(v, 2)
+    y_sq = elementwise.integer_pow(y, 2)
+    mean_sq = elementwise.integer_pow(mean, 2)
+    sqrt_term = elementwise.sqrt(4 * mean * y + mean_sq * y_sq)
+    x = mean + mean_sq * y / 2 - mean / 2 * sqrt_term
+    return selection.select(comparison.le(z, mean / (mean + x)), x, mean_sq / x)
+
+
+def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
+    """Geometric values (trials until the first success, from 1): floor(log u / log(1 - p)) + 1."""
+    typed = _check_prng_key("geometric", key)
+    _check_sharding(out_sharding)
+    dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "geometric")
+    if not dtypes.is_int(dtype):
+        raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
+    shape = _check_broadcast_shapes("geometric", shape, p)
+    p = asarray(p)
+    if not dtypes.is_inexact(p.dtype):
+        p = p.astype(dtypes.default_float_dtype())
+    u = _uniform(typed, shape, p.dtype, 0.0, 1.0)
+    u = where(u == 0, 1, u)
+    log_one_minus_p = broadcast_to(elementwise.log1p(-p), shape)
+    g = elementwise.floor(binary.div(elementwise.log(u), log_one_minus_p)) + 1
+    return g.astype(dtype)
