@@ -40,7 +40,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules, move_batch_dim
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-from tracejit._src.lax import binary, bitwise, conversions, shapes, slicing
+from tracejit._src.lax import binary, bitwise, conversions, shapes, slicing, special
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
@@ -311,7 +311,7 @@ def _staged(words_fun, avals: tuple, params: tuple, partitionable: bool):
     )
 
 
-def _words_impl(words_fun, returns_keys: bool):
+def words_impl(words_fun, returns_keys: bool):
     """The eager implementation of a key primitive: `words_fun`'s jaxpr on NumPy."""
 
     def impl(*operands, **params):
@@ -324,7 +324,7 @@ def _words_impl(words_fun, returns_keys: bool):
     return impl
 
 
-def _words_lowering(words_fun):
+def words_lowering(words_fun):
     """The lowering of a key primitive: `words_fun`'s jaxpr, emitted in place (a key tensor is
     its words: `tensor<...x2xui32>`)."""
 
@@ -342,7 +342,7 @@ def _check_keys(name: str, aval: ShapedArray) -> None:
         raise TypeError(f"{name} accepts a typed key array, got {aval.str_short()}")
 
 
-def _keys_at_front(keys, dim: int):
+def keys_at_front(keys, dim: int):
     """Batched keys with their batch dimension first, moved as words (a key has no layout of
     its own in lowering but its words')."""
     if dim == 0:
@@ -360,7 +360,7 @@ def random_seed(seeds, impl):
     return random_seed_p.bind(seeds, impl=impl)
 
 
-random_seed_p.def_impl(_words_impl(_seed_words, returns_keys=True))
+random_seed_p.def_impl(words_impl(_seed_words, returns_keys=True))
 
 
 @random_seed_p.def_abstract_eval
@@ -371,7 +371,7 @@ def _random_seed_abstract_eval(seeds, *, impl):
 
 
 ad.defjvp_zero(random_seed_p)
-lowering_rules[random_seed_p] = _words_lowering(_seed_words)
+lowering_rules[random_seed_p] = words_lowering(_seed_words)
 batch_rules[random_seed_p] = lambda values, dims, **params: (
     random_seed_p.bind(*values, **params),
     dims[0],
@@ -446,7 +446,7 @@ def random_bits(keys, bit_width: int, shape: tuple):
     return random_bits_p.bind(keys, bit_width=bit_width, shape=shape)
 
 
-random_bits_p.def_impl(_words_impl(_bits_words, returns_keys=False))
+random_bits_p.def_impl(words_impl(_bits_words, returns_keys=False))
 
 
 @random_bits_p.def_abstract_eval
@@ -458,11 +458,11 @@ def _random_bits_abstract_eval(keys, *, bit_width, shape):
 
 
 ad.defjvp_zero(random_bits_p)
-lowering_rules[random_bits_p] = _words_lowering(_bits_words)
+lowering_rules[random_bits_p] = words_lowering(_bits_words)
 
 
 def _random_bits_batch(values, dims, **params):
-    return random_bits_p.bind(_keys_at_front(values[0], dims[0]), **params), 0
+    return random_bits_p.bind(keys_at_front(values[0], dims[0]), **params), 0
 
 
 batch_rules[random_bits_p] = _random_bits_batch
@@ -476,7 +476,7 @@ def random_split(keys, shape: tuple):
     return random_split_p.bind(keys, shape=shape)
 
 
-random_split_p.def_impl(_words_impl(_split_keys_words, returns_keys=True))
+random_split_p.def_impl(words_impl(_split_keys_words, returns_keys=True))
 
 
 @random_split_p.def_abstract_eval
@@ -486,11 +486,11 @@ def _random_split_abstract_eval(keys, *, shape):
 
 
 ad.defjvp_zero(random_split_p)
-lowering_rules[random_split_p] = _words_lowering(_split_keys_words)
+lowering_rules[random_split_p] = words_lowering(_split_keys_words)
 
 
 def _random_split_batch(values, dims, *, shape):
-    return random_split_p.bind(_keys_at_front(values[0], dims[0]), shape=shape), 0
+    return random_split_p.bind(keys_at_front(values[0], dims[0]), shape=shape), 0
 
 
 batch_rules[random_split_p] = _random_split_batch
@@ -504,7 +504,7 @@ def random_fold_in(keys, msgs):
     return random_fold_in_p.bind(keys, msgs)
 
 
-random_fold_in_p.def_impl(_words_impl(_fold_in_words, returns_keys=True))
+random_fold_in_p.def_impl(words_impl(_fold_in_words, returns_keys=True))
 
 
 @random_fold_in_p.def_abstract_eval
@@ -523,7 +523,7 @@ def _random_fold_in_abstract_eval(keys, msgs):
 
 
 ad.defjvp_zero(random_fold_in_p)
-lowering_rules[random_fold_in_p] = _words_lowering(_fold_in_words)
+lowering_rules[random_fold_in_p] = words_lowering(_fold_in_words)
 
 
 def _random_fold_in_batch(values, dims):
@@ -534,7 +534,7 @@ def _random_fold_in_batch(values, dims):
     for value, dim in zip(values, dims, strict=True):
         if dim is not None:
             if get_aval(value).dtype == dtypes.key_fry:
-                value = _keys_at_front(value, dim)
+                value = keys_at_front(value, dim)
             else:
                 value = move_batch_dim(value, dim, 0)
             shape = shape_of(value)
@@ -544,3 +544,36 @@ def _random_fold_in_batch(values, dims):
 
 
 batch_rules[random_fold_in_p] = _random_fold_in_batch
+
+
+# --- floats from bits: the samplers the distributions build on -------------------------------
+# (here, below the distributions of `_src/random.py`, because `random_gamma`'s rejection loop
+# draws them too)
+
+
+def uniform(typed, shape, dtype, minval, maxval):
+    """Floats of `shape` from the typed key `typed`, in [minval, maxval): random mantissa bits under the exponent of 1.0 give
+    [1, 2), shifted and scaled."""
+    finfo = dtypes.finfo(dtype)
+    nbits, nmant = finfo.bits, finfo.nmant
+    rng_bits = nbits if nmant >= 8 else 8  # enough bits for the mantissa
+    uint = UINT_DTYPES[nbits]
+    minval = shapes.broadcast_to_rank(conversions.convert_element_type(minval, dtype), len(shape))
+    maxval = shapes.broadcast_to_rank(conversions.convert_element_type(maxval, dtype), len(shape))
+    random = random_bits(typed, rng_bits, shape)
+    if rng_bits != nbits:
+        random = conversions.convert_element_type(random, uint)
+    float_bits = bitwise.or_(
+        bitwise.shift_right_logical(random, np.array(rng_bits - nmant, uint)),
+        np.array(1.0, dtype).view(uint),
+    )
+    floats = binary.sub(conversions.bitcast_convert_type(float_bits, dtype), np.array(1.0, dtype))
+    scaled = binary.add(binary.mul(floats, binary.sub(maxval, minval)), minval)
+    return binary.max(minval, shapes.reshape(scaled, shape))
+
+
+def normal_real(typed, shape, dtype):
+    """Standard normal floats of a real `dtype`: sqrt(2) erfinv(u), u uniform in (-1, 1)."""
+    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
+    u = uniform(typed, shape, dtype, lo, np.array(1.0, dtype))
+    return binary.mul(np.array(np.sqrt(2), dtype), special.erf_inv(u))

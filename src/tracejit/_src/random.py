@@ -153,43 +153,15 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
     return prng.random_bits(typed, dtype.itemsize * 8, _canonical_shape(shape))
 
 
-def _uniform(typed, shape, dtype, minval, maxval):
-    """Floats in [minval, maxval): random mantissa bits under the exponent of 1.0 give
-    [1, 2), shifted and scaled."""
-    finfo = dtypes.finfo(dtype)
-    nbits, nmant = finfo.bits, finfo.nmant
-    rng_bits = nbits if nmant >= 8 else 8  # enough bits for the mantissa
-    uint = prng.UINT_DTYPES[nbits]
-    minval = shapes.broadcast_to_rank(conversions.convert_element_type(minval, dtype), len(shape))
-    maxval = shapes.broadcast_to_rank(conversions.convert_element_type(maxval, dtype), len(shape))
-    random = prng.random_bits(typed, rng_bits, shape)
-    if rng_bits != nbits:
-        random = conversions.convert_element_type(random, uint)
-    float_bits = bitwise.or_(
-        bitwise.shift_right_logical(random, np.array(rng_bits - nmant, uint)),
-        np.array(1.0, dtype).view(uint),
-    )
-    floats = binary.sub(conversions.bitcast_convert_type(float_bits, dtype), np.array(1.0, dtype))
-    scaled = binary.add(binary.mul(floats, binary.sub(maxval, minval)), minval)
-    return binary.max(minval, shapes.reshape(scaled, shape))
-
-
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
     """Floats uniformly distributed in [minval, maxval)."""
     typed = _check_prng_key("uniform", key)
     _check_sharding(out_sharding)
     dtype = _float_dtype("uniform", dtype)
-    return _uniform(typed, _canonical_shape(shape), dtype, minval, maxval)
+    return prng.uniform(typed, _canonical_shape(shape), dtype, minval, maxval)
 
 
 # --- distributions over uniform -------------------------------------------------------------
-
-
-def _normal_real(typed, shape, dtype):
-    """sqrt(2) erfinv(u), u uniform in (-1, 1)."""
-    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
-    u = _uniform(typed, shape, dtype, lo, np.array(1.0, dtype))
-    return binary.mul(np.array(np.sqrt(2), dtype), special.erf_inv(u))
 
 
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
@@ -200,11 +172,11 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
     dtype = _float_dtype("normal", dtype, accepts_complex=True)
     shape = _canonical_shape(shape)
     if not dtypes.is_complex(dtype):
-        return _normal_real(typed, shape, dtype)
+        return prng.normal_real(typed, shape, dtype)
     real_dtype = np.array(0, dtype).real.dtype
     key_re, key_im = _split_in_two(typed)
-    re = conversions.convert_element_type(_normal_real(key_re, shape, real_dtype), dtype)
-    im = conversions.convert_element_type(_normal_real(key_im, shape, real_dtype), dtype)
+    re = conversions.convert_element_type(prng.normal_real(key_re, shape, real_dtype), dtype)
+    im = conversions.convert_element_type(prng.normal_real(key_im, shape, real_dtype), dtype)
     return binary.div(
         binary.add(re, binary.mul(np.array(1j, dtype), im)), np.array(np.sqrt(2), dtype)
     )
@@ -219,28 +191,28 @@ def _sampler(name: str, shape, dtype, key, out_sharding):
 def exponential(key, shape=(), dtype=None, *, out_sharding=None):
     """Exponential values of rate 1: -log(1 - u)."""
     typed, shape, dtype = _sampler("exponential", shape, dtype, key, out_sharding)
-    u = _uniform(typed, shape, dtype, 0.0, 1.0)
+    u = prng.uniform(typed, shape, dtype, 0.0, 1.0)
     return elementwise.neg(elementwise.log1p(elementwise.neg(u)))
 
 
 def laplace(key, shape=(), dtype=None, *, out_sharding=None):
     """Laplace values of scale 1: sign(u) log(1 - |u|), u uniform in (-1, 1)."""
     typed, shape, dtype = _sampler("laplace", shape, dtype, key, out_sharding)
-    u = _uniform(typed, shape, dtype, -1.0 + dtypes.finfo(dtype).epsneg, 1.0)
+    u = prng.uniform(typed, shape, dtype, -1.0 + dtypes.finfo(dtype).epsneg, 1.0)
     return binary.mul(elementwise.sign(u), elementwise.log1p(elementwise.neg(elementwise.abs(u))))
 
 
 def logistic(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard logistic values: log(x) - log(1 - x)."""
     typed, shape, dtype = _sampler("logistic", shape, dtype, key, out_sharding)
-    x = _uniform(typed, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
+    x = prng.uniform(typed, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
     return binary.sub(elementwise.log(x), elementwise.log1p(elementwise.neg(x)))
 
 
 def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard Cauchy values: tan(pi (u - 1/2))."""
     typed, shape, dtype = _sampler("cauchy", shape, dtype, key, out_sharding)
-    u = _uniform(typed, shape, dtype, dtypes.finfo(dtype).eps, 1.0)
+    u = prng.uniform(typed, shape, dtype, dtypes.finfo(dtype).eps, 1.0)
     return trigonometric.tan(
         binary.mul(np.array(np.pi, dtype), binary.sub(u, np.array(0.5, dtype)))
     )
@@ -257,9 +229,9 @@ def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     if mode == "highest" and dtype == np.float32:
         raise NotImplementedError("gumbel mode='highest' for float32 is not built")
     if mode == "low":
-        u = _uniform(typed, shape, dtype, info.tiny, 1.0)
+        u = prng.uniform(typed, shape, dtype, info.tiny, 1.0)
         return elementwise.neg(elementwise.log(elementwise.neg(elementwise.log(u))))
-    both = _uniform(typed, (2, *shape), dtype, 0.0, 1.0)
+    both = prng.uniform(typed, (2, *shape), dtype, 0.0, 1.0)
     high, low = both[0], both[1]
     refined = binary.add(
         binary.add(high, binary.mul(np.array(2.0**-info.nmant, dtype), low)),
@@ -285,7 +257,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
     upper = conversions.convert_element_type(upper, dtype)
     a = special.erf(binary.div(lower, sqrt2))
     b = special.erf(binary.div(upper, sqrt2))
-    u = _uniform(typed, shape, dtype, a, b)
+    u = prng.uniform(typed, shape, dtype, a, b)
     out = binary.mul(sqrt2, special.erf_inv(u))
     return clip(
         out,
@@ -325,8 +297,8 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     else:
         _check_shape("bernoulli", shape, np.shape(p))
     if mode == "low":
-        return comparison.lt(_uniform(typed, shape, dtype, 0.0, 1.0), p)
-    both = _uniform(typed, (2, *shape), dtype, 0.0, 1.0)
+        return comparison.lt(prng.uniform(typed, shape, dtype, 0.0, 1.0), p)
+    both = prng.uniform(typed, (2, *shape), dtype, 0.0, 1.0)
     u2 = binary.mul(both[1], np.array(2.0 ** -dtypes.finfo(dtype).nmant, dtype))
     return comparison.lt(u2, binary.sub(p, both[0]))
 
@@ -337,7 +309,7 @@ def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     _check_sharding(out_sharding)
     dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "rademacher")
     shape = _canonical_shape(shape)
-    heads = comparison.lt(_uniform(typed, shape, dtypes.default_float_dtype(), 0.0, 1.0), 0.5)
+    heads = comparison.lt(prng.uniform(typed, shape, dtypes.default_float_dtype(), 0.0, 1.0), 0.5)
     heads = heads.astype(dtype)
     return (2 * heads - 1).astype(dtype)
 
@@ -491,7 +463,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
             )
         if replace:
             p_cuml = jnp_reductions.cumsum(p_arr)
-            u = _uniform(typed, shape, p_cuml.dtype, 0.0, 1.0)
+            u = prng.uniform(typed, shape, p_cuml.dtype, 0.0, 1.0)
             r = binary.mul(p_cuml[-1], binary.sub(np.array(1, p_cuml.dtype), u))
             ind = jnp_sorting.searchsorted(p_cuml, r).astype(int)
         else:
@@ -567,7 +539,7 @@ def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     typed, dtype = _parametrized("rayleigh", key, dtype, out_sharding)
     shape = _check_broadcast_shapes("rayleigh", shape, scale)
     _check_all_safe_to_cast("rayleigh", dtype, scale)
-    u = _uniform(typed, shape, dtype, 0.0, 1.0)
+    u = prng.uniform(typed, shape, dtype, 0.0, 1.0)
     scale = broadcast_to(asarray(scale).astype(dtype), shape)
     root = elementwise.sqrt(binary.mul(elementwise.log(u), np.array(-2, dtype)))
     return binary.mul(scale, root)
@@ -577,7 +549,7 @@ def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     """Maxwell values: the norm of three standard normals."""
     typed, dtype = _parametrized("maxwell", key, dtype, out_sharding)
     shape = _canonical_shape(shape)
-    return norm(_normal_real(typed, (*shape, 3), dtype), axis=-1)
+    return norm(prng.normal_real(typed, (*shape, 3), dtype), axis=-1)
 
 
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
@@ -588,7 +560,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     params_shape = np.broadcast_shapes(np.shape(loc), np.shape(scale))
     shape = (shape or params_shape) + params_shape
     maxwell_key, rademacher_key = _split_in_two(typed)
-    magnitude = norm(_normal_real(maxwell_key, (*shape, 3), dtype), axis=-1)
+    magnitude = norm(prng.normal_real(maxwell_key, (*shape, 3), dtype), axis=-1)
     sign = rademacher(prng.random_unwrap(rademacher_key), shape, dtype)
     return sign * magnitude * scale + loc
 
@@ -607,7 +579,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     """Weibull values: scale (-log(1 - u)) ** (1 / concentration)."""
     typed, dtype = _parametrized("weibull_min", key, dtype)
     shape = _canonical_shape(shape)
-    u = _uniform(typed, shape, dtype, 0, 1)
+    u = prng.uniform(typed, shape, dtype, 0, 1)
     return power(-jnp_ufuncs.log1p(-u), 1.0 / concentration) * scale
 
 
@@ -639,7 +611,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
         broadcast_to(conversions.convert_element_type(v, dtype), shape) for v in (left, mode, right)
     )
     fc = (mode - left) / (right - left)
-    u = _uniform(typed, shape, dtype, 0.0, 1.0)
+    u = prng.uniform(typed, shape, dtype, 0.0, 1.0)
     out1 = left + elementwise.sqrt(u * (right - left) * (mode - left))
     out2 = right - elementwise.sqrt((1 - u) * (right - left) * (right - mode))
     return selection.select(comparison.lt(u, fc), out1, out2)
@@ -652,8 +624,8 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     _check_all_safe_to_cast("wald", dtype, mean)
     key1, key2 = _split_in_two(typed)
     mean = broadcast_to(asarray(mean).astype(dtype), shape)
-    v = _normal_real(key1, shape, dtype)
-    z = _uniform(key2, shape, dtype, 0.0, 1.0)
+    v = prng.normal_real(key1, shape, dtype)
+    z = prng.uniform(key2, shape, dtype, 0.0, 1.0)
     y = elementwise.integer_pow(v, 2)
     y_sq = elementwise.integer_pow(y, 2)
     mean_sq = elementwise.integer_pow(mean, 2)
@@ -673,7 +645,7 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     p = asarray(p)
     if not dtypes.is_inexact(p.dtype):
         p = p.astype(dtypes.default_float_dtype())
-    u = _uniform(typed, shape, p.dtype, 0.0, 1.0)
+    u = prng.uniform(typed, shape, p.dtype, 0.0, 1.0)
     u = where(u == 0, 1, u)
     log_one_minus_p = broadcast_to(elementwise.log1p(-p), shape)
     g = elementwise.floor(binary.div(elementwise.log(u), log_one_minus_p)) + 1
