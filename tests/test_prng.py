@@ -111,3 +111,20 @@ def test_prng_key_jaxpr_prints_as_jax():
 
 def test_key_dtype_prints_key_fry():
     assert dtypes.short_dtype_name(dtypes.key_fry) == "key<fry>"
+
+
+def test_gamma_is_not_differentiable_yet():
+    key = random.PRNGKey(0)
+    with pytest.raises(NotImplementedError, match="random_gamma"):
+        tracejit.grad(lambda a: random.gamma(key, a))(2.0)
+
+
+def test_gamma_vmap_over_shapes_is_a_loop():
+    keys = random.split(random.PRNGKey(3), 3)
+    a = np.array([[0.5, 2.0], [1.0, 4.0], [3.0, 0.2]], np.float32)
+    batched = tracejit.vmap(random.gamma)(keys, a)
+    for i in range(3):
+        np.testing.assert_array_equal(batched[i], random.gamma(keys[i], a[i]))
+    shared_key = tracejit.vmap(random.gamma, in_axes=(None, 0))(keys[0], a)
+    for i in range(3):
+        np.testing.assert_array_equal(shared_key[i], random.gamma(keys[0], a[i]))

@@ -100,6 +100,16 @@ CASES = {
     "triangular": (lambda r, k: r.triangular(k, -1.0, 0.5, 2.0, (6,)), False),
     "wald": (lambda r, k: r.wald(k, 1.5, (6,)), False),
     "geometric": (lambda r, k: r.geometric(k, 0.3, (6,)), False),
+    "gamma": (lambda r, k: r.gamma(k, np.array([0.2, 0.5, 1.0, 2.5, 10.0])), False),
+    "gamma_shape": (lambda r, k: r.gamma(k, 3.0, (2, 3)), False),
+    "loggamma": (lambda r, k: r.loggamma(k, np.array([0.01, 0.5, 1.0, 2.5, 10.0])), False),
+    "beta": (lambda r, k: r.beta(k, 2.0, np.array([0.5, 3.0]), (3, 2)), False),
+    "dirichlet": (lambda r, k: r.dirichlet(k, np.array([0.5, 1.0, 2.0]), (2,)), False),
+    "chisquare": (lambda r, k: r.chisquare(k, 3.0, (4,)), False),
+    "t": (lambda r, k: r.t(k, 4.0, (4,)), False),
+    "f": (lambda r, k: r.f(k, 3.0, 5.0, (4,)), False),
+    "generalized_normal": (lambda r, k: r.generalized_normal(k, 1.5, (4,)), False),
+    "ball": (lambda r, k: r.ball(k, 3, shape=(2,)), False),
 }
 
 # The cases whose bits depend on jax_threefry_partitionable (recorded in both settings).

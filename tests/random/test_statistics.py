@@ -43,6 +43,17 @@ CONTINUOUS = {
         stats.triang(0.5, loc=-1.0, scale=3.0),
     ),
     "wald": (lambda k: random.wald(k, 1.5, (N,)), stats.invgauss(1.5)),
+    "gamma_small": (lambda k: random.gamma(k, 0.3, (N,)), stats.gamma(0.3)),
+    "gamma": (lambda k: random.gamma(k, 2.5, (N,)), stats.gamma(2.5)),
+    "loggamma": (lambda k: tracejit.numpy.exp(random.loggamma(k, 2.5, (N,))), stats.gamma(2.5)),
+    "beta": (lambda k: random.beta(k, 2.0, 0.5, (N,)), stats.beta(2.0, 0.5)),
+    "chisquare": (lambda k: random.chisquare(k, 3.0, (N,)), stats.chi2(3.0)),
+    "t": (lambda k: random.t(k, 4.0, (N,)), stats.t(4.0)),
+    "f": (lambda k: random.f(k, 3.0, 5.0, (N,)), stats.f(3.0, 5.0)),
+    "generalized_normal": (
+        lambda k: random.generalized_normal(k, 1.5, (N,)),
+        stats.gennorm(1.5),
+    ),
 }
 
 
@@ -106,3 +117,18 @@ def test_split_keys_are_independent_streams():
     keys = random.split(KEY, 64)
     means = [np.asarray(random.uniform(k, (2000,))).mean() for k in keys]
     assert stats.kstest(means, stats.norm(0.5, np.sqrt(1 / 12 / 2000)).cdf).pvalue > 1e-3
+
+
+def test_dirichlet_moments():
+    alpha = np.array([0.5, 1.0, 2.5])
+    values = np.asarray(tracejit.jit(lambda k: random.dirichlet(k, alpha, (N,)))(KEY))
+    np.testing.assert_allclose(values.sum(-1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(values.mean(0), alpha / alpha.sum(), atol=5e-3)
+
+
+def test_ball_is_uniform_in_the_ball():
+    d = 3
+    points = np.asarray(tracejit.jit(lambda k: random.ball(k, d, shape=(N,)))(KEY), np.float64)
+    radii = np.linalg.norm(points, axis=-1)
+    assert radii.max() <= 1.0
+    assert stats.kstest(radii, lambda r: r**d).pvalue > 1e-3  # P(|x| <= r) = r**d

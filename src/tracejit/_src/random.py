@@ -33,6 +33,7 @@ from tracejit._src.lax import (
     trigonometric,
 )
 from tracejit._src.lax import sort as lax_sort
+from tracejit._src.nn.functions import softmax
 from tracejit._src.numpy import reductions as jnp_reductions
 from tracejit._src.numpy import sorting as jnp_sorting
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
@@ -42,6 +43,7 @@ from tracejit._src.numpy.creation import arange, asarray, zeros
 from tracejit._src.numpy.linalg import norm
 from tracejit._src.numpy.manipulation import broadcast_to, moveaxis, normalize_axis
 from tracejit._src.numpy.ufuncs import clip, where
+from tracejit._src.random_gamma import random_gamma
 
 _IMPL = "fry"
 
@@ -650,3 +652,130 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     log_one_minus_p = broadcast_to(elementwise.log1p(-p), shape)
     g = elementwise.floor(binary.div(elementwise.log(u), log_one_minus_p)) + 1
     return g.astype(dtype)
+
+
+# --- the gamma family ---------------------------------------------------------------------------
+
+
+def _gamma(typed, a, shape, dtype, *, log_space: bool = False):
+    if shape is None:
+        shape = np.shape(a)
+    else:
+        _check_shape("gamma", shape, np.shape(a))
+    a = conversions.convert_element_type(a, dtype)
+    if np.shape(a) != shape:
+        a = broadcast_to(a, shape)
+    return random_gamma(typed, a, log_space=log_space)
+
+
+def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
+    """Gamma(a, 1) values (Marsaglia and Tsang's rejection method). Not differentiable in `a`
+    yet: that needs the incomplete gamma function."""
+    typed, dtype = _parametrized("gamma", key, dtype, out_sharding)
+    return _gamma(typed, a, None if shape is None else _canonical_shape(shape), dtype)
+
+
+def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
+    """The logs of Gamma(a, 1) values, accurate where the values themselves underflow
+    (small `a`)."""
+    typed = _check_prng_key("loggamma", key)
+    _check_sharding(out_sharding)
+    dtype = dtypes.check_user_dtype(float if dtype is None else dtype, "loggamma")
+    if not dtypes.is_float(dtype):
+        raise ValueError(f"dtype argument to `gamma` must be a float dtype, got {dtype}")
+    shape = None if shape is None else _canonical_shape(shape)
+    return _gamma(typed, a, shape, dtype, log_space=True)
+
+
+def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
+    """Beta(a, b) values: G_a / (G_a + G_b) of two gamma values, scaled in log space."""
+    typed, dtype = _parametrized("beta", key, dtype, out_sharding)
+    _check_all_safe_to_cast("beta", dtype, a, b)
+    shape = _check_broadcast_shapes("beta", shape, a, b)
+    a = broadcast_to(conversions.convert_element_type(a, dtype), shape)
+    b = broadcast_to(conversions.convert_element_type(b, dtype), shape)
+    key_a, key_b = _split_in_two(typed)
+    log_gamma_a = _gamma(key_a, a, shape, dtype, log_space=True)
+    log_gamma_b = _gamma(key_b, b, shape, dtype, log_space=True)
+    log_max = binary.max(log_gamma_a, log_gamma_b)
+    gamma_a_scaled = jnp_ufuncs.exp(log_gamma_a - log_max)
+    gamma_b_scaled = jnp_ufuncs.exp(log_gamma_b - log_max)
+    return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
+
+
+def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
+    """Dirichlet(alpha) values along the last axis: the softmax of log-gamma values."""
+    typed, dtype = _parametrized("dirichlet", key, dtype, out_sharding)
+    if not np.ndim(alpha) >= 1:
+        raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {np.ndim(alpha)}")
+    if shape is None:
+        shape = np.shape(alpha)[:-1]
+    else:
+        shape = _canonical_shape(shape)
+        _check_shape("dirichlet", shape, np.shape(alpha)[:-1])
+    alpha = conversions.convert_element_type(alpha, dtype)
+    log_gamma = _gamma(typed, alpha, shape + np.shape(alpha)[-1:], dtype, log_space=True)
+    return softmax(log_gamma, -1)
+
+
+def _chisquare(typed, df, shape, dtype):
+    df = conversions.convert_element_type(df, dtype)
+    two = np.array(2, dtype)
+    log_g = _gamma(typed, binary.div(df, two), shape, dtype, log_space=True)
+    return binary.mul(jnp_ufuncs.exp(log_g), two)
+
+
+def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
+    """Chi-square values of `df` degrees of freedom: 2 Gamma(df / 2)."""
+    typed, dtype = _parametrized("chisquare", key, dtype, out_sharding)
+    shape = _check_broadcast_shapes("chisquare", shape, df)
+    _check_all_safe_to_cast("chisquare", dtype, df)
+    return _chisquare(typed, df, shape, dtype)
+
+
+def t(key, df, shape=None, dtype=None, *, out_sharding=None):
+    """Student's t values of `df` degrees of freedom: n sqrt((df / 2) / Gamma(df / 2))."""
+    typed, dtype = _parametrized("t", key, dtype, out_sharding)
+    shape = _check_broadcast_shapes("t", shape, df)
+    _check_all_safe_to_cast("t", dtype, df)
+    df = conversions.convert_element_type(df, dtype)
+    key_n, key_g = _split_in_two(typed)
+    n = prng.normal_real(key_n, shape, dtype)
+    half_df = binary.div(df, np.array(2, dtype))
+    g = _gamma(key_g, half_df, shape, dtype)
+    return n * jnp_ufuncs.sqrt(half_df / g)
+
+
+def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
+    """F values: the ratio of two chi-square values, each over its degrees of freedom."""
+    typed, dtype = _parametrized("f", key, dtype, out_sharding)
+    shape = _check_broadcast_shapes("f", shape, dfnum, dfden)
+    _check_all_safe_to_cast("f", dtype, dfnum, dfden)
+    dfden = conversions.convert_element_type(dfden, dtype)
+    dfnum = conversions.convert_element_type(dfnum, dtype)
+    key_dfd, key_dfn = _split_in_two(typed)
+    num = binary.div(_chisquare(key_dfn, dfnum, shape, dtype), dfnum)
+    den = binary.div(_chisquare(key_dfd, dfden, shape, dtype), dfden)
+    return binary.div(num, den)
+
+
+def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
+    """Generalized normal values of power `p` (density proportional to exp(-|x|**p)):
+    a random sign times Gamma(1 / p) ** (1 / p)."""
+    shape = _canonical_shape(shape)
+    typed, dtype = _parametrized("generalized_normal", key, dtype, out_sharding)
+    key_g, key_r = _split_in_two(typed)
+    g = _gamma(key_g, 1 / p, shape, dtype)
+    r = rademacher(prng.random_unwrap(key_r), shape, dtype)
+    return r * g ** (1 / p)
+
+
+def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
+    """Points uniformly distributed in the unit `p`-norm ball of dimension `d`."""
+    shape = _canonical_shape(shape)
+    typed, dtype = _parametrized("ball", key, dtype, out_sharding)
+    d = operator.index(d)
+    k1, k2 = (prng.random_unwrap(k) for k in _split_in_two(typed))
+    g = generalized_normal(k1, p, (*shape, d), dtype)
+    e = exponential(k2, shape, dtype)
+    return g / (((jnp_ufuncs.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
