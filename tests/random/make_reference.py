@@ -124,6 +124,37 @@ CASES_X64 = {
 }
 PARTITION_SENSITIVE_X64 = ("bits_u64",)
 
+# nn.initializers cases: name -> fun(initializers, key) (recorded with the default settings).
+INIT_CASES = {
+    "zeros": lambda i, k: i.zeros(k, (2, 3)),
+    "ones": lambda i, k: i.ones(k, (2, 3), np.float16),
+    "constant": lambda i, k: i.constant(-0.5)(k, (3,)),
+    "uniform": lambda i, k: i.uniform(0.5)(k, (2, 3)),
+    "normal": lambda i, k: i.normal(2.0)(k, (4,)),
+    "truncated_normal": lambda i, k: i.truncated_normal(1.5, lower=-1.0)(k, (4,)),
+    "glorot_uniform": lambda i, k: i.glorot_uniform()(k, (3, 4)),
+    "glorot_normal": lambda i, k: i.glorot_normal()(k, (3, 4)),
+    "xavier_uniform": lambda i, k: i.xavier_uniform()(k, (2, 5)),
+    "lecun_uniform": lambda i, k: i.lecun_uniform()(k, (3, 4)),
+    "lecun_normal": lambda i, k: i.lecun_normal()(k, (3, 4)),
+    "he_uniform": lambda i, k: i.he_uniform()(k, (3, 3, 2, 4)),
+    "he_normal": lambda i, k: i.he_normal()(k, (3, 3, 2, 4)),
+    "kaiming_normal": lambda i, k: i.kaiming_normal(in_axis=0, out_axis=1)(k, (4, 2)),
+    "fan_out_normal": lambda i, k: i.variance_scaling(2.0, "fan_out", "normal")(k, (3, 4)),
+    "fan_geo_avg_uniform": lambda i, k: i.variance_scaling(0.5, "fan_geo_avg", "uniform")(
+        k, (3, 4)
+    ),
+    "batch_axis": lambda i, k: i.variance_scaling(1.0, "fan_in", "normal", batch_axis=0)(
+        k, (2, 3, 4)
+    ),
+    "complex_uniform": lambda i, k: i.variance_scaling(1.0, "fan_in", "uniform")(
+        k, (2, 3), np.complex64
+    ),
+    "complex_truncated_normal": lambda i, k: i.variance_scaling(1.0, "fan_avg", "truncated_normal")(
+        k, (2, 3), np.complex64
+    ),
+}
+
 # Seeds given to PRNGKey: (name, seed, x64).
 KEY_SEEDS = {
     "x32": (*SEEDS, 2**32 + 5, np.int32(-7), np.uint32(2**32 - 1)),
@@ -158,6 +189,10 @@ def main():
             record(jax, cases, f"{setting}/partitionable={partitionable}", out)
     jax.config.update("jax_threefry_partitionable", True)
     jax.config.update("jax_enable_x64", False)
+    for name, fun in INIT_CASES.items():
+        out[f"init/{name}"] = np.stack(
+            [np.asarray(fun(jax.nn.initializers, jax.random.PRNGKey(s))) for s in SEEDS]
+        )
     DATA.parent.mkdir(exist_ok=True)
     np.savez_compressed(DATA, **out)
     print(f"wrote {len(out)} arrays to {DATA}")

@@ -64,7 +64,7 @@ def _check_prng_key(name: str, key, *, allow_batched: bool = False):
     return typed
 
 
-def _canonical_shape(shape) -> tuple:
+def canonical_shape(shape) -> tuple:
     """A shape as a tuple of ints; one int is a rank-1 shape, as JAX takes it."""
     try:
         if not isinstance(shape, Sequence) and not isinstance(shape, np.ndarray):
@@ -102,7 +102,7 @@ def split(key, num: int | tuple[int, ...] = 2):
     """`num` new keys (a shape, for a tuple) derived from `key`."""
     typed = _check_prng_key("split", key)
     shape = tuple(num) if isinstance(num, Sequence) else (num,)
-    shape = _canonical_shape(shape)
+    shape = canonical_shape(shape)
     if any(d < 0 for d in shape):
         raise ValueError(f"split: the number of keys must not be negative, got {num}")
     return prng.random_unwrap(prng.random_split(typed, shape))
@@ -152,7 +152,7 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
         dtype = dtypes.check_user_dtype(dtype, "bits")
     if not dtypes.is_unsigned(dtype):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dtype}")
-    return prng.random_bits(typed, dtype.itemsize * 8, _canonical_shape(shape))
+    return prng.random_bits(typed, dtype.itemsize * 8, canonical_shape(shape))
 
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
@@ -160,7 +160,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
     typed = _check_prng_key("uniform", key)
     _check_sharding(out_sharding)
     dtype = _float_dtype("uniform", dtype)
-    return prng.uniform(typed, _canonical_shape(shape), dtype, minval, maxval)
+    return prng.uniform(typed, canonical_shape(shape), dtype, minval, maxval)
 
 
 # --- distributions over uniform -------------------------------------------------------------
@@ -172,7 +172,7 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
     typed = _check_prng_key("normal", key)
     _check_sharding(out_sharding)
     dtype = _float_dtype("normal", dtype, accepts_complex=True)
-    shape = _canonical_shape(shape)
+    shape = canonical_shape(shape)
     if not dtypes.is_complex(dtype):
         return prng.normal_real(typed, shape, dtype)
     real_dtype = np.array(0, dtype).real.dtype
@@ -187,7 +187,7 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
 def _sampler(name: str, shape, dtype, key, out_sharding):
     typed = _check_prng_key(name, key)
     _check_sharding(out_sharding)
-    return typed, _canonical_shape(shape), _float_dtype(name, dtype)
+    return typed, canonical_shape(shape), _float_dtype(name, dtype)
 
 
 def exponential(key, shape=(), dtype=None, *, out_sharding=None):
@@ -252,7 +252,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
     if shape is None:
         shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
     else:
-        shape = _canonical_shape(shape)
+        shape = canonical_shape(shape)
         _check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower = conversions.convert_element_type(lower, dtype)
@@ -285,7 +285,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     """Booleans, True with probability `p`: u < p; mode 'high' compares with two uniforms for
     probabilities below the float's resolution."""
     if shape is not None:
-        shape = _canonical_shape(shape)
+        shape = canonical_shape(shape)
     if mode not in ("high", "low"):
         raise ValueError(f"got {mode=}, expected 'high' or 'low'")
     typed = _check_prng_key("bernoulli", key)
@@ -310,7 +310,7 @@ def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     typed = _check_prng_key("rademacher", key)
     _check_sharding(out_sharding)
     dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "rademacher")
-    shape = _canonical_shape(shape)
+    shape = canonical_shape(shape)
     heads = comparison.lt(prng.uniform(typed, shape, dtypes.default_float_dtype(), 0.0, 1.0), 0.5)
     heads = heads.astype(dtype)
     return (2 * heads - 1).astype(dtype)
@@ -366,7 +366,7 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     typed = _check_prng_key("randint", key)
     _check_sharding(out_sharding)
     dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "randint")
-    shape = _canonical_shape(shape)
+    shape = canonical_shape(shape)
     if not dtypes.is_int(dtype):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
     info = dtypes.iinfo(dtype)
@@ -436,7 +436,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     else:
         axis = normalize_axis(axis, arr.ndim)
         n_inputs = arr.shape[axis]
-    shape = _canonical_shape(shape)
+    shape = canonical_shape(shape)
     n_draws = math.prod(shape)
     if n_draws == 0:
         return zeros(shape, dtype=arr.dtype)
@@ -487,7 +487,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *, ou
     if shape is None:
         shape = batch_shape
     else:
-        shape = _canonical_shape(shape)
+        shape = canonical_shape(shape)
         _check_shape("categorical", shape, batch_shape)
     prefix = shape[: len(shape) - len(batch_shape)]
     if replace:
@@ -516,7 +516,7 @@ def _check_broadcast_shapes(name: str, shape, *args) -> tuple:
     arg_shapes = [np.shape(a) for a in args]
     if shape is None:
         return np.broadcast_shapes(*arg_shapes) if arg_shapes else ()
-    shape = _canonical_shape(shape)
+    shape = canonical_shape(shape)
     _check_shape(name, shape, *arg_shapes)
     return shape
 
@@ -550,7 +550,7 @@ def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
 def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     """Maxwell values: the norm of three standard normals."""
     typed, dtype = _parametrized("maxwell", key, dtype, out_sharding)
-    shape = _canonical_shape(shape)
+    shape = canonical_shape(shape)
     return norm(prng.normal_real(typed, (*shape, 3), dtype), axis=-1)
 
 
@@ -558,7 +558,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     """Maxwell values with a random sign, scaled and shifted; the sample shape is `shape`
     followed by the parameters' broadcast shape."""
     typed, dtype = _parametrized("double_sided_maxwell", key, dtype)
-    shape = _canonical_shape(shape)
+    shape = canonical_shape(shape)
     params_shape = np.broadcast_shapes(np.shape(loc), np.shape(scale))
     shape = (shape or params_shape) + params_shape
     maxwell_key, rademacher_key = _split_in_two(typed)
@@ -580,7 +580,7 @@ def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
     """Weibull values: scale (-log(1 - u)) ** (1 / concentration)."""
     typed, dtype = _parametrized("weibull_min", key, dtype)
-    shape = _canonical_shape(shape)
+    shape = canonical_shape(shape)
     u = prng.uniform(typed, shape, dtype, 0, 1)
     return power(-jnp_ufuncs.log1p(-u), 1.0 / concentration) * scale
 
@@ -672,7 +672,7 @@ def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Gamma(a, 1) values (Marsaglia and Tsang's rejection method). Not differentiable in `a`
     yet: that needs the incomplete gamma function."""
     typed, dtype = _parametrized("gamma", key, dtype, out_sharding)
-    return _gamma(typed, a, None if shape is None else _canonical_shape(shape), dtype)
+    return _gamma(typed, a, None if shape is None else canonical_shape(shape), dtype)
 
 
 def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
@@ -683,7 +683,7 @@ def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     dtype = dtypes.check_user_dtype(float if dtype is None else dtype, "loggamma")
     if not dtypes.is_float(dtype):
         raise ValueError(f"dtype argument to `gamma` must be a float dtype, got {dtype}")
-    shape = None if shape is None else _canonical_shape(shape)
+    shape = None if shape is None else canonical_shape(shape)
     return _gamma(typed, a, shape, dtype, log_space=True)
 
 
@@ -711,7 +711,7 @@ def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     if shape is None:
         shape = np.shape(alpha)[:-1]
     else:
-        shape = _canonical_shape(shape)
+        shape = canonical_shape(shape)
         _check_shape("dirichlet", shape, np.shape(alpha)[:-1])
     alpha = conversions.convert_element_type(alpha, dtype)
     log_gamma = _gamma(typed, alpha, shape + np.shape(alpha)[-1:], dtype, log_space=True)
@@ -762,7 +762,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
 def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     """Generalized normal values of power `p` (density proportional to exp(-|x|**p)):
     a random sign times Gamma(1 / p) ** (1 / p)."""
-    shape = _canonical_shape(shape)
+    shape = canonical_shape(shape)
     typed, dtype = _parametrized("generalized_normal", key, dtype, out_sharding)
     key_g, key_r = _split_in_two(typed)
     g = _gamma(key_g, 1 / p, shape, dtype)
@@ -772,7 +772,7 @@ def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
 
 def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
     """Points uniformly distributed in the unit `p`-norm ball of dimension `d`."""
-    shape = _canonical_shape(shape)
+    shape = canonical_shape(shape)
     typed, dtype = _parametrized("ball", key, dtype, out_sharding)
     d = operator.index(d)
     k1, k2 = (prng.random_unwrap(k) for k in _split_in_two(typed))
