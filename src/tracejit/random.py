@@ -1,7 +1,8 @@
 """`tracejit.random`: JAX's counter-based random numbers on raw `uint32[2]` keys
 (`jax.random`); typed keys and the distributions not yet built are absent."""
 
-from tracejit._src.random import (  # noqa: F401
+from tracejit._src.random.counts import binomial, multinomial, poisson  # noqa: F401
+from tracejit._src.random.distributions import (  # noqa: F401
     PRNGKey,
     ball,
     bernoulli,

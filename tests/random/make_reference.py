@@ -110,6 +110,19 @@ CASES = {
     "f": (lambda r, k: r.f(k, 3.0, 5.0, (4,)), False),
     "generalized_normal": (lambda r, k: r.generalized_normal(k, 1.5, (4,)), False),
     "ball": (lambda r, k: r.ball(k, 3, shape=(2,)), False),
+    "poisson": (lambda r, k: r.poisson(k, np.array([0.0, 0.5, 3.0, 9.9, 12.0, 100.0])), True),
+    "poisson_shape": (lambda r, k: r.poisson(k, 4.0, (2, 3)), True),
+    "binomial": (lambda r, k: r.binomial(k, np.array([5.0, 20.0, 100.0, 1000.0]), 0.3), True),
+    "binomial_high_p": (lambda r, k: r.binomial(k, 50.0, np.array([0.7, 0.99, 0.5])), True),
+    "binomial_invalid": (
+        lambda r, k: r.binomial(k, np.array([-1.0, np.inf, 5.0]), np.array([0.5, 0.5, np.nan])),
+        True,
+    ),
+    "multinomial": (lambda r, k: r.multinomial(k, 10.0, np.array([0.2, 0.3, 0.5])), True),
+    "multinomial_batch": (
+        lambda r, k: r.multinomial(k, np.array([5.0, 50.0]), np.array([[0.1, 0.9], [0.5, 0.5]])),
+        True,
+    ),
 }
 
 # The cases whose bits depend on jax_threefry_partitionable (recorded in both settings).

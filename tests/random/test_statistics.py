@@ -89,6 +89,15 @@ DISCRETE = {
         0.3 + 4 * 0.5 - 1.3**2,
     ),
     "geometric": (lambda k: random.geometric(k, 0.3, (N,)), 1 / 0.3, 0.7 / 0.09),
+    "poisson_small": (lambda k: random.poisson(k, 3.0, (N,)), 3.0, 3.0),
+    "poisson_large": (lambda k: random.poisson(k, 40.0, (N,)), 40.0, 40.0),
+    "binomial_small": (lambda k: random.binomial(k, 20.0, 0.2, (N,)), 4.0, 3.2),
+    "binomial_large": (lambda k: random.binomial(k, 200.0, 0.7, (N,)), 140.0, 42.0),
+    "multinomial_first": (
+        lambda k: random.multinomial(k, 30.0, np.array([0.2, 0.3, 0.5]), shape=(N, 3))[:, 0],
+        6.0,
+        4.8,
+    ),
     "permutation": (lambda k: random.permutation(k, N)[: N // 2], (N - 1) / 2, None),
 }
 
@@ -96,7 +105,7 @@ DISCRETE = {
 @pytest.mark.parametrize("name", DISCRETE)
 def test_discrete_distribution_moments(name):
     sample, mean, variance = DISCRETE[name]
-    got_mean, got_variance = _moments(sample(KEY))
+    got_mean, got_variance = _moments(tracejit.jit(sample)(KEY))
     scale = np.sqrt(variance if variance is not None else N**2 / 12)
     assert abs(got_mean - mean) < 5 * scale / np.sqrt(N)
     if variance is not None:

@@ -28,7 +28,7 @@ from tracejit._src.lax.control_flow.loops import while_loop
 from tracejit._src.lowering.lower import lowering_rules
 
 
-def _split_words(words, n: int):
+def split_words(words, n: int):
     """`n` key words split from one key's words."""
     typed = prng.random_wrap(words, impl="fry")
     split = prng.random_unwrap(prng.random_split(typed, (n,)))
@@ -63,19 +63,19 @@ def _gamma_one(words, alpha, *, log_space: bool):
         return bitwise.and_(squeeze, log_test)
 
     def next_normal(state):
-        key, subkey = _split_words(state[0], 2)
+        key, subkey = split_words(state[0], 2)
         x = prng.normal_real(prng.random_wrap(subkey, impl="fry"), (), dtype)
         return key, x, binary.add(one, binary.mul(x, c))
 
     def propose(state):
-        key, x_key, u_key = _split_words(state[0], 3)
+        key, x_key, u_key = split_words(state[0], 3)
         _, x, v = while_loop(
             lambda s: comparison.le(s[2], zero), next_normal, (x_key, zero, minus_one)
         )
         u = prng.uniform(prng.random_wrap(u_key, impl="fry"), (), dtype, 0.0, 1.0)
         return key, binary.mul(x, x), binary.mul(binary.mul(v, v), v), u
 
-    key, subkey = _split_words(words, 2)
+    key, subkey = split_words(words, 2)
     _, _, v, _ = while_loop(rejected, propose, (key, zero, one, two))
     sub = prng.random_wrap(subkey, impl="fry")
     if log_space:

@@ -16,11 +16,11 @@ import typing
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src import random as _random
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.creation import array, full
 from tracejit._src.numpy.creation import ones as _ones
 from tracejit._src.numpy.creation import zeros as _zeros
+from tracejit._src.random import distributions as _random
 
 
 @typing.runtime_checkable

@@ -51,7 +51,7 @@ _IMPL = "fry"
 # --- keys -----------------------------------------------------------------------------------
 
 
-def _check_prng_key(name: str, key, *, allow_batched: bool = False):
+def check_prng_key(name: str, key, *, allow_batched: bool = False):
     """The typed key of a raw key (its words checked by `random_wrap`)."""
     if not isinstance(key, (Array, Tracer, np.ndarray, np.generic)):
         raise TypeError(f"unexpected PRNG key type {type(key)}")
@@ -76,7 +76,7 @@ def canonical_shape(shape) -> tuple:
         ) from None
 
 
-def _check_sharding(out_sharding) -> None:
+def check_sharding(out_sharding) -> None:
     if out_sharding is not None:
         raise NotImplementedError("out_sharding: tracejit runs on one device")
 
@@ -100,7 +100,7 @@ def PRNGKey(seed, *, impl=None):
 
 def split(key, num: int | tuple[int, ...] = 2):
     """`num` new keys (a shape, for a tuple) derived from `key`."""
-    typed = _check_prng_key("split", key)
+    typed = check_prng_key("split", key)
     shape = tuple(num) if isinstance(num, Sequence) else (num,)
     shape = canonical_shape(shape)
     if any(d < 0 for d in shape):
@@ -110,7 +110,7 @@ def split(key, num: int | tuple[int, ...] = 2):
 
 def fold_in(key, data):
     """A new key derived from `key` and the integer `data` (taken as uint32)."""
-    typed = _check_prng_key("fold_in", key)
+    typed = check_prng_key("fold_in", key)
     if np.ndim(data):
         raise TypeError(
             f"fold_in accepts a scalar, but was given an array of shape {np.shape(data)} != (). "
@@ -122,10 +122,10 @@ def fold_in(key, data):
 
 def key_data(keys):
     """The uint32 words of keys: for raw keys, the keys themselves (checked)."""
-    return prng.random_unwrap(_check_prng_key("key_data", keys, allow_batched=True))
+    return prng.random_unwrap(check_prng_key("key_data", keys, allow_batched=True))
 
 
-def _split_in_two(typed):
+def split_in_two(typed):
     """Two typed keys split from one (indexed as words: key arrays are not sliced)."""
     words = prng.random_unwrap(prng.random_split(typed, (2,)))
     return (prng.random_wrap(words[i], impl=_IMPL) for i in (0, 1))
@@ -144,8 +144,8 @@ def _float_dtype(name: str, dtype, accepts_complex: bool = False) -> np.dtype:
 
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
     """Uniformly random unsigned integers of `dtype` (default: uint32, uint64 under x64)."""
-    typed = _check_prng_key("bits", key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key("bits", key)
+    check_sharding(out_sharding)
     if dtype is None:
         dtype = dtypes.default_uint_dtype()
     else:
@@ -157,8 +157,8 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
 
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
     """Floats uniformly distributed in [minval, maxval)."""
-    typed = _check_prng_key("uniform", key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key("uniform", key)
+    check_sharding(out_sharding)
     dtype = _float_dtype("uniform", dtype)
     return prng.uniform(typed, canonical_shape(shape), dtype, minval, maxval)
 
@@ -169,14 +169,14 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard normal values; complex dtypes get independent real and imaginary parts of
     variance 1/2 each."""
-    typed = _check_prng_key("normal", key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key("normal", key)
+    check_sharding(out_sharding)
     dtype = _float_dtype("normal", dtype, accepts_complex=True)
     shape = canonical_shape(shape)
     if not dtypes.is_complex(dtype):
         return prng.normal_real(typed, shape, dtype)
     real_dtype = np.array(0, dtype).real.dtype
-    key_re, key_im = _split_in_two(typed)
+    key_re, key_im = split_in_two(typed)
     re = conversions.convert_element_type(prng.normal_real(key_re, shape, real_dtype), dtype)
     im = conversions.convert_element_type(prng.normal_real(key_im, shape, real_dtype), dtype)
     return binary.div(
@@ -185,8 +185,8 @@ def normal(key, shape=(), dtype=None, *, out_sharding=None):
 
 
 def _sampler(name: str, shape, dtype, key, out_sharding):
-    typed = _check_prng_key(name, key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key(name, key)
+    check_sharding(out_sharding)
     return typed, canonical_shape(shape), _float_dtype(name, dtype)
 
 
@@ -246,14 +246,14 @@ def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
 def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
     """Normal values truncated to (lower, upper), by inverting the CDF of a uniform draw
     between the CDF's values at the bounds."""
-    typed = _check_prng_key("truncated_normal", key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key("truncated_normal", key)
+    check_sharding(out_sharding)
     dtype = _float_dtype("truncated_normal", dtype)
     if shape is None:
         shape = np.broadcast_shapes(np.shape(lower), np.shape(upper))
     else:
         shape = canonical_shape(shape)
-        _check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
+        check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower = conversions.convert_element_type(lower, dtype)
     upper = conversions.convert_element_type(upper, dtype)
@@ -268,7 +268,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
     )
 
 
-def _check_shape(name: str, shape: tuple, *param_shapes) -> None:
+def check_shape(name: str, shape: tuple, *param_shapes) -> None:
     result = np.broadcast_shapes(shape, *param_shapes)
     if result != shape:
         raise ValueError(
@@ -288,8 +288,8 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
         shape = canonical_shape(shape)
     if mode not in ("high", "low"):
         raise ValueError(f"got {mode=}, expected 'high' or 'low'")
-    typed = _check_prng_key("bernoulli", key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key("bernoulli", key)
+    check_sharding(out_sharding)
     dtype = dtypes.dtype_of(p)
     if not dtypes.is_float(dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
@@ -297,7 +297,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     if shape is None:
         shape = np.shape(p)
     else:
-        _check_shape("bernoulli", shape, np.shape(p))
+        check_shape("bernoulli", shape, np.shape(p))
     if mode == "low":
         return comparison.lt(prng.uniform(typed, shape, dtype, 0.0, 1.0), p)
     both = prng.uniform(typed, (2, *shape), dtype, 0.0, 1.0)
@@ -307,8 +307,8 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
 
 def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     """-1 or 1 with equal probability."""
-    typed = _check_prng_key("rademacher", key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key("rademacher", key)
+    check_sharding(out_sharding)
     dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "rademacher")
     shape = canonical_shape(shape)
     heads = comparison.lt(prng.uniform(typed, shape, dtypes.default_float_dtype(), 0.0, 1.0), 0.5)
@@ -335,7 +335,7 @@ def _integer_operand(value):
 def _randint(typed, shape, minval, maxval, dtype):
     """Integers in [minval, maxval): two words of random bits reduced modulo the span (biased
     when the span is no power of two, less so for the second word)."""
-    _check_shape("randint", shape, np.shape(minval), np.shape(maxval))
+    check_shape("randint", shape, np.shape(minval), np.shape(maxval))
     minval, maxval = _integer_operand(minval), _integer_operand(maxval)
     # A maxval beyond the dtype (randint(key, shape, 0, 256, uint8)) makes the span one larger.
     dtype_max = _convert_and_clip_integer(np.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype)
@@ -343,7 +343,7 @@ def _randint(typed, shape, minval, maxval, dtype):
     minval = shapes.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
     maxval = shapes.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
     nbits = dtypes.iinfo(dtype).bits
-    key1, key2 = _split_in_two(typed)
+    key1, key2 = split_in_two(typed)
     higher_bits = prng.random_bits(key1, nbits, shape)
     lower_bits = prng.random_bits(key2, nbits, shape)
     unsigned = prng.UINT_DTYPES[nbits]
@@ -363,8 +363,8 @@ def _randint(typed, shape, minval, maxval, dtype):
 
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     """Integers uniformly distributed in [minval, maxval) (`minval` where maxval <= minval)."""
-    typed = _check_prng_key("randint", key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key("randint", key)
+    check_sharding(out_sharding)
     dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "randint")
     shape = canonical_shape(shape)
     if not dtypes.is_int(dtype):
@@ -388,7 +388,7 @@ def _shuffle(typed, x, axis: int):
     size = math.prod(np.shape(x))
     rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
-        typed, subkey = _split_in_two(typed)
+        typed, subkey = split_in_two(typed)
         sort_keys = prng.random_bits(subkey, 32, tuple(np.shape(x)))
         _, x = lax_sort.sort_key_val(sort_keys, x, axis)
     return x
@@ -397,8 +397,8 @@ def _shuffle(typed, x, axis: int):
 def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
     """A random permutation of `range(x)` (an integer `x`) or of `x`'s slices along `axis`
     (`independent`: each slice along `axis` permuted on its own)."""
-    typed = _check_prng_key("permutation", key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key("permutation", key)
+    check_sharding(out_sharding)
     if not isinstance(x, (bool, int, float, complex, np.ndarray, np.generic, Array, Tracer)):
         raise TypeError(
             f"permutation requires ndarray or scalar arguments, got {type(x).__name__} at "
@@ -427,7 +427,7 @@ def _top_k_indices(x, k: int):
 def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """Random elements of `a` (or of `range(a)`, an integer), with or without replacement,
     uniformly or with probabilities `p`."""
-    typed = _check_prng_key("choice", key)
+    typed = check_prng_key("choice", key)
     if not isinstance(shape, Sequence):
         raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
     arr = asarray(a)
@@ -479,8 +479,8 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *, out_sharding=None):
     """Indices drawn from the categorical distributions of `logits` along `axis`: the argmax of
     logits plus Gumbel noise (without replacement: the top `k`)."""
-    _check_prng_key("categorical", key)
-    _check_sharding(out_sharding)
+    check_prng_key("categorical", key)
+    check_sharding(out_sharding)
     logits_arr = asarray(logits)
     axis = normalize_axis(axis, logits_arr.ndim)
     batch_shape = tuple(np.delete(logits_arr.shape, axis))
@@ -488,7 +488,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *, ou
         shape = batch_shape
     else:
         shape = canonical_shape(shape)
-        _check_shape("categorical", shape, batch_shape)
+        check_shape("categorical", shape, batch_shape)
     prefix = shape[: len(shape) - len(batch_shape)]
     if replace:
         logits_shape = list(shape[len(shape) - len(batch_shape) :])
@@ -517,7 +517,7 @@ def _check_broadcast_shapes(name: str, shape, *args) -> tuple:
     if shape is None:
         return np.broadcast_shapes(*arg_shapes) if arg_shapes else ()
     shape = canonical_shape(shape)
-    _check_shape(name, shape, *arg_shapes)
+    check_shape(name, shape, *arg_shapes)
     return shape
 
 
@@ -531,8 +531,8 @@ def _check_all_safe_to_cast(name: str, dtype, *args) -> None:
 
 
 def _parametrized(name: str, key, dtype, out_sharding=None):
-    typed = _check_prng_key(name, key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key(name, key)
+    check_sharding(out_sharding)
     return typed, _float_dtype(name, dtype)
 
 
@@ -561,7 +561,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     shape = canonical_shape(shape)
     params_shape = np.broadcast_shapes(np.shape(loc), np.shape(scale))
     shape = (shape or params_shape) + params_shape
-    maxwell_key, rademacher_key = _split_in_two(typed)
+    maxwell_key, rademacher_key = split_in_two(typed)
     magnitude = norm(prng.normal_real(maxwell_key, (*shape, 3), dtype), axis=-1)
     sign = rademacher(prng.random_unwrap(rademacher_key), shape, dtype)
     return sign * magnitude * scale + loc
@@ -594,8 +594,8 @@ def lognormal(
     out_sharding=None,
 ):
     """Log-normal values: exp(sigma n), n standard normal."""
-    typed = _check_prng_key("lognormal", key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key("lognormal", key)
+    check_sharding(out_sharding)
     dtype = _float_dtype("lognormal", dtype, accepts_complex=True)
     shape = _check_broadcast_shapes("lognormal", shape, sigma)
     _check_all_safe_to_cast("lognormal", dtype, sigma)
@@ -624,7 +624,7 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     typed, dtype = _parametrized("wald", key, dtype, out_sharding)
     shape = _check_broadcast_shapes("wald", shape, mean)
     _check_all_safe_to_cast("wald", dtype, mean)
-    key1, key2 = _split_in_two(typed)
+    key1, key2 = split_in_two(typed)
     mean = broadcast_to(asarray(mean).astype(dtype), shape)
     v = prng.normal_real(key1, shape, dtype)
     z = prng.uniform(key2, shape, dtype, 0.0, 1.0)
@@ -638,8 +638,8 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
 
 def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     """Geometric values (trials until the first success, from 1): floor(log u / log(1 - p)) + 1."""
-    typed = _check_prng_key("geometric", key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key("geometric", key)
+    check_sharding(out_sharding)
     dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "geometric")
     if not dtypes.is_int(dtype):
         raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
@@ -661,7 +661,7 @@ def _gamma(typed, a, shape, dtype, *, log_space: bool = False):
     if shape is None:
         shape = np.shape(a)
     else:
-        _check_shape("gamma", shape, np.shape(a))
+        check_shape("gamma", shape, np.shape(a))
     a = conversions.convert_element_type(a, dtype)
     if np.shape(a) != shape:
         a = broadcast_to(a, shape)
@@ -678,8 +678,8 @@ def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
 def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """The logs of Gamma(a, 1) values, accurate where the values themselves underflow
     (small `a`)."""
-    typed = _check_prng_key("loggamma", key)
-    _check_sharding(out_sharding)
+    typed = check_prng_key("loggamma", key)
+    check_sharding(out_sharding)
     dtype = dtypes.check_user_dtype(float if dtype is None else dtype, "loggamma")
     if not dtypes.is_float(dtype):
         raise ValueError(f"dtype argument to `gamma` must be a float dtype, got {dtype}")
@@ -694,7 +694,7 @@ def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     shape = _check_broadcast_shapes("beta", shape, a, b)
     a = broadcast_to(conversions.convert_element_type(a, dtype), shape)
     b = broadcast_to(conversions.convert_element_type(b, dtype), shape)
-    key_a, key_b = _split_in_two(typed)
+    key_a, key_b = split_in_two(typed)
     log_gamma_a = _gamma(key_a, a, shape, dtype, log_space=True)
     log_gamma_b = _gamma(key_b, b, shape, dtype, log_space=True)
     log_max = binary.max(log_gamma_a, log_gamma_b)
@@ -712,7 +712,7 @@ def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
         shape = np.shape(alpha)[:-1]
     else:
         shape = canonical_shape(shape)
-        _check_shape("dirichlet", shape, np.shape(alpha)[:-1])
+        check_shape("dirichlet", shape, np.shape(alpha)[:-1])
     alpha = conversions.convert_element_type(alpha, dtype)
     log_gamma = _gamma(typed, alpha, shape + np.shape(alpha)[-1:], dtype, log_space=True)
     return softmax(log_gamma, -1)
@@ -739,7 +739,7 @@ def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     shape = _check_broadcast_shapes("t", shape, df)
     _check_all_safe_to_cast("t", dtype, df)
     df = conversions.convert_element_type(df, dtype)
-    key_n, key_g = _split_in_two(typed)
+    key_n, key_g = split_in_two(typed)
     n = prng.normal_real(key_n, shape, dtype)
     half_df = binary.div(df, np.array(2, dtype))
     g = _gamma(key_g, half_df, shape, dtype)
@@ -753,7 +753,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     _check_all_safe_to_cast("f", dtype, dfnum, dfden)
     dfden = conversions.convert_element_type(dfden, dtype)
     dfnum = conversions.convert_element_type(dfnum, dtype)
-    key_dfd, key_dfn = _split_in_two(typed)
+    key_dfd, key_dfn = split_in_two(typed)
     num = binary.div(_chisquare(key_dfn, dfnum, shape, dtype), dfnum)
     den = binary.div(_chisquare(key_dfd, dfden, shape, dtype), dfden)
     return binary.div(num, den)
@@ -764,7 +764,7 @@ def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     a random sign times Gamma(1 / p) ** (1 / p)."""
     shape = canonical_shape(shape)
     typed, dtype = _parametrized("generalized_normal", key, dtype, out_sharding)
-    key_g, key_r = _split_in_two(typed)
+    key_g, key_r = split_in_two(typed)
     g = _gamma(key_g, 1 / p, shape, dtype)
     r = rademacher(prng.random_unwrap(key_r), shape, dtype)
     return r * g ** (1 / p)
@@ -775,7 +775,7 @@ def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
     shape = canonical_shape(shape)
     typed, dtype = _parametrized("ball", key, dtype, out_sharding)
     d = operator.index(d)
-    k1, k2 = (prng.random_unwrap(k) for k in _split_in_two(typed))
+    k1, k2 = (prng.random_unwrap(k) for k in split_in_two(typed))
     g = generalized_normal(k1, p, (*shape, d), dtype)
     e = exponential(k2, shape, dtype)
     return g / (((jnp_ufuncs.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
