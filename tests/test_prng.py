@@ -95,6 +95,12 @@ JAXPRS = {
 }
 
 
+JAXPRS["clone"] = (
+    random.clone,
+    "{ lambda ; a:u32[2]. let b:u32[2] = random_clone a in (b,) }",
+)
+
+
 @pytest.mark.parametrize("name", JAXPRS)
 def test_jaxprs_print_as_jax(name):
     fun, expected = JAXPRS[name]
@@ -128,3 +134,12 @@ def test_gamma_vmap_over_shapes_is_a_loop():
     shared_key = tracejit.vmap(random.gamma, in_axes=(None, 0))(keys[0], a)
     for i in range(3):
         np.testing.assert_array_equal(shared_key[i], random.gamma(keys[0], a[i]))
+
+
+def test_clone_is_the_same_key():
+    key = random.PRNGKey(5)
+    for clone in (random.clone, tracejit.jit(random.clone)):
+        np.testing.assert_array_equal(clone(key), key)
+    np.testing.assert_array_equal(
+        tracejit.vmap(random.clone)(random.split(key, 3)), random.split(key, 3)
+    )

@@ -12,6 +12,7 @@ from tracejit._src.random.distributions import (  # noqa: F401
     cauchy,
     chisquare,
     choice,
+    clone,
     dirichlet,
     double_sided_maxwell,
     exponential,

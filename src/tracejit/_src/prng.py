@@ -577,3 +577,19 @@ def normal_real(typed, shape, dtype):
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     u = uniform(typed, shape, dtype, lo, np.array(1.0, dtype))
     return binary.mul(np.array(np.sqrt(2), dtype), special.erf_inv(u))
+
+
+# --- random_clone -----------------------------------------------------------------------------
+random_clone_p = Primitive("random_clone")
+
+
+def random_clone(keys):
+    """The same keys, as a new value: what JAX's key-reuse checker counts as a fresh key."""
+    return random_clone_p.bind(keys)
+
+
+random_clone_p.def_impl(lambda keys: keys)
+random_clone_p.def_abstract_eval(lambda keys: keys.strip_weak_type())
+ad.defjvp_zero(random_clone_p)
+lowering_rules[random_clone_p] = lambda ctx, keys: keys
+batch_rules[random_clone_p] = lambda values, dims: (random_clone_p.bind(*values), dims[0])

@@ -120,6 +120,11 @@ def fold_in(key, data):
     return prng.random_unwrap(prng.random_fold_in(typed, msg))
 
 
+def clone(key):
+    """A copy of `key` that JAX's key-reuse checks count as a new key."""
+    return prng.random_clone(key)
+
+
 def key_data(keys):
     """The uint32 words of keys: for raw keys, the keys themselves (checked)."""
     return prng.random_unwrap(check_prng_key("key_data", keys, allow_batched=True))
