@@ -166,7 +166,7 @@ batch_rules[threefry2x32_p] = _threefry2x32_batch
 # implementations evaluate and their lowerings emit.
 
 
-def _split_words(words):
+def _word_pair(words):
     """The two uint32 words of keys of shape `K` (words `K + (2,)`), each of shape `K`."""
     shape = shape_of(words)[:-1]
     zeros, limits = (0,) * len(shape), tuple(shape)
@@ -185,7 +185,7 @@ def _join_words(word1, word2):
 def _keys_against(words, rank: int):
     """The key words of keys `K`, reshaped to `K + (1,) * rank` to broadcast against counters
     of that rank."""
-    return [shapes.reshape(w, (*shape_of(w), *(1,) * rank)) for w in _split_words(words)]
+    return [shapes.reshape(w, (*shape_of(w), *(1,) * rank)) for w in _word_pair(words)]
 
 
 def _counters(shape):
@@ -236,7 +236,7 @@ def _split_keys_words(words, *, shape):
 
 
 def _fold_in_words(words, messages):
-    key1, key2 = _split_words(words)
+    key1, key2 = _word_pair(words)
     zeros = binary.sub(messages, messages)
     return _join_words(*threefry2x32(key1, key2, zeros, messages))
 
