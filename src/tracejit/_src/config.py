@@ -50,6 +50,8 @@ class Config:
             "JAX_THREEFRY_PARTITIONABLE",
             True,
         ),
+        # Eager raw keys consumed twice raise KeyReuseError (`_src/random/key_reuse.py`).
+        "jax_debug_key_reuse": ("debug_key_reuse", "JAX_DEBUG_KEY_REUSE", False),
         # How many compiled programs each in-memory compile cache keeps (dispatch.LRUCache).
         "tracejit_compile_cache_size": (
             "compile_cache_size",

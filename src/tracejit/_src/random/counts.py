@@ -24,6 +24,7 @@ from tracejit._src.random.distributions import (
     check_sharding,
     split,
 )
+from tracejit._src.random.key_reuse import consumes_key
 from tracejit._src.random_gamma import split_words
 
 
@@ -86,6 +87,7 @@ def _poisson_rejection(words, lam, shape, dtype, max_iters):
     return k.astype(dtype)
 
 
+@consumes_key
 def poisson(key, lam, shape=None, dtype=None, *, out_sharding=None):
     """Poisson counts of rate `lam` (computed in float32)."""
     typed = check_prng_key("poisson", key)
@@ -200,6 +202,7 @@ def _btrs(words, count, prob, shape, dtype, max_iters):
     return while_loop(cond, body, carry)[1].astype(dtype)
 
 
+@consumes_key
 def binomial(key, n, p, shape=None, dtype=None):
     """Binomial counts of `n` trials of success probability `p` (floats, as JAX's: NaN for
     invalid parameters, inf for infinitely many trials)."""
@@ -243,6 +246,7 @@ def binomial(key, n, p, shape=None, dtype=None):
     return selection.select(flipped, samples, count.astype(dtype) - samples)
 
 
+@consumes_key
 def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     """Counts of `n` draws among the categories of the last axis of `p`: a binomial draw per
     category from what the previous ones left."""

@@ -43,6 +43,7 @@ from tracejit._src.numpy.creation import arange, asarray, zeros
 from tracejit._src.numpy.linalg import norm
 from tracejit._src.numpy.manipulation import broadcast_to, moveaxis, normalize_axis
 from tracejit._src.numpy.ufuncs import clip, where
+from tracejit._src.random.key_reuse import consumes_key
 from tracejit._src.random_gamma import random_gamma
 
 _IMPL = "fry"
@@ -98,6 +99,7 @@ def PRNGKey(seed, *, impl=None):
     return prng.random_unwrap(prng.random_seed(seeds, impl=_IMPL))
 
 
+@consumes_key
 def split(key, num: int | tuple[int, ...] = 2):
     """`num` new keys (a shape, for a tuple) derived from `key`."""
     typed = check_prng_key("split", key)
@@ -147,6 +149,7 @@ def _float_dtype(name: str, dtype, accepts_complex: bool = False) -> np.dtype:
 # --- bits and uniform -----------------------------------------------------------------------
 
 
+@consumes_key
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
     """Uniformly random unsigned integers of `dtype` (default: uint32, uint64 under x64)."""
     typed = check_prng_key("bits", key)
@@ -160,6 +163,7 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
     return prng.random_bits(typed, dtype.itemsize * 8, canonical_shape(shape))
 
 
+@consumes_key
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
     """Floats uniformly distributed in [minval, maxval)."""
     typed = check_prng_key("uniform", key)
@@ -171,6 +175,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
 # --- distributions over uniform -------------------------------------------------------------
 
 
+@consumes_key
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard normal values; complex dtypes get independent real and imaginary parts of
     variance 1/2 each."""
@@ -195,6 +200,7 @@ def _sampler(name: str, shape, dtype, key, out_sharding):
     return typed, canonical_shape(shape), _float_dtype(name, dtype)
 
 
+@consumes_key
 def exponential(key, shape=(), dtype=None, *, out_sharding=None):
     """Exponential values of rate 1: -log(1 - u)."""
     typed, shape, dtype = _sampler("exponential", shape, dtype, key, out_sharding)
@@ -202,6 +208,7 @@ def exponential(key, shape=(), dtype=None, *, out_sharding=None):
     return elementwise.neg(elementwise.log1p(elementwise.neg(u)))
 
 
+@consumes_key
 def laplace(key, shape=(), dtype=None, *, out_sharding=None):
     """Laplace values of scale 1: sign(u) log(1 - |u|), u uniform in (-1, 1)."""
     typed, shape, dtype = _sampler("laplace", shape, dtype, key, out_sharding)
@@ -209,6 +216,7 @@ def laplace(key, shape=(), dtype=None, *, out_sharding=None):
     return binary.mul(elementwise.sign(u), elementwise.log1p(elementwise.neg(elementwise.abs(u))))
 
 
+@consumes_key
 def logistic(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard logistic values: log(x) - log(1 - x)."""
     typed, shape, dtype = _sampler("logistic", shape, dtype, key, out_sharding)
@@ -216,6 +224,7 @@ def logistic(key, shape=(), dtype=None, *, out_sharding=None):
     return binary.sub(elementwise.log(x), elementwise.log1p(elementwise.neg(x)))
 
 
+@consumes_key
 def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard Cauchy values: tan(pi (u - 1/2))."""
     typed, shape, dtype = _sampler("cauchy", shape, dtype, key, out_sharding)
@@ -225,6 +234,7 @@ def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
     )
 
 
+@consumes_key
 def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     """Standard Gumbel values: -log(-log(u)); mode 'high' draws two uniforms for more
     resolution near 0."""
@@ -248,6 +258,7 @@ def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     return elementwise.neg(elementwise.log(elementwise.neg(elementwise.log1p(elementwise.neg(x)))))
 
 
+@consumes_key
 def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=None):
     """Normal values truncated to (lower, upper), by inverting the CDF of a uniform draw
     between the CDF's values at the bounds."""
@@ -286,6 +297,7 @@ def check_shape(name: str, shape: tuple, *param_shapes) -> None:
 # --- discrete distributions ------------------------------------------------------------------
 
 
+@consumes_key
 def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     """Booleans, True with probability `p`: u < p; mode 'high' compares with two uniforms for
     probabilities below the float's resolution."""
@@ -310,6 +322,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     return comparison.lt(u2, binary.sub(p, both[0]))
 
 
+@consumes_key
 def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     """-1 or 1 with equal probability."""
     typed = check_prng_key("rademacher", key)
@@ -366,6 +379,7 @@ def _randint(typed, shape, minval, maxval, dtype):
     return binary.add(minval, conversions.convert_element_type(offset, dtype))
 
 
+@consumes_key
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     """Integers uniformly distributed in [minval, maxval) (`minval` where maxval <= minval)."""
     typed = check_prng_key("randint", key)
@@ -399,6 +413,7 @@ def _shuffle(typed, x, axis: int):
     return x
 
 
+@consumes_key
 def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
     """A random permutation of `range(x)` (an integer `x`) or of `x`'s slices along `axis`
     (`independent`: each slice along `axis` permuted on its own)."""
@@ -429,6 +444,7 @@ def _top_k_indices(x, k: int):
     return order[..., :k] if k < n else order
 
 
+@consumes_key
 def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     """Random elements of `a` (or of `range(a)`, an integer), with or without replacement,
     uniformly or with probabilities `p`."""
@@ -481,6 +497,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     return result.reshape(out_shape)
 
 
+@consumes_key
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *, out_sharding=None):
     """Indices drawn from the categorical distributions of `logits` along `axis`: the argmax of
     logits plus Gumbel noise (without replacement: the top `k`)."""
@@ -541,6 +558,7 @@ def _parametrized(name: str, key, dtype, out_sharding=None):
     return typed, _float_dtype(name, dtype)
 
 
+@consumes_key
 def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     """Rayleigh values: scale sqrt(-2 log u)."""
     typed, dtype = _parametrized("rayleigh", key, dtype, out_sharding)
@@ -552,6 +570,7 @@ def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     return binary.mul(scale, root)
 
 
+@consumes_key
 def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     """Maxwell values: the norm of three standard normals."""
     typed, dtype = _parametrized("maxwell", key, dtype, out_sharding)
@@ -559,6 +578,7 @@ def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     return norm(prng.normal_real(typed, (*shape, 3), dtype), axis=-1)
 
 
+@consumes_key
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     """Maxwell values with a random sign, scaled and shifted; the sample shape is `shape`
     followed by the parameters' broadcast shape."""
@@ -572,6 +592,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     return sign * magnitude * scale + loc
 
 
+@consumes_key
 def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     """Pareto values of shape `b`: exp(e / b), e exponential."""
     typed, dtype = _parametrized("pareto", key, dtype, out_sharding)
@@ -582,6 +603,7 @@ def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     return elementwise.exp(binary.div(e, b))
 
 
+@consumes_key
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
     """Weibull values: scale (-log(1 - u)) ** (1 / concentration)."""
     typed, dtype = _parametrized("weibull_min", key, dtype)
@@ -590,6 +612,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     return power(-jnp_ufuncs.log1p(-u), 1.0 / concentration) * scale
 
 
+@consumes_key
 def lognormal(
     key,
     sigma=np.float32(1),  # noqa: B008  (JAX's default)
@@ -609,6 +632,7 @@ def lognormal(
     return elementwise.exp(scaled)
 
 
+@consumes_key
 def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
     """Triangular values on [left, right] peaking at `mode`, by inverting the CDF."""
     typed, dtype = _parametrized("triangular", key, dtype, out_sharding)
@@ -624,6 +648,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
     return selection.select(comparison.lt(u, fc), out1, out2)
 
 
+@consumes_key
 def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     """Wald (inverse Gaussian) values of scale 1 (Michael, Schucany and Haas's method)."""
     typed, dtype = _parametrized("wald", key, dtype, out_sharding)
@@ -641,6 +666,7 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     return selection.select(comparison.le(z, mean / (mean + x)), x, mean_sq / x)
 
 
+@consumes_key
 def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     """Geometric values (trials until the first success, from 1): floor(log u / log(1 - p)) + 1."""
     typed = check_prng_key("geometric", key)
@@ -673,6 +699,7 @@ def _gamma(typed, a, shape, dtype, *, log_space: bool = False):
     return random_gamma(typed, a, log_space=log_space)
 
 
+@consumes_key
 def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """Gamma(a, 1) values (Marsaglia and Tsang's rejection method). Not differentiable in `a`
     yet: that needs the incomplete gamma function."""
@@ -680,6 +707,7 @@ def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     return _gamma(typed, a, None if shape is None else canonical_shape(shape), dtype)
 
 
+@consumes_key
 def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     """The logs of Gamma(a, 1) values, accurate where the values themselves underflow
     (small `a`)."""
@@ -692,6 +720,7 @@ def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
     return _gamma(typed, a, shape, dtype, log_space=True)
 
 
+@consumes_key
 def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     """Beta(a, b) values: G_a / (G_a + G_b) of two gamma values, scaled in log space."""
     typed, dtype = _parametrized("beta", key, dtype, out_sharding)
@@ -708,6 +737,7 @@ def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
 
 
+@consumes_key
 def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     """Dirichlet(alpha) values along the last axis: the softmax of log-gamma values."""
     typed, dtype = _parametrized("dirichlet", key, dtype, out_sharding)
@@ -730,6 +760,7 @@ def _chisquare(typed, df, shape, dtype):
     return binary.mul(jnp_ufuncs.exp(log_g), two)
 
 
+@consumes_key
 def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Chi-square values of `df` degrees of freedom: 2 Gamma(df / 2)."""
     typed, dtype = _parametrized("chisquare", key, dtype, out_sharding)
@@ -738,6 +769,7 @@ def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
     return _chisquare(typed, df, shape, dtype)
 
 
+@consumes_key
 def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     """Student's t values of `df` degrees of freedom: n sqrt((df / 2) / Gamma(df / 2))."""
     typed, dtype = _parametrized("t", key, dtype, out_sharding)
@@ -751,6 +783,7 @@ def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     return n * jnp_ufuncs.sqrt(half_df / g)
 
 
+@consumes_key
 def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     """F values: the ratio of two chi-square values, each over its degrees of freedom."""
     typed, dtype = _parametrized("f", key, dtype, out_sharding)
@@ -764,6 +797,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     return binary.div(num, den)
 
 
+@consumes_key
 def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     """Generalized normal values of power `p` (density proportional to exp(-|x|**p)):
     a random sign times Gamma(1 / p) ** (1 / p)."""
@@ -775,6 +809,7 @@ def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     return r * g ** (1 / p)
 
 
+@consumes_key
 def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
     """Points uniformly distributed in the unit `p`-norm ball of dimension `d`."""
     shape = canonical_shape(shape)
