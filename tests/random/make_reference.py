@@ -54,6 +54,7 @@ CASES = {
     "truncated_normal": (lambda r, k: r.truncated_normal(k, -1.0, 2.0, (6,)), False),
     "bernoulli": (lambda r, k: r.bernoulli(k, 0.3, (8,)), True),
     "bernoulli_p_array": (lambda r, k: r.bernoulli(k, np.array([0.1, 0.5, 0.9])), True),
+    "bernoulli_p_broadcast": (lambda r, k: r.bernoulli(k, np.array([0.2, 0.8]), (3, 2)), True),
     "bernoulli_high": (lambda r, k: r.bernoulli(k, 0.3, (8,), mode="high"), True),
     "rademacher": (lambda r, k: r.rademacher(k, (8,)), True),
     "randint": (lambda r, k: r.randint(k, (6,), 0, 10), True),

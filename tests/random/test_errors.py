@@ -30,6 +30,10 @@ ERRORS = [
     (lambda: random.choice(KEY, 3, 5), TypeError, "must be a sequence"),
     (lambda: random.choice(KEY, 3, (2,), p=np.ones(4)), ValueError, "p must be None or a 1D"),
     (lambda: random.permutation(KEY, 2.0), TypeError, "integer or at least 1-dimensional"),
+    (lambda: random.permutation(KEY, [1, 2]), TypeError, "requires ndarray or scalar arguments"),
+    (lambda: random.choice(KEY, [1, 2, 3], (2,)), TypeError, "got <class 'list'> at position 0"),
+    (lambda: random.binomial(KEY, [5.0], 0.5), TypeError, "requires ndarray or scalar"),
+    (lambda: random.fold_in(KEY, -1), OverflowError, "out of bounds for uint32"),
     (
         lambda: random.categorical(KEY, np.zeros(3), shape=(4,), replace=False),
         ValueError,

@@ -19,6 +19,7 @@ from tracejit._src.numpy.creation import asarray, full, full_like, zeros_like
 from tracejit._src.numpy.manipulation import broadcast_to, moveaxis
 from tracejit._src.random.distributions import (
     canonical_shape,
+    check_arraylike,
     check_prng_key,
     check_shape,
     check_sharding,
@@ -207,6 +208,7 @@ def binomial(key, n, p, shape=None, dtype=None):
     """Binomial counts of `n` trials of success probability `p` (floats, as JAX's: NaN for
     invalid parameters, inf for infinitely many trials)."""
     typed = check_prng_key("binomial", key)
+    check_arraylike("binomial", n, p)
     dtype = dtypes.check_user_dtype(float if dtype is None else dtype, "binomial")
     if not dtypes.is_float(dtype):
         raise ValueError(f"dtype argument to `binomial` must be a float dtype, got {dtype}")
@@ -251,6 +253,7 @@ def multinomial(key, n, p, *, shape=None, dtype=None, unroll=1):
     """Counts of `n` draws among the categories of the last axis of `p`: a binomial draw per
     category from what the previous ones left."""
     check_prng_key("multinomial", key)
+    check_arraylike("multinomial", n, p)
     n, p = asarray(n), asarray(p)
     inexact = dtypes.result_type(n, p, dtypes.default_float_dtype())
     if not dtypes.is_inexact(n.dtype) or not dtypes.is_inexact(p.dtype):

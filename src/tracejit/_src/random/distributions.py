@@ -65,6 +65,17 @@ def check_prng_key(name: str, key, *, allow_batched: bool = False):
     return typed
 
 
+def check_arraylike(name: str, *args) -> None:
+    """JAX's TypeError for arguments that are neither arrays nor scalars (a list, say)."""
+    arraylike = (bool, int, float, complex, np.ndarray, np.generic, Array, Tracer)
+    for position, arg in enumerate(args):
+        if not isinstance(arg, arraylike):
+            raise TypeError(
+                f"{name} requires ndarray or scalar arguments, got {type(arg)} at position "
+                f"{position}."
+            )
+
+
 def canonical_shape(shape) -> tuple:
     """A shape as a tuple of ints; one int is a rank-1 shape, as JAX takes it."""
     try:
@@ -118,6 +129,8 @@ def fold_in(key, data):
             f"fold_in accepts a scalar, but was given an array of shape {np.shape(data)} != (). "
             "Use jax.vmap for batching."
         )
+    if isinstance(data, int) and not 0 <= data < 2**32:
+        raise OverflowError(f"Python integer {data} out of bounds for uint32")
     msg = asarray(data, np.uint32)
     return prng.random_unwrap(prng.random_fold_in(typed, msg))
 
@@ -316,10 +329,10 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     else:
         check_shape("bernoulli", shape, np.shape(p))
     if mode == "low":
-        return comparison.lt(prng.uniform(typed, shape, dtype, 0.0, 1.0), p)
+        return prng.uniform(typed, shape, dtype, 0.0, 1.0) < p
     both = prng.uniform(typed, (2, *shape), dtype, 0.0, 1.0)
     u2 = binary.mul(both[1], np.array(2.0 ** -dtypes.finfo(dtype).nmant, dtype))
-    return comparison.lt(u2, binary.sub(p, both[0]))
+    return u2 < p - both[0]
 
 
 @consumes_key
@@ -354,6 +367,7 @@ def _randint(typed, shape, minval, maxval, dtype):
     """Integers in [minval, maxval): two words of random bits reduced modulo the span (biased
     when the span is no power of two, less so for the second word)."""
     check_shape("randint", shape, np.shape(minval), np.shape(maxval))
+    check_arraylike("randint", minval, maxval)
     minval, maxval = _integer_operand(minval), _integer_operand(maxval)
     # A maxval beyond the dtype (randint(key, shape, 0, 256, uint8)) makes the span one larger.
     dtype_max = _convert_and_clip_integer(np.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype)
@@ -419,11 +433,7 @@ def permutation(key, x, axis=0, independent=False, *, out_sharding=None):
     (`independent`: each slice along `axis` permuted on its own)."""
     typed = check_prng_key("permutation", key)
     check_sharding(out_sharding)
-    if not isinstance(x, (bool, int, float, complex, np.ndarray, np.generic, Array, Tracer)):
-        raise TypeError(
-            f"permutation requires ndarray or scalar arguments, got {type(x).__name__} at "
-            "position 1."
-        )
+    check_arraylike("permutation", x)
     axis = normalize_axis(axis, np.ndim(x) or 1)
     if not np.ndim(x):
         if not dtypes.is_int(dtypes.dtype_of(x)):
@@ -451,6 +461,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     typed = check_prng_key("choice", key)
     if not isinstance(shape, Sequence):
         raise TypeError(f"shape argument of jax.random.choice must be a sequence, got {shape}")
+    check_arraylike("choice", a)
     arr = asarray(a)
     if arr.ndim == 0:
         n_inputs = int(a)
@@ -503,6 +514,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *, ou
     logits plus Gumbel noise (without replacement: the top `k`)."""
     check_prng_key("categorical", key)
     check_sharding(out_sharding)
+    check_arraylike("categorical", logits)
     logits_arr = asarray(logits)
     axis = normalize_axis(axis, logits_arr.ndim)
     batch_shape = tuple(np.delete(logits_arr.shape, axis))
@@ -675,6 +687,7 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     if not dtypes.is_int(dtype):
         raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
     shape = _check_broadcast_shapes("geometric", shape, p)
+    check_arraylike("geometric", p)
     p = asarray(p)
     if not dtypes.is_inexact(p.dtype):
         p = p.astype(dtypes.default_float_dtype())
