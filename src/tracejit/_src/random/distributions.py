@@ -33,7 +33,6 @@ from tracejit._src.lax import (
     trigonometric,
 )
 from tracejit._src.lax import sort as lax_sort
-from tracejit._src.nn.functions import softmax
 from tracejit._src.numpy import reductions as jnp_reductions
 from tracejit._src.numpy import sorting as jnp_sorting
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
@@ -44,7 +43,6 @@ from tracejit._src.numpy.linalg import norm
 from tracejit._src.numpy.manipulation import broadcast_to, moveaxis, normalize_axis
 from tracejit._src.numpy.ufuncs import clip, where
 from tracejit._src.random.key_reuse import consumes_key
-from tracejit._src.random_gamma import random_gamma
 
 _IMPL = "fry"
 
@@ -545,7 +543,7 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *, ou
 # --- distributions with parameters ------------------------------------------------------------
 
 
-def _check_broadcast_shapes(name: str, shape, *args) -> tuple:
+def check_broadcast_shapes(name: str, shape, *args) -> tuple:
     """The sample shape: `shape`, which the parameters' shapes must broadcast to, or theirs."""
     arg_shapes = [np.shape(a) for a in args]
     if shape is None:
@@ -555,7 +553,7 @@ def _check_broadcast_shapes(name: str, shape, *args) -> tuple:
     return shape
 
 
-def _check_all_safe_to_cast(name: str, dtype, *args) -> None:
+def check_all_safe_to_cast(name: str, dtype, *args) -> None:
     for arg in args:
         if dtypes.result_type(arg, dtype) != dtype:
             raise dtypes.TypePromotionError(
@@ -564,7 +562,7 @@ def _check_all_safe_to_cast(name: str, dtype, *args) -> None:
             )
 
 
-def _parametrized(name: str, key, dtype, out_sharding=None):
+def parametrized(name: str, key, dtype, out_sharding=None):
     typed = check_prng_key(name, key)
     check_sharding(out_sharding)
     return typed, _float_dtype(name, dtype)
@@ -573,9 +571,9 @@ def _parametrized(name: str, key, dtype, out_sharding=None):
 @consumes_key
 def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     """Rayleigh values: scale sqrt(-2 log u)."""
-    typed, dtype = _parametrized("rayleigh", key, dtype, out_sharding)
-    shape = _check_broadcast_shapes("rayleigh", shape, scale)
-    _check_all_safe_to_cast("rayleigh", dtype, scale)
+    typed, dtype = parametrized("rayleigh", key, dtype, out_sharding)
+    shape = check_broadcast_shapes("rayleigh", shape, scale)
+    check_all_safe_to_cast("rayleigh", dtype, scale)
     u = prng.uniform(typed, shape, dtype, 0.0, 1.0)
     scale = broadcast_to(asarray(scale).astype(dtype), shape)
     root = elementwise.sqrt(binary.mul(elementwise.log(u), np.array(-2, dtype)))
@@ -585,7 +583,7 @@ def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
 @consumes_key
 def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     """Maxwell values: the norm of three standard normals."""
-    typed, dtype = _parametrized("maxwell", key, dtype, out_sharding)
+    typed, dtype = parametrized("maxwell", key, dtype, out_sharding)
     shape = canonical_shape(shape)
     return norm(prng.normal_real(typed, (*shape, 3), dtype), axis=-1)
 
@@ -594,7 +592,7 @@ def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     """Maxwell values with a random sign, scaled and shifted; the sample shape is `shape`
     followed by the parameters' broadcast shape."""
-    typed, dtype = _parametrized("double_sided_maxwell", key, dtype)
+    typed, dtype = parametrized("double_sided_maxwell", key, dtype)
     shape = canonical_shape(shape)
     params_shape = np.broadcast_shapes(np.shape(loc), np.shape(scale))
     shape = (shape or params_shape) + params_shape
@@ -607,9 +605,9 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
 @consumes_key
 def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     """Pareto values of shape `b`: exp(e / b), e exponential."""
-    typed, dtype = _parametrized("pareto", key, dtype, out_sharding)
-    shape = _check_broadcast_shapes("pareto", shape, b)
-    _check_all_safe_to_cast("pareto", dtype, b)
+    typed, dtype = parametrized("pareto", key, dtype, out_sharding)
+    shape = check_broadcast_shapes("pareto", shape, b)
+    check_all_safe_to_cast("pareto", dtype, b)
     b = conversions.convert_element_type(b, dtype)
     e = exponential(prng.random_unwrap(typed), shape, dtype)
     return elementwise.exp(binary.div(e, b))
@@ -618,7 +616,7 @@ def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
 @consumes_key
 def weibull_min(key, scale, concentration, shape=(), dtype=None):
     """Weibull values: scale (-log(1 - u)) ** (1 / concentration)."""
-    typed, dtype = _parametrized("weibull_min", key, dtype)
+    typed, dtype = parametrized("weibull_min", key, dtype)
     shape = canonical_shape(shape)
     u = prng.uniform(typed, shape, dtype, 0, 1)
     return power(-jnp_ufuncs.log1p(-u), 1.0 / concentration) * scale
@@ -637,8 +635,8 @@ def lognormal(
     typed = check_prng_key("lognormal", key)
     check_sharding(out_sharding)
     dtype = _float_dtype("lognormal", dtype, accepts_complex=True)
-    shape = _check_broadcast_shapes("lognormal", shape, sigma)
-    _check_all_safe_to_cast("lognormal", dtype, sigma)
+    shape = check_broadcast_shapes("lognormal", shape, sigma)
+    check_all_safe_to_cast("lognormal", dtype, sigma)
     sigma = conversions.convert_element_type(sigma, dtype)
     scaled = normal(prng.random_unwrap(typed), shape, dtype) * sigma
     return elementwise.exp(scaled)
@@ -647,9 +645,9 @@ def lognormal(
 @consumes_key
 def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=None):
     """Triangular values on [left, right] peaking at `mode`, by inverting the CDF."""
-    typed, dtype = _parametrized("triangular", key, dtype, out_sharding)
-    shape = _check_broadcast_shapes("triangular", shape, left, mode, right)
-    _check_all_safe_to_cast("triangular", dtype, left, mode, right)
+    typed, dtype = parametrized("triangular", key, dtype, out_sharding)
+    shape = check_broadcast_shapes("triangular", shape, left, mode, right)
+    check_all_safe_to_cast("triangular", dtype, left, mode, right)
     left, mode, right = (
         broadcast_to(conversions.convert_element_type(v, dtype), shape) for v in (left, mode, right)
     )
@@ -663,9 +661,9 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
 @consumes_key
 def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     """Wald (inverse Gaussian) values of scale 1 (Michael, Schucany and Haas's method)."""
-    typed, dtype = _parametrized("wald", key, dtype, out_sharding)
-    shape = _check_broadcast_shapes("wald", shape, mean)
-    _check_all_safe_to_cast("wald", dtype, mean)
+    typed, dtype = parametrized("wald", key, dtype, out_sharding)
+    shape = check_broadcast_shapes("wald", shape, mean)
+    check_all_safe_to_cast("wald", dtype, mean)
     key1, key2 = split_in_two(typed)
     mean = broadcast_to(asarray(mean).astype(dtype), shape)
     v = prng.normal_real(key1, shape, dtype)
@@ -686,7 +684,7 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "geometric")
     if not dtypes.is_int(dtype):
         raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
-    shape = _check_broadcast_shapes("geometric", shape, p)
+    shape = check_broadcast_shapes("geometric", shape, p)
     check_arraylike("geometric", p)
     p = asarray(p)
     if not dtypes.is_inexact(p.dtype):
@@ -696,139 +694,3 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     log_one_minus_p = broadcast_to(elementwise.log1p(-p), shape)
     g = elementwise.floor(binary.div(elementwise.log(u), log_one_minus_p)) + 1
     return g.astype(dtype)
-
-
-# --- the gamma family ---------------------------------------------------------------------------
-
-
-def _gamma(typed, a, shape, dtype, *, log_space: bool = False):
-    if shape is None:
-        shape = np.shape(a)
-    else:
-        check_shape("gamma", shape, np.shape(a))
-    a = conversions.convert_element_type(a, dtype)
-    if np.shape(a) != shape:
-        a = broadcast_to(a, shape)
-    return random_gamma(typed, a, log_space=log_space)
-
-
-@consumes_key
-def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
-    """Gamma(a, 1) values (Marsaglia and Tsang's rejection method). Not differentiable in `a`
-    yet: that needs the incomplete gamma function."""
-    typed, dtype = _parametrized("gamma", key, dtype, out_sharding)
-    return _gamma(typed, a, None if shape is None else canonical_shape(shape), dtype)
-
-
-@consumes_key
-def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
-    """The logs of Gamma(a, 1) values, accurate where the values themselves underflow
-    (small `a`)."""
-    typed = check_prng_key("loggamma", key)
-    check_sharding(out_sharding)
-    dtype = dtypes.check_user_dtype(float if dtype is None else dtype, "loggamma")
-    if not dtypes.is_float(dtype):
-        raise ValueError(f"dtype argument to `gamma` must be a float dtype, got {dtype}")
-    shape = None if shape is None else canonical_shape(shape)
-    return _gamma(typed, a, shape, dtype, log_space=True)
-
-
-@consumes_key
-def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
-    """Beta(a, b) values: G_a / (G_a + G_b) of two gamma values, scaled in log space."""
-    typed, dtype = _parametrized("beta", key, dtype, out_sharding)
-    _check_all_safe_to_cast("beta", dtype, a, b)
-    shape = _check_broadcast_shapes("beta", shape, a, b)
-    a = broadcast_to(conversions.convert_element_type(a, dtype), shape)
-    b = broadcast_to(conversions.convert_element_type(b, dtype), shape)
-    key_a, key_b = split_in_two(typed)
-    log_gamma_a = _gamma(key_a, a, shape, dtype, log_space=True)
-    log_gamma_b = _gamma(key_b, b, shape, dtype, log_space=True)
-    log_max = binary.max(log_gamma_a, log_gamma_b)
-    gamma_a_scaled = jnp_ufuncs.exp(log_gamma_a - log_max)
-    gamma_b_scaled = jnp_ufuncs.exp(log_gamma_b - log_max)
-    return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
-
-
-@consumes_key
-def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
-    """Dirichlet(alpha) values along the last axis: the softmax of log-gamma values."""
-    typed, dtype = _parametrized("dirichlet", key, dtype, out_sharding)
-    if not np.ndim(alpha) >= 1:
-        raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {np.ndim(alpha)}")
-    if shape is None:
-        shape = np.shape(alpha)[:-1]
-    else:
-        shape = canonical_shape(shape)
-        check_shape("dirichlet", shape, np.shape(alpha)[:-1])
-    alpha = conversions.convert_element_type(alpha, dtype)
-    log_gamma = _gamma(typed, alpha, shape + np.shape(alpha)[-1:], dtype, log_space=True)
-    return softmax(log_gamma, -1)
-
-
-def _chisquare(typed, df, shape, dtype):
-    df = conversions.convert_element_type(df, dtype)
-    two = np.array(2, dtype)
-    log_g = _gamma(typed, binary.div(df, two), shape, dtype, log_space=True)
-    return binary.mul(jnp_ufuncs.exp(log_g), two)
-
-
-@consumes_key
-def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
-    """Chi-square values of `df` degrees of freedom: 2 Gamma(df / 2)."""
-    typed, dtype = _parametrized("chisquare", key, dtype, out_sharding)
-    shape = _check_broadcast_shapes("chisquare", shape, df)
-    _check_all_safe_to_cast("chisquare", dtype, df)
-    return _chisquare(typed, df, shape, dtype)
-
-
-@consumes_key
-def t(key, df, shape=None, dtype=None, *, out_sharding=None):
-    """Student's t values of `df` degrees of freedom: n sqrt((df / 2) / Gamma(df / 2))."""
-    typed, dtype = _parametrized("t", key, dtype, out_sharding)
-    shape = _check_broadcast_shapes("t", shape, df)
-    _check_all_safe_to_cast("t", dtype, df)
-    df = conversions.convert_element_type(df, dtype)
-    key_n, key_g = split_in_two(typed)
-    n = prng.normal_real(key_n, shape, dtype)
-    half_df = binary.div(df, np.array(2, dtype))
-    g = _gamma(key_g, half_df, shape, dtype)
-    return n * jnp_ufuncs.sqrt(half_df / g)
-
-
-@consumes_key
-def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
-    """F values: the ratio of two chi-square values, each over its degrees of freedom."""
-    typed, dtype = _parametrized("f", key, dtype, out_sharding)
-    shape = _check_broadcast_shapes("f", shape, dfnum, dfden)
-    _check_all_safe_to_cast("f", dtype, dfnum, dfden)
-    dfden = conversions.convert_element_type(dfden, dtype)
-    dfnum = conversions.convert_element_type(dfnum, dtype)
-    key_dfd, key_dfn = split_in_two(typed)
-    num = binary.div(_chisquare(key_dfn, dfnum, shape, dtype), dfnum)
-    den = binary.div(_chisquare(key_dfd, dfden, shape, dtype), dfden)
-    return binary.div(num, den)
-
-
-@consumes_key
-def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
-    """Generalized normal values of power `p` (density proportional to exp(-|x|**p)):
-    a random sign times Gamma(1 / p) ** (1 / p)."""
-    shape = canonical_shape(shape)
-    typed, dtype = _parametrized("generalized_normal", key, dtype, out_sharding)
-    key_g, key_r = split_in_two(typed)
-    g = _gamma(key_g, 1 / p, shape, dtype)
-    r = rademacher(prng.random_unwrap(key_r), shape, dtype)
-    return r * g ** (1 / p)
-
-
-@consumes_key
-def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
-    """Points uniformly distributed in the unit `p`-norm ball of dimension `d`."""
-    shape = canonical_shape(shape)
-    typed, dtype = _parametrized("ball", key, dtype, out_sharding)
-    d = operator.index(d)
-    k1, k2 = (prng.random_unwrap(k) for k in split_in_two(typed))
-    g = generalized_normal(k1, p, (*shape, d), dtype)
-    e = exponential(k2, shape, dtype)
-    return g / (((jnp_ufuncs.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
