@@ -169,6 +169,17 @@ INIT_CASES = {
     ),
 }
 
+# Derivatives of samples: name -> fun(jax, key) (tracejit passes itself as `jax`).
+_ALPHAS = np.array([0.05, 0.3, 1.0, 2.5, 10.0, 40.0], np.float32)
+GRAD_CASES = {
+    "gamma": lambda j, k: j.grad(lambda a: j.random.gamma(k, a).sum())(_ALPHAS),
+    "loggamma": lambda j, k: j.grad(lambda a: j.random.loggamma(k, a).sum())(_ALPHAS),
+    "beta": lambda j, k: j.grad(lambda a: j.random.beta(k, a, 2.0).sum())(_ALPHAS),
+    "dirichlet": lambda j, k: j.grad(lambda a: j.random.dirichlet(k, a)[0])(_ALPHAS),
+    "chisquare": lambda j, k: j.grad(lambda a: j.random.chisquare(k, a).sum())(_ALPHAS),
+    "gamma_jvp": lambda j, k: j.jvp(lambda a: j.random.gamma(k, a), (_ALPHAS,), (_ALPHAS,))[1],
+}
+
 # Seeds given to PRNGKey: (name, seed, x64).
 KEY_SEEDS = {
     "x32": (*SEEDS, 2**32 + 5, np.int32(-7), np.uint32(2**32 - 1)),
@@ -203,6 +214,8 @@ def main():
             record(jax, cases, f"{setting}/partitionable={partitionable}", out)
     jax.config.update("jax_threefry_partitionable", True)
     jax.config.update("jax_enable_x64", False)
+    for name, fun in GRAD_CASES.items():
+        out[f"grad/{name}"] = np.stack([np.asarray(fun(jax, jax.random.PRNGKey(s))) for s in SEEDS])
     for name, fun in INIT_CASES.items():
         out[f"init/{name}"] = np.stack(
             [np.asarray(fun(jax.nn.initializers, jax.random.PRNGKey(s))) for s in SEEDS]

@@ -4,7 +4,7 @@ fixed keys, so the tests are deterministic)."""
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import special, stats
 
 import tracejit
 from tracejit import random
@@ -141,3 +141,15 @@ def test_ball_is_uniform_in_the_ball():
     radii = np.linalg.norm(points, axis=-1)
     assert radii.max() <= 1.0
     assert stats.kstest(radii, lambda r: r**d).pvalue > 1e-3  # P(|x| <= r) = r**d
+
+
+@pytest.mark.parametrize("a", [0.2, 1.0, 4.0])
+def test_gamma_reparameterized_gradient_is_unbiased(a):
+    """E[Gamma(a)] = a, so the mean of d(sample)/da is 1; with log_space, E[log G] = digamma(a),
+    whose derivative is trigamma(a)."""
+    alphas = np.full(N, a, np.float32)
+    grads = tracejit.jit(tracejit.grad(lambda x: random.gamma(KEY, x).sum()))(alphas)
+    assert abs(np.asarray(grads, np.float64).mean() - 1.0) < 0.02
+    log_grads = tracejit.jit(tracejit.grad(lambda x: random.loggamma(KEY, x).sum()))(alphas)
+    trigamma = float(special.polygamma(1, a))
+    assert abs(np.asarray(log_grads, np.float64).mean() - trigamma) < 0.02 * trigamma

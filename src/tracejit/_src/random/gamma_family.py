@@ -42,8 +42,8 @@ def _gamma(typed, a, shape, dtype, *, log_space: bool = False):
 
 @consumes_key
 def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
-    """Gamma(a, 1) values (Marsaglia and Tsang's rejection method). Not differentiable in `a`
-    yet: that needs the incomplete gamma function."""
+    """Gamma(a, 1) values (Marsaglia and Tsang's rejection method), differentiable in `a` by
+    implicit reparameterization (`random_gamma_grad`)."""
     typed, dtype = parametrized("gamma", key, dtype, out_sharding)
     return _gamma(typed, a, None if shape is None else canonical_shape(shape), dtype)
 
