@@ -46,6 +46,19 @@ from tracejit._src.lax import (
 from tracejit._src.lax.control_flow.loops import while_loop
 from tracejit._src.lowering.lower import lowering_rules
 
+# The series below read as formulas: lax's operations under short names.
+add, sub, mul, div = binary.add, binary.sub, binary.mul, binary.div
+neg, abs_, log = elementwise.neg, elementwise.abs, elementwise.log
+and_, or_, not_, select = bitwise.and_, bitwise.or_, bitwise.not_, selection.select
+
+
+def _const(x, value):
+    return np.array(value, get_aval(x).dtype)
+
+
+def _full_like(x, value):
+    return shapes.broadcast_in_dim(_const(x, value), shape_of(x), ())
+
 
 def split_words(words, n: int):
     """`n` key words split from one key's words."""
@@ -198,19 +211,6 @@ batch_rules[random_gamma_p] = _random_gamma_batch
 # F(a, x) = P(a, x). With ax = x**a exp(-x) / Gamma(a), both series give P as ax times a sum;
 # the derivative of that sum in a is carried along (`dans_da`). Each loop runs on whole arrays:
 # `enabled` freezes the elements that converged.
-
-
-add, sub, mul, div = binary.add, binary.sub, binary.mul, binary.div
-neg, abs_, log = elementwise.neg, elementwise.abs, elementwise.log
-and_, or_, not_, select = bitwise.and_, bitwise.or_, bitwise.not_, selection.select
-
-
-def _const(x, value):
-    return np.array(value, get_aval(x).dtype)
-
-
-def _full_like(x, value):
-    return shapes.broadcast_in_dim(_const(x, value), shape_of(x), ())
 
 
 def _any(predicate):
