@@ -87,6 +87,7 @@ def canonical_shape(shape) -> tuple:
 
 
 def check_sharding(out_sharding) -> None:
+    """Samplers take JAX's `out_sharding`; one device has nothing to shard."""
     if out_sharding is not None:
         raise NotImplementedError("out_sharding: tracejit runs on one device")
 
@@ -296,6 +297,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
 
 
 def check_shape(name: str, shape: tuple, *param_shapes) -> None:
+    """JAX's ValueError when the parameters do not broadcast to exactly `shape`."""
     result = np.broadcast_shapes(shape, *param_shapes)
     if result != shape:
         raise ValueError(
@@ -554,6 +556,8 @@ def check_broadcast_shapes(name: str, shape, *args) -> tuple:
 
 
 def check_all_safe_to_cast(name: str, dtype, *args) -> None:
+    """JAX's TypePromotionError for parameters that `dtype` cannot hold without loss (a float64
+    array for float32 samples)."""
     for arg in args:
         if dtypes.result_type(arg, dtype) != dtype:
             raise dtypes.TypePromotionError(
@@ -563,6 +567,7 @@ def check_all_safe_to_cast(name: str, dtype, *args) -> None:
 
 
 def parametrized(name: str, key, dtype, out_sharding=None):
+    """(typed key, float dtype) of a sampler's arguments, checked."""
     typed = check_prng_key(name, key)
     check_sharding(out_sharding)
     return typed, _float_dtype(name, dtype)
