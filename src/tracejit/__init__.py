@@ -6,7 +6,7 @@ import tracejit.numpy as jnp
 jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 3.0))(jnp.ones(8))
 """
 
-from tracejit import dtypes, errors, lax, nn, numpy, test_util, tree, tree_util
+from tracejit import dtypes, errors, lax, nn, numpy, random, test_util, tree, tree_util
 from tracejit._src.api import (
     block_until_ready,
     device_get,
@@ -70,6 +70,7 @@ __all__ = [
     "make_jaxpr",
     "nn",
     "numpy",
+    "random",
     "remat",
     "test_util",
     "tree",

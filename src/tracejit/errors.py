@@ -5,6 +5,7 @@ from tracejit._src.errors import (  # noqa: F401
     JAXIndexError,
     JaxRuntimeError,
     JAXTypeError,
+    KeyReuseError,
     NonConcreteBooleanIndexError,
     TracerArrayConversionError,
     TracerBoolConversionError,

@@ -551,7 +551,6 @@ def test_aliases_and_module():
 
 def test_names_not_built_yet_are_absent():
     assert not hasattr(nn, "dot_product_attention")
-    assert not hasattr(nn, "initializers")
     with pytest.raises(AttributeError):
         nn.not_a_function  # noqa: B018
 

@@ -44,6 +44,14 @@ class Config:
             "JAX_ENABLE_COMPILATION_CACHE",
             True,
         ),
+        # How random bits number their counters (`_src/prng.py`); JAX 0.10.2's default.
+        "jax_threefry_partitionable": (
+            "threefry_partitionable",
+            "JAX_THREEFRY_PARTITIONABLE",
+            True,
+        ),
+        # Eager raw keys consumed twice raise KeyReuseError (`_src/random/key_reuse.py`).
+        "jax_debug_key_reuse": ("debug_key_reuse", "JAX_DEBUG_KEY_REUSE", False),
         # How many compiled programs each in-memory compile cache keeps (dispatch.LRUCache).
         "tracejit_compile_cache_size": (
             "compile_cache_size",

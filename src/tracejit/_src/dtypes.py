@@ -668,6 +668,12 @@ def is_bool(d) -> bool:
 finfo = ml_dtypes.finfo
 iinfo = ml_dtypes.iinfo
 
+# Typed PRNG keys (`random.key`, `_src/prng.py`): an extended dtype whose element is one
+# Threefry key, two uint32 words. NumPy holds it as a structured dtype, so that eager key arrays
+# index, reshape and stack as arrays of keys; jaxprs print it `key<fry>`; lowering gives each key
+# a trailing dimension of two ui32 (`lowering.lower.aval_type`).
+key_fry = np.dtype([("fry", np.uint32, (2,))])
+
 _SHORT_NAMES = {
     _BOOL: "bool",
     **{d: "u" + d.name[len("uint") :] for d in _UNSIGNED},
@@ -676,6 +682,7 @@ _SHORT_NAMES = {
     np.dtype(bfloat16): "bf16",
     **{d: "c" + d.name[len("complex") :] for d in _COMPLEXES},
     float0: "float0",
+    key_fry: "key<fry>",
 }
 
 

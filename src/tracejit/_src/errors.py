@@ -18,6 +18,10 @@ class JAXTypeError(TypeError):
     """Base of tracejit's type errors (JAX's name, kept so `except` clauses carry over)."""
 
 
+class KeyReuseError(JAXTypeError):
+    """A consumed PRNG key was used again (checked with `jax_debug_key_reuse` on)."""
+
+
 class JAXIndexError(IndexError):
     """Base of tracejit's index errors."""
 

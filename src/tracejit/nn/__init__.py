@@ -1,5 +1,5 @@
 """`tracejit.nn`: neural-network functions (activations, softmax, logsumexp, one_hot,
-standardize), as in `jax.nn`. `nn.initializers` comes with `tracejit.random`."""
+standardize), as in `jax.nn`, and `nn.initializers`."""
 
 from tracejit._src.nn.functions import (  # noqa: F401
     celu,
@@ -34,3 +34,4 @@ from tracejit._src.nn.functions import (  # noqa: F401
     swish,
     tanh,
 )
+from tracejit.nn import initializers  # noqa: F401

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tracejit._src import dtypes
 from tracejit._src.core import Primitive, ShapedArray, declarations, rule_registries
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Literal, live_equations
 from tracejit._src.lowering import stablehlo as hlo
@@ -41,6 +42,8 @@ def never_lowered(primitive: Primitive, reason: str) -> None:
 
 
 def aval_type(aval: ShapedArray) -> str:
+    if aval.dtype == dtypes.key_fry:  # a typed PRNG key is its two uint32 words
+        return hlo.tensor_type((*aval.shape, 2), np.uint32)
     return hlo.tensor_type(aval.shape, aval.dtype)
 
 

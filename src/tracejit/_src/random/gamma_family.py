@@ -1,0 +1,162 @@
+"""The gamma family of `tracejit.random`: gamma and loggamma over the `random_gamma`
+primitive (`_src/random_gamma.py`), and the distributions made of gamma draws: beta,
+dirichlet, chisquare, t, f, generalized_normal, ball."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from tracejit._src import dtypes, prng
+from tracejit._src.lax import binary, conversions
+from tracejit._src.nn.functions import softmax
+from tracejit._src.numpy import ufuncs as jnp_ufuncs
+from tracejit._src.numpy.manipulation import broadcast_to
+from tracejit._src.random.distributions import (
+    canonical_shape,
+    check_all_safe_to_cast,
+    check_broadcast_shapes,
+    check_prng_key,
+    check_shape,
+    check_sharding,
+    exponential,
+    parametrized,
+    rademacher,
+    split_in_two,
+)
+from tracejit._src.random.key_reuse import consumes_key
+from tracejit._src.random_gamma import random_gamma
+
+
+def _gamma(typed, a, shape, dtype, *, log_space: bool = False):
+    if shape is None:
+        shape = np.shape(a)
+    else:
+        check_shape("gamma", shape, np.shape(a))
+    a = conversions.convert_element_type(a, dtype)
+    if np.shape(a) != shape:
+        a = broadcast_to(a, shape)
+    return random_gamma(typed, a, log_space=log_space)
+
+
+@consumes_key
+def gamma(key, a, shape=None, dtype=None, *, out_sharding=None):
+    """Gamma(a, 1) values (Marsaglia and Tsang's rejection method), differentiable in `a` by
+    implicit reparameterization (`random_gamma_grad`)."""
+    typed, dtype = parametrized("gamma", key, dtype, out_sharding)
+    return _gamma(typed, a, None if shape is None else canonical_shape(shape), dtype)
+
+
+@consumes_key
+def loggamma(key, a, shape=None, dtype=None, *, out_sharding=None):
+    """The logs of Gamma(a, 1) values, accurate where the values themselves underflow
+    (small `a`)."""
+    typed = check_prng_key("loggamma", key)
+    check_sharding(out_sharding)
+    dtype = dtypes.check_user_dtype(float if dtype is None else dtype, "loggamma")
+    if not dtypes.is_float(dtype):
+        raise ValueError(f"dtype argument to `gamma` must be a float dtype, got {dtype}")
+    shape = None if shape is None else canonical_shape(shape)
+    return _gamma(typed, a, shape, dtype, log_space=True)
+
+
+@consumes_key
+def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
+    """Beta(a, b) values: G_a / (G_a + G_b) of two gamma values, scaled in log space."""
+    typed, dtype = parametrized("beta", key, dtype, out_sharding)
+    check_all_safe_to_cast("beta", dtype, a, b)
+    shape = check_broadcast_shapes("beta", shape, a, b)
+    a = broadcast_to(conversions.convert_element_type(a, dtype), shape)
+    b = broadcast_to(conversions.convert_element_type(b, dtype), shape)
+    key_a, key_b = split_in_two(typed)
+    log_gamma_a = _gamma(key_a, a, shape, dtype, log_space=True)
+    log_gamma_b = _gamma(key_b, b, shape, dtype, log_space=True)
+    log_max = binary.max(log_gamma_a, log_gamma_b)
+    gamma_a_scaled = jnp_ufuncs.exp(log_gamma_a - log_max)
+    gamma_b_scaled = jnp_ufuncs.exp(log_gamma_b - log_max)
+    return gamma_a_scaled / (gamma_a_scaled + gamma_b_scaled)
+
+
+@consumes_key
+def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
+    """Dirichlet(alpha) values along the last axis: the softmax of log-gamma values."""
+    typed, dtype = parametrized("dirichlet", key, dtype, out_sharding)
+    if not np.ndim(alpha) >= 1:
+        raise ValueError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {np.ndim(alpha)}")
+    if shape is None:
+        shape = np.shape(alpha)[:-1]
+    else:
+        shape = canonical_shape(shape)
+        check_shape("dirichlet", shape, np.shape(alpha)[:-1])
+    alpha = conversions.convert_element_type(alpha, dtype)
+    log_gamma = _gamma(typed, alpha, shape + np.shape(alpha)[-1:], dtype, log_space=True)
+    return softmax(log_gamma, -1)
+
+
+def _chisquare(typed, df, shape, dtype):
+    df = conversions.convert_element_type(df, dtype)
+    two = np.array(2, dtype)
+    log_g = _gamma(typed, binary.div(df, two), shape, dtype, log_space=True)
+    return binary.mul(jnp_ufuncs.exp(log_g), two)
+
+
+@consumes_key
+def chisquare(key, df, shape=None, dtype=None, *, out_sharding=None):
+    """Chi-square values of `df` degrees of freedom: 2 Gamma(df / 2)."""
+    typed, dtype = parametrized("chisquare", key, dtype, out_sharding)
+    shape = check_broadcast_shapes("chisquare", shape, df)
+    check_all_safe_to_cast("chisquare", dtype, df)
+    return _chisquare(typed, df, shape, dtype)
+
+
+@consumes_key
+def t(key, df, shape=None, dtype=None, *, out_sharding=None):
+    """Student's t values of `df` degrees of freedom: n sqrt((df / 2) / Gamma(df / 2))."""
+    typed, dtype = parametrized("t", key, dtype, out_sharding)
+    shape = check_broadcast_shapes("t", shape, df)
+    check_all_safe_to_cast("t", dtype, df)
+    df = conversions.convert_element_type(df, dtype)
+    key_n, key_g = split_in_two(typed)
+    n = prng.normal_real(key_n, shape, dtype)
+    half_df = binary.div(df, np.array(2, dtype))
+    g = _gamma(key_g, half_df, shape, dtype)
+    return n * jnp_ufuncs.sqrt(half_df / g)
+
+
+@consumes_key
+def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
+    """F values: the ratio of two chi-square values, each over its degrees of freedom."""
+    typed, dtype = parametrized("f", key, dtype, out_sharding)
+    shape = check_broadcast_shapes("f", shape, dfnum, dfden)
+    check_all_safe_to_cast("f", dtype, dfnum, dfden)
+    dfden = conversions.convert_element_type(dfden, dtype)
+    dfnum = conversions.convert_element_type(dfnum, dtype)
+    key_dfd, key_dfn = split_in_two(typed)
+    num = binary.div(_chisquare(key_dfn, dfnum, shape, dtype), dfnum)
+    den = binary.div(_chisquare(key_dfd, dfden, shape, dtype), dfden)
+    return binary.div(num, den)
+
+
+@consumes_key
+def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
+    """Generalized normal values of power `p` (density proportional to exp(-|x|**p)):
+    a random sign times Gamma(1 / p) ** (1 / p)."""
+    shape = canonical_shape(shape)
+    typed, dtype = parametrized("generalized_normal", key, dtype, out_sharding)
+    key_g, key_r = split_in_two(typed)
+    g = _gamma(key_g, 1 / p, shape, dtype)
+    r = rademacher(prng.random_unwrap(key_r), shape, dtype)
+    return r * g ** (1 / p)
+
+
+@consumes_key
+def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
+    """Points uniformly distributed in the unit `p`-norm ball of dimension `d`."""
+    shape = canonical_shape(shape)
+    typed, dtype = parametrized("ball", key, dtype, out_sharding)
+    d = operator.index(d)
+    k1, k2 = (prng.random_unwrap(k) for k in split_in_two(typed))
+    g = generalized_normal(k1, p, (*shape, d), dtype)
+    e = exponential(k2, shape, dtype)
+    return g / (((jnp_ufuncs.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]

@@ -1,0 +1,46 @@
+"""`tracejit.random`: JAX's counter-based random numbers on raw `uint32[2]` keys
+(`jax.random`); typed keys and the distributions not yet built are absent."""
+
+from tracejit._src.random.counts import binomial, multinomial, poisson  # noqa: F401
+from tracejit._src.random.distributions import (  # noqa: F401
+    PRNGKey,
+    bernoulli,
+    bits,
+    categorical,
+    cauchy,
+    choice,
+    clone,
+    double_sided_maxwell,
+    exponential,
+    fold_in,
+    geometric,
+    gumbel,
+    key_data,
+    laplace,
+    logistic,
+    lognormal,
+    maxwell,
+    normal,
+    pareto,
+    permutation,
+    rademacher,
+    randint,
+    rayleigh,
+    split,
+    triangular,
+    truncated_normal,
+    uniform,
+    wald,
+    weibull_min,
+)
+from tracejit._src.random.gamma_family import (  # noqa: F401
+    ball,
+    beta,
+    chisquare,
+    dirichlet,
+    f,
+    gamma,
+    generalized_normal,
+    loggamma,
+    t,
+)
