@@ -39,4 +39,23 @@ COVERED_ELSEWHERE = {
     "pmin": COLLECTIVE,
     "all_gather": COLLECTIVE,
     "axis_index": COLLECTIVE,
+    **dict.fromkeys(
+        (
+            "threefry2x32",
+            "random_seed",
+            "random_wrap",
+            "random_unwrap",
+            "random_bits",
+            "random_split",
+            "random_fold_in",
+            "random_clone",
+        ),
+        "bit-exact against recorded JAX values, eager/staged/compiled: tests/test_prng.py, "
+        "tests/random/test_random.py",
+    ),
+    **dict.fromkeys(
+        ("random_gamma", "random_gamma_grad"),
+        "samples and their reparameterized gradient against recorded JAX values and SciPy: "
+        "tests/random/test_random.py, tests/random/test_statistics.py",
+    ),
 }
