@@ -223,3 +223,15 @@ def test_a_non_array_argument_names_its_path(arg, path):
         TypeError, match=f"not a valid JAX type \\(passed to vmap .* path {path}\\)"
     ):
         jax.vmap(lambda x: x)(arg)
+
+
+def test_a_jitted_function_retraces_when_an_option_that_changes_tracing_changes():
+    f = jax.jit(lambda: jnp.arange(3))
+    assert f().dtype == np.int32
+    previous = jax.config.read("jax_enable_x64")
+    try:
+        jax.config.update("jax_enable_x64", True)
+        assert f().dtype == np.int64
+    finally:
+        jax.config.update("jax_enable_x64", previous)
+    assert f().dtype == np.int32

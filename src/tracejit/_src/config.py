@@ -67,16 +67,26 @@ class Config:
         ),
     }
 
+    # Options that change what tracing a function produces: jit keys its traces on their
+    # values (`trace_context`), as JAX keys them on its trace context.
+    _tracing_options: ClassVar[tuple] = ("jax_enable_x64", "jax_threefry_partitionable")
+
     def __init__(self):
         self._listeners = []
         for attribute, env_name, default in self._options.values():
             setattr(self, attribute, _env_value(env_name, default))
+        self._set_trace_context()
+
+    def _set_trace_context(self):
+        self.trace_context = tuple(self.read(name) for name in self._tracing_options)
 
     def update(self, name: str, value) -> None:
         if name not in self._options:
             raise AttributeError(f"Unrecognized config option: {name}")
         attribute, _, default = self._options[name]
         setattr(self, attribute, type(default)(value))
+        if name in self._tracing_options:
+            self._set_trace_context()
         for listener in self._listeners:
             listener(name)
 

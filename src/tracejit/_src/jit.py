@@ -172,6 +172,7 @@ class Jitted:
         # The hot path's index: `_arrays_signature` -> CacheEntry with its program. Read with
         # one dict lookup, so kept in bounds by emptying it when full (calls then refill it).
         self._compiled: dict = {}
+        self._context = config.trace_context  # the trace context `_compiled` was filled in
         self._last_key = None
 
     def _split(self, args, kwargs):
@@ -185,9 +186,10 @@ class Jitted:
     def _trace(self, args, kwargs):
         """(cache entry, flat dynamic arguments) for this call's signature: the entry holds the
         closed jaxpr, the output tree and, once compiled, the program."""
+        context = config.trace_context  # x64, PRNG counters: they change the trace too
         if not kwargs and not self.static_argnums:  # the common case, kept short
             leaves, in_tree = tree_flatten(args)
-            key = (in_tree, tuple(map(_leaf_signature, leaves)))
+            key = (in_tree, tuple(map(_leaf_signature, leaves)), context)
             entry = self._cache.get(key)
             if entry is None:
                 entry = self._trace_new_signature(
@@ -200,7 +202,7 @@ class Jitted:
         leaves, in_tree = tree_flatten((dynamic, dynamic_kwargs))
         try:
             signature = tuple(map(_leaf_signature, leaves))
-            key = (in_tree, signature, static_values, tuple(sorted(static_kwargs.items())))
+            key = (in_tree, signature, static_values, tuple(sorted(static_kwargs.items())), context)
             entry = self._cache.get(key)
         except TypeError as err:
             raise ValueError(
@@ -283,7 +285,10 @@ class Jitted:
         eager = type(current_trace()) is EvalTrace
         if eager and not kwargs:
             # The hot path: Arrays only, in a signature compiled before. No flattening, no
-            # treedef: the key is the Arrays' own signatures.
+            # treedef: the key is the Arrays' own signatures (in this trace context).
+            if self._context is not config.trace_context:
+                self._compiled.clear()
+                self._context = config.trace_context
             entry = self._compiled.get(_arrays_signature(args))
             if entry is not None:
                 outs = entry.program(args)
