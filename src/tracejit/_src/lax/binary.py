@@ -299,6 +299,11 @@ def _pow_impl(x, y):
     out = np.power(x, y)
     if x.dtype.kind == "f":
         out = _as_c_pow(x, y, out)
+    elif x.dtype.kind == "c":
+        # XLA's complex pow is exp(y * log(x)): a zero base and an exponent off the real axis
+        # give NaN (log(0) = -inf times a complex number), where NumPy gives 0.
+        out = np.where((x == 0) & (y.imag != 0), np.complex64(complex("nan+nanj")), out)
+        out = out.astype(x.dtype)
     return out
 
 
