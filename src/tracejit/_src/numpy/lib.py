@@ -204,11 +204,11 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     n = operator.index(n)
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n}")
+    if n == 0:  # as NumPy and JAX: the input itself, whatever its rank and `axis`
+        return x
     if x.ndim == 0:
         raise ValueError(f"diff requires input that is at least one dimensional; got {x}")
     axis = normalize_axis(axis, x.ndim)
-    if n == 0:
-        return x
     pieces = []
     if prepend is not None:
         pieces.append(_edge("diff", prepend, x, axis))
