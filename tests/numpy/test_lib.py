@@ -692,3 +692,10 @@ def test_diff_of_order_zero_is_the_input_whatever_its_rank():
     np.testing.assert_array_equal(jnp.diff(np.arange(3), n=0, axis=5), np.arange(3))
     with pytest.raises(ValueError, match="at least one dimensional"):
         jnp.diff(np.array(1.0))
+
+
+def test_ediff1d_of_empty_booleans_refuses_them_as_of_any_booleans():
+    # Found by tests/fuzz: an empty boolean array returned [] where JAX raises TypeError.
+    with pytest.raises(TypeError, match="bool"):
+        jnp.ediff1d(np.array([], bool))
+    assert jnp.ediff1d(np.array([], np.int8)).dtype == np.int8

@@ -231,8 +231,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
     `to_end` (cast to `ary`'s dtype) joined at either end."""
     x = manipulation.ravel(asarray_operand("ediff1d", ary))
     size = x.shape[0]
-    if size == 0:
-        out = x
+    if size == 0:  # still a subtraction, which refuses booleans as JAX does
+        out = ufuncs.subtract(x, x)
     else:
         out = ufuncs.subtract(_along(x, 1, size, 0), _along(x, 0, size - 1, 0))
     pieces = []
