@@ -507,4 +507,5 @@ def test_complex_log2_and_log10_of_zero_keep_a_zero_imaginary_part():
     for fun, ref in ((jnp.log2, np.log2), (jnp.log10, np.log10)):
         for got in (fun(x), tracejit.jit(fun)(x)):
             assert got.dtype == np.complex64
-            np.testing.assert_allclose(np.asarray(got), ref(x), rtol=1e-6)
+            with np.errstate(divide="ignore"):
+                np.testing.assert_allclose(np.asarray(got), ref(x), rtol=1e-6)
