@@ -501,3 +501,12 @@ def test_complex_asinh_ignores_the_sign_of_a_zero_part_eagerly_as_under_jit():
     for got in (lax.asinh(x), tracejit.jit(lax.asinh)(x)):
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
         np.testing.assert_array_equal(np.signbit(np.asarray(got).real), np.signbit(want.real))
+
+
+def test_complex_integer_pow_of_zero_to_a_negative_power_is_xlas_eagerly_as_under_jit():
+    # Found by tests/fuzz: XLA computes x**-n as 1 / x**n with its rule for division by zero
+    # (each part times copysign(inf, real)); NumPy's reciprocal of 0j gave nan+nan j.
+    x = np.array([0j, complex(-0.0, 0), 1 + 1j], np.complex64)
+    want = np.array([complex(np.inf, np.nan), complex(-np.inf, np.nan), 0.5 - 0.5j])
+    for got in (lax.integer_pow(x, -1), tracejit.jit(lambda v: lax.integer_pow(v, -1))(x)):
+        np.testing.assert_array_equal(np.asarray(got), want.astype(np.complex64))

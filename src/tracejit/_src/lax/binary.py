@@ -218,11 +218,11 @@ def _div_impl(x, y):
         quotient = np.where(by_minus_one, np.negative(x), quotient)  # -INT_MIN wraps to INT_MIN
         return np.where(by_zero, -1, quotient)
     if kind == "c":
-        return _complex_div(x, y)
+        return xla_complex_divide(x, y)
     return np.divide(x, y)
 
 
-def _complex_div(x, y):
+def xla_complex_divide(x, y):
     """NumPy's complex division, except by zero, where XLA (C99's Annex G) gives each part of
     `x` times copysign(inf, real(y)): (0.5+0.5j) / (-0+0j) is -inf-inf j, NumPy's inf+inf j."""
     out = np.divide(x, y)
