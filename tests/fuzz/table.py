@@ -31,7 +31,7 @@ class Op:
     nonzero_second: bool = False  # integer division: a zero divisor has JAX's own semantics
     smooth: bool = False  # differentiable on the drawn float values (away from poles)
     # Complex zeros (and signed zeros) where XLA's rule differs from NumPy's (division by zero,
-    # 0 ** complex, asinh's branch cut): not drawn here, the regression tests pin them.
+    # 0 ** complex, 1 / 0j, asinh's branch cut): not drawn here, the regression tests pin them.
     complex_zeros_differ: bool = False
 
     def __repr__(self):
@@ -89,7 +89,16 @@ _NP_ALIASES = {
     "bitwise_right_shift": "right_shift",
     "concat": "concatenate",
 }
-_COMPLEX_ZEROS_DIFFER = {"arcsinh", "asinh", "divide", "true_divide", "power", "div", "pow"}
+_COMPLEX_ZEROS_DIFFER = {
+    "arcsinh",
+    "asinh",
+    "divide",
+    "true_divide",
+    "power",
+    "div",
+    "pow",
+    "reciprocal",
+}
 _SMOOTH = {
     "sin",
     "cos",
