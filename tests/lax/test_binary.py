@@ -322,3 +322,28 @@ def test_pow_of_a_negative_infinite_or_zero_base_is_c_pow_eagerly_as_under_jit()
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
     assert float(tracejit.numpy.array(-np.inf) ** 0.5) == np.inf
+
+
+def test_complex_pow_of_a_zero_base_is_xlas_eagerly_as_under_jit():
+    # Found by tests/fuzz: NumPy gives 0 for 0j ** (0.5+0.5j); XLA (and JAX) give NaN whenever
+    # the exponent is off the real axis.
+    y = np.array([0, 1, 0.5, -1, 0.5 + 0.5j, -0.5 + 0.5j, 1j, 3], np.complex64)
+    nan = complex("nan+nanj")
+    want = np.array([1, 0, 0, nan, nan, nan, nan, 0], np.complex64)
+    x = np.zeros_like(y)
+    for got in (lax.pow(x, y), tracejit.jit(lax.pow)(x, y)):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_complex_division_by_zero_is_xlas_eagerly_as_under_jit():
+    # Found by tests/fuzz: XLA (and JAX) multiply each part by copysign(inf, real(y)), so the
+    # sign of a zero divisor counts; NumPy's gave inf+inf j for (0.5+0.5j) / (-0+0j).
+    c = complex
+    x = np.array([c(1, 0), c(0, 1), c(1, 1), c(-1, 2), c(0.5, 0.5), c(0, 0), c(1, 1)], np.complex64)
+    y = np.array([c(0, 0), c(-0.0, 0), c(-0.0, 0), c(0, -0.0), c(-0.0, -0.0), c(0, 0), c(2, 0)])
+    y = y.astype(np.complex64)
+    inf, nan = np.inf, np.nan
+    want = [c(inf, nan), c(nan, -inf), c(-inf, -inf), c(-inf, inf), c(-inf, -inf), c(nan, nan)]
+    want = np.array([*want, c(0.5, 0.5)], np.complex64)
+    for got in (lax.div(x, y), tracejit.jit(lax.div)(x, y)):
+        np.testing.assert_array_equal(np.asarray(got), want)

@@ -23,6 +23,7 @@ from helpers import (
 )
 from op_specs.elementwise import ELEMENTWISE
 
+import tracejit
 from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.jaxpr import check_jaxpr
@@ -328,3 +329,21 @@ def test_integer_pow_exponent_must_be_an_integer():
     assert "integer_pow[y=2]" in str(make_jaxpr(lambda v: lax.integer_pow(v, np.int32(2)))(1.0))
     with pytest.raises(TypeError, match="integer_pow"):
         lax.integer_pow(np.float32(3), 2.5)
+
+
+def test_complex_asinh_ignores_the_sign_of_a_zero_part_eagerly_as_under_jit():
+    # Found by tests/fuzz: NumPy's asinh(-0-3j) is -1.76-1.57j, XLA's (and JAX's) 1.76-1.57j.
+    x = np.array([-0.0 - 3j, -0.0 + 3j, -0.0 - 0.5j, -2 - 0j], np.complex64)
+    want = np.array([1.7627472 - 1.5707964j, 1.7627472 + 1.5707964j, 0 - 0.5235988j, -1.4436355])
+    for got in (lax.asinh(x), tracejit.jit(lax.asinh)(x)):
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+        np.testing.assert_array_equal(np.signbit(np.asarray(got).real), np.signbit(want.real))
+
+
+def test_complex_integer_pow_of_zero_to_a_negative_power_is_xlas_eagerly_as_under_jit():
+    # Found by tests/fuzz: XLA computes x**-n as 1 / x**n with its rule for division by zero
+    # (each part times copysign(inf, real)); NumPy's reciprocal of 0j gave nan+nan j.
+    x = np.array([0j, complex(-0.0, 0), 1 + 1j], np.complex64)
+    want = np.array([complex(np.inf, np.nan), complex(-np.inf, np.nan), 0.5 - 0.5j])
+    for got in (lax.integer_pow(x, -1), tracejit.jit(lambda v: lax.integer_pow(v, -1))(x)):
+        np.testing.assert_array_equal(np.asarray(got), want.astype(np.complex64))

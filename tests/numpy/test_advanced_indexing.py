@@ -595,3 +595,17 @@ def test_a_scalar_index_array_takes_a_scalar(mode):
     got = jnp.take(x, jnp.array(2), mode=mode)
     assert got.shape == () and float(got) == 2.0
     assert jax.jit(lambda i: jnp.take(x, i, mode=mode))(jnp.array(3)).shape == ()
+
+
+def test_take_of_no_indices_from_an_empty_axis_is_empty():
+    # Found by tests/fuzz: the gather's slice size 1 exceeded the empty axis (a TypeError);
+    # JAX gives the empty result, as for x[[]].
+    x = np.zeros((0, 2), np.float32)
+    none = np.zeros((0,), np.int32)
+    for jit in (lambda f: f, jax.jit):
+        assert jit(jnp.take)(x, none).shape == (0,)
+        assert jit(lambda a, i: jnp.take(a, i, axis=0))(x, none).shape == (0, 2)
+    got = jnp.take_along_axis(x, np.zeros((0, 2), np.int32), axis=0)
+    assert got.shape == (0, 2) and got.dtype == np.float32
+    with pytest.raises(IndexError, match="empty axis"):
+        jnp.take(x, np.array([0], np.int32), axis=0)

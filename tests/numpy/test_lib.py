@@ -684,3 +684,18 @@ def test_golden_jaxprs():
     )
     traced = str(tracejit.make_jaxpr(lambda x, s: jnp.roll(x, s))(jnp.ones(5), 2))
     assert "rem c 5:i32[]" in traced and "dynamic_slice[slice_sizes=(5,)] i h" in traced
+
+
+def test_diff_of_order_zero_is_the_input_whatever_its_rank():
+    # Found by tests/fuzz: NumPy and JAX return a 0-d input unchanged for n=0 (tracejit raised).
+    assert jnp.diff(np.array(False), n=0) == np.array(False)
+    np.testing.assert_array_equal(jnp.diff(np.arange(3), n=0, axis=5), np.arange(3))
+    with pytest.raises(ValueError, match="at least one dimensional"):
+        jnp.diff(np.array(1.0))
+
+
+def test_ediff1d_of_empty_booleans_refuses_them_as_of_any_booleans():
+    # Found by tests/fuzz: an empty boolean array returned [] where JAX raises TypeError.
+    with pytest.raises(TypeError, match="bool"):
+        jnp.ediff1d(np.array([], bool))
+    assert jnp.ediff1d(np.array([], np.int8)).dtype == np.int8

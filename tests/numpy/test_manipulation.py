@@ -420,3 +420,11 @@ def test_repeat_with_traced_counts_needs_a_total_length():
 def test_repeat_gradient_sums_the_copies():
     g = tracejit.grad(lambda x: jnp.sum(jnp.repeat(x, np.array([1, 3])) ** 2))
     np.testing.assert_allclose(g(jnp.array([1.0, 2.0])), [2.0, 12.0])
+
+
+def test_column_stack_of_scalars_makes_one_row():
+    # Found by tests/fuzz: a 0-d operand raised IndexError('tuple index out of range').
+    got = jnp.column_stack([np.array(False), np.array(True)])
+    np.testing.assert_array_equal(got, np.column_stack([np.array(False), np.array(True)]))
+    assert got.shape == (1, 2)
+    assert tracejit.jit(jnp.column_stack)([np.float32(1), np.arange(1.0)]).shape == (1, 2)

@@ -491,3 +491,14 @@ def test_isclose_allclose_array_equal():
     assert bool(jnp.array_equiv(jnp.asarray(x[:1]), np.repeat(x[:1], 3, axis=0)))
     assert bool(jnp.array_equal(jnp.asarray(y), jnp.asarray(y), equal_nan=True))
     check_traced_matches_eager(jnp.allclose, jnp.asarray(x), jnp.asarray(y))
+
+
+def test_complex_log2_and_log10_of_zero_keep_a_zero_imaginary_part():
+    # Found by tests/fuzz: log(0j) = -inf+0j times or over ln(base) + 0j made the imaginary
+    # part NaN; JAX and NumPy give -inf+0j.
+    x = np.array([0j, 1 + 1j, -2j], np.complex64)
+    for fun, ref in ((jnp.log2, np.log2), (jnp.log10, np.log10)):
+        for got in (fun(x), tracejit.jit(fun)(x)):
+            assert got.dtype == np.complex64
+            with np.errstate(divide="ignore"):
+                np.testing.assert_allclose(np.asarray(got), ref(x), rtol=1e-6)

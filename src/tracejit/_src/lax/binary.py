@@ -217,7 +217,22 @@ def _div_impl(x, y):
         quotient = np.floor_divide(exact, safe)
         quotient = np.where(by_minus_one, np.negative(x), quotient)  # -INT_MIN wraps to INT_MIN
         return np.where(by_zero, -1, quotient)
+    if kind == "c":
+        return xla_complex_divide(x, y)
     return np.divide(x, y)
+
+
+def xla_complex_divide(x, y):
+    """NumPy's complex division, except by zero, where XLA (C99's Annex G) gives each part of
+    `x` times copysign(inf, real(y)): (0.5+0.5j) / (-0+0j) is -inf-inf j, NumPy's inf+inf j."""
+    out = np.divide(x, y)
+    by_zero = y == 0
+    if not by_zero.any():
+        return out
+    inf = np.copysign(np.inf, y.real).astype(x.real.dtype)
+    signed = np.empty(out.shape, x.dtype)
+    signed.real, signed.imag = inf * x.real, inf * x.imag
+    return np.where(by_zero, signed, out)
 
 
 div_p.def_abstract_eval(elementwise_abstract_eval("div", is_numeric))
@@ -299,6 +314,11 @@ def _pow_impl(x, y):
     out = np.power(x, y)
     if x.dtype.kind == "f":
         out = _as_c_pow(x, y, out)
+    elif x.dtype.kind == "c":
+        # XLA's complex pow is exp(y * log(x)): a zero base and an exponent off the real axis
+        # give NaN (log(0) = -inf times a complex number), where NumPy gives 0.
+        out = np.where((x == 0) & (y.imag != 0), np.complex64(complex("nan+nanj")), out)
+        out = out.astype(x.dtype)
     return out
 
 

@@ -495,6 +495,8 @@ def _integer_pow_impl(x, *, y):
         return np.square(x)
     if y < 0 and _is_integral(x):
         raise TypeError(_negative_integer_power_message(x, y))
+    if y < 0 and x.dtype.kind == "c":  # as XLA: 1 / x**-y, by its rule for division by zero
+        return binary.xla_complex_divide(np.ones_like(x), x if y == -1 else np.power(x, -y))
     out = np.power(x, y)
     return out if out.dtype == x.dtype else out.astype(x.dtype)
 

@@ -277,7 +277,14 @@ def asinh(x):
     return asinh_p.bind(x)
 
 
-asinh_p.def_impl(quiet(np.arcsinh))
+@asinh_p.def_impl
+@quiet
+def _asinh_impl(x):
+    # XLA's complex asinh does not see the sign of a zero part (asinh(-0-3j) is 1.76-1.57j,
+    # NumPy's -1.76-1.57j): adding +0 turns -0 into +0 before NumPy's branch cut.
+    return np.arcsinh(x + x.dtype.type(0)) if x.dtype.kind == "c" else np.arcsinh(x)
+
+
 asinh_p.def_abstract_eval(elementwise_abstract_eval("asinh", is_float_or_complex))
 asinh_p.def_weak_type_rule(weak_if_all_weak)
 

@@ -226,6 +226,13 @@ def _gather(x, plan: _Plan, mode, fill_value, unique_indices, indices_are_sorted
     )
 
 
+def _nothing_to_gather(x, shape):
+    """The empty result of a gather that reads no element: the gather itself cannot be built
+    when the operand is empty too (its slice sizes of 1 exceed the operand's dimensions)."""
+    zero = promotion.convert_element_type(0, x.dtype, x.weak_type)
+    return lax_shapes.broadcast_in_dim(zero, shape, ())
+
+
 def _check_mode(mode):
     if mode is None or isinstance(mode, _Mode):
         return mode
@@ -239,9 +246,8 @@ def getitem(x, index: ParsedIndex, *, mode=None, fill_value=None, unique_indices
     """`x[idx]` (or `x.at[idx].get(...)`) with one gather; see the module doc."""
     plan = _Plan(index)
     mode = _check_mode(mode)
-    if 0 in plan.result_shape():  # nothing to gather (the operand may have nothing either)
-        zero = promotion.convert_element_type(0, x.dtype, x.weak_type)
-        return lax_shapes.broadcast_in_dim(zero, plan.result_shape(), ())
+    if 0 in plan.result_shape():
+        return _nothing_to_gather(x, plan.result_shape())
     out = _gather(x, plan, mode, fill_value, unique_indices, indices_are_sorted)
     return _with_new_axes(out, plan)
 
@@ -348,6 +354,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         indices = lax_binary.rem(lax_binary.add(lax_binary.rem(indices, n), n), n)
     index = parse_index(a.shape, (slice(None),) * axis + (indices,))
     plan = _Plan(index, normalize=mode != "clip")
+    if 0 in plan.result_shape():
+        return _nothing_to_gather(a, plan.result_shape())
     gather_mode = {"clip": _Mode.CLIP, "wrap": _Mode.PROMISE_IN_BOUNDS}.get(
         mode, _Mode.PROMISE_IN_BOUNDS if mode == "promise_in_bounds" else _Mode.FILL_OR_DROP
     )
@@ -382,6 +390,8 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     arr = _broadcast_keeping(arr, with_axis(common, size))
     indices = _broadcast_keeping(indices, with_axis(common, indices.shape[axis]))
     indices = promotion.convert_element_type(indices, _INDEX_DTYPE, False)
+    if 0 in indices.shape:
+        return _nothing_to_gather(arr, indices.shape)
     if mode == "clip":
         gather_mode = _Mode.CLIP
     else:

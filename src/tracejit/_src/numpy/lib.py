@@ -204,11 +204,11 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     n = operator.index(n)
     if n < 0:
         raise ValueError(f"order must be non-negative but got {n}")
+    if n == 0:  # as NumPy and JAX: the input itself, whatever its rank and `axis`
+        return x
     if x.ndim == 0:
         raise ValueError(f"diff requires input that is at least one dimensional; got {x}")
     axis = normalize_axis(axis, x.ndim)
-    if n == 0:
-        return x
     pieces = []
     if prepend is not None:
         pieces.append(_edge("diff", prepend, x, axis))
@@ -231,8 +231,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
     `to_end` (cast to `ary`'s dtype) joined at either end."""
     x = manipulation.ravel(asarray_operand("ediff1d", ary))
     size = x.shape[0]
-    if size == 0:
-        out = x
+    if size == 0:  # still a subtraction, which refuses booleans as JAX does
+        out = ufuncs.subtract(x, x)
     else:
         out = ufuncs.subtract(_along(x, 1, size, 0), _along(x, 0, size - 1, 0))
     pieces = []

@@ -370,11 +370,14 @@ def dstack(tup, dtype=None):
 
 
 def column_stack(tup):
-    """1-D arrays as columns of a 2-D array; 2-D arrays joined along their second axis."""
+    """1-D arrays as columns of a 2-D array (scalars as 1x1); 2-D arrays joined along their
+    second axis."""
     arrays = []
     for a in tup:
         x = asarray_operand("column_stack", a)
-        arrays.append(lax_shapes.broadcast_in_dim(x, (x.shape[0], 1), (0,)) if x.ndim < 2 else x)
+        if x.ndim < 2:
+            x = lax_shapes.broadcast_in_dim(x, (x.size, 1), tuple(range(x.ndim)))
+        arrays.append(x)
     return concatenate(arrays, 1)
 
 

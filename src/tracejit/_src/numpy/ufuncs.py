@@ -374,15 +374,27 @@ def rint(x, /):
     return _round_inexact(x, _e.RoundingMethod.TO_NEAREST_EVEN)
 
 
+def _complex_log_in_base(x, base: float):
+    """log(x) / ln(base) for complex `x`, its parts divided separately: a complex division by
+    ln(base) + 0j would turn log(0) = -inf + 0j into -inf + nan j."""
+    ln = log(x)
+    ln_base = strong_scalar(float(np.log(base)), _e.real(ln).dtype)
+    return _complex_from_parts(_b.div(_e.real(ln), ln_base), _b.div(_e.imag(ln), ln_base), x.dtype)
+
+
 def log2(x, /):
     """Elementwise base-2 logarithm."""
     (x,) = promotion.promote_dtypes_inexact(to_operand("log2", x))
+    if dtypes.is_complex(x.dtype):
+        return _complex_log_in_base(x, 2.0)
     return _b.div(log(x), log(strong_scalar(2.0, x.dtype)))
 
 
 def log10(x, /):
     """Elementwise base-10 logarithm."""
     (x,) = promotion.promote_dtypes_inexact(to_operand("log10", x))
+    if dtypes.is_complex(x.dtype):
+        return _complex_log_in_base(x, 10.0)
     return _b.mul(log(x), strong_scalar(float(np.log10(np.e)), x.dtype))
 
 
