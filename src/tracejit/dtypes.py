@@ -8,10 +8,12 @@ from tracejit._src.dtypes import (  # noqa: F401
     TypePromotionError,
     bfloat16,
     canonicalize_dtype,
+    extended,
     finfo,
     float0,
     iinfo,
     issubdtype,
+    prng_key,
     result_type,
 )
 

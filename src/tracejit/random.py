@@ -1,21 +1,17 @@
-"""`tracejit.random`: JAX's counter-based random numbers on raw `uint32[2]` keys
-(`jax.random`); typed keys and the distributions not yet built are absent."""
+"""`tracejit.random`: JAX's counter-based random numbers (`jax.random`), on raw `uint32[2]`
+keys (`PRNGKey`) and typed keys (`key`); the distributions not yet built are absent."""
 
 from tracejit._src.random.counts import binomial, multinomial, poisson  # noqa: F401
 from tracejit._src.random.distributions import (  # noqa: F401
-    PRNGKey,
     bernoulli,
     bits,
     categorical,
     cauchy,
     choice,
-    clone,
     double_sided_maxwell,
     exponential,
-    fold_in,
     geometric,
     gumbel,
-    key_data,
     laplace,
     logistic,
     lognormal,
@@ -26,7 +22,6 @@ from tracejit._src.random.distributions import (  # noqa: F401
     rademacher,
     randint,
     rayleigh,
-    split,
     triangular,
     truncated_normal,
     uniform,
@@ -43,4 +38,15 @@ from tracejit._src.random.gamma_family import (  # noqa: F401
     generalized_normal,
     loggamma,
     t,
+)
+from tracejit._src.random.keys import (  # noqa: F401
+    PRNGKey,
+    clone,
+    fold_in,
+    key,
+    key_data,
+    key_dtype,
+    key_impl,
+    split,
+    wrap_key_data,
 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tracejit._src import dtypes
 from tracejit._src.core import ShapedArray
 
 
@@ -55,6 +56,11 @@ class Array:
         return self._value.itemsize
 
     def __array__(self, dtype=None, copy=None):
+        if self._value.dtype == dtypes.key_fry:
+            raise TypeError(
+                "JAX array with PRNGKey dtype cannot be converted to a NumPy array. Use "
+                "jax.random.key_data(arr) if you wish to extract the underlying integer array."
+            )
         if copy:
             return np.array(self._value, dtype=dtype, copy=True)
         view = np.asarray(self._value, dtype=dtype)
@@ -126,10 +132,15 @@ class Array:
         return format(str(self), format_spec)
 
     def __str__(self):
+        if self._value.dtype == dtypes.key_fry:
+            return repr(self)
         return str(self._value)
 
     def __repr__(self):
-        value = np.asarray(self._value)
+        value = self._value
+        if value.dtype == dtypes.key_fry:  # as JAX shows typed keys: their words below
+            return f"Array({value.shape}, dtype=key<fry>) overlaying:\n{value['fry']}"
+        value = np.asarray(value)
         suffix = f", dtype={value.dtype.name}" + (", weak_type=True" if self.weak_type else "")
         if value.size == 0 and value.shape != (0,):
             body = f"[], shape={value.shape}"

@@ -23,7 +23,7 @@ import warnings
 
 import numpy as np
 
-from tracejit._src import dtypes, runtime  # (importing runtime loads neither cffi nor XLA)
+from tracejit._src import dtypes, prng, runtime  # (importing runtime loads neither cffi nor XLA)
 from tracejit._src.array import Array, make_array, make_device_array, mark_deleted
 from tracejit._src.config import config
 from tracejit._src.interpreters.eval import to_numpy
@@ -76,6 +76,9 @@ class CompiledProgram:
         self.kept = kept
         self.donated = frozenset(aliases or ())
         self.plain = kept is None and not self.donated  # every argument passed as it is
+        self.key_outputs = [
+            i for i, aval in enumerate(closed.out_avals) if aval.dtype == dtypes.key_fry
+        ]
 
     def __call__(self, args):
         if self.plain:
@@ -89,8 +92,13 @@ class CompiledProgram:
             if self.donated:
                 return self._call_donating(args)
             buffers = self._buffers(args)
-        outs = self.executable.execute_one(buffers)
-        return [make_device_array(b, w) for b, w in zip(outs, self.out_weak_types)]
+        return self._outputs(self.executable.execute_one(buffers))
+
+    def _outputs(self, buffers) -> list:
+        outs = [make_device_array(b, w) for b, w in zip(buffers, self.out_weak_types, strict=True)]
+        for i in self.key_outputs:  # XLA hands back a key array's words
+            outs[i] = make_array(prng.keys_of(outs[i]._value))
+        return outs
 
     def _buffers(self, args) -> list:
         buffers = []
@@ -104,7 +112,7 @@ class CompiledProgram:
     def transfer(self, x):
         """A device buffer for a host value. An Array keeps it (Arrays are immutable, and the
         buffer aliases the Array's memory), so passing it again costs no transfer."""
-        value = to_numpy(x)[0]
+        value = _host_value(x)
         if type(x) is not Array:
             return self.client.buffer_from_numpy(value)
         buffer = x._buffer = self.client.buffer_from_numpy(value, zero_copy=True)
@@ -129,7 +137,7 @@ class CompiledProgram:
             buffer = getattr(x, "_buffer", None)  # a DeletedArray raises RuntimeError here
             if buffer is None or (buffer._host is not None and buffer._host.aliased):
                 # NumPy's memory, or a zero-copy buffer over it: donate a copy
-                buffer = self.client.buffer_from_numpy(to_numpy(x)[0])
+                buffer = self.client.buffer_from_numpy(_host_value(x))
             buffers.append(buffer)
             if isinstance(x, Array):
                 owners.append((x, buffer))
@@ -138,7 +146,7 @@ class CompiledProgram:
         for array, buffer in owners:
             if buffer.is_deleted():  # donated (not refused for live views)
                 mark_deleted(array)
-        return [make_device_array(b, w) for b, w in zip(outs, self.out_weak_types, strict=True)]
+        return self._outputs(outs)
 
     def as_text(self) -> str:
         """The StableHLO module compiled (the C API hands out no optimized HLO text)."""
@@ -146,6 +154,12 @@ class CompiledProgram:
 
     def cost_analysis(self):
         return self.executable.cost_analysis()
+
+
+def _host_value(x) -> np.ndarray:
+    """The NumPy value XLA is given for an argument: a key array as its words."""
+    value = to_numpy(x)[0]
+    return prng.words_of(value) if value.dtype == dtypes.key_fry else value
 
 
 def _check_no_donated_duplicates(args, owners) -> None:
@@ -416,7 +430,8 @@ def device_put(x, device=None):
 
     def put(leaf):
         value, weak = to_numpy(leaf)
-        if backend() != "pjrt":
+        if backend() != "pjrt" or value.dtype == dtypes.key_fry:  # keys: passed as words
+            return make_array(np.array(value), weak)
             return make_array(np.array(value), weak)
         return make_device_array(runtime.get_client().buffer_from_numpy(value, device), weak)
 

@@ -518,7 +518,8 @@ def _dtype_and_weak(arg) -> tuple:
         if found is None:
             raise TypeError(f"Cannot determine dtype of {arg!r}")
         found = canonicalize_dtype(found)
-        _check_valid(found)
+        if found != key_fry:  # an array of typed keys joins only other keys (`_join_keys`)
+            _check_valid(found)
         if isinstance(arg, (np.ndarray, np.generic)):  # NumPy values are never weak
             return found, False
         return found, bool(getattr(arg, "weak_type", False))
@@ -550,11 +551,25 @@ def result_type(*args, return_weak_type_flag: bool = False):
         raise ValueError("at least one array or dtype is required")
     if len(args) == 2:
         (dtype_a, weak_a), (dtype_b, weak_b) = _dtype_and_weak(args[0]), _dtype_and_weak(args[1])
-        result = binary_result(dtype_a, weak_a, dtype_b, weak_b)
+        if dtype_a == key_fry or dtype_b == key_fry:
+            result = _join_keys([dtype_a, dtype_b])
+        else:
+            result = binary_result(dtype_a, weak_a, dtype_b, weak_b)
     else:
         pairs = [_dtype_and_weak(arg) for arg in args]
-        result = _promote_canonical([d for d, _ in pairs], [w for _, w in pairs])
+        if any(d == key_fry for d, _ in pairs):
+            result = _join_keys([d for d, _ in pairs])
+        else:
+            result = _promote_canonical([d for d, _ in pairs], [w for _, w in pairs])
     return result if return_weak_type_flag else result[0]
+
+
+def _join_keys(found: list) -> tuple:
+    """Typed keys stack, concatenate and select with keys only: nothing promotes to them."""
+    if any(d != key_fry for d in found):
+        names = ", ".join(short_dtype_name(d) for d in found)
+        raise TypeError(f"typed PRNG keys do not promote with other dtypes: got {names}")
+    return key_fry, False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -605,8 +620,10 @@ def _scalar_type(x):
     if isinstance(x, type) and issubclass(x, np.generic):
         return x
     if isinstance(x, (type, np.dtype, str)):
-        return np.dtype(x).type
-    return dtype_of(x, canonicalize=False).type
+        dtype = np.dtype(x)
+    else:
+        dtype = dtype_of(x, canonicalize=False)
+    return prng_key if dtype == key_fry else dtype.type
 
 
 def issubdtype(a, b) -> bool:
@@ -673,6 +690,16 @@ iinfo = ml_dtypes.iinfo
 # index, reshape and stack as arrays of keys; jaxprs print it `key<fry>`; lowering gives each key
 # a trailing dimension of two ui32 (`lowering.lower.aval_type`).
 key_fry = np.dtype([("fry", np.uint32, (2,))])
+
+
+class extended(np.generic):
+    """The category of dtypes that are not NumPy's (`jax.dtypes.extended`): for
+    `issubdtype(x.dtype, dtypes.extended)`."""
+
+
+class prng_key(extended):
+    """The category of typed PRNG keys' dtypes (`jax.dtypes.prng_key`)."""
+
 
 _SHORT_NAMES = {
     _BOOL: "bool",

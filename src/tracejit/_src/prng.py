@@ -37,12 +37,17 @@ from tracejit._src import dtypes
 from tracejit._src.config import config
 from tracejit._src.core import Primitive, ShapedArray, get_aval, shape_of
 from tracejit._src.interpreters import ad
-from tracejit._src.interpreters.batching import batch_rules, move_batch_dim
+from tracejit._src.interpreters.batching import (
+    batch_at_front,
+    batch_rules,
+    move_batch_dim,
+    vmap_flat,
+)
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-from tracejit._src.lax import binary, bitwise, conversions, shapes, slicing, special
+from tracejit._src.lax import binary, bitwise, conversions, reductions, shapes, slicing, special
 from tracejit._src.lowering import stablehlo as hlo
-from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.lowering.lower import key_words_rule, lowering_rules, takes_key_words
 
 UINT32 = np.dtype(np.uint32)
 KEY_SHAPE = (2,)  # the words of one Threefry key
@@ -337,6 +342,41 @@ def words_lowering(words_fun):
     return rule
 
 
+def _lower_on_key_words(ctx, primitive, operands, params):
+    """Lowers `primitive` (one that knows only NumPy dtypes: slice, gather, select_n, ...) on
+    typed keys: as the same operation vmapped over the trailing dimension of their words.
+    Comparing keys (`eq`, `ne`) compares all their words."""
+    is_key = [aval.dtype == dtypes.key_fry for aval in ctx.avals_in]
+    in_dims = [len(aval.shape) if k else None for aval, k in zip(ctx.avals_in, is_key, strict=True)]
+
+    def on_words(*words):
+        def bind(*xs):
+            out = primitive.bind(*xs, **params)
+            return out if primitive.multiple_results else [out]
+
+        outs, dims = vmap_flat(bind, list(words), in_dims, KEY_SHAPE[0])
+        results = []
+        for out, dim, aval in zip(outs, dims, ctx.avals_out, strict=True):
+            word_axis = len(aval.shape)
+            out = move_batch_dim(batch_at_front(out, dim, KEY_SHAPE[0]), 0, word_axis)
+            if aval.dtype == dtypes.key_fry:
+                results.append(out)
+            elif primitive.name in ("eq", "ne"):
+                combine = reductions.reduce_and if primitive.name == "eq" else reductions.reduce_or
+                results.append(combine(out, (word_axis,)))
+            else:
+                raise TypeError(f"{primitive.name} does not accept typed PRNG keys")
+        return results
+
+    avals = [_words_aval(a) if k else a for a, k in zip(ctx.avals_in, is_key, strict=True)]
+    closed = trace_to_jaxpr(on_words, avals, DebugInfo(on_words, "typed keys"))
+    outs = ctx.lower_sub_jaxpr(ctx.block, closed, list(operands))
+    return outs if primitive.multiple_results else outs[0]
+
+
+key_words_rule.append(_lower_on_key_words)
+
+
 def _check_keys(name: str, aval: ShapedArray) -> None:
     if aval.dtype != dtypes.key_fry:
         raise TypeError(f"{name} accepts a typed key array, got {aval.str_short()}")
@@ -372,6 +412,7 @@ def _random_seed_abstract_eval(seeds, *, impl):
 
 ad.defjvp_zero(random_seed_p)
 lowering_rules[random_seed_p] = words_lowering(_seed_words)
+takes_key_words(random_seed_p)
 batch_rules[random_seed_p] = lambda values, dims, **params: (
     random_seed_p.bind(*values, **params),
     dims[0],
@@ -406,6 +447,7 @@ def _random_wrap_abstract_eval(base, *, impl):
 
 ad.defjvp_zero(random_wrap_p)
 lowering_rules[random_wrap_p] = lambda ctx, base, *, impl: base  # a key tensor is its words
+takes_key_words(random_wrap_p)
 
 
 def _random_wrap_batch(values, dims, *, impl):
@@ -435,6 +477,7 @@ def _random_unwrap_abstract_eval(keys):
 
 ad.defjvp_zero(random_unwrap_p)
 lowering_rules[random_unwrap_p] = lambda ctx, keys: keys
+takes_key_words(random_unwrap_p)
 batch_rules[random_unwrap_p] = lambda values, dims: (random_unwrap_p.bind(*values), dims[0])
 
 # --- random_bits ----------------------------------------------------------------------------
@@ -459,6 +502,7 @@ def _random_bits_abstract_eval(keys, *, bit_width, shape):
 
 ad.defjvp_zero(random_bits_p)
 lowering_rules[random_bits_p] = words_lowering(_bits_words)
+takes_key_words(random_bits_p)
 
 
 def _random_bits_batch(values, dims, **params):
@@ -487,6 +531,7 @@ def _random_split_abstract_eval(keys, *, shape):
 
 ad.defjvp_zero(random_split_p)
 lowering_rules[random_split_p] = words_lowering(_split_keys_words)
+takes_key_words(random_split_p)
 
 
 def _random_split_batch(values, dims, *, shape):
@@ -524,6 +569,7 @@ def _random_fold_in_abstract_eval(keys, msgs):
 
 ad.defjvp_zero(random_fold_in_p)
 lowering_rules[random_fold_in_p] = words_lowering(_fold_in_words)
+takes_key_words(random_fold_in_p)
 
 
 def _random_fold_in_batch(values, dims):
@@ -592,4 +638,5 @@ random_clone_p.def_impl(lambda keys: keys)
 random_clone_p.def_abstract_eval(lambda keys: keys.strip_weak_type())
 ad.defjvp_zero(random_clone_p)
 lowering_rules[random_clone_p] = lambda ctx, keys: keys
+takes_key_words(random_clone_p)
 batch_rules[random_clone_p] = lambda values, dims: (random_clone_p.bind(*values), dims[0])

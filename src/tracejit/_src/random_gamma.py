@@ -44,7 +44,7 @@ from tracejit._src.lax import (
     special,
 )
 from tracejit._src.lax.control_flow.loops import while_loop
-from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.lowering.lower import lowering_rules, takes_key_words
 
 # The series below read as formulas: lax's operations under short names.
 add, sub, mul, div = binary.add, binary.sub, binary.mul, binary.div
@@ -190,6 +190,7 @@ def _random_gamma_jvp(primals, tangents, *, log_space):
 
 ad.jvp_rules[random_gamma_p] = _random_gamma_jvp
 lowering_rules[random_gamma_p] = prng.words_lowering(_gamma_words)
+takes_key_words(random_gamma_p)
 
 
 def _random_gamma_batch(values, dims, *, log_space):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tracejit._src import dtypes
 from tracejit._src.core import Primitive
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
@@ -68,6 +69,18 @@ def _compare_lowering(direction: str):
 
 
 # --- eq -------------------------------------------------------------------------------------
+def _on_key_words(compare, combine):
+    """`compare` for NumPy values; typed keys (the only non-numbers compared) are equal when all
+    their words are."""
+
+    def impl(x, y):
+        if x.dtype != dtypes.key_fry:
+            return compare(x, y)
+        return combine(compare(x["fry"], y["fry"]), axis=-1)
+
+    return impl
+
+
 eq_p = Primitive("eq")
 
 
@@ -76,7 +89,7 @@ def eq(x, y):
     return eq_p.bind(x, y)
 
 
-eq_p.def_impl(quiet(np.equal))
+eq_p.def_impl(_on_key_words(quiet(np.equal), np.all))
 eq_p.def_abstract_eval(elementwise_abstract_eval("eq", is_any, _BOOL))
 eq_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(eq_p)
@@ -92,7 +105,7 @@ def ne(x, y):
     return ne_p.bind(x, y)
 
 
-ne_p.def_impl(quiet(np.not_equal))
+ne_p.def_impl(_on_key_words(quiet(np.not_equal), np.any))
 ne_p.def_abstract_eval(elementwise_abstract_eval("ne", is_any, _BOOL))
 ne_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(ne_p)

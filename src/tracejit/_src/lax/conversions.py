@@ -17,7 +17,13 @@ from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules, move_batch_dim
-from tracejit._src.lax.standard import int_bounds, is_array, never_weak, vectorized_batch_rule
+from tracejit._src.lax.standard import (
+    dtype_name,
+    int_bounds,
+    is_array,
+    never_weak,
+    vectorized_batch_rule,
+)
 from tracejit._src.lowering.lower import lowering_rules
 
 # --- convert_element_type -------------------------------------------------------------------
@@ -68,6 +74,7 @@ def _convert_element_type_impl(operand, *, new_dtype, weak_type):
     old = operand.dtype
     if old == new_dtype:
         return operand
+    _check_not_keys(old, new_dtype)
     if dtypes.is_complex(old) and not dtypes.is_complex(new_dtype):
         operand = operand.real
         old = operand.dtype
@@ -97,7 +104,15 @@ def _may_overflow(old: np.dtype, new: np.dtype) -> bool:
 
 @convert_element_type_p.def_abstract_eval
 def _convert_element_type_abstract_eval(operand, *, new_dtype, weak_type):
+    if operand.dtype != new_dtype:
+        _check_not_keys(operand.dtype, new_dtype)
     return ShapedArray(operand.shape, new_dtype, weak_type)
+
+
+def _check_not_keys(old: np.dtype, new: np.dtype) -> None:
+    """Typed PRNG keys are not numbers: `random.key_data` gives their words."""
+    if old == dtypes.key_fry or new == dtypes.key_fry:
+        raise ValueError(f"Cannot convert_element_type from {dtype_name(old)} to {dtype_name(new)}")
 
 
 convert_element_type_p.def_weak_type_rule(lambda weak_types, params: params["weak_type"])

@@ -126,6 +126,8 @@ def _default_fill_value(dtype: np.dtype):
         return np.nan
     if dtype == np.bool_:
         return True
+    if dtype == dtypes.key_fry:  # a key whose words are the largest uint32, as JAX fills
+        return np.array((np.iinfo(np.uint32).max,) * 2, np.uint32).view(dtype)[0]
     low, high = int_bounds(dtype)
     return low if dtypes.issubdtype(dtype, np.signedinteger) else high
 

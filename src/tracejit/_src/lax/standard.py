@@ -44,7 +44,7 @@ def is_signed(d):
 
 
 def is_numeric(d):
-    return d != np.bool_
+    return d != np.bool_ and d != dtypes.key_fry
 
 
 def is_complex(d):
@@ -56,11 +56,16 @@ def is_int_or_float(d):
 
 
 def is_not_complex(d):
-    return not is_complex(d)
+    return not is_complex(d) and d != dtypes.key_fry
 
 
 def is_any(d):
     return True
+
+
+def dtype_name(dtype) -> str:
+    """A dtype as error messages name it: `float32`, `key<fry>`."""
+    return "key<fry>" if dtype == dtypes.key_fry else dtype.name
 
 
 _DTYPE_CLASS_NAMES = {
@@ -80,7 +85,7 @@ _DTYPE_CLASS_NAMES = {
 def check_dtype(name: str, aval: ShapedArray, accepts, operand: str = "operand") -> None:
     if not accepts(aval.dtype):
         raise TypeError(
-            f"{name} does not accept dtype {aval.dtype.name} for its {operand}; it needs "
+            f"{name} does not accept dtype {dtype_name(aval.dtype)} for its {operand}; it needs "
             f"{_DTYPE_CLASS_NAMES[accepts]} dtype"
         )
 
@@ -106,7 +111,7 @@ _JNP_EQUIVALENT = {
 
 def check_same_dtypes(name: str, *avals: ShapedArray) -> None:
     if len({aval.dtype for aval in avals}) > 1:
-        got = ", ".join(aval.dtype.name for aval in avals)
+        got = ", ".join(dtype_name(aval.dtype) for aval in avals)
         jnp_name = _JNP_EQUIVALENT.get(name)
         tip = (
             f" (Tip: jnp.{jnp_name} is a similar function that does automatic type promotion "

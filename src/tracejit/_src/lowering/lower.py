@@ -41,10 +41,47 @@ def never_lowered(primitive: Primitive, reason: str) -> None:
     never_lowered_reasons[primitive] = reason
 
 
+# Typed PRNG keys are their uint32 words in StableHLO (`aval_type`). The rules of the key
+# primitives take words (they declare it with `takes_key_words`), and so do primitives with
+# jaxpr bodies (control flow, calls), which only pass values through. Any other primitive that
+# meets keys (slice, gather, select_n, concatenate, ...) knows only NumPy dtypes: `_src/prng.py`
+# hands down `key_words_rule[0]`, which lowers it as the same operation on each word.
+key_words_primitives: set[Primitive] = set()
+key_words_rule: list = []
+
+
+def takes_key_words(primitive: Primitive) -> None:
+    key_words_primitives.add(primitive)
+
+
+def _rule_for(eqn):
+    rule = lowering_rules.get(eqn.primitive)
+    if rule is None or eqn.primitive in key_words_primitives or _has_body(eqn):
+        return rule
+    avals = [a.aval for a in eqn.invars] + [v.aval for v in eqn.outvars]
+    if all(a.dtype != dtypes.key_fry for a in avals):
+        return rule
+    return lambda ctx, *operands, **params: key_words_rule[0](ctx, eqn.primitive, operands, params)
+
+
+def _has_body(eqn) -> bool:
+    for param in eqn.params.values():
+        items = param if isinstance(param, tuple) else (param,)
+        if any(isinstance(item, (ClosedJaxpr, Jaxpr)) for item in items):
+            return True
+    return False
+
+
+def physical_aval(aval: ShapedArray) -> ShapedArray:
+    """The array XLA holds for a value of `aval`: a typed PRNG key array is its uint32 words."""
+    if aval.dtype == dtypes.key_fry:
+        return ShapedArray((*aval.shape, 2), np.dtype(np.uint32))
+    return aval
+
+
 def aval_type(aval: ShapedArray) -> str:
-    if aval.dtype == dtypes.key_fry:  # a typed PRNG key is its two uint32 words
-        return hlo.tensor_type((*aval.shape, 2), np.uint32)
-    return hlo.tensor_type(aval.shape, aval.dtype)
+    physical = physical_aval(aval)
+    return hlo.tensor_type(physical.shape, physical.dtype)
 
 
 class LoweringContext:
@@ -140,7 +177,7 @@ def lower_jaxpr(block, jaxpr: Jaxpr, consts, args, module, live=None) -> list:
     for k, eqn in enumerate(jaxpr.eqns):
         if live is not None and not live[k]:
             continue
-        rule = lowering_rules.get(eqn.primitive)
+        rule = _rule_for(eqn)
         where = f" (from {eqn.source_info})" if eqn.source_info else ""
         if rule is None:
             raise NotImplementedError(

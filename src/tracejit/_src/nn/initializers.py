@@ -21,6 +21,7 @@ from tracejit._src.numpy.creation import array, full
 from tracejit._src.numpy.creation import ones as _ones
 from tracejit._src.numpy.creation import zeros as _zeros
 from tracejit._src.random import distributions as _random
+from tracejit._src.random import keys as _keys
 
 
 @typing.runtime_checkable
@@ -122,7 +123,7 @@ def _complex_dtype(dtype) -> tuple[np.dtype, np.dtype]:
 
 def _complex_uniform(key, shape, dtype):
     """Complex values uniform in the disk of radius sqrt(2) (variance 1)."""
-    key_r, key_theta = _random.split(key)
+    key_r, key_theta = _keys.split(key)
     real, dtype = _complex_dtype(dtype)
     r = jnp_ufuncs.sqrt(2 * _random.uniform(key_r, shape, real)).astype(dtype)
     theta = 2 * np.pi * _random.uniform(key_theta, shape, real).astype(dtype)
@@ -131,7 +132,7 @@ def _complex_uniform(key, shape, dtype):
 
 def _complex_truncated_normal(key, upper, shape, dtype):
     """Complex normal values whose modulus is truncated to `upper`."""
-    key_r, key_theta = _random.split(key)
+    key_r, key_theta = _keys.split(key)
     real, dtype = _complex_dtype(dtype)
     t = (1 - jnp_ufuncs.exp(array(-(upper**2), dtype))) * _random.uniform(
         key_r, shape, real
@@ -150,7 +151,7 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
     `distribution`: `truncated_normal` (rescaled to that variance), `normal` or `uniform`."""
 
     def init(key, shape, dtype=dtype, out_sharding=None):
-        shape = _random.canonical_shape(shape)
+        shape = _keys.canonical_shape(shape)
         dtype = _default(dtype)
         fan_in, fan_out = _compute_fans(shape, in_axis, out_axis, batch_axis)
         if mode not in _MODES:

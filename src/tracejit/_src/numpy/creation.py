@@ -144,8 +144,8 @@ def _from_sequence(seq, dtype, name: str):
             dtype = dtypes.result_type(*[_leaf_for_dtype(x) for x in leaves])
         else:
             dtype = dtypes.default_float_dtype()
-    if any(isinstance(x, Tracer) for x in leaves):
-        return _stack_nested(seq, dtype)
+    if dtype == dtypes.key_fry or any(isinstance(x, Tracer) for x in leaves):
+        return _stack_nested(seq, dtype)  # (NumPy cannot see typed keys: they are no numbers)
     value = np.array(_numpy_nested(seq), dtype=dtype)
     return make_array(value, False)
 

@@ -17,15 +17,9 @@ from tracejit._src.lax.control_flow.scan import scan
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.creation import asarray, full, full_like, zeros_like
 from tracejit._src.numpy.manipulation import broadcast_to, moveaxis
-from tracejit._src.random.distributions import (
-    canonical_shape,
-    check_arraylike,
-    check_prng_key,
-    check_shape,
-    check_sharding,
-    split,
-)
+from tracejit._src.random.distributions import check_arraylike, check_shape, check_sharding
 from tracejit._src.random.key_reuse import consumes_key
+from tracejit._src.random.keys import canonical_shape, check_prng_key, split
 from tracejit._src.random_gamma import split_words
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -43,24 +42,9 @@ from tracejit._src.numpy.linalg import norm
 from tracejit._src.numpy.manipulation import broadcast_to, moveaxis, normalize_axis
 from tracejit._src.numpy.ufuncs import clip, where
 from tracejit._src.random.key_reuse import consumes_key
+from tracejit._src.random.keys import canonical_shape, check_prng_key, split_in_two
 
-_IMPL = "fry"
-
-
-# --- keys -----------------------------------------------------------------------------------
-
-
-def check_prng_key(name: str, key, *, allow_batched: bool = False):
-    """The typed key of a raw key (its words checked by `random_wrap`)."""
-    if not isinstance(key, (Array, Tracer, np.ndarray, np.generic)):
-        raise TypeError(f"unexpected PRNG key type {type(key)}")
-    typed = prng.random_wrap(key, impl=_IMPL)
-    if not allow_batched and get_aval(typed).shape:
-        raise ValueError(
-            f"{name} accepts a single key, but was given a key array of shape "
-            f"{np.shape(key)} != (). Use jax.vmap for batching."
-        )
-    return typed
+# --- argument checks ----------------------------------------------------------------------
 
 
 def check_arraylike(name: str, *args) -> None:
@@ -74,80 +58,10 @@ def check_arraylike(name: str, *args) -> None:
             )
 
 
-def canonical_shape(shape) -> tuple:
-    """A shape as a tuple of ints; one int is a rank-1 shape, as JAX takes it."""
-    try:
-        if not isinstance(shape, Sequence) and not isinstance(shape, np.ndarray):
-            return (operator.index(shape),)
-        return tuple(operator.index(d) for d in shape)
-    except TypeError:
-        raise TypeError(
-            f"Shapes must be 1D sequences of concrete values of integer type, got {shape!r}."
-        ) from None
-
-
 def check_sharding(out_sharding) -> None:
     """Samplers take JAX's `out_sharding`; one device has nothing to shard."""
     if out_sharding is not None:
         raise NotImplementedError("out_sharding: tracejit runs on one device")
-
-
-def PRNGKey(seed, *, impl=None):
-    """A raw key (`uint32[2]`) made from an integer seed: its high and low 32 bits."""
-    if impl not in (None, "threefry2x32"):
-        raise NotImplementedError(f"PRNG implementation {impl!r}: only threefry2x32 is built")
-    if getattr(seed, "dtype", None) == dtypes.key_fry:
-        raise TypeError("PRNGKey accepts a scalar seed, but was given a PRNG key.")
-    if np.ndim(seed):
-        raise TypeError(
-            f"PRNGKey accepts a scalar seed, but was given an array of shape {np.shape(seed)} "
-            "!= (). Use jax.vmap for batching"
-        )
-    # A Python int goes through int64 first, so that a hash too large for int32 is truncated
-    # instead of overflowing (as JAX does when x64 is off).
-    seeds = asarray(np.int64(seed)) if isinstance(seed, int) else asarray(seed)
-    return prng.random_unwrap(prng.random_seed(seeds, impl=_IMPL))
-
-
-@consumes_key
-def split(key, num: int | tuple[int, ...] = 2):
-    """`num` new keys (a shape, for a tuple) derived from `key`."""
-    typed = check_prng_key("split", key)
-    shape = tuple(num) if isinstance(num, Sequence) else (num,)
-    shape = canonical_shape(shape)
-    if any(d < 0 for d in shape):
-        raise ValueError(f"split: the number of keys must not be negative, got {num}")
-    return prng.random_unwrap(prng.random_split(typed, shape))
-
-
-def fold_in(key, data):
-    """A new key derived from `key` and the integer `data` (taken as uint32)."""
-    typed = check_prng_key("fold_in", key)
-    if np.ndim(data):
-        raise TypeError(
-            f"fold_in accepts a scalar, but was given an array of shape {np.shape(data)} != (). "
-            "Use jax.vmap for batching."
-        )
-    if isinstance(data, int) and not 0 <= data < 2**32:
-        raise OverflowError(f"Python integer {data} out of bounds for uint32")
-    msg = asarray(data, np.uint32)
-    return prng.random_unwrap(prng.random_fold_in(typed, msg))
-
-
-def clone(key):
-    """A copy of `key` that JAX's key-reuse checks count as a new key."""
-    return prng.random_clone(key)
-
-
-def key_data(keys):
-    """The uint32 words of keys: for raw keys, the keys themselves (checked)."""
-    return prng.random_unwrap(check_prng_key("key_data", keys, allow_batched=True))
-
-
-def split_in_two(typed):
-    """Two typed keys split from one (indexed as words: key arrays are not sliced)."""
-    words = prng.random_unwrap(prng.random_split(typed, (2,)))
-    return (prng.random_wrap(words[i], impl=_IMPL) for i in (0, 1))
 
 
 def _float_dtype(name: str, dtype, accepts_complex: bool = False) -> np.dtype:

@@ -14,18 +14,16 @@ from tracejit._src.nn.functions import softmax
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.manipulation import broadcast_to
 from tracejit._src.random.distributions import (
-    canonical_shape,
     check_all_safe_to_cast,
     check_broadcast_shapes,
-    check_prng_key,
     check_shape,
     check_sharding,
     exponential,
     parametrized,
     rademacher,
-    split_in_two,
 )
 from tracejit._src.random.key_reuse import consumes_key
+from tracejit._src.random.keys import canonical_shape, check_prng_key, split_in_two
 from tracejit._src.random_gamma import random_gamma
 
 

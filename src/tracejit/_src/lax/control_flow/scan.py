@@ -40,7 +40,7 @@ from tracejit._src.lax.control_flow.common import (
     stage_function,
 )
 from tracejit._src.lowering import stablehlo as hlo
-from tracejit._src.lowering.lower import aval_type, lowering_rules
+from tracejit._src.lowering.lower import aval_type, lowering_rules, physical_aval
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 
 # --- scan -------------------------------------------------------------------------------------
@@ -499,7 +499,7 @@ def _scan_lowering(ctx, *args, jaxpr, length, reverse, num_consts, num_carry, un
     body u times, and the `length % u` steps left over follow the loop."""
     consts, init, xs = _split_operands(args, num_consts, num_carry)
     y_avals = [_stacked_aval(a, length) for a in jaxpr.out_avals[num_carry:]]
-    ys = [ctx.block.constant(np.zeros(a.shape, a.dtype)) for a in y_avals]
+    ys = [ctx.block.constant(np.zeros(a.shape, a.dtype)) for a in map(physical_aval, y_avals)]
     if length == 0:  # nothing to slice: the body never runs
         return [*init, *ys]
     unroll = max(1, min(unroll, length))
@@ -533,6 +533,7 @@ def _lower_scan_step(ctx, region, jaxpr, num_carry, reverse_length, step_index, 
     zero = region.constant(np.int32(0))
     x_slices = []
     for x, aval in zip(xs, jaxpr.in_avals[len(jaxpr.in_avals) - len(xs) :], strict=True):
+        aval = physical_aval(aval)
         piece = region.op1(
             "stablehlo.dynamic_slice",
             [x, index, *[zero] * aval.ndim],
@@ -543,6 +544,7 @@ def _lower_scan_step(ctx, region, jaxpr, num_carry, reverse_length, step_index, 
     outs = ctx.lower_sub_jaxpr(region, jaxpr, [*consts, *carry, *x_slices])
     new_ys = []
     for buffer, y, aval in zip(ys, outs[num_carry:], jaxpr.out_avals[num_carry:], strict=True):
+        aval = physical_aval(aval)
         piece = region.op1("stablehlo.reshape", [y], hlo.tensor_type((1, *aval.shape), aval.dtype))
         new_ys.append(
             region.op1(
