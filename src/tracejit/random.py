@@ -50,3 +50,4 @@ from tracejit._src.random.keys import (  # noqa: F401
     split,
     wrap_key_data,
 )
+from tracejit._src.random_gamma import random_gamma_p  # noqa: F401
