@@ -235,3 +235,21 @@ def test_a_jitted_function_retraces_when_an_option_that_changes_tracing_changes(
     finally:
         jax.config.update("jax_enable_x64", previous)
     assert f().dtype == np.int32
+
+
+def test_inline_jit_traces_into_its_caller():
+    inner = jax.jit(lambda y: y * 2.0, inline=True)
+    text = str(jax.make_jaxpr(lambda x: inner(x) + 1.0)(1.0))
+    assert "jit[" not in text and "mul a 2.0" in text
+    assert jax.jit(lambda x: inner(x) + 1.0)(1.0) == 3.0
+    assert jax.grad(lambda x: jax.jit(lambda y: y * y, inline=True)(x))(3.0) == 6.0
+
+
+def test_jit_placement_names_only_what_there_is():
+    device = jax.devices()[0]
+    assert jax.jit(lambda x: x + 1, device=device)(1.0) == 2.0
+    assert jax.jit(lambda x: x + 1, backend=jax.default_backend())(1.0) == 2.0
+    with pytest.raises(RuntimeError, match="Unknown backend: 'gpu'"):
+        jax.jit(lambda x: x, backend="gpu")
+    with pytest.raises(ValueError, match="both a device and a backend"):
+        jax.jit(lambda x: x, device=device, backend="cpu")

@@ -411,7 +411,10 @@ class NumpyDevice:
 def devices() -> list:
     if backend() == "pjrt":
         return runtime.get_client().devices()
-    return [NumpyDevice()]
+    return [_NUMPY_DEVICE]
+
+
+_NUMPY_DEVICE = NumpyDevice()
 
 
 def default_backend() -> str:

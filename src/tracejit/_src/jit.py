@@ -32,7 +32,7 @@ from tracejit._src.core import Primitive, current_trace, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
-from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from tracejit._src.lowering.lower import lower_jaxpr_to_module, lowering_rules
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 
@@ -147,7 +147,14 @@ class Jitted:
     """A jitted function: callable, with `.lower(*args)` for the StableHLO and compiled forms."""
 
     def __init__(
-        self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames, keep_unused
+        self,
+        fun,
+        static_argnums,
+        static_argnames,
+        donate_argnums,
+        donate_argnames,
+        keep_unused,
+        inline=False,
     ):
         functools.update_wrapper(self, fun)
         self.fun = fun
@@ -165,6 +172,7 @@ class Jitted:
                 "donate_argnames"
             )
         self.keep_unused = bool(keep_unused)
+        self.inline = bool(inline)
         self.name = getattr(fun, "__name__", "fun")
         # The function's traces and programs: freed with it, and bounded as the process-wide
         # compile caches are (`tracejit_compile_cache_size`).
@@ -307,7 +315,10 @@ class Jitted:
                         self._compiled.clear()
                     self._compiled[signature] = entry
             return tree_unflatten(entry.out_tree, program(leaves))
-        outs = jit_p.bind(*entry.closure, *leaves, jaxpr=entry.jaxpr, name=self.name)
+        if self.inline:
+            outs = eval_jaxpr(entry.jaxpr.jaxpr, entry.jaxpr.consts, *entry.closure, *leaves)
+        else:
+            outs = jit_p.bind(*entry.closure, *leaves, jaxpr=entry.jaxpr, name=self.name)
         return tree_unflatten(entry.out_tree, outs)
 
     def lower(self, *args, **kwargs) -> Lowered:
@@ -443,6 +454,9 @@ def jit(
     donate_argnums=None,
     donate_argnames=None,
     keep_unused=False,
+    device=None,
+    backend=None,
+    inline=False,
 ):
     """Compiles `fun` with XLA, tracing it once per monomorphic signature. Usable as a
     decorator, with or without arguments.
@@ -451,20 +465,39 @@ def jit(
     may write outputs of the same shape and dtype into them instead of allocating: a donated
     Array is deleted by the call (using it then raises RuntimeError). `keep_unused=False` lets
     the compiled program leave out arguments the function never reads, so calls do not
-    transfer them; results are the same either way.
+    transfer them; results are the same either way. `inline=True` traces `fun` into the
+    jaxpr of a jitted caller instead of as a nested `jit` equation. `device`/`backend` may name
+    only what there is: tracejit compiles for its one default device.
     """
+    _check_placement(device, backend)
     options = {
         "static_argnums": static_argnums,
         "static_argnames": static_argnames,
         "donate_argnums": donate_argnums,
         "donate_argnames": donate_argnames,
         "keep_unused": keep_unused,
+        "inline": inline,
     }
     if fun is _not_specified:
         return lambda fun: jit(fun, **options)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     return Jitted(fun, **options)
+
+
+def _check_placement(device, backend) -> None:
+    if device is not None and backend is not None:
+        raise ValueError(
+            "can't specify both a device and a backend for jit, got "
+            f"device={device!r} and backend={backend!r}"
+        )
+    if backend is not None and backend != dispatch.default_backend():
+        raise RuntimeError(
+            f"Unknown backend: {backend!r} requested, but no platforms that are instances of "
+            f"{backend} are present. Platforms present are: {dispatch.default_backend()}"
+        )
+    if device is not None and device not in dispatch.devices()[:1]:
+        raise NotImplementedError(f"jit(device={device!r}): tracejit compiles for one device")
 
 
 @contextlib.contextmanager
