@@ -121,3 +121,17 @@ def test_a_checkpointed_scan_body_keeps_only_the_carries():
 def test_the_compiled_recomputation_is_guarded_from_cse():
     text = jax.jit(jax.grad(jax.checkpoint(sin_sin))).lower(1.0).as_text()
     assert "stablehlo.optimization_barrier" in text
+
+
+def test_static_arguments_by_position_or_name_and_keyword_arguments():
+    def scaled(x, n, *, y):
+        return jnp.sin(x) * n * y
+
+    for checkpointed in (
+        jax.checkpoint(scaled, static_argnums=1),
+        jax.checkpoint(scaled, static_argnames="n"),
+    ):
+        got = jax.grad(checkpointed)(0.5, 3, y=2.0)
+        np.testing.assert_allclose(got, np.cos(0.5) * 6.0, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="`concrete` option"):
+        jax.checkpoint(scaled, concrete=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 
-from tracejit._src.api_util import shaped_abstractify
+from tracejit._src.api_util import argnums_and_argnames, shaped_abstractify
 from tracejit._src.core import Primitive, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.eval import to_numpy
@@ -34,29 +34,55 @@ from tracejit._src.tree_util import tree_flatten, tree_unflatten
 remat_p = Primitive("remat2", multiple_results=True)
 
 
-def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
+_DEPRECATED = object()
+
+
+def checkpoint(
+    fun=None,
+    *,
+    prevent_cse=True,
+    policy=None,
+    static_argnums=(),
+    static_argnames=(),
+    concrete=_DEPRECATED,
+):
     """`fun`, whose reverse-mode residuals are recomputed in the backward pass instead of kept
-    (JAX's `jax.checkpoint`, also `jax.remat`). Usable as a decorator."""
+    (JAX's `jax.checkpoint`, also `jax.remat`). Usable as a decorator. Static arguments (by
+    position or name) are passed to `fun` as they are, not traced."""
+    if concrete is not _DEPRECATED:
+        raise NotImplementedError(
+            "The `concrete` option to `jax.checkpoint` was deprecated in JAX v0.8.2, and "
+            "removed in JAX v0.10.0. In its place please use `static_argnums`."
+        )
     if fun is None:
         return functools.partial(
-            checkpoint, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums
+            checkpoint,
+            prevent_cse=prevent_cse,
+            policy=policy,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
         )
     if policy is not None:
         raise NotImplementedError("checkpoint policies (saving some residuals) are not built yet")
-    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else static_argnums
+    static_nums, static_names = argnums_and_argnames(fun, static_argnums, static_argnames, "static")
 
     @functools.wraps(fun)
-    def remat_fun(*args):
+    def remat_fun(*args, **kwargs):
         n = len(args)
-        static = {i % n: args[i] for i in static_argnums}
-        dynamic = [a for i, a in enumerate(args) if i not in static]
+        static = {i % n: args[i] for i in static_nums if -n <= i < n}
+        static_kwargs = {k: v for k, v in kwargs.items() if k in static_names}
+        dynamic = (
+            [a for i, a in enumerate(args) if i not in static],
+            {k: v for k, v in kwargs.items() if k not in static_names},
+        )
         leaves, in_tree = tree_flatten(dynamic)
         out_trees = []
 
         def flat_fun(*flat):
-            values = iter(tree_unflatten(in_tree, flat))
+            positional, keywords = tree_unflatten(in_tree, flat)
+            values = iter(positional)
             full = [static[i] if i in static else next(values) for i in range(n)]
-            out_leaves, out_tree = tree_flatten(fun(*full))
+            out_leaves, out_tree = tree_flatten(fun(*full, **keywords, **static_kwargs))
             out_trees.append(out_tree)
             return out_leaves
 
@@ -77,7 +103,19 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
     return remat_fun
 
 
-remat = checkpoint
+def remat(
+    fun=None,
+    *,
+    prevent_cse=True,
+    policy=None,
+    static_argnums=(),
+    concrete=_DEPRECATED,
+):
+    """`checkpoint` under its older name (which takes no `static_argnames`)."""
+    return checkpoint(
+        fun, prevent_cse=prevent_cse, policy=policy, static_argnums=static_argnums,
+        concrete=concrete,
+    )  # fmt: skip
 
 
 @remat_p.def_abstract_eval
