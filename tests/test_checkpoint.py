@@ -6,6 +6,7 @@ import pytest
 import tracejit as jax
 import tracejit.numpy as jnp
 from tracejit import lax
+from tracejit.ad_checkpoint import checkpoint_name, checkpoint_policies
 from tracejit.test_util import check_grads
 
 
@@ -44,8 +45,6 @@ def test_static_argnums_and_decorator_form():
     g = jax.checkpoint(lambda x, n: x**n, static_argnums=(1,))
     np.testing.assert_allclose(jax.grad(f)(0.5), 2 * np.cos(0.5), rtol=1e-6)
     np.testing.assert_allclose(jax.grad(g)(2.0, 3), 12.0)
-    with pytest.raises(NotImplementedError, match="policies"):
-        jax.checkpoint(f, policy=lambda *a, **k: True)
 
 
 # As JAX 0.10.2 prints them: the forward part of reverse mode runs inline and keeps nothing;
@@ -135,3 +134,61 @@ def test_static_arguments_by_position_or_name_and_keyword_arguments():
         np.testing.assert_allclose(got, np.cos(0.5) * 6.0, rtol=1e-6)
     with pytest.raises(NotImplementedError, match="`concrete` option"):
         jax.checkpoint(scaled, concrete=True)
+
+
+def _remat_inputs(fun, x):
+    """The operands of the recomputing `remat2` in the jaxpr of `grad(fun)`."""
+    jaxpr = jax.make_jaxpr(jax.grad(fun))(x).jaxpr
+    (eqn,) = [e for e in jaxpr.eqns if e.primitive.name == "remat2"]
+    return eqn.invars
+
+
+W = np.full((3, 3), 0.5, np.float32)
+
+
+def _mlp(x):
+    return jnp.sin(jnp.tanh(x @ W) @ W)
+
+
+def _named_mlp(x):
+    hidden = checkpoint_name(jnp.tanh(x @ W), "hidden")
+    return jnp.sin(hidden @ W)
+
+
+_policies = checkpoint_policies
+
+
+@pytest.mark.parametrize(
+    ("policy", "fun", "num_saved"),
+    [
+        (None, _mlp, 0),
+        (_policies.nothing_saveable, _mlp, 0),
+        (_policies.dots_saveable, _mlp, 2),  # both products; tanh and sin are recomputed
+        (_policies.save_only_these_names("hidden"), _named_mlp, 1),
+        (_policies.save_any_names_but_these("hidden"), _named_mlp, 0),
+        (
+            _policies.save_from_both_policies(_policies.nothing_saveable, _policies.dots_saveable),
+            _mlp,
+            2,
+        ),
+    ],
+)
+def test_policies_choose_the_residuals_and_keep_the_gradient(policy, fun, num_saved):
+    checkpointed = jax.checkpoint(fun, policy=policy)
+
+    def loss(x):
+        return checkpointed(x).sum()
+
+    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    assert len(_remat_inputs(loss, x)) == 2 + num_saved  # the input, its cotangent, saved
+    want = jax.grad(lambda x: fun(x).sum())(x)
+    np.testing.assert_allclose(jax.grad(loss)(x), want, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.grad(loss))(x), want, rtol=1e-6)
+
+
+def test_checkpoint_name_is_the_identity_under_transformations():
+    x = jnp.arange(3.0)
+    assert "name[name=a]" in str(jax.make_jaxpr(lambda x: checkpoint_name(x, "a"))(x))
+    np.testing.assert_array_equal(jax.vmap(lambda v: checkpoint_name(v * 2, "b"))(x), x * 2)
+    assert jax.grad(lambda v: checkpoint_name(jnp.sin(v), "c"))(0.5) == np.cos(np.float32(0.5))
+    np.testing.assert_array_equal(jax.jit(lambda v: checkpoint_name(v, "d"))(x), x)
