@@ -98,3 +98,23 @@ def test_decompositions_not_built_yet_are_absent(name):
 def test_cases_that_need_a_decomposition_say_so():
     with pytest.raises(NotImplementedError, match="singular values"):
         jnp.linalg.norm(M, ord=2)
+
+
+def test_array_api_products_work_over_the_last_axes():
+    x = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    np.testing.assert_array_equal(jnp.linalg.trace(x, offset=1), [18.0, 54.0])
+    np.testing.assert_array_equal(jnp.linalg.diagonal(x, offset=1), np.diagonal(x, 1, -2, -1))
+    assert jnp.linalg.trace(np.ones((2, 2), bool)).dtype == np.int32
+    np.testing.assert_array_equal(
+        jnp.linalg.cross(np.arange(3.0), np.ones(3)), np.cross(np.arange(3.0), np.ones(3))
+    )
+    with pytest.raises(ValueError, match="3-dimensional vectors"):
+        jnp.linalg.cross(np.ones(2), np.ones(2))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        jnp.linalg.outer(np.ones((2, 2)), np.ones(2))
+    np.testing.assert_array_equal(
+        jnp.linalg.outer(np.arange(2.0), np.arange(3.0)), np.outer(np.arange(2.0), np.arange(3.0))
+    )
+    a, b = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
+    np.testing.assert_array_equal(jnp.linalg.tensordot(a, b, axes=1), a @ b)
+    np.testing.assert_array_equal(jnp.linalg.matmul(a, b), a @ b)

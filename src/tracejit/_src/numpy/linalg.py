@@ -14,11 +14,63 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.numpy import arithmetic, manipulation, products, promotion, reductions, ufuncs
-from tracejit._src.numpy.lib import diagonal, trace  # noqa: F401  (linalg names too)
-from tracejit._src.numpy.lib_math import cross  # noqa: F401
+from tracejit._src.numpy import (
+    arithmetic,
+    lib,
+    lib_math,
+    manipulation,
+    products,
+    promotion,
+    reductions,
+    ufuncs,
+)
 from tracejit._src.numpy.manipulation import matrix_transpose  # noqa: F401
-from tracejit._src.numpy.products import matmul, outer, tensordot, vecdot  # noqa: F401
+from tracejit._src.numpy.products import vecdot  # noqa: F401
+
+# --- the array API's products: `jnp`'s, over the last axes, with positional-only operands ---
+
+
+def cross(x1, x2, /, *, axis=-1):
+    """The cross product of 3-vectors along `axis` (the array API has no 2-vectors)."""
+    x1, x2 = promotion.asarray_operand("cross", x1, 0), promotion.asarray_operand("cross", x2, 1)
+    sizes = np.shape(x1)[axis], np.shape(x2)[axis]
+    if sizes != (3, 3):
+        raise ValueError(
+            "Both input arrays must be (arrays of) 3-dimensional vectors, but they have "
+            f"x1.shape[axis]={sizes[0]} and x2.shape[axis]={sizes[1]}"
+        )
+    return lib_math.cross(x1, x2, axis=axis)
+
+
+def diagonal(x, /, *, offset=0):
+    return lib.diagonal(x, offset, -2, -1)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    return lib.trace(x, offset, -2, -1, dtype)
+
+
+def matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    return products.matmul(
+        x1, x2, precision=precision, preferred_element_type=preferred_element_type
+    )
+
+
+def outer(x1, x2, /):
+    if np.ndim(x1) != 1 or np.ndim(x2) != 1:
+        raise ValueError(
+            "Input arrays must be one-dimensional, but they are "
+            f"x1.ndim={np.ndim(x1)} x2.ndim={np.ndim(x2)}"
+        )
+    return products.outer(x1, x2)
+
+
+def tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None, out_sharding=None):
+    if out_sharding is not None:
+        raise NotImplementedError("tensordot(out_sharding=...): tracejit runs on one device")
+    return products.tensordot(
+        x1, x2, axes, precision=precision, preferred_element_type=preferred_element_type
+    )
 
 
 def _inexact(name: str, x):
