@@ -141,3 +141,15 @@ def test_device_put_to_something_that_is_no_device_raises_jax_value_error():
     with pytest.raises(ValueError, match="only accepts `None`.*Received invalid value: 'cpu'"):
         jax.device_put(jnp.ones(3), "cpu")
     np.testing.assert_array_equal(jax.device_put(jnp.ones(3), jax.devices()[0]), np.ones(3))
+
+
+def test_device_put_aliases_arrays_already_on_the_device():
+    x = jax.device_put(jnp.ones(3))
+    assert jax.device_put(x) is x
+    assert jax.device_put(x, donate=True) is x and not x.is_deleted()
+    copy = jax.device_put(x, may_alias=False)
+    assert copy is not x
+    np.testing.assert_array_equal(copy, x)
+    assert jax.device_put(x, src=jax.devices()[0]) is x
+    with pytest.raises(ValueError, match="may_alias and donate"):
+        jax.device_put(x, donate=True, may_alias=True)

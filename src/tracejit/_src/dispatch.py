@@ -421,20 +421,28 @@ def default_backend() -> str:
     return devices()[0].platform
 
 
-def device_put(x, device=None):
-    """`x` (an array-like or a pytree of them) committed to `device` (default: the first)."""
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """`x` (an array-like or a pytree of them) committed to `device` (default: the first).
+
+    An Array already on the device is returned itself unless `may_alias=False` asks for a
+    copy (there is one device: `donate` has nothing to give up); host values are transferred."""
     device_type = runtime.Device if backend() == "pjrt" else NumpyDevice
-    if device is not None and not isinstance(device, device_type):
-        raise ValueError(
-            "`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, "
-            "`Format`, `jax.memory.Space` or a pytree of these values. Received invalid value: "
-            f"{device!r}"
-        )
+    for given in (device, src):
+        if given is not None and not isinstance(given, device_type):
+            raise ValueError(
+                "`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, "
+                "`Format`, `jax.memory.Space` or a pytree of these values. Received invalid "
+                f"value: {given!r}"
+            )
+    if donate and may_alias:
+        raise ValueError("may_alias and donate cannot be True at the same time.")
 
     def put(leaf):
+        on_device = backend() != "pjrt" or getattr(leaf, "_buffer", None) is not None
+        if isinstance(leaf, Array) and on_device and may_alias is not False:
+            return leaf
         value, weak = to_numpy(leaf)
         if backend() != "pjrt" or value.dtype == dtypes.key_fry:  # keys: passed as words
-            return make_array(np.array(value), weak)
             return make_array(np.array(value), weak)
         return make_device_array(runtime.get_client().buffer_from_numpy(value, device), weak)
 
