@@ -6,6 +6,7 @@ user's function under its trace, and rebuilds the outputs' structure.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import numpy as np
@@ -20,7 +21,7 @@ from tracejit._src.api_util import (
     shaped_abstractify,
 )
 from tracejit._src.array import Array, make_array
-from tracejit._src.core import Tracer, current_trace, new_trace
+from tracejit._src.core import Tracer, current_trace, get_aval, new_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.batching import batch_at_front, move_batch_dim
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
@@ -45,11 +46,13 @@ def _static_out_of_range(fun, args):
     return error
 
 
-def make_jaxpr(fun, static_argnums=(), return_shape=False):
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
     """Returns a function that gives the jaxpr of `fun` for the given example arguments.
 
     Only the shapes and dtypes of the arguments matter (ShapeDtypeStructs work as well),
     except those listed in `static_argnums`, whose Python values are used as they are.
+    `axis_env`, a list of (axis name, size), binds named axes for the collectives of `fun`
+    that no vmap inside it maps (as a pmap around it would).
     """
 
     @functools.wraps(fun)
@@ -69,13 +72,68 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False):
             out_trees.append(out_tree)
             return out_leaves
 
-        closed_jaxpr = trace_to_jaxpr(flat_fun, in_avals, DebugInfo(fun, "make_jaxpr"))
+        closed_jaxpr = trace_to_jaxpr(
+            flat_fun, in_avals, DebugInfo(fun, "make_jaxpr"), axis_env or ()
+        )
         if not return_shape:
             return closed_jaxpr
-        shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed_jaxpr.out_avals]
+        shapes = [
+            ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+            for a in closed_jaxpr.out_avals
+        ]
         return closed_jaxpr, tree_unflatten(out_trees[0], shapes)
 
     return make_jaxpr_f
+
+
+def eval_shape(fun, *args, **kwargs):
+    """The shapes, dtypes and weak types of `fun(*args, **kwargs)`'s outputs, as a pytree of
+    ShapeDtypeStructs, found by tracing alone: nothing is computed (ShapeDtypeStructs may stand
+    for the arguments)."""
+    leaves, in_tree = tree_flatten((args, kwargs))
+    in_avals = abstractify_arguments(fun, leaves, args, kwargs)
+    out_trees = []
+
+    def flat_fun(*flat_args):
+        call_args, call_kwargs = tree_unflatten(in_tree, flat_args)
+        out_leaves, out_tree = tree_flatten(fun(*call_args, **call_kwargs))
+        out_trees.append(out_tree)
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat_fun, in_avals, DebugInfo(fun, "eval_shape"))
+    structs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+    return tree_unflatten(out_trees[0], structs)
+
+
+def typeof(x):
+    """The abstract type (`ShapedArray`: shape, dtype, weak type) of an array, a Python scalar
+    or a tracer: what a transformation knows of it."""
+    try:
+        return get_aval(x)
+    except TypeError:
+        raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX type") from None
+
+
+class named_scope(contextlib.ContextDecorator):
+    """Names the operations of a block (`with named_scope("attention"): ...`, or as a
+    decorator). JAX records the name in its name stack, which only profilers and the compiled
+    program's metadata read; tracejit emits no such metadata, so the name changes nothing."""
+
+    def __init__(self, name: str):
+        if not isinstance(name, str):
+            raise TypeError("named_scope name argument must be a string.")
+        self.name = name
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+def named_call(fun, *, name=None):
+    """`fun` with its operations named `name` (default: its `__name__`): see `named_scope`."""
+    return named_scope(fun.__name__ if name is None else name)(fun)
 
 
 def block_until_ready(x):
@@ -208,9 +266,16 @@ def linearize(fun, *primals, has_aux=False):
     return (*result, out_info["aux"]) if has_aux else result
 
 
-def vjp(fun, *primals, has_aux=False):
+def _reject_reduce_axes(reduce_axes, name: str) -> None:
+    """`reduce_axes` is a deprecated parameter that JAX keeps in its signatures and refuses."""
+    if reduce_axes:
+        raise NotImplementedError(f"reduce_axes argument to {name} is deprecated")
+
+
+def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     """(fun(*primals), f_vjp) where f_vjp(cotangent) pulls an output cotangent back to a tuple
     of input cotangents (one per primal argument)."""
+    _reject_reduce_axes(reduce_axes, "vjp")
     flat_primals, in_tree = tree_flatten(primals)
     flat_fun, out_info = _flatten_fun(fun, in_tree, has_aux)
     primals_out, linear = partial_eval.linearize_flat(flat_fun, flat_primals, DebugInfo(fun, "vjp"))
@@ -276,8 +341,11 @@ def _check_grad_inputs(name: str, args, holomorphic: bool, allow_int: bool):
             )
 
 
-def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+def value_and_grad(
+    fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()
+):
     """A function returning (fun(*args), its gradient w.r.t. the arguments in `argnums`)."""
+    _reject_reduce_axes(reduce_axes, "value_and_grad")
 
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
@@ -322,8 +390,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     return value_and_grad_f
 
 
-def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
     """The gradient of a scalar-valued `fun` w.r.t. its argument(s) `argnums`."""
+    _reject_reduce_axes(reduce_axes, "grad")
     value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     @functools.wraps(fun)
@@ -483,14 +552,18 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     return jacrev_f
 
 
+jacobian = jacrev  # JAX's alias
+
+
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Hessian of a scalar `fun`: forward-over-reverse, jacfwd(jacrev(fun))."""
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
-def linear_transpose(fun, *primals):
+def linear_transpose(fun, *primals, reduce_axes=()):
     """The transpose of the linear function `fun`, at arguments shaped like `primals`: a
     function from output cotangents to a tuple of input cotangents."""
+    _reject_reduce_axes(reduce_axes, "transpose")
     flat_primals, in_tree = tree_flatten(primals)
     in_avals = [shaped_abstractify(p) for p in flat_primals]
     flat_fun, out_info = _flatten_fun(fun, in_tree)

@@ -56,6 +56,18 @@ class JaxRuntimeError(RuntimeError):
     with the status, as `RESOURCE_EXHAUSTED: ...`."""
 
 
+class JaxprTypeError(TypeError):
+    """A jaxpr that does not type-check (`check_jaxpr`): a variable used before it is bound, or an
+    equation whose output types are not what its primitive gives. Raised while staging when
+    `jax_enable_checks` is on."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """JAX raises this for a comparison or division of symbolic dimensions whose result depends
+    on the dimensions' values. tracejit's shapes are always concrete integers, so it never
+    raises it; the class exists so that `except` clauses written for JAX carry over."""
+
+
 class SourceLocation:
     """A line of the user's code, kept as plain data (holding the frame would keep its locals
     alive): `file.py:12 (fun_name): `the source line``."""
