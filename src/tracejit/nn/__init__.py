@@ -35,3 +35,4 @@ from tracejit._src.nn.functions import (  # noqa: F401
     tanh,
 )
 from tracejit.nn import initializers  # noqa: F401
+from tracejit._src.nn.attention import dot_product_attention  # noqa: F401
