@@ -401,3 +401,20 @@ def test_tree_static_fields_are_metadata():
 def test_partial_binds_keywords():
     p = tree_util.Partial(lambda x, scale: x * scale, scale=2.0)
     assert jax.jit(lambda p, x: p(x))(p, 3.0) == 6.0
+
+
+def test_make_user_context_keys_jit_caches_on_its_value():
+    traces = []
+    f = jax.jit(lambda x: (traces.append(1), x * 2)[1])
+    context = jax.make_user_context()
+    assert context.value is None
+    f(1.0)
+    f(1.0)
+    with context(1):
+        assert context.value == 1
+        f(1.0)
+        f(1.0)
+    with context(2):
+        f(1.0)
+    assert f(1.0) == 2.0
+    assert len(traces) == 3  # one trace per value of the context

@@ -250,3 +250,38 @@ no_tracing = _flag("jax_no_tracing")
 numpy_rank_promotion = State("jax_numpy_rank_promotion")
 default_device = State("jax_default_device")
 default_matmul_precision = State("jax_default_matmul_precision")
+
+
+class UserConfig:
+    """A value of the user's own that jitted functions are traced for, made by
+    `make_user_context`: changing it (globally, or inside `with context(value):`) makes them
+    trace and compile again, as a change of `jax_enable_x64` does."""
+
+    def __init__(self, default_value):
+        self._name = f"user_context_{len(_user_contexts)}"
+        _user_contexts.append(self)
+        Config._options[self._name] = (self._name, None, None)
+        config._tracing_options = (*config._tracing_options, self._name)
+        config.update(self._name, default_value)
+
+    @property
+    def value(self):
+        return config.read(self._name)
+
+    def get_global(self):
+        return self.value
+
+    def set_global(self, new_value) -> None:
+        config.update(self._name, new_value)
+
+    def __call__(self, new_value):
+        return StateContextManager(self._name, new_value)
+
+
+_user_contexts: list = []
+
+
+def make_user_context(default_value=None) -> UserConfig:
+    """A new context that jit's caches are keyed on: `ctx = make_user_context()`, then
+    `with ctx(1): f(x)` and `with ctx(2): f(x)` trace `f` separately. Values must be hashable."""
+    return UserConfig(default_value)
