@@ -418,3 +418,12 @@ def test_make_user_context_keys_jit_caches_on_its_value():
         f(1.0)
     assert f(1.0) == 2.0
     assert len(traces) == 3  # one trace per value of the context
+
+
+def test_vmap_sum_match_sums_outputs_wanted_unbatched():
+    xs = jnp.arange(6.0).reshape(3, 2)
+    doubled, total = jax.vmap(lambda x: (x * 2, x.sum()), out_axes=None, sum_match=True)(xs)
+    np.testing.assert_array_equal(doubled, [12.0, 18.0])
+    assert total == 15.0
+    with pytest.raises(ValueError, match="got axis spec None but output was batched on axis 0"):
+        jax.vmap(lambda x: x * 2, out_axes=None)(xs)

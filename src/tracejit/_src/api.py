@@ -26,7 +26,7 @@ from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.batching import batch_at_front, move_batch_dim
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
-from tracejit._src.lax import conversions, shapes
+from tracejit._src.lax import conversions, reductions, shapes
 from tracejit._src.tree_util import (
     keystr,
     tree_flatten,
@@ -711,14 +711,17 @@ def _batch_size(fun, args, kwargs, flat_args, user_axes, axis_size):
     return flat_axes, axis_size
 
 
-def _place_outputs(outs, out_dims, out_tree, out_axes, size) -> list:
-    """Each output with its batch axis where `out_axes` asks (None: not batched)."""
+def _place_outputs(outs, out_dims, out_tree, out_axes, size, sum_match=False) -> list:
+    """Each output with its batch axis where `out_axes` asks (None: not batched; with
+    `sum_match`, a batched output asked to be unbatched is summed over its batch axis)."""
     out_value = tree_unflatten(out_tree, outs)
     out_axes_flat = _broadcast_prefix(out_axes, out_value, "out_axes")
     paths = [path for path, _ in tree_flatten_with_path(out_value)[0]]
     results = []
     for out, dim, target, path in zip(outs, out_dims, out_axes_flat, paths, strict=True):
         if target is None:
+            if dim is not None and sum_match:
+                out, dim = reductions.reduce_sum(out, (dim,)), None
             if dim is not None:
                 raise ValueError(
                     f"at vmap out_axes{keystr(path)}, got axis spec None but output was "
@@ -734,12 +737,25 @@ def _place_outputs(outs, out_dims, out_tree, out_axes, size) -> list:
     return results
 
 
-def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
+def vmap(
+    fun,
+    in_axes=0,
+    out_axes=0,
+    axis_name=None,
+    axis_size=None,
+    spmd_axis_name=None,
+    sum_match=False,
+):
     """Vectorizes `fun` over the axes `in_axes` of its arguments; the outputs get the batch
-    axis at `out_axes`. One call computes every batch member at once.
+    axis at `out_axes`. One call computes every batch member at once. With `sum_match`, an
+    output that `out_axes` wants unbatched (None) but that depends on the batch is summed
+    over it instead of refused. (`spmd_axis_name`, which shards the batch over a device mesh,
+    waits for meshes.)
 
     The axes specifications are checked here, as JAX checks them; errors about the arguments
     (sizes that disagree) name them by their parameter and their path inside it."""
+    if spmd_axis_name is not None:
+        raise NotImplementedError("vmap's spmd_axis_name needs device meshes, not built yet")
     in_axes = _check_in_axes_spec(in_axes)
     _check_axes_leaves(out_axes, "out_axes")
 
@@ -757,7 +773,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
             return out_flat
 
         outs, out_dims = batching.vmap_flat(flat_fun, flat_args, flat_axes, size, axis_name)
-        results = _place_outputs(outs, out_dims, out_info["tree"], out_axes, size)
+        results = _place_outputs(outs, out_dims, out_info["tree"], out_axes, size, sum_match)
         return tree_unflatten(out_info["tree"], results)
 
     return vmap_f
