@@ -63,7 +63,11 @@ def _segment_reduce(name, kind, reducer, data, segment_ids, num_segments, indice
         mode = "clip"
     shape = (num_segments, *data.shape[1:])
     identity = _identity(kind, data.dtype)
-    options = dict(indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode)
+    options = {
+        "indices_are_sorted": indices_are_sorted,
+        "unique_indices": unique_indices,
+        "mode": mode,
+    }
     if bucket_size is None:
         out = full(shape, identity, dtype=data.dtype)
         return getattr(out.at[segment_ids], kind)(data, **options)
