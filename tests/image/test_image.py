@@ -10,6 +10,7 @@ import pathlib
 import numpy as np
 import pytest
 from helpers import assert_close, check_vmap
+
 import tracejit
 import tracejit.numpy as jnp
 from tracejit import image
@@ -43,7 +44,9 @@ def test_matches_jax(name):
 def test_same_size_is_the_identity_and_nearest_picks_pixels():
     x = np.arange(12.0, dtype=np.float32).reshape(3, 4)
     np.testing.assert_array_equal(image.resize(x, (3, 4), "lanczos3"), x)
-    np.testing.assert_array_equal(image.resize(x, (6, 2), "nearest"), x[[0, 0, 1, 1, 2, 2]][:, [1, 3]])
+    np.testing.assert_array_equal(
+        image.resize(x, (6, 2), "nearest"), x[[0, 0, 1, 1, 2, 2]][:, [1, 3]]
+    )
 
 
 def test_resize_method_enum_and_names():

@@ -33,9 +33,7 @@ from tracejit._src.numpy.promotion import promote_dtypes_inexact
 
 def _lanczos_kernel(radius, x):
     y = radius * ufuncs.sin(np.pi * x) * ufuncs.sin(np.pi * x / radius)
-    out = ufuncs.where(
-        x > 1e-3, ufuncs.divide(y, ufuncs.where(x != 0, np.pi**2 * x**2, 1)), 1
-    )
+    out = ufuncs.where(x > 1e-3, ufuncs.divide(y, ufuncs.where(x != 0, np.pi**2 * x**2, 1)), 1)
     return ufuncs.where(x > radius, 0.0, out)
 
 
