@@ -427,3 +427,34 @@ def test_vmap_sum_match_sums_outputs_wanted_unbatched():
     assert total == 15.0
     with pytest.raises(ValueError, match="got axis spec None but output was batched on axis 0"):
         jax.vmap(lambda x: x * 2, out_axes=None)(xs)
+
+
+def test_vjp_function_is_a_pytree_of_residuals_that_can_cross_jit():
+    x = jnp.arange(3.0)
+    _, f_vjp = jax.vjp(lambda x: jnp.sin(x) * x, x)
+    assert len(jax.tree.leaves(f_vjp)) >= 1  # the residuals
+    from_jit = jax.jit(lambda x: jax.vjp(lambda x: jnp.sin(x) * x, x)[1])(x)
+    want = np.sin(np.arange(3.0)) + np.arange(3.0) * np.cos(np.arange(3.0))
+    np.testing.assert_allclose(from_jit(jnp.ones(3))[0], want, rtol=1e-6)
+    np.testing.assert_allclose(f_vjp(jnp.ones(3))[0], want, rtol=1e-6)
+
+
+def test_fwd_and_bwd_reuses_the_compiled_backward_pass():
+    traces = []
+
+    def f(x, w):
+        traces.append(1)
+        return x @ w
+
+    fwd, bwd = jax.fwd_and_bwd(f, argnums=(0, 1))
+    x = jnp.ones((2, 2))
+    for scale in (1.0, 2.0, 3.0):
+        y, residuals = fwd(x, x * scale)
+        cot_x, cot_w = bwd(residuals, jnp.ones((2, 2)))
+        np.testing.assert_array_equal(cot_x, np.full((2, 2), 2.0 * scale))
+        np.testing.assert_array_equal(cot_w, np.full((2, 2), 2.0))
+    assert len(traces) == 1  # fwd traced once; bwd's cache keyed on the same residual tree
+    assert len(bwd._cache) == 1
+    fwd, bwd = jax.fwd_and_bwd(lambda x, w: (x @ w).sum(), argnums=1, jitted=False)
+    y, residuals = fwd(x, x)
+    np.testing.assert_array_equal(bwd(residuals, 1.0), np.full((2, 2), 2.0))

@@ -26,8 +26,10 @@ from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.batching import batch_at_front, move_batch_dim
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
+from tracejit._src.jit import jit
 from tracejit._src.lax import conversions, reductions, shapes
 from tracejit._src.tree_util import (
+    register_pytree_node,
     keystr,
     tree_flatten,
     tree_flatten_with_path,
@@ -274,7 +276,8 @@ def _reject_reduce_axes(reduce_axes, name: str) -> None:
 
 def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     """(fun(*primals), f_vjp) where f_vjp(cotangent) pulls an output cotangent back to a tuple
-    of input cotangents (one per primal argument)."""
+    of input cotangents (one per primal argument). `f_vjp` is a pytree (`VJP`) whose leaves
+    are the residuals, so it may cross a `jit` boundary (see `fwd_and_bwd`)."""
     _reject_reduce_axes(reduce_axes, "vjp")
     flat_primals, in_tree = tree_flatten(primals)
     flat_fun, out_info = _flatten_fun(fun, in_tree, has_aux)
@@ -282,15 +285,28 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     out_tree = out_info["tree"]
     out_avals = [shaped_abstractify(p) for p in primals_out]
     in_avals = [ad.tangent_aval(shaped_abstractify(p)) for p in flat_primals]
+    pullback = _Pullback(linear.jaxpr, in_tree, in_avals, out_tree, out_avals)
+    primals_out = [_as_array(p) for p in primals_out]
+    result = (tree_unflatten(out_tree, primals_out), VJP(pullback, list(linear.consts)))
+    return (*result, out_info["aux"]) if has_aux else result
 
-    def f_vjp(cotangent):
+
+class _Pullback:
+    """The static part of a `VJP`: the linear jaxpr to transpose and the trees and types of
+    its cotangents. Compared by identity, as a jit cache key part."""
+
+    def __init__(self, linear_jaxpr, in_tree, in_avals, out_tree, out_avals):
+        self.linear_jaxpr, self.in_tree, self.in_avals = linear_jaxpr, in_tree, in_avals
+        self.out_tree, self.out_avals = out_tree, out_avals
+
+    def __call__(self, residuals, cotangent):
         flat_cts, ct_tree = tree_flatten(cotangent)
-        if ct_tree != out_tree:
+        if ct_tree != self.out_tree:
             raise ValueError(
                 "unexpected tree structure of argument to vjp function: got "
-                f"{ct_tree}, but expected to match {out_tree}"
+                f"{ct_tree}, but expected to match {self.out_tree}"
             )
-        for ct, aval in zip(flat_cts, out_avals, strict=True):
+        for ct, aval in zip(flat_cts, self.out_avals, strict=True):
             got, want = shaped_abstractify(ct), ad.tangent_aval(aval)
             if got.shape != want.shape or (got.dtype != want.dtype and want.dtype != dtypes.float0):
                 raise ValueError(
@@ -298,16 +314,53 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=()):
                     f"{got.str_short()}, but expected {want.str_short()} because the "
                     "corresponding output of the function had that type"
                 )
-        cts_in = transpose.backward_pass(linear.jaxpr, linear.consts, flat_cts)
+        cts_in = transpose.backward_pass(self.linear_jaxpr, residuals, flat_cts)
         cts_in = [
             _as_array(ad.zeros_like_aval(aval) if type(ct) is ad.Zero else ct)
-            for ct, aval in zip(cts_in, in_avals, strict=True)
+            for ct, aval in zip(cts_in, self.in_avals, strict=True)
         ]
-        return tree_unflatten(in_tree, cts_in)
+        return tree_unflatten(self.in_tree, cts_in)
 
-    primals_out = [_as_array(p) for p in primals_out]
-    result = (tree_unflatten(out_tree, primals_out), f_vjp)
-    return (*result, out_info["aux"]) if has_aux else result
+
+class VJP:
+    """The function `vjp` returns: cotangent of the outputs -> cotangents of the inputs. A
+    pytree whose leaves are the residuals of the forward pass, as in JAX."""
+
+    def __init__(self, pullback: _Pullback, residuals: list):
+        self.pullback, self.residuals = pullback, residuals
+
+    def __call__(self, cotangent):
+        return self.pullback(self.residuals, cotangent)
+
+
+register_pytree_node(
+    VJP, lambda f: (f.residuals, f.pullback), lambda pullback, res: VJP(pullback, list(res))
+)
+
+
+def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
+    """(fwd, bwd): `fwd(*args)` is `vjp` of `fun` in the arguments `argnums`, returning
+    (outputs, residuals[, aux]), and `bwd(residuals, cotangent)` the cotangents of those
+    arguments (one, for an int `argnums`). Both jitted by default: the residuals are a pytree,
+    so the backward pass compiles once and is reused across calls."""
+    single = isinstance(argnums, int)
+
+    def fwd(*args):
+        nums = normalize_argnums(argnums, len(args))
+
+        def partial_fun(*diff):
+            full = list(args)
+            for i, a in zip(nums, diff, strict=True):
+                full[i] = a
+            return fun(*full)
+
+        return vjp(partial_fun, *[args[i] for i in nums], has_aux=has_aux)
+
+    def bwd(f_vjp, cotangent):
+        cotangents = f_vjp(cotangent)
+        return cotangents[0] if single else cotangents
+
+    return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
 
 
 def _normalize_argnums_grad(argnums, num_args: int):
