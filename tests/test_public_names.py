@@ -449,12 +449,13 @@ def test_fwd_and_bwd_reuses_the_compiled_backward_pass():
     fwd, bwd = jax.fwd_and_bwd(f, argnums=(0, 1))
     x = jnp.ones((2, 2))
     for scale in (1.0, 2.0, 3.0):
-        y, residuals = fwd(x, x * scale)
+        _, residuals = fwd(x, x * scale)
         cot_x, cot_w = bwd(residuals, jnp.ones((2, 2)))
         np.testing.assert_array_equal(cot_x, np.full((2, 2), 2.0 * scale))
         np.testing.assert_array_equal(cot_w, np.full((2, 2), 2.0))
     assert len(traces) == 1  # fwd traced once; bwd's cache keyed on the same residual tree
     assert len(bwd._cache) == 1
     fwd, bwd = jax.fwd_and_bwd(lambda x, w: (x @ w).sum(), argnums=1, jitted=False)
-    y, residuals = fwd(x, x)
+    value, residuals = fwd(x, x)
+    assert value == 8.0
     np.testing.assert_array_equal(bwd(residuals, 1.0), np.full((2, 2), 2.0))

@@ -29,8 +29,8 @@ from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.jit import jit
 from tracejit._src.lax import conversions, reductions, shapes
 from tracejit._src.tree_util import (
-    register_pytree_node,
     keystr,
+    register_pytree_node,
     tree_flatten,
     tree_flatten_with_path,
     tree_structure,
