@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from tracejit._src import dispatch, runtime
+from tracejit._src import dispatch
 from tracejit._src.array import Array, DeviceArray
 from tracejit._src.jit import clear_trace_caches
 from tracejit._src.tree_util import tree_leaves
@@ -29,9 +29,16 @@ _KNOWN_PLATFORMS = ("cpu", "gpu", "tpu", *_GPU_PLATFORMS)
 class Device(abc.ABC):
     """A device computations run on (`tracejit.devices()` lists them)."""
 
-
-Device.register(runtime.Device)
-Device.register(dispatch.NumpyDevice)
+    @classmethod
+    def __subclasshook__(cls, subclass):
+        # PJRT devices exist only once the runtime's client module is loaded; asking for its
+        # class earlier would load the plugin machinery at `import tracejit`.
+        client = sys.modules.get("tracejit._src.runtime.client")
+        if subclass is dispatch.NumpyDevice or (
+            client is not None and issubclass(subclass, client.Device)
+        ):
+            return True
+        return NotImplemented
 
 
 def _check_backend(backend) -> None:
