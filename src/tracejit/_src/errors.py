@@ -17,6 +17,9 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class JAXTypeError(TypeError):
     """Base of tracejit's type errors (JAX's name, kept so `except` clauses carry over)."""
 
+    def __init__(self, message: str):
+        super().__init__(message)
+
 
 class KeyReuseError(JAXTypeError):
     """A consumed PRNG key was used again (checked with `jax_debug_key_reuse` on)."""
@@ -24,6 +27,9 @@ class KeyReuseError(JAXTypeError):
 
 class JAXIndexError(IndexError):
     """Base of tracejit's index errors."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
 
 
 class ConcretizationTypeError(JAXTypeError):
@@ -45,6 +51,9 @@ class TracerArrayConversionError(JAXTypeError):
 class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that made it (stored in a global, returned via a side
     channel) and was used after that transformation finished."""
+
+    def __init__(self, msg: str):
+        super().__init__(msg)
 
 
 class NonConcreteBooleanIndexError(JAXIndexError):
