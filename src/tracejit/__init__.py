@@ -6,76 +6,167 @@ import tracejit.numpy as jnp
 jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 3.0))(jnp.ones(8))
 """
 
-from tracejit import dtypes, errors, lax, nn, numpy, random, test_util, tree, tree_util
+from tracejit import (
+    custom_derivatives,
+    dtypes,
+    errors,
+    image,
+    lax,
+    nn,
+    numpy,
+    ops,
+    random,
+    scipy,
+    test_util,
+    tree,
+    tree_util,
+    typing,
+    version,
+)
 from tracejit._src.api import (
     block_until_ready,
     device_get,
+    eval_shape,
+    fwd_and_bwd,
     grad,
     hessian,
     jacfwd,
+    jacobian,
     jacrev,
     jvp,
     linear_transpose,
     linearize,
     make_jaxpr,
+    named_call,
+    named_scope,
+    typeof,
     value_and_grad,
     vjp,
     vmap,
 )
 from tracejit._src.api_util import ShapeDtypeStruct
-from tracejit._src.array import Array
+from tracejit._src.basearray import Array
 from tracejit._src.checkpoint import checkpoint, remat
-from tracejit._src.config import config
-from tracejit._src.custom_derivatives import custom_jvp, custom_vjp
-from tracejit._src.dispatch import default_backend, device_put, devices
-from tracejit._src.jit import disable_jit, jit
-
-local_devices = devices
-
-
-def device_count() -> int:
-    return len(devices())
-
-
+from tracejit._src.config import (
+    config,
+    debug_key_reuse,
+    default_device,
+    default_matmul_precision,
+    enable_checks,
+    enable_x64,
+    explain_cache_misses,
+    log_compiles,
+    make_user_context,
+    no_tracing,
+    numpy_rank_promotion,
+    threefry_partitionable,
+)
+from tracejit._src.custom_derivatives import (
+    closure_convert,
+    custom_gradient,
+    custom_jvp,
+    custom_vjp,
+)
+from tracejit._src.dispatch import default_backend, device_put
+from tracejit._src.dtypes import float0
 from tracejit._src.interpreters import eval as _eval  # noqa: F401  (installs the eager trace)
-
-__version__ = "0.1.0"
+from tracejit._src.interpreters.compile_time_eval import ensure_compile_time_eval
+from tracejit._src.jit import disable_jit, jit
+from tracejit._src.xla_bridge import (
+    Device,
+    clear_caches,
+    copy_to_host_async,
+    device_count,
+    devices,
+    host_count,
+    host_id,
+    host_ids,
+    live_arrays,
+    local_device_count,
+    local_devices,
+    print_environment_info,
+    process_count,
+    process_index,
+    process_indices,
+)
+from tracejit.version import __version__, __version_info__
 
 __all__ = [
     "Array",
+    "Device",
     "ShapeDtypeStruct",
+    "__version__",
+    "__version_info__",
     "block_until_ready",
     "checkpoint",
+    "clear_caches",
+    "closure_convert",
     "config",
+    "copy_to_host_async",
+    "custom_derivatives",
+    "custom_gradient",
     "custom_jvp",
     "custom_vjp",
+    "debug_key_reuse",
     "default_backend",
+    "default_device",
+    "default_matmul_precision",
     "device_count",
     "device_get",
     "device_put",
     "devices",
     "disable_jit",
     "dtypes",
+    "enable_checks",
+    "enable_x64",
+    "ensure_compile_time_eval",
     "errors",
+    "eval_shape",
+    "explain_cache_misses",
+    "float0",
+    "fwd_and_bwd",
     "grad",
     "hessian",
+    "host_count",
+    "host_id",
+    "host_ids",
+    "image",
     "jacfwd",
+    "jacobian",
     "jacrev",
     "jit",
     "jvp",
     "lax",
     "linear_transpose",
     "linearize",
+    "live_arrays",
+    "local_device_count",
     "local_devices",
+    "log_compiles",
     "make_jaxpr",
+    "make_user_context",
+    "named_call",
+    "named_scope",
     "nn",
+    "no_tracing",
     "numpy",
+    "numpy_rank_promotion",
+    "ops",
+    "print_environment_info",
+    "process_count",
+    "process_index",
+    "process_indices",
     "random",
     "remat",
+    "scipy",
     "test_util",
+    "threefry_partitionable",
     "tree",
     "tree_util",
+    "typeof",
+    "typing",
     "value_and_grad",
+    "version",
     "vjp",
     "vmap",
 ]

@@ -2,7 +2,9 @@
 
 from tracejit._src.errors import (  # noqa: F401
     ConcretizationTypeError,
+    InconclusiveDimensionOperation,
     JAXIndexError,
+    JaxprTypeError,
     JaxRuntimeError,
     JAXTypeError,
     KeyReuseError,

@@ -15,6 +15,8 @@ leaves_with_path = _tree_util.tree_leaves_with_path
 map = _tree_util.tree_map
 map_with_path = _tree_util.tree_map_with_path
 reduce = _tree_util.tree_reduce
+reduce_associative = _tree_util.tree_reduce_associative
+static = _tree_util.static
 structure = _tree_util.tree_structure
 transpose = _tree_util.tree_transpose
 unflatten = _tree_util.tree_unflatten
@@ -29,6 +31,8 @@ __all__ = [
     "map",
     "map_with_path",
     "reduce",
+    "reduce_associative",
+    "static",
     "structure",
     "transpose",
     "unflatten",

@@ -550,7 +550,7 @@ def test_aliases_and_module():
 
 
 def test_names_not_built_yet_are_absent():
-    assert not hasattr(nn, "dot_product_attention")
+    assert not hasattr(nn, "scaled_matmul")  # block-scaled matmuls: GPU only, in JAX too
     with pytest.raises(AttributeError):
         nn.not_a_function  # noqa: B018
 

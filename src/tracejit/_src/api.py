@@ -6,6 +6,7 @@ user's function under its trace, and rebuilds the outputs' structure.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import numpy as np
@@ -20,14 +21,16 @@ from tracejit._src.api_util import (
     shaped_abstractify,
 )
 from tracejit._src.array import Array, make_array
-from tracejit._src.core import Tracer, current_trace, new_trace
+from tracejit._src.core import Tracer, current_trace, get_aval, new_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.batching import batch_at_front, move_batch_dim
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
-from tracejit._src.lax import conversions, shapes
+from tracejit._src.jit import jit
+from tracejit._src.lax import conversions, reductions, shapes
 from tracejit._src.tree_util import (
     keystr,
+    register_pytree_node,
     tree_flatten,
     tree_flatten_with_path,
     tree_structure,
@@ -45,11 +48,13 @@ def _static_out_of_range(fun, args):
     return error
 
 
-def make_jaxpr(fun, static_argnums=(), return_shape=False):
+def make_jaxpr(fun, static_argnums=(), axis_env=None, return_shape=False):
     """Returns a function that gives the jaxpr of `fun` for the given example arguments.
 
     Only the shapes and dtypes of the arguments matter (ShapeDtypeStructs work as well),
     except those listed in `static_argnums`, whose Python values are used as they are.
+    `axis_env`, a list of (axis name, size), binds named axes for the collectives of `fun`
+    that no vmap inside it maps (as a pmap around it would).
     """
 
     @functools.wraps(fun)
@@ -69,13 +74,68 @@ def make_jaxpr(fun, static_argnums=(), return_shape=False):
             out_trees.append(out_tree)
             return out_leaves
 
-        closed_jaxpr = trace_to_jaxpr(flat_fun, in_avals, DebugInfo(fun, "make_jaxpr"))
+        closed_jaxpr = trace_to_jaxpr(
+            flat_fun, in_avals, DebugInfo(fun, "make_jaxpr"), axis_env or ()
+        )
         if not return_shape:
             return closed_jaxpr
-        shapes = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed_jaxpr.out_avals]
+        shapes = [
+            ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+            for a in closed_jaxpr.out_avals
+        ]
         return closed_jaxpr, tree_unflatten(out_trees[0], shapes)
 
     return make_jaxpr_f
+
+
+def eval_shape(fun, *args, **kwargs):
+    """The shapes, dtypes and weak types of `fun(*args, **kwargs)`'s outputs, as a pytree of
+    ShapeDtypeStructs, found by tracing alone: nothing is computed (ShapeDtypeStructs may stand
+    for the arguments)."""
+    leaves, in_tree = tree_flatten((args, kwargs))
+    in_avals = abstractify_arguments(fun, leaves, args, kwargs)
+    out_trees = []
+
+    def flat_fun(*flat_args):
+        call_args, call_kwargs = tree_unflatten(in_tree, flat_args)
+        out_leaves, out_tree = tree_flatten(fun(*call_args, **call_kwargs))
+        out_trees.append(out_tree)
+        return out_leaves
+
+    closed = trace_to_jaxpr(flat_fun, in_avals, DebugInfo(fun, "eval_shape"))
+    structs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+    return tree_unflatten(out_trees[0], structs)
+
+
+def typeof(x):
+    """The abstract type (`ShapedArray`: shape, dtype, weak type) of an array, a Python scalar
+    or a tracer: what a transformation knows of it."""
+    try:
+        return get_aval(x)
+    except TypeError:
+        raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX type") from None
+
+
+class named_scope(contextlib.ContextDecorator):
+    """Names the operations of a block (`with named_scope("attention"): ...`, or as a
+    decorator). JAX records the name in its name stack, which only profilers and the compiled
+    program's metadata read; tracejit emits no such metadata, so the name changes nothing."""
+
+    def __init__(self, name: str):
+        if not isinstance(name, str):
+            raise TypeError("named_scope name argument must be a string.")
+        self.name = name
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc_info):
+        return False
+
+
+def named_call(fun, *, name=None):
+    """`fun` with its operations named `name` (default: its `__name__`): see `named_scope`."""
+    return named_scope(fun.__name__ if name is None else name)(fun)
 
 
 def block_until_ready(x):
@@ -208,24 +268,45 @@ def linearize(fun, *primals, has_aux=False):
     return (*result, out_info["aux"]) if has_aux else result
 
 
-def vjp(fun, *primals, has_aux=False):
+def _reject_reduce_axes(reduce_axes, name: str) -> None:
+    """`reduce_axes` is a deprecated parameter that JAX keeps in its signatures and refuses."""
+    if reduce_axes:
+        raise NotImplementedError(f"reduce_axes argument to {name} is deprecated")
+
+
+def vjp(fun, *primals, has_aux=False, reduce_axes=()):
     """(fun(*primals), f_vjp) where f_vjp(cotangent) pulls an output cotangent back to a tuple
-    of input cotangents (one per primal argument)."""
+    of input cotangents (one per primal argument). `f_vjp` is a pytree (`VJP`) whose leaves
+    are the residuals, so it may cross a `jit` boundary (see `fwd_and_bwd`)."""
+    _reject_reduce_axes(reduce_axes, "vjp")
     flat_primals, in_tree = tree_flatten(primals)
     flat_fun, out_info = _flatten_fun(fun, in_tree, has_aux)
     primals_out, linear = partial_eval.linearize_flat(flat_fun, flat_primals, DebugInfo(fun, "vjp"))
     out_tree = out_info["tree"]
     out_avals = [shaped_abstractify(p) for p in primals_out]
     in_avals = [ad.tangent_aval(shaped_abstractify(p)) for p in flat_primals]
+    pullback = _Pullback(linear.jaxpr, in_tree, in_avals, out_tree, out_avals)
+    primals_out = [_as_array(p) for p in primals_out]
+    result = (tree_unflatten(out_tree, primals_out), VJP(pullback, list(linear.consts)))
+    return (*result, out_info["aux"]) if has_aux else result
 
-    def f_vjp(cotangent):
+
+class _Pullback:
+    """The static part of a `VJP`: the linear jaxpr to transpose and the trees and types of
+    its cotangents. Compared by identity, as a jit cache key part."""
+
+    def __init__(self, linear_jaxpr, in_tree, in_avals, out_tree, out_avals):
+        self.linear_jaxpr, self.in_tree, self.in_avals = linear_jaxpr, in_tree, in_avals
+        self.out_tree, self.out_avals = out_tree, out_avals
+
+    def __call__(self, residuals, cotangent):
         flat_cts, ct_tree = tree_flatten(cotangent)
-        if ct_tree != out_tree:
+        if ct_tree != self.out_tree:
             raise ValueError(
                 "unexpected tree structure of argument to vjp function: got "
-                f"{ct_tree}, but expected to match {out_tree}"
+                f"{ct_tree}, but expected to match {self.out_tree}"
             )
-        for ct, aval in zip(flat_cts, out_avals, strict=True):
+        for ct, aval in zip(flat_cts, self.out_avals, strict=True):
             got, want = shaped_abstractify(ct), ad.tangent_aval(aval)
             if got.shape != want.shape or (got.dtype != want.dtype and want.dtype != dtypes.float0):
                 raise ValueError(
@@ -233,16 +314,53 @@ def vjp(fun, *primals, has_aux=False):
                     f"{got.str_short()}, but expected {want.str_short()} because the "
                     "corresponding output of the function had that type"
                 )
-        cts_in = transpose.backward_pass(linear.jaxpr, linear.consts, flat_cts)
+        cts_in = transpose.backward_pass(self.linear_jaxpr, residuals, flat_cts)
         cts_in = [
             _as_array(ad.zeros_like_aval(aval) if type(ct) is ad.Zero else ct)
-            for ct, aval in zip(cts_in, in_avals, strict=True)
+            for ct, aval in zip(cts_in, self.in_avals, strict=True)
         ]
-        return tree_unflatten(in_tree, cts_in)
+        return tree_unflatten(self.in_tree, cts_in)
 
-    primals_out = [_as_array(p) for p in primals_out]
-    result = (tree_unflatten(out_tree, primals_out), f_vjp)
-    return (*result, out_info["aux"]) if has_aux else result
+
+class VJP:
+    """The function `vjp` returns: cotangent of the outputs -> cotangents of the inputs. A
+    pytree whose leaves are the residuals of the forward pass, as in JAX."""
+
+    def __init__(self, pullback: _Pullback, residuals: list):
+        self.pullback, self.residuals = pullback, residuals
+
+    def __call__(self, cotangent):
+        return self.pullback(self.residuals, cotangent)
+
+
+register_pytree_node(
+    VJP, lambda f: (f.residuals, f.pullback), lambda pullback, res: VJP(pullback, list(res))
+)
+
+
+def fwd_and_bwd(fun, argnums, has_aux=False, jitted=True):
+    """(fwd, bwd): `fwd(*args)` is `vjp` of `fun` in the arguments `argnums`, returning
+    (outputs, residuals[, aux]), and `bwd(residuals, cotangent)` the cotangents of those
+    arguments (one, for an int `argnums`). Both jitted by default: the residuals are a pytree,
+    so the backward pass compiles once and is reused across calls."""
+    single = isinstance(argnums, int)
+
+    def fwd(*args):
+        nums = normalize_argnums(argnums, len(args))
+
+        def partial_fun(*diff):
+            full = list(args)
+            for i, a in zip(nums, diff, strict=True):
+                full[i] = a
+            return fun(*full)
+
+        return vjp(partial_fun, *[args[i] for i in nums], has_aux=has_aux)
+
+    def bwd(f_vjp, cotangent):
+        cotangents = f_vjp(cotangent)
+        return cotangents[0] if single else cotangents
+
+    return (jit(fwd), jit(bwd)) if jitted else (fwd, bwd)
 
 
 def _normalize_argnums_grad(argnums, num_args: int):
@@ -276,8 +394,11 @@ def _check_grad_inputs(name: str, args, holomorphic: bool, allow_int: bool):
             )
 
 
-def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+def value_and_grad(
+    fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()
+):
     """A function returning (fun(*args), its gradient w.r.t. the arguments in `argnums`)."""
+    _reject_reduce_axes(reduce_axes, "value_and_grad")
 
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
@@ -322,8 +443,9 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     return value_and_grad_f
 
 
-def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
+def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()):
     """The gradient of a scalar-valued `fun` w.r.t. its argument(s) `argnums`."""
+    _reject_reduce_axes(reduce_axes, "grad")
     value_and_grad_f = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
 
     @functools.wraps(fun)
@@ -483,14 +605,18 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     return jacrev_f
 
 
+jacobian = jacrev  # JAX's alias
+
+
 def hessian(fun, argnums=0, has_aux=False, holomorphic=False):
     """The Hessian of a scalar `fun`: forward-over-reverse, jacfwd(jacrev(fun))."""
     return jacfwd(jacrev(fun, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
-def linear_transpose(fun, *primals):
+def linear_transpose(fun, *primals, reduce_axes=()):
     """The transpose of the linear function `fun`, at arguments shaped like `primals`: a
     function from output cotangents to a tuple of input cotangents."""
+    _reject_reduce_axes(reduce_axes, "transpose")
     flat_primals, in_tree = tree_flatten(primals)
     in_avals = [shaped_abstractify(p) for p in flat_primals]
     flat_fun, out_info = _flatten_fun(fun, in_tree)
@@ -638,14 +764,17 @@ def _batch_size(fun, args, kwargs, flat_args, user_axes, axis_size):
     return flat_axes, axis_size
 
 
-def _place_outputs(outs, out_dims, out_tree, out_axes, size) -> list:
-    """Each output with its batch axis where `out_axes` asks (None: not batched)."""
+def _place_outputs(outs, out_dims, out_tree, out_axes, size, sum_match=False) -> list:
+    """Each output with its batch axis where `out_axes` asks (None: not batched; with
+    `sum_match`, a batched output asked to be unbatched is summed over its batch axis)."""
     out_value = tree_unflatten(out_tree, outs)
     out_axes_flat = _broadcast_prefix(out_axes, out_value, "out_axes")
     paths = [path for path, _ in tree_flatten_with_path(out_value)[0]]
     results = []
     for out, dim, target, path in zip(outs, out_dims, out_axes_flat, paths, strict=True):
         if target is None:
+            if dim is not None and sum_match:
+                out, dim = reductions.reduce_sum(out, (dim,)), None
             if dim is not None:
                 raise ValueError(
                     f"at vmap out_axes{keystr(path)}, got axis spec None but output was "
@@ -661,12 +790,25 @@ def _place_outputs(outs, out_dims, out_tree, out_axes, size) -> list:
     return results
 
 
-def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
+def vmap(
+    fun,
+    in_axes=0,
+    out_axes=0,
+    axis_name=None,
+    axis_size=None,
+    spmd_axis_name=None,
+    sum_match=False,
+):
     """Vectorizes `fun` over the axes `in_axes` of its arguments; the outputs get the batch
-    axis at `out_axes`. One call computes every batch member at once.
+    axis at `out_axes`. One call computes every batch member at once. With `sum_match`, an
+    output that `out_axes` wants unbatched (None) but that depends on the batch is summed
+    over it instead of refused. (`spmd_axis_name`, which shards the batch over a device mesh,
+    waits for meshes.)
 
     The axes specifications are checked here, as JAX checks them; errors about the arguments
     (sizes that disagree) name them by their parameter and their path inside it."""
+    if spmd_axis_name is not None:
+        raise NotImplementedError("vmap's spmd_axis_name needs device meshes, not built yet")
     in_axes = _check_in_axes_spec(in_axes)
     _check_axes_leaves(out_axes, "out_axes")
 
@@ -684,7 +826,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None):
             return out_flat
 
         outs, out_dims = batching.vmap_flat(flat_fun, flat_args, flat_axes, size, axis_name)
-        results = _place_outputs(outs, out_dims, out_info["tree"], out_axes, size)
+        results = _place_outputs(outs, out_dims, out_info["tree"], out_axes, size, sum_match)
         return tree_unflatten(out_info["tree"], results)
 
     return vmap_f

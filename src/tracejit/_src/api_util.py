@@ -23,10 +23,26 @@ class ShapeDtypeStruct:
 
     __slots__ = ("dtype", "shape", "weak_type")
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(
+        self, shape, dtype, *, sharding=None, weak_type=False, manual_axis_type=None, is_ref=False
+    ):
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+        for name, value, missing in (
+            ("sharding", sharding, "shardings (jax.sharding) are not built yet"),
+            ("manual_axis_type", manual_axis_type, "manual mesh axes are not built yet"),
+            ("is_ref", is_ref, "mutable array references (jax.Ref) are not built yet"),
+        ):
+            if value:
+                raise NotImplementedError(f"ShapeDtypeStruct({name}={value!r}): {missing}")
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type
+
+    # On one device, with no mesh and no references, these are always their defaults.
+    sharding = None
+    manual_axis_type = None
+    is_ref = False
 
     @property
     def ndim(self):

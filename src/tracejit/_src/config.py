@@ -3,9 +3,16 @@
 Each option has a default that an environment variable may override at import time
 (`JAX_ENABLE_X64=1`), and is read on hot paths as a plain attribute (`config.enable_x64`), so
 reading a flag costs one attribute lookup. An option is a flag or, where its default is an int,
-a number (`TRACEJIT_COMPILE_CACHE_SIZE=64`).
+a number (`TRACEJIT_COMPILE_CACHE_SIZE=64`), or one of a few named choices
+(`jax_numpy_rank_promotion`: "allow", "warn" or "raise").
+
+The options JAX exposes as `jax.enable_x64` & co. are `State`s here too: `State.value` reads the
+option, and calling it gives a context manager (also a decorator) that sets the option for a
+block and restores it after: `with tracejit.numpy_rank_promotion("raise"): ...`. JAX keeps such
+values per thread; tracejit's options are process-wide, so a block sets them for every thread.
 """
 
+import contextlib
 import os
 from typing import ClassVar
 
@@ -52,6 +59,22 @@ class Config:
         ),
         # Eager raw keys consumed twice raise KeyReuseError (`_src/random/key_reuse.py`).
         "jax_debug_key_reuse": ("debug_key_reuse", "JAX_DEBUG_KEY_REUSE", False),
+        # jnp broadcasting of operands of different ranks: "allow", "warn" or "raise"
+        # (`_src/numpy/promotion.py`).
+        "jax_numpy_rank_promotion": ("numpy_rank_promotion", "JAX_NUMPY_RANK_PROMOTION", "allow"),
+        # Every staged jaxpr is type-checked (`check_jaxpr`) as it is built.
+        "jax_enable_checks": ("enable_checks", "JAX_ENABLE_CHECKS", False),
+        # `jit` raises instead of tracing a function (a test that nothing is retraced).
+        "jax_no_tracing": ("no_tracing", "JAX_NO_TRACING", False),
+        # The device new arrays go to: with one device per process, None or that device.
+        "jax_default_device": ("default_device", "JAX_DEFAULT_DEVICE", None),
+        # The default `precision` of matmuls on 32-bit inputs; XLA's CPU backend computes every
+        # precision at full float32, as it does in JAX, so the value is only kept and checked.
+        "jax_default_matmul_precision": (
+            "default_matmul_precision",
+            "JAX_DEFAULT_MATMUL_PRECISION",
+            None,
+        ),
         # How many compiled programs each in-memory compile cache keeps (dispatch.LRUCache).
         "tracejit_compile_cache_size": (
             "compile_cache_size",
@@ -67,9 +90,44 @@ class Config:
         ),
     }
 
+    # The values an option of named choices accepts (None: unset, where that is allowed).
+    _choices: ClassVar[dict] = {
+        "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
+        "jax_default_matmul_precision": (
+            None,
+            "default",
+            "high",
+            "highest",
+            "bfloat16",
+            "tensorfloat32",
+            "float32",
+            "ANY_F8_ANY_F8_F32",
+            "ANY_F8_ANY_F8_F32_FAST_ACCUM",
+            "ANY_F8_ANY_F8_ANY",
+            "ANY_F8_ANY_F8_ANY_FAST_ACCUM",
+            "F16_F16_F16",
+            "F16_F16_F32",
+            "BF16_BF16_BF16",
+            "BF16_BF16_F32",
+            "BF16_BF16_F32_X3",
+            "BF16_BF16_F32_X6",
+            "BF16_BF16_F32_X9",
+            "TF32_TF32_F32",
+            "TF32_TF32_F32_X3",
+            "F32_F32_F32",
+            "F64_F64_F64",
+        ),
+    }
+
     # Options that change what tracing a function produces: jit keys its traces on their
-    # values (`trace_context`), as JAX keys them on its trace context.
-    _tracing_options: ClassVar[tuple] = ("jax_enable_x64", "jax_threefry_partitionable")
+    # values (`trace_context`), as JAX keys them on its trace context. (`jax_no_tracing` is
+    # among them so that switching it on makes every call trace, and raise, as in JAX.)
+    _tracing_options: ClassVar[tuple] = (
+        "jax_enable_x64",
+        "jax_threefry_partitionable",
+        "jax_numpy_rank_promotion",
+        "jax_no_tracing",
+    )
 
     def __init__(self):
         self._listeners = []
@@ -84,11 +142,23 @@ class Config:
         if name not in self._options:
             raise AttributeError(f"Unrecognized config option: {name}")
         attribute, _, default = self._options[name]
-        setattr(self, attribute, type(default)(value))
+        setattr(self, attribute, self._parse(name, default, value))
         if name in self._tracing_options:
             self._set_trace_context()
         for listener in self._listeners:
             listener(name)
+
+    def _parse(self, name: str, default, value):
+        choices = self._choices.get(name)
+        if choices is not None:
+            if value not in choices:
+                allowed = [c for c in choices if c is not None]
+                prefix = "None or in" if None in choices else "in"
+                raise ValueError(
+                    f"new enum value must be {prefix} {allowed}, got {value} of type {type(value)}."
+                )
+            return value
+        return value if default is None else type(default)(value)
 
     def read(self, name: str):
         if name not in self._options:
@@ -108,3 +178,110 @@ class Config:
 
 
 config = Config()
+
+
+class NoDefault:
+    """The value of a `State` called with none: the option's usual context value, if any."""
+
+
+no_default = NoDefault()
+
+
+class State:
+    """A config option as JAX's `jax.<option>`: `.value` reads it; calling it with a new value
+    gives a context manager that sets the option inside its block (and a decorator that sets it
+    around each call). Flags switch on when called with no value, as `jax.enable_x64()` does."""
+
+    def __init__(self, name: str, context_default=no_default):
+        self.name = name
+        self.__name__ = name.removeprefix("jax_")
+        self.__doc__ = f"Context manager for `{name}` config option."
+        self._context_default = context_default
+
+    @property
+    def value(self):
+        return config.read(self.name)
+
+    def __bool__(self):
+        raise TypeError(
+            "bool() not supported for instances of type 'State' (did you mean to use "
+            "'State.value' instead?)"
+        )
+
+    def __call__(self, new_val=no_default):
+        if new_val is no_default:
+            if self._context_default is no_default:
+                raise TypeError(
+                    f"Context manager for {self.__name__} config option requires an argument "
+                    "representing the new value for the config option."
+                )
+            new_val = self._context_default
+        _, _, default = Config._options[self.name]
+        return StateContextManager(self.name, config._parse(self.name, default, new_val))
+
+
+class StateContextManager(contextlib.ContextDecorator):
+    """Sets an option on entry, restores its previous value on exit."""
+
+    def __init__(self, name: str, value):
+        self.name = name
+        self.value = value
+        self._previous = []
+
+    def __enter__(self):
+        self._previous.append(config.read(self.name))
+        config.update(self.name, self.value)
+
+    def __exit__(self, *exc_info):
+        config.update(self.name, self._previous.pop())
+
+
+def _flag(name: str) -> State:
+    return State(name, context_default=True)
+
+
+enable_x64 = _flag("jax_enable_x64")
+enable_checks = _flag("jax_enable_checks")
+log_compiles = _flag("jax_log_compiles")
+explain_cache_misses = _flag("jax_explain_cache_misses")
+threefry_partitionable = _flag("jax_threefry_partitionable")
+debug_key_reuse = _flag("jax_debug_key_reuse")
+no_tracing = _flag("jax_no_tracing")
+numpy_rank_promotion = State("jax_numpy_rank_promotion")
+default_device = State("jax_default_device")
+default_matmul_precision = State("jax_default_matmul_precision")
+
+
+class UserConfig:
+    """A value of the user's own that jitted functions are traced for, made by
+    `make_user_context`: changing it (globally, or inside `with context(value):`) makes them
+    trace and compile again, as a change of `jax_enable_x64` does."""
+
+    def __init__(self, default_value):
+        self._name = f"user_context_{len(_user_contexts)}"
+        _user_contexts.append(self)
+        Config._options[self._name] = (self._name, None, None)
+        config._tracing_options = (*config._tracing_options, self._name)
+        config.update(self._name, default_value)
+
+    @property
+    def value(self):
+        return config.read(self._name)
+
+    def get_global(self):
+        return self.value
+
+    def set_global(self, new_value) -> None:
+        config.update(self._name, new_value)
+
+    def __call__(self, new_value):
+        return StateContextManager(self._name, new_value)
+
+
+_user_contexts: list = []
+
+
+def make_user_context(default_value=None) -> UserConfig:
+    """A new context that jit's caches are keyed on: `ctx = make_user_context()`, then
+    `with ctx(1): f(x)` and `with ctx(2): f(x)` trace `f` separately. Values must be hashable."""
+    return UserConfig(default_value)

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import functools
 
+from tracejit._src.api_util import argnums_and_argnames, shaped_abstractify
 from tracejit._src.core import (
     Primitive,
     ShapedArray,
+    Tracer,
     current_trace,
     get_aval,
     processed_by_trace_method,
@@ -28,9 +30,17 @@ from tracejit._src.core import (
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, tangent_aval, transpose_rules
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules, vmap_flat
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lowering.lower import lowering_rules, never_lowered
-from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+from tracejit._src.tree_util import (
+    register_pytree_node,
+    tree_flatten,
+    tree_map,
+    tree_structure,
+    tree_unflatten,
+    treedef_is_leaf,
+)
 
 
 class CustomJVPCall:
@@ -150,6 +160,12 @@ class _Named:
         return self.name
 
 
+def _nondiff_positions(fun, nondiff_argnums, nondiff_argnames) -> tuple:
+    """The positions of the non-differentiable arguments, those named included."""
+    nums, _ = argnums_and_argnames(fun, nondiff_argnums, nondiff_argnames, "nondiff")
+    return tuple(sorted(nums))
+
+
 def _split_nondiff(args, nondiff_argnums):
     static = {i: args[i] for i in nondiff_argnums}
     dynamic = [a for i, a in enumerate(args) if i not in static]
@@ -189,10 +205,10 @@ class custom_jvp:
         return primal_out, tangent_out
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _nondiff_positions(fun, nondiff_argnums, nondiff_argnames)
         self.jvp = None
         self.symbolic_zeros = False
 
@@ -281,10 +297,10 @@ class custom_vjp:
     f.defvjp(f_fwd, f_bwd)
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun, nondiff_argnums=(), nondiff_argnames=()):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.nondiff_argnums = _nondiff_positions(fun, nondiff_argnums, nondiff_argnames)
         self.fwd = self.bwd = None
         self.symbolic_zeros = False
 
@@ -533,3 +549,95 @@ def _custom_lin_batch(values, dims, *, num_res, bwd, out_avals, in_avals):
 transpose_rules[custom_lin_p] = _custom_lin_transpose
 batch_rules[custom_lin_p] = _custom_lin_batch
 never_lowered(custom_lin_p, "transposed away before anything is compiled")
+
+
+# --------------------------------------------------------------------------------------------
+# Conveniences over custom_vjp
+
+
+def _stage_flat(fun, in_tree, in_avals, name: str):
+    """(closed jaxpr of `fun` on arguments of tree `in_tree` and types `in_avals`, its output
+    tree)."""
+    out_trees = []
+
+    def flat_fun(*flat_args):
+        out_flat, out_tree = tree_flatten(fun(*tree_unflatten(in_tree, flat_args)))
+        out_trees.append(out_tree)
+        return out_flat
+
+    return trace_to_jaxpr(flat_fun, in_avals, DebugInfo(fun, name)), out_trees[0]
+
+
+def closure_convert(fun, *example_args):
+    """(converted, consts): `converted(*args, *consts)` computes `fun(*args)` with the values
+    `fun` closes over that may carry derivatives (floating-point tracers) passed explicitly as
+    `consts`, so that `custom_vjp`/`custom_jvp` rules, which take only explicit arguments, can
+    differentiate with respect to them. `example_args` give the arguments' types."""
+    flat_args, in_tree = tree_flatten(example_args)
+    in_avals = [shaped_abstractify(x) for x in flat_args]
+    closed, out_tree = _stage_flat(fun, in_tree, in_avals, "closure_convert")
+    hoisted = [_maybe_perturbed(c) for c in closed.consts]
+    hoisted_consts = [c for c, h in zip(closed.consts, hoisted, strict=True) if h]
+    num_hoisted = len(hoisted_consts)
+
+    def converted_fun(*args_and_consts):
+        num_args = len(args_and_consts) - num_hoisted
+        args, given = args_and_consts[:num_args], iter(args_and_consts[num_args:])
+        consts = [next(given) if h else c for c, h in zip(closed.consts, hoisted, strict=True)]
+        flat, tree = tree_flatten(tuple(args))
+        if tree != in_tree:
+            raise TypeError(
+                "The inputs to the closure produced by closure_convert must have the same Pytree "
+                f"structure as the example arguments passed when closure_convert was called. "
+                f"Expected {in_tree}, but got {tree}"
+            )
+        return tree_unflatten(out_tree, eval_jaxpr(closed.jaxpr, consts, *flat))
+
+    return converted_fun, hoisted_consts
+
+
+def _maybe_perturbed(x) -> bool:
+    """Whether a closed-over value may carry a derivative: a tracer of an inexact dtype."""
+    return isinstance(x, Tracer) and tangent_aval(get_aval(x)).dtype.kind in "fc"
+
+
+class _GradientRule:
+    """The residuals of `custom_gradient`: the user's backward function staged as a jaxpr (in
+    the pytree's static part) and the values it closes over (its leaves)."""
+
+    def __init__(self, jaxpr, consts, in_tree, out_tree):
+        self.jaxpr, self.consts, self.in_tree, self.out_tree = jaxpr, consts, in_tree, out_tree
+
+
+register_pytree_node(
+    _GradientRule,
+    lambda r: (r.consts, (r.jaxpr, r.in_tree, r.out_tree)),
+    lambda aux, consts: _GradientRule(aux[0], list(consts), aux[1], aux[2]),
+)
+
+
+def custom_gradient(fun):
+    """A function whose gradient `fun` gives along with its value: `fun(*args)` returns
+    `(value, vjp)`, with `vjp(cotangent)` returning one cotangent per argument (as a tuple, or
+    alone for a function of one argument)."""
+
+    @custom_vjp
+    def wrapped_fun(*args):
+        return fun(*args)[0]
+
+    def fwd(*args):
+        ans, rule = fun(*args)
+        ans_flat, out_tree = tree_flatten((ans,))
+        ct_avals = [tangent_aval(get_aval(x)) for x in ans_flat]
+        closed, in_tree = _stage_flat(rule, out_tree, ct_avals, "custom_gradient")
+        return ans, _GradientRule(closed.jaxpr, list(closed.consts), in_tree, out_tree)
+
+    def bwd(res, cts):
+        cts_flat, out_tree = tree_flatten((cts,))
+        if out_tree != res.out_tree:
+            raise TypeError(f"{res.out_tree}\n!=\n{out_tree}")
+        cts_in = tree_unflatten(res.in_tree, eval_jaxpr(res.jaxpr, res.consts, *cts_flat))
+        return (cts_in,) if treedef_is_leaf(res.in_tree) else cts_in
+
+    wrapped_fun.defvjp(fwd, bwd)
+    return wrapped_fun

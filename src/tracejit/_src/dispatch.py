@@ -225,6 +225,12 @@ _programs = LRUCache()  # ClosedJaxpr (by identity) -> program
 _executables = LRUCache()  # StableHLO text -> Executable
 
 
+def clear_program_caches() -> None:
+    """Empties the in-memory compile caches (`tracejit.clear_caches`); the disk cache stays."""
+    _programs.clear()
+    _executables.clear()
+
+
 def run_jaxpr(closed: ClosedJaxpr, name: str, args):
     """Runs `closed` (a jaxpr bound eagerly by the `jit` primitive) compiled."""
     program = _programs.get(closed)

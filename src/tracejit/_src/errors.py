@@ -17,6 +17,9 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class JAXTypeError(TypeError):
     """Base of tracejit's type errors (JAX's name, kept so `except` clauses carry over)."""
 
+    def __init__(self, message: str):
+        super().__init__(message)
+
 
 class KeyReuseError(JAXTypeError):
     """A consumed PRNG key was used again (checked with `jax_debug_key_reuse` on)."""
@@ -24,6 +27,9 @@ class KeyReuseError(JAXTypeError):
 
 class JAXIndexError(IndexError):
     """Base of tracejit's index errors."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
 
 
 class ConcretizationTypeError(JAXTypeError):
@@ -46,6 +52,9 @@ class UnexpectedTracerError(JAXTypeError):
     """A tracer escaped the transformation that made it (stored in a global, returned via a side
     channel) and was used after that transformation finished."""
 
+    def __init__(self, msg: str):
+        super().__init__(msg)
+
 
 class NonConcreteBooleanIndexError(JAXIndexError):
     """Boolean-mask indexing makes the output shape depend on values, impossible when staging."""
@@ -54,6 +63,18 @@ class NonConcreteBooleanIndexError(JAXIndexError):
 class JaxRuntimeError(RuntimeError):
     """A computation that could not run (JAX's `jax.errors.JaxRuntimeError`): the message starts
     with the status, as `RESOURCE_EXHAUSTED: ...`."""
+
+
+class JaxprTypeError(TypeError):
+    """A jaxpr that does not type-check (`check_jaxpr`): a variable used before it is bound, or an
+    equation whose output types are not what its primitive gives. Raised while staging when
+    `jax_enable_checks` is on."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """JAX raises this for a comparison or division of symbolic dimensions whose result depends
+    on the dimensions' values. tracejit's shapes are always concrete integers, so it never
+    raises it; the class exists so that `except` clauses written for JAX carry over."""
 
 
 class SourceLocation:

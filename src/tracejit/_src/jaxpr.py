@@ -24,6 +24,7 @@ import numpy as np
 from tracejit._src import pretty_printer as pp
 from tracejit._src.array import make_array
 from tracejit._src.core import Primitive, ShapedArray, get_aval, python_scalar_types
+from tracejit._src.errors import JaxprTypeError
 
 _var_ids = itertools.count()
 
@@ -265,10 +266,6 @@ def pp_jaxpr(jaxpr: Jaxpr, names: _Names) -> pp.Doc:
 
 # --------------------------------------------------------------------------------------------
 # Type checking
-
-
-class JaxprTypeError(TypeError):
-    pass
 
 
 def _types_match(a: ShapedArray, b: ShapedArray) -> bool:

@@ -19,6 +19,7 @@ import contextlib
 import functools
 import logging
 import warnings
+import weakref
 
 from tracejit._src import dispatch
 from tracejit._src.api_util import (
@@ -143,6 +144,15 @@ jit_p.params_to_print = lambda params: {"name": params["name"], "jaxpr": params[
 # --- the API ----------------------------------------------------------------------------------
 
 
+_jitted_functions = weakref.WeakSet()  # every live jitted function, for `clear_caches`
+
+
+def clear_trace_caches() -> None:
+    """Empties the trace caches of every jitted function (`tracejit.clear_caches`)."""
+    for jitted in list(_jitted_functions):
+        jitted.clear_cache()
+
+
 class Jitted:
     """A jitted function: callable, with `.lower(*args)` for the StableHLO and compiled forms."""
 
@@ -181,6 +191,13 @@ class Jitted:
         # one dict lookup, so kept in bounds by emptying it when full (calls then refill it).
         self._compiled: dict = {}
         self._context = config.trace_context  # the trace context `_compiled` was filled in
+        self._last_key = None
+        _jitted_functions.add(self)
+
+    def clear_cache(self) -> None:
+        """Forgets this function's traces and programs: the next call traces again."""
+        self._cache.clear()
+        self._compiled.clear()
         self._last_key = None
 
     def _split(self, args, kwargs):
@@ -226,6 +243,12 @@ class Jitted:
         self, key, args, static, static_kwargs, leaves, in_tree, positional_only=False
     ):
         self._explain_miss(key)
+        if config.no_tracing:
+            code = getattr(self.fun, "__code__", None)
+            where = f" at {code.co_filename}:{code.co_firstlineno}" if code else ""
+            raise RuntimeError(
+                f"re-tracing function {self.name}{where} for `jit`, but 'no_tracing' is set"
+            )
         # (static arguments given as `()`, which has no leaves, so that errors name the path)
         kwargs = {} if positional_only else tree_unflatten(in_tree, leaves)[1]
         arg_paths = [() if i in static else a for i, a in enumerate(args)]

@@ -282,6 +282,13 @@ def register_static(cls):
     return cls
 
 
+def static(**kwargs):
+    """A `dataclasses.field` marked `static=True` in its metadata (same arguments as
+    `dataclasses.field`): `register_dataclass` makes such a field metadata, not a child."""
+    metadata = {"static": True, **(kwargs.pop("metadata", {}) or {})}
+    return dataclasses.field(metadata=metadata, **kwargs)
+
+
 def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields=()):
     """Register a class whose fields split into data (children) and metadata (static aux).
 

@@ -61,6 +61,7 @@ from tracejit._src.tree_registry import (  # noqa: F401  (the package imports th
     register_pytree_with_keys,
     register_pytree_with_keys_class,
     register_static,
+    static,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -602,6 +603,76 @@ def flatten_one_level(tree: Any):
     return node_type.flatten(tree)
 
 
+def flatten_one_level_with_keys(tree: Any):
+    """`(children paired with their key entries, aux_data)` of the root node of `tree`;
+    ValueError for a leaf."""
+    node_type = _node_type_of(tree)
+    if node_type is _LEAF:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    pairs, aux = node_type.flatten_with_keys(tree)
+    return tuple(pairs), aux
+
+
+def is_tree_node(typ: type) -> bool:
+    """Whether instances of `typ` are pytree nodes (built in, registered, or a namedtuple)."""
+    return (_dispatch.get(typ) or _classify(typ)) is not _LEAF
+
+
+def tree_reduce_associative(
+    operation: Callable, tree: Any, *, identity=_MISSING, is_leaf: Callable | None = None
+) -> Any:
+    """The leaves of `tree` combined with the associative `operation` as a balanced tree of
+    calls (`op(op(a, b), op(c, d))`), which keeps the depth of the computation logarithmic;
+    `identity` is the result for a tree without leaves."""
+
+    def reduce(leaves):
+        if not leaves:
+            if identity is _MISSING:
+                raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+            return identity
+        if len(leaves) == 1:
+            return leaves[0]
+        half = len(leaves) // 2
+        return operation(reduce(leaves[:half]), reduce(leaves[half:]))
+
+    return reduce(tree_leaves(tree, is_leaf=is_leaf))
+
+
+class PyTreeRegistry:
+    """JAX's `tree_util.default_registry` as an object: the registry's operations as methods,
+    for code written against it. tracejit has one registry, so this is a view of it."""
+
+    def flatten(self, tree, leaf_predicate=None):
+        return tree_flatten(tree, is_leaf=leaf_predicate)
+
+    def flatten_with_path(self, tree, leaf_predicate=None):
+        return tree_flatten_with_path(tree, is_leaf=leaf_predicate)
+
+    def flatten_one_level(self, tree):
+        """`(children, aux_data)`, or None for a leaf."""
+        if _node_type_of(tree) is _LEAF:
+            return None
+        return flatten_one_level(tree)
+
+    def flatten_one_level_with_keys(self, tree):
+        """`(key-child pairs, aux_data)`, or None for a leaf."""
+        if _node_type_of(tree) is _LEAF:
+            return None
+        return flatten_one_level_with_keys(tree)
+
+    def is_node(self, typ) -> bool:
+        return is_tree_node(typ)
+
+    def register_node(self, nodetype, to_iterable, from_iterable, to_iterable_with_keys=None):
+        register_pytree_node(nodetype, to_iterable, from_iterable, to_iterable_with_keys)
+
+    def register_dataclass_node(self, nodetype, data_fields, meta_fields):
+        register_dataclass(nodetype, data_fields, meta_fields)
+
+
+default_registry = PyTreeRegistry()
+
+
 # ---------------------------------------------------------------------------------------------
 # Partial: a functools.partial whose bound arguments are pytree children.
 
@@ -623,10 +694,10 @@ class Partial(functools.partial):
     function its static data, so a `Partial` can cross a `jit` boundary as an argument or
     result with its bound arrays traced (the function must be hashable)."""
 
-    def __new__(cls, func, *args, **kwargs):
+    def __new__(cls, func, *args, **kw):
         if isinstance(func, functools.partial):
             func = _OpaqueCallable(func)
-        return super().__new__(cls, func, *args, **kwargs)
+        return super().__new__(cls, func, *args, **kw)
 
 
 register_pytree_node(

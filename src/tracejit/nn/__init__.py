@@ -1,6 +1,7 @@
-"""`tracejit.nn`: neural-network functions (activations, softmax, logsumexp, one_hot,
+"""`tracejit.nn`: neural-network functions (activations, softmax, logsumexp, one_hot, attention,
 standardize), as in `jax.nn`, and `nn.initializers`."""
 
+from tracejit._src.nn.attention import dot_product_attention  # noqa: F401
 from tracejit._src.nn.functions import (  # noqa: F401
     celu,
     elu,

@@ -71,11 +71,15 @@ def _names_in(params) -> tuple:
 
 def bound_axis_size(axis_name) -> int:
     """The size of the named axis that an enclosing vmap maps, for staging a collective (in a
-    control-flow body, say) before that vmap carries it out; NameError if none maps it."""
+    control-flow body, say) before that vmap carries it out, or that an enclosing staging
+    trace was given in its axis environment (`make_jaxpr(axis_env=...)`); NameError if none."""
     trace = current_trace()
     while trace is not None:
         if isinstance(trace, BatchTrace) and trace.axis_name == axis_name:
             return trace.axis_size
+        sizes = getattr(trace, "axis_sizes", None)
+        if sizes and axis_name in sizes:
+            return sizes[axis_name]
         trace = trace.parent
     raise NameError(f"unbound axis name: {axis_name}")
 

@@ -14,6 +14,7 @@ tracer has no concrete value and `bool()` raises (see `core.concretization_error
 from __future__ import annotations
 
 from tracejit._src.array import Array
+from tracejit._src.config import config
 from tracejit._src.core import (
     ShapedArray,
     Trace,
@@ -26,7 +27,7 @@ from tracejit._src.core import (
     python_scalar_types,
 )
 from tracejit._src.errors import user_location
-from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, check_jaxpr
 
 
 class StagingTracer(Tracer):
@@ -56,9 +57,12 @@ class DebugInfo:
 class StagingTrace(Trace):
     records_source_lines = True  # for error messages that point at the user's line
 
-    def __init__(self, parent: Trace, debug_info: DebugInfo):
+    def __init__(self, parent: Trace, debug_info: DebugInfo, axis_env=()):
         super().__init__(parent)
         self.debug_info = debug_info
+        # Named axes that collectives may use though no vmap inside binds them (`make_jaxpr`'s
+        # `axis_env`): name -> size, read by `batching.bound_axis_size`.
+        self.axis_sizes = dict(axis_env)
         self.invars: list[Var] = []
         self.eqns: list[JaxprEqn] = []
         self.constvars: dict[int, Var] = {}  # id(value) -> constvar
@@ -147,13 +151,17 @@ def _literal(x) -> Literal:
     return Literal(aval.dtype.type(x), aval)
 
 
-def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo) -> ClosedJaxpr:
-    """Stages `fun(*tracers) -> list of outputs` into a closed jaxpr."""
-    trace = StagingTrace(current_trace(), debug_info)
+def trace_to_jaxpr(fun, in_avals, debug_info: DebugInfo, axis_env=()) -> ClosedJaxpr:
+    """Stages `fun(*tracers) -> list of outputs` into a closed jaxpr; `axis_env` lists
+    (name, size) of the named axes its collectives may use beyond those of its own vmaps."""
+    trace = StagingTrace(current_trace(), debug_info, axis_env)
     with new_trace(trace):
         args = [trace.new_arg(aval) for aval in in_avals]
         outputs = fun(*args)
-        return trace.to_jaxpr(outputs)
+        closed = trace.to_jaxpr(outputs)
+    if config.enable_checks:
+        check_jaxpr(closed.jaxpr)
+    return closed
 
 
 def hoist_tracer_consts(closed: ClosedJaxpr):

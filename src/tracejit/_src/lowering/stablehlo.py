@@ -118,8 +118,8 @@ def dense_attribute(array: np.ndarray) -> str:
         return f"dense<{_scalar_literal(array.flat[0], array.dtype)}> : {type_}"
     if array.size == 0:
         return f"dense<> : {type_}"
-    if array.dtype == np.bool_:
-        data = array.astype(np.uint8).tobytes()
+    if array.dtype == np.bool_:  # MLIR packs i1 elements eight to a byte, first in the low bit
+        data = np.packbits(array.ravel(), bitorder="little").tobytes()
     else:
         data = np.ascontiguousarray(array).tobytes()
     return f'dense<"0x{data.hex().upper()}"> : {type_}'

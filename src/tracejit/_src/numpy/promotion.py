@@ -24,6 +24,7 @@ it needs from here is the cache of converted Python scalars (`scalar_cache`).
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -251,11 +252,32 @@ def promote_shapes(name: str, *operands) -> list:
     if len(ranks) < 2:
         return list(operands)
     broadcast_shapes(*shapes)  # raises for incompatible shapes
+    if config.numpy_rank_promotion != "allow":
+        _rank_promotion_warning_or_error(name, shapes)
     rank = max(ranks)
     return [
         _pad_rank(x, shape, rank) if 0 < len(shape) < rank else x
         for x, shape in zip(operands, shapes, strict=True)
     ]
+
+
+def _rank_promotion_warning_or_error(name: str, shapes: list) -> None:
+    """`jax_numpy_rank_promotion` at "warn" or "raise": implicit rank promotion, a common
+    source of silent broadcasting bugs, is reported as JAX reports it."""
+    listed = " ".join(map(str, shapes))
+    if config.numpy_rank_promotion == "warn":
+        warnings.warn(
+            f"Following NumPy automatic rank promotion for {name} on shapes {listed}. Set the "
+            "jax_numpy_rank_promotion config option to 'allow' to disable this warning; for more "
+            "information, see https://docs.jax.dev/en/latest/rank_promotion_warning.html.",
+            stacklevel=4,
+        )
+        return
+    raise ValueError(
+        f"Operands could not be broadcast together for {name} on shapes {listed} and with the "
+        "config option jax_numpy_rank_promotion='raise'. For more information, see "
+        "https://docs.jax.dev/en/latest/rank_promotion_warning.html."
+    )
 
 
 def _pad_rank(x, shape: tuple, rank: int):
