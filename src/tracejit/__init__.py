@@ -7,6 +7,7 @@ jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 3.0))(jnp.ones(8))
 """
 
 from tracejit import (
+    ad_checkpoint,
     custom_derivatives,
     dtypes,
     errors,
@@ -46,7 +47,7 @@ from tracejit._src.api import (
 )
 from tracejit._src.api_util import ShapeDtypeStruct
 from tracejit._src.basearray import Array
-from tracejit._src.checkpoint import checkpoint, remat
+from tracejit._src.checkpoint import checkpoint, checkpoint_policies, remat
 from tracejit._src.config import (
     config,
     debug_key_reuse,
@@ -99,10 +100,12 @@ __all__ = [
     "__version_info__",
     "block_until_ready",
     "checkpoint",
+    "checkpoint_policies",
     "clear_caches",
     "closure_convert",
     "config",
     "copy_to_host_async",
+    "ad_checkpoint",
     "custom_derivatives",
     "custom_gradient",
     "custom_jvp",
