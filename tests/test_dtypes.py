@@ -11,6 +11,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import tracejit as jax
+import tracejit.numpy as jnp
 from tracejit._src import dtypes
 from tracejit._src.config import config
 
@@ -787,3 +789,28 @@ def test_the_public_dtypes_module():
     assert jax.grad(lambda x: x * 1.0, allow_int=True)(1).dtype == jdt.float0
     with pytest.raises(jdt.TypePromotionError):
         jdt.result_type(np.dtype(jdt.bfloat16), np.float16, np.dtype(ml_dtypes.float8_e4m3fn))
+
+
+@pytest.mark.parametrize(
+    "operands",
+    [
+        (np.ones(2, np.float32), np.ones(2, np.float16)),
+        (np.ones(2, np.int32), np.ones(2, np.float32)),
+        (np.ones(2, np.int8), np.ones(2, np.int16)),
+        (np.ones(2, np.int32), 1.0),
+    ],
+)
+def test_strict_promotion_refuses_implicit_promotion(operands):
+    with jax.numpy_dtype_promotion("strict"):
+        with pytest.raises(jax.dtypes.TypePromotionError, match="strict"):
+            jnp.add(*operands)
+        with pytest.raises(jax.dtypes.TypePromotionError, match="strict"):
+            jax.jit(jnp.add)(*operands)
+    assert jnp.add(*operands).dtype == jnp.result_type(*operands)
+
+
+def test_strict_promotion_keeps_weak_scalars_that_fit():
+    with jax.numpy_dtype_promotion("strict"):
+        assert (jnp.ones(2, np.float32) + 1).dtype == np.float32
+        assert (jnp.ones(2, np.int32) * 2).dtype == np.int32
+        assert (jnp.ones(2, np.float16) + jnp.ones(2, np.float16)).dtype == np.float16

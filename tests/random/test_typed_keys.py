@@ -181,3 +181,16 @@ def test_keys_are_not_numbers(fun, error, match):
     if fun is not np.asarray:
         with pytest.raises(error, match=match):
             tracejit.jit(fun)(key)
+
+
+def test_legacy_prng_key_option_warns_about_or_refuses_raw_keys():
+    raw = random.PRNGKey(0)
+    with tracejit.legacy_prng_key("error"):
+        with pytest.raises(ValueError, match="Legacy uint32 key array"):
+            random.uniform(raw)
+        typed_draw = random.uniform(random.key(0))
+    np.testing.assert_array_equal(typed_draw, random.uniform(raw))
+    with tracejit.legacy_prng_key("warn"), pytest.warns(UserWarning, match="jax.random.key") as w:
+        random.normal(raw)
+    assert w[0].filename == __file__  # the user's line
+    assert tracejit.default_prng_impl.value == "threefry2x32"

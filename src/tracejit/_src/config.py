@@ -62,6 +62,17 @@ class Config:
         # jnp broadcasting of operands of different ranks: "allow", "warn" or "raise"
         # (`_src/numpy/promotion.py`).
         "jax_numpy_rank_promotion": ("numpy_rank_promotion", "JAX_NUMPY_RANK_PROMOTION", "allow"),
+        # jnp's implicit promotion: "standard" (JAX's lattice) or "strict" (none between strong
+        # dtypes; weakly typed scalars only where the result keeps the strong dtype).
+        "jax_numpy_dtype_promotion": (
+            "numpy_dtype_promotion",
+            "JAX_NUMPY_DTYPE_PROMOTION",
+            "standard",
+        ),
+        # Raw uint32 keys given to tracejit.random: "allow", "warn" or "error" (typed keys only).
+        "jax_legacy_prng_key": ("legacy_prng_key", "JAX_LEGACY_PRNG_KEY", "allow"),
+        # The PRNG of new keys: Threefry-2x32 is the one built.
+        "jax_default_prng_impl": ("default_prng_impl", "JAX_DEFAULT_PRNG_IMPL", "threefry2x32"),
         # Every staged jaxpr is type-checked (`check_jaxpr`) as it is built.
         "jax_enable_checks": ("enable_checks", "JAX_ENABLE_CHECKS", False),
         # `jit` raises instead of tracing a function (a test that nothing is retraced).
@@ -93,6 +104,9 @@ class Config:
     # The values an option of named choices accepts (None: unset, where that is allowed).
     _choices: ClassVar[dict] = {
         "jax_numpy_rank_promotion": ("allow", "warn", "raise"),
+        "jax_numpy_dtype_promotion": ("standard", "strict"),
+        "jax_legacy_prng_key": ("allow", "warn", "error"),
+        "jax_default_prng_impl": ("threefry2x32",),
         "jax_default_matmul_precision": (
             None,
             "default",
@@ -126,6 +140,8 @@ class Config:
         "jax_enable_x64",
         "jax_threefry_partitionable",
         "jax_numpy_rank_promotion",
+        "jax_numpy_dtype_promotion",
+        "jax_legacy_prng_key",
         "jax_no_tracing",
     )
 
@@ -248,6 +264,9 @@ threefry_partitionable = _flag("jax_threefry_partitionable")
 debug_key_reuse = _flag("jax_debug_key_reuse")
 no_tracing = _flag("jax_no_tracing")
 numpy_rank_promotion = State("jax_numpy_rank_promotion")
+numpy_dtype_promotion = State("jax_numpy_dtype_promotion")
+legacy_prng_key = State("jax_legacy_prng_key")
+default_prng_impl = State("jax_default_prng_impl")
 default_device = State("jax_default_device")
 default_matmul_precision = State("jax_default_matmul_precision")
 

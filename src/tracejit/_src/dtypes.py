@@ -561,7 +561,26 @@ def result_type(*args, return_weak_type_flag: bool = False):
             result = _join_keys([d for d, _ in pairs])
         else:
             result = _promote_canonical([d for d, _ in pairs], [w for _, w in pairs])
+    if config.numpy_dtype_promotion == "strict":
+        _check_strict(args, result[0])
     return result if return_weak_type_flag else result[0]
+
+
+def _check_strict(args, result: np.dtype) -> None:
+    """`jax_numpy_dtype_promotion="strict"`: strong dtypes join only themselves; weakly typed
+    values join a strong dtype only where the result is that dtype."""
+    pairs = [_dtype_and_weak(arg) for arg in args]
+    strong = {d for d, weak in pairs if not weak}
+    if len(strong) > 1 or (strong and result not in strong):
+        names = ", ".join(
+            repr(str(d)) if not weak else repr(str(arg if isinstance(arg, type) else type(arg)))
+            for arg, (d, weak) in zip(args, pairs, strict=True)
+        )
+        raise TypePromotionError(
+            f"Input dtypes ({names}) have no available implicit dtype promotion path when "
+            "jax_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
+            "output type, or set jax_numpy_dtype_promotion=standard."
+        )
 
 
 def _join_keys(found: list) -> tuple:

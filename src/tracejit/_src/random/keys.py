@@ -17,7 +17,9 @@ import numpy as np
 
 from tracejit._src import dtypes, prng
 from tracejit._src.array import Array
+from tracejit._src.config import config
 from tracejit._src.core import Tracer, get_aval
+from tracejit._src.errors import warn_at_user_line
 from tracejit._src.numpy.creation import asarray
 from tracejit._src.random.key_reuse import consumes_key
 
@@ -33,13 +35,31 @@ def check_prng_key(name: str, key, *, allow_batched: bool = False):
     """The typed key of a key, raw or typed (a raw key's words are checked by `random_wrap`)."""
     if not isinstance(key, (Array, Tracer, np.ndarray, np.generic)):
         raise TypeError(f"unexpected PRNG key type {type(key)}")
-    typed = key if is_typed_key(key) else prng.random_wrap(key, impl=_IMPL)
+    if is_typed_key(key):
+        typed = key
+    else:
+        _check_legacy_key_allowed()
+        typed = prng.random_wrap(key, impl=_IMPL)
     if not allow_batched and get_aval(typed).shape:
         raise ValueError(
             f"{name} accepts a single key, but was given a key array of shape "
             f"{get_aval(typed).shape} != (). Use jax.vmap for batching."
         )
     return typed
+
+
+def _check_legacy_key_allowed() -> None:
+    """`jax_legacy_prng_key`: raw keys allowed, warned about, or refused."""
+    if config.legacy_prng_key == "allow":
+        return
+    message = (
+        "Legacy uint32 key array passed as key to jax.random function. Please create keys "
+        "using jax.random.key(). If use of a raw key array was intended, set "
+        'jax_legacy_prng_key="allow".'
+    )
+    if config.legacy_prng_key == "error":
+        raise ValueError(message)
+    warn_at_user_line(message)
 
 
 def _as_given(key, typed):
