@@ -8,6 +8,7 @@ jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 3.0))(jnp.ones(8))
 
 from tracejit import (
     ad_checkpoint,
+    custom_batching,
     custom_derivatives,
     dtypes,
     errors,
@@ -109,6 +110,7 @@ __all__ = [
     "closure_convert",
     "config",
     "copy_to_host_async",
+    "custom_batching",
     "custom_derivatives",
     "custom_gradient",
     "custom_jvp",
