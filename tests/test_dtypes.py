@@ -814,3 +814,10 @@ def test_strict_promotion_keeps_weak_scalars_that_fit():
         assert (jnp.ones(2, np.float32) + 1).dtype == np.float32
         assert (jnp.ones(2, np.int32) * 2).dtype == np.int32
         assert (jnp.ones(2, np.float16) + jnp.ones(2, np.float16)).dtype == np.float16
+
+
+def test_canonicalize_dtype_takes_key_dtypes_only_when_allowed():
+    key_dtype = jax.random.key(0).dtype
+    with pytest.raises(ValueError, match="extended dtype key<fry>"):
+        jax.dtypes.canonicalize_dtype(key_dtype)
+    assert jax.dtypes.canonicalize_dtype(key_dtype, allow_extended_dtype=True) == key_dtype

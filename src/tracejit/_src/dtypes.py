@@ -175,11 +175,13 @@ def default_complex_dtype() -> np.dtype:
 _canonical_cache = {False: {}, True: {}}
 
 
-def canonicalize_dtype(dtype) -> np.dtype:
+def canonicalize_dtype(dtype, allow_extended_dtype: bool = False) -> np.dtype:
     """The dtype arrays of `dtype` really get: 64-bit types become 32-bit ones when x64 is off.
 
     Dtypes outside the lattice (float0, object, ...) pass through unchanged; callers that need
-    a numeric type validate separately.
+    a numeric type validate separately. The dtype of typed keys passes only when
+    `allow_extended_dtype` says the caller expects it (it is never cached, so that the check
+    always runs).
     """
     x64 = config.enable_x64
     try:
@@ -189,6 +191,13 @@ def canonicalize_dtype(dtype) -> np.dtype:
     except TypeError:  # unhashable spec, e.g. a list describing a structured dtype
         return _canonicalize_uncached(np.dtype(dtype), x64)
     result = _canonicalize_uncached(np.dtype(dtype), x64)
+    if result == key_fry:
+        if not allow_extended_dtype:
+            raise ValueError(
+                "Internal: canonicalize_dtype called on extended dtype key<fry> with "
+                "allow_extended_dtype=False"
+            )
+        return result
     _canonical_cache[x64][dtype] = result
     return result
 
@@ -517,7 +526,7 @@ def _dtype_and_weak(arg) -> tuple:
         found = getattr(arg, "dtype", None)  # arrays, tracers, NumPy scalars
         if found is None:
             raise TypeError(f"Cannot determine dtype of {arg!r}")
-        found = canonicalize_dtype(found)
+        found = canonicalize_dtype(found, allow_extended_dtype=True)
         if found != key_fry:  # an array of typed keys joins only other keys (`_join_keys`)
             _check_valid(found)
         if isinstance(arg, (np.ndarray, np.generic)):  # NumPy values are never weak
