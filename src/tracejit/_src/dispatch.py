@@ -23,7 +23,12 @@ import warnings
 
 import numpy as np
 
-from tracejit._src import dtypes, prng, runtime  # (importing runtime loads neither cffi nor XLA)
+from tracejit._src import (  # (importing runtime loads neither cffi nor XLA)
+    dtypes,
+    monitoring,
+    prng,
+    runtime,
+)
 from tracejit._src.array import Array, make_array, make_device_array, mark_deleted
 from tracejit._src.config import config
 from tracejit._src.interpreters.eval import to_numpy
@@ -287,13 +292,15 @@ def compile_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: b
         return EvaluatedProgram(closed, name)
     kept, aliases = plan_parameters(closed, donated, keep_unused, stacklevel=3)
     try:
-        text = lower_jaxpr_to_module(closed, f"jit_{name}", kept_inputs=kept, aliases=aliases)
+        with monitoring.timed(monitoring.JAXPR_TO_MLIR_MODULE_DURATION, fun_name=f"jit({name})"):
+            text = lower_jaxpr_to_module(closed, f"jit_{name}", kept_inputs=kept, aliases=aliases)
     except NotImplementedError as err:
         _warn_once(str(err), f"{err}; jit evaluates {name} with NumPy instead.")
         return EvaluatedProgram(closed, name)
     executable = _executables.get(text)
     if executable is None:
-        executable = _executables[text] = _compile_with_disk_cache(text)
+        with monitoring.timed(monitoring.BACKEND_COMPILE_DURATION, fun_name=f"jit({name})"):
+            executable = _executables[text] = _compile_with_disk_cache(text)
     return CompiledProgram(closed, name, text, executable, kept, aliases)
 
 

@@ -21,7 +21,7 @@ import logging
 import warnings
 import weakref
 
-from tracejit._src import dispatch
+from tracejit._src import dispatch, monitoring
 from tracejit._src.api_util import (
     abstractify_arguments,
     argnums_and_argnames,
@@ -267,7 +267,8 @@ class Jitted:
             out_trees.append(out_tree)
             return out_leaves
 
-        closed = trace_to_jaxpr(flat_fun, avals, DebugInfo(self.fun, "jit"))
+        with monitoring.timed(monitoring.JAXPR_TRACE_DURATION, fun_name=self.name):
+            closed = trace_to_jaxpr(flat_fun, avals, DebugInfo(self.fun, "jit"))
         donated = self._donated_leaves(args, static, in_tree, positional_only)
         closed, closure = hoist_tracer_consts(closed)
         return CacheEntry(closed, out_trees[0], donated, closure)
