@@ -1,5 +1,16 @@
 """`tracejit.lax`: the primitives, with JAX's lax signatures (`jax.lax`)."""
 
+from tracejit._src.lax.arrays import (  # noqa: F401
+    broadcast_like,
+    broadcast_shapes,
+    collapse,
+    dtype,
+    empty,
+    full,
+    full_like,
+    index_take,
+    shape_as_value,
+)
 from tracejit._src.lax.binary import (  # noqa: F401
     add,
     add_p,
@@ -122,6 +133,7 @@ from tracejit._src.lax.elementwise import (  # noqa: F401
     neg_p,
     real,
     real_p,
+    reciprocal,
     round,
     round_p,
     rsqrt,

@@ -141,9 +141,27 @@ batch_rules[sub_p] = broadcasting.broadcasting_batch_rule(sub_p)
 mul_p = Primitive("mul")
 
 
-def mul(x, y):
-    r"""Elementwise multiplication: :math:`x \times y`."""
+def mul(x, y, *, out_dtype=None):
+    r"""Elementwise multiplication: :math:`x \times y`; with `out_dtype`, the product of the
+    operands converted to that wider dtype (exact there, e.g. int8 products in int32)."""
+    if out_dtype is not None:
+        x, y = _widened_operands("mul", out_dtype, x, y)
     return mul_p.bind(x, y)
+
+
+def _widened_operands(name: str, out_dtype, *operands) -> tuple:
+    """Operands converted to `out_dtype`, which must hold every value of theirs: products in it
+    are then exact up to its rounding, as XLA's with an output type computes them. Narrowing
+    would round twice, differently from XLA: not supported."""
+    out_dtype = dtypes.check_user_dtype(out_dtype, name)
+    for operand in operands:
+        dtype = dtypes.dtype_of(operand)
+        if dtypes.promote_types(dtype, out_dtype) != out_dtype:
+            raise NotImplementedError(
+                f"lax.{name}: out_dtype={out_dtype.name} narrower than the operand dtype "
+                f"{dtype.name} is not supported"
+            )
+    return tuple(conversions.convert_element_type(x, out_dtype) for x in operands)
 
 
 mul_p.def_impl(quiet(np.multiply))  # 0 * inf is nan, silently

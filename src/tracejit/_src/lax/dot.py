@@ -43,7 +43,7 @@ from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import conversions, shapes
-from tracejit._src.lax.standard import weak_if_all_weak
+from tracejit._src.lax.standard import check_no_sharding, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
@@ -295,7 +295,9 @@ _MATRIX_PRODUCT = (((1,), (0,)), ((), ()))
 dot_general_p = Primitive("dot_general")
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+def dot_general(
+    lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *, out_sharding=None
+):
     """General contraction of `lhs` and `rhs`.
 
     `dimension_numbers` is `((lhs_contracting_dims, rhs_contracting_dims), (lhs_batch_dims,
@@ -304,6 +306,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     string naming one, or a pair for lhs and rhs) is recorded only; `preferred_element_type`
     sets the result dtype (by default, the inputs' dtype).
     """
+    check_no_sharding("dot_general", out_sharding)
     dimension_numbers = _canonical_dimension_numbers(dimension_numbers)
     _dot_general_shape(np.shape(lhs), np.shape(rhs), dimension_numbers)
     return dot_general_p.bind(
@@ -522,10 +525,19 @@ batch_rules[dot_general_p] = _dot_general_batch_rule
 
 
 # --- dot ------------------------------------------------------------------------------------
-def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None):
+def dot(
+    lhs,
+    rhs,
+    *,
+    dimension_numbers=None,
+    precision=None,
+    preferred_element_type=None,
+    out_sharding=None,
+):
     """Vector/matrix product of `lhs` and `rhs` (each of rank 1 or 2), contracting the last
     dimension of `lhs` with the first of `rhs`; with `dimension_numbers`, the same as
     `dot_general`. Stages `dot_general`."""
+    check_no_sharding("dot", out_sharding)
     if dimension_numbers is None:
         lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
         if not (

@@ -294,3 +294,26 @@ def lower_binary(op_name: str):
         return ctx.op(op_name, ctx.broadcast_operands(x, y))
 
     return rule
+
+
+# --- parameters JAX takes that one CPU device leaves nothing to do with -----------------------
+
+
+def check_no_sharding(name: str, sharding) -> None:
+    """A sharding parameter (`out_sharding=`, `sharding=`): on one device the only layout is the
+    unsharded one, so None is all that tracejit can honour."""
+    if sharding is not None:
+        raise NotImplementedError(
+            f"lax.{name}: sharding arguments other than None need several devices, which "
+            f"tracejit does not support yet; got {sharding!r}"
+        )
+
+
+def check_default_accuracy(name: str, accuracy) -> None:
+    """`accuracy=` asks XLA for an implementation meeting a tolerance; tracejit compiles each
+    function one way, so it accepts only None (XLA's default implementation)."""
+    if accuracy is not None:
+        raise NotImplementedError(
+            f"lax.{name}: accuracy={accuracy!r} is not supported; only the default "
+            "implementation (accuracy=None) is"
+        )
