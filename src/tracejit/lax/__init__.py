@@ -14,6 +14,8 @@ from tracejit._src.lax.arrays import (  # noqa: F401
 from tracejit._src.lax.binary import (  # noqa: F401
     add,
     add_p,
+    complex,
+    complex_p,
     div,
     div_p,
     max,
@@ -40,6 +42,8 @@ from tracejit._src.lax.bitwise import (  # noqa: F401
     bitwise_xor,
     clz,
     clz_p,
+    mulhi,
+    mulhi_p,
     not_,
     not_p,
     or_,

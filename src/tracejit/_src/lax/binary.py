@@ -34,6 +34,7 @@ from tracejit._src.lax import (
 from tracejit._src.lax.standard import (
     broadcast_shapes,
     check_dtype,
+    check_same_dtypes,
     elementwise_abstract_eval,
     is_any,
     is_float,
@@ -594,3 +595,56 @@ def _nextafter_lowering(ctx, x, y):
 
 lowering_rules[nextafter_p] = _nextafter_lowering
 batch_rules[nextafter_p] = broadcasting.broadcasting_batch_rule(nextafter_p)
+
+# --- complex --------------------------------------------------------------------------------
+complex_p = Primitive("complex")
+_COMPLEX_OF = {
+    np.dtype(np.float32): np.dtype(np.complex64),
+    np.dtype(np.float64): np.dtype(np.complex128),
+}
+
+
+def complex(x, y):
+    r"""Elementwise complex number :math:`x + i y` from real parts `x` and imaginary parts `y`
+    (float32 or float64)."""
+    return complex_p.bind(x, y)
+
+
+@complex_p.def_impl
+def _complex_impl(x, y):
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), _COMPLEX_OF[x.dtype])
+    out.real, out.imag = x, y  # x + 1j * y would turn (inf, 0) into (inf, nan)
+    return out
+
+
+@complex_p.def_abstract_eval
+def _complex_abstract_eval(x, y):
+    for position, aval in enumerate((x, y)):
+        if aval.dtype not in _COMPLEX_OF:
+            raise TypeError(
+                f"complex does not accept dtype {aval.dtype.name} at position {position}. "
+                f"Accepted dtypes at position {position} are subtypes of float32, float64."
+            )
+    check_same_dtypes("complex", x, y)
+    shape = broadcast_shapes("complex", x, y)
+    return ShapedArray(shape, _COMPLEX_OF[x.dtype], x.weak_type and y.weak_type)
+
+
+complex_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(complex_p)
+
+
+def _complex_transpose(ct, x, y):
+    """The real part of the cotangent to x and minus its imaginary part to y (JAX's
+    convention: cotangents of complex values are conjugated)."""
+    return [
+        reductions.unbroadcast(x.aval, elementwise.real(ct)) if is_undefined_primal(x) else None,
+        reductions.unbroadcast(y.aval, elementwise.imag(elementwise.neg(ct)))
+        if is_undefined_primal(y)
+        else None,
+    ]
+
+
+transpose_rules[complex_p] = _complex_transpose
+lowering_rules[complex_p] = lower_binary("stablehlo.complex")
+batch_rules[complex_p] = broadcasting.broadcasting_batch_rule(complex_p)
