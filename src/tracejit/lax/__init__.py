@@ -266,6 +266,16 @@ from tracejit._src.lax.special import (  # noqa: F401
     polygamma,
     polygamma_p,
 )
+from tracejit._src.lax.stacking import (  # noqa: F401
+    split,
+    split_p,
+    stack,
+    stack_p,
+    tile,
+    tile_p,
+    unstack,
+    unstack_p,
+)
 from tracejit._src.lax.trigonometric import (  # noqa: F401
     acos,
     acos_p,
