@@ -83,6 +83,8 @@ from tracejit._src.lax.conversions import (  # noqa: F401
     bitcast_convert_type_p,
     convert_element_type,
     convert_element_type_p,
+    reduce_precision,
+    reduce_precision_p,
 )
 from tracejit._src.lax.cumulative import (  # noqa: F401
     cumlogsumexp,
