@@ -253,6 +253,8 @@ from tracejit._src.lax.sort import (  # noqa: F401
     sort,
     sort_key_val,
     sort_p,
+    top_k,
+    top_k_p,
 )
 from tracejit._src.lax.special import (  # noqa: F401
     digamma,

@@ -11,6 +11,7 @@ unless other operands ride along).
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -20,8 +21,9 @@ from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, transpose_rules
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import shapes
+from tracejit._src.lax import bitwise, conversions, gather, shapes, slicing
 from tracejit._src.lax.standard import normalize_axes, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
@@ -236,3 +238,129 @@ def _sort_batch_rule(values, dims, *, dimension, is_stable, num_keys):
 
 
 batch_rules[sort_p] = _sort_batch_rule
+
+# --- top_k ----------------------------------------------------------------------------------
+top_k_p = Primitive("top_k", multiple_results=True)
+
+
+def top_k(operand, k, *, axis=-1):
+    """The `k` largest entries of `operand` along `axis`, largest first, and their int32
+    indices. Floats are ordered totally (NaN above inf, 0.0 above -0.0, negative NaNs last);
+    equal entries come in index order."""
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {k!r}."
+        ) from None
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    ndim = len(shape_of(operand))
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return tuple(top_k_p.bind(operand, k=k, axis=axis % ndim))
+
+
+def total_order_key(x):
+    """NumPy integers that order as XLA's total order orders `x`'s values (floats by their
+    sign-magnitude bits made two's complement: -NaN < -inf < ... < -0.0 < 0.0 < ... < NaN)."""
+    if x.dtype == np.bool_:
+        return x.astype(np.int8)
+    if x.dtype.kind in "iu":
+        return x
+    signed = np.asarray(x).view(np.dtype(f"i{x.dtype.itemsize}"))
+    magnitude = np.iinfo(signed.dtype).max
+    return np.where(signed < 0, signed ^ signed.dtype.type(magnitude), signed)
+
+
+@top_k_p.def_impl
+def _top_k_impl(operand, *, k, axis):
+    order = np.argsort(~total_order_key(operand), axis=axis, kind="stable")  # ~ reverses
+    indices = np.take(order, np.arange(k), axis=axis)
+    return [np.take_along_axis(operand, indices, axis=axis), indices.astype(np.int32)]
+
+
+@top_k_p.def_abstract_eval
+def _top_k_abstract_eval(operand, *, k, axis):
+    if dtypes.is_complex(operand.dtype):
+        raise ValueError("top_k is not compatible with complex inputs.")
+    if k > operand.shape[axis]:
+        raise ValueError(
+            f"k argument to top_k must be no larger than size along axis; got k={k} with "
+            f"shape={list(operand.shape)} and axis={axis}"
+        )
+    shape = operand.shape[:axis] + (k,) + operand.shape[axis + 1 :]
+    return [ShapedArray(shape, operand.dtype, operand.weak_type), ShapedArray(shape, np.int32)]
+
+
+top_k_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def take_along(x, indices, axis: int):
+    """`np.take_along_axis(x, indices, axis)` as a gather (indices in bounds, of x's rank):
+    every other dimension is a batching dimension."""
+    shape = shape_of(indices)
+    others = tuple(d for d in range(len(shape)) if d != axis)
+    dnums = gather.GatherDimensionNumbers(
+        offset_dims=(),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+        operand_batching_dims=others,
+        start_indices_batching_dims=others,
+    )
+    return gather.gather(x, shapes.reshape(indices, (*shape, 1)), dnums, (1,) * len(shape))
+
+
+def _top_k_jvp(primals, tangents, *, k, axis):
+    (operand,), (t,) = primals, tangents
+    values, indices = top_k_p.bind(operand, k=k, axis=axis)
+    if type(t) is Zero:
+        return [values, indices], [Zero.from_primal_value(values), Zero.from_primal_value(indices)]
+    return [values, indices], [take_along(t, indices, axis), Zero.from_primal_value(indices)]
+
+
+ad.jvp_rules[top_k_p] = _top_k_jvp
+
+
+@functools.lru_cache(maxsize=64)
+def _staged_top_k(aval: ShapedArray, k: int, axis: int):
+    """A stable descending sort by the total-order key carrying the values and their indices
+    along, then the first k: what the eager implementation computes."""
+
+    def top_k_of(x):
+        key = x
+        if dtypes.is_float(aval.dtype):
+            signed = conversions.bitcast_convert_type(x, np.dtype(f"i{aval.dtype.itemsize}"))
+            flip = bitwise.shift_right_logical(
+                bitwise.shift_right_arithmetic(
+                    signed, np.array(8 * aval.dtype.itemsize - 1, signed.dtype)
+                ),
+                np.array(1, signed.dtype),
+            )
+            key = bitwise.xor(signed, flip)
+        elif aval.dtype == np.bool_:
+            key = conversions.convert_element_type(x, np.int8)
+        order = shapes.broadcasted_iota(np.int32, aval.shape, axis)
+        _, values, indices = sort_p.bind(
+            bitwise.not_(key), x, order, dimension=axis, is_stable=True, num_keys=1
+        )
+        limits = aval.shape[:axis] + (k,) + aval.shape[axis + 1 :]
+        return [slicing.slice(out, (0,) * aval.ndim, limits) for out in (values, indices)]
+
+    return trace_to_jaxpr(top_k_of, [aval], DebugInfo(top_k, "top_k"))
+
+
+def _top_k_lowering(ctx, operand, *, k, axis):
+    closed = _staged_top_k(ctx.avals_in[0].strip_weak_type(), k, axis)
+    return ctx.lower_sub_jaxpr(ctx.block, closed, [operand])
+
+
+def _top_k_batch(values, dims, *, k, axis):
+    (operand,), (bd,) = values, dims
+    outs = top_k_p.bind(operand, k=k, axis=axis + (bd <= axis))
+    return outs, [bd, bd]
+
+
+lowering_rules[top_k_p] = _top_k_lowering
+batch_rules[top_k_p] = _top_k_batch
