@@ -250,6 +250,9 @@ from tracejit._src.lax.slicing import (  # noqa: F401
     slice_p,
 )
 from tracejit._src.lax.sort import (  # noqa: F401
+    approx_max_k,
+    approx_min_k,
+    approx_top_k_p,
     sort,
     sort_key_val,
     sort_p,
