@@ -171,6 +171,7 @@ from tracejit._src.lax.parallel import (  # noqa: F401
     psum,
     psum_p,
 )
+from tracejit._src.lax.reduce import reduce, reduce_p  # noqa: F401
 from tracejit._src.lax.reductions import (  # noqa: F401
     argmax,
     argmax_p,
