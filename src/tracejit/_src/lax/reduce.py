@@ -40,6 +40,7 @@ from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lax import binary, bitwise, reductions, shapes, slicing
 from tracejit._src.lax.standard import (
     check_no_sharding,
+    is_int_or_bool,
     is_int_or_float,
     is_numeric,
     normalize_axes,
@@ -53,6 +54,10 @@ def _max_identity(dtype):
     return -np.inf if dtypes.is_float(dtype) else dtypes.iinfo(dtype).min
 
 
+def _all_ones(dtype):
+    return True if dtype == np.bool_ else np.array(-1).astype(dtype)
+
+
 def _min_identity(dtype):
     return np.inf if dtypes.is_float(dtype) else dtypes.iinfo(dtype).max
 
@@ -63,9 +68,9 @@ _MONOIDS = {
     binary.mul: (reductions.reduce_prod, lambda dtype: 1, is_numeric),
     binary.max: (reductions.reduce_max, _max_identity, is_int_or_float),
     binary.min: (reductions.reduce_min, _min_identity, is_int_or_float),
-    bitwise.bitwise_or: (reductions.reduce_or, lambda dtype: False, dtypes.is_bool),
-    bitwise.bitwise_and: (reductions.reduce_and, lambda dtype: True, dtypes.is_bool),
-    bitwise.bitwise_xor: (reductions.reduce_xor, lambda dtype: False, dtypes.is_bool),
+    bitwise.bitwise_or: (reductions.reduce_or, lambda dtype: 0, is_int_or_bool),
+    bitwise.bitwise_and: (reductions.reduce_and, _all_ones, is_int_or_bool),
+    bitwise.bitwise_xor: (reductions.reduce_xor, lambda dtype: 0, is_int_or_bool),
 }
 
 
