@@ -203,6 +203,8 @@ from tracejit._src.lax.scatter import (  # noqa: F401
     scatter_mul,
     scatter_mul_p,
     scatter_p,
+    scatter_sub,
+    scatter_sub_p,
 )
 from tracejit._src.lax.selection import (  # noqa: F401
     clamp,

@@ -4,9 +4,9 @@ The mirror of `gather` (see `gather.py`, which holds the dimension numbers, mode
 arithmetic they share): `update_window_dims`, `inserted_window_dims` and
 `scatter_dims_to_operand_dims` play the roles of gather's `offset_dims`, `collapsed_slice_dims`
 and `start_index_map`. `scatter-add` adds the windows (its transpose is a gather, gather's
-is a scatter-add into zeros), `scatter` writes them, and `scatter-mul`, `scatter-min` and
-`scatter-max` combine them by product, minimum and maximum. As in JAX, `mode=None` means
-FILL_OR_DROP: an update window that does not fit is dropped.
+is a scatter-add into zeros), `scatter` writes them, and `scatter-sub`, `scatter-mul`,
+`scatter-min` and `scatter-max` combine them by difference, product, minimum and maximum. As in
+JAX, `mode=None` means FILL_OR_DROP: an update window that does not fit is dropped.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules, move_batch_dim
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import binary, comparison, conversions, gather, selection
+from tracejit._src.lax import binary, comparison, conversions, elementwise, gather, selection
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
@@ -239,6 +239,42 @@ def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, 
 transpose_rules[scatter_add_p] = _scatter_add_transpose
 batch_rules[scatter_add_p] = _scatter_batch(scatter_add_p)
 lowering_rules[scatter_add_p] = _scatter_lowering("stablehlo.add")
+
+
+# --- scatter_sub ----------------------------------------------------------------------------
+scatter_sub_p = Primitive("scatter-sub")
+
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):  # fmt: skip
+    """`operand` with the windows of `updates` subtracted at the index vectors of
+    `scatter_indices`, laid out as in `scatter_add`; overlapping windows all subtract."""
+    params = _scatter_params("scatter_sub", dimension_numbers, indices_are_sorted,
+                             unique_indices, mode)  # fmt: skip
+    return scatter_sub_p.bind(operand, scatter_indices, updates, **params)
+
+
+scatter_sub_p.def_impl(
+    _scatter_impl(lambda out, index, updates: np.subtract.at(out, index, updates))
+)
+scatter_sub_p.def_abstract_eval(_scatter_abstract_eval("scatter_sub"))
+scatter_sub_p.def_weak_type_rule(_scatter_weak_type)
+ad.defjvp_linear_in(scatter_sub_p, 0, 2)  # linear in operand and updates jointly
+
+
+def _scatter_sub_transpose(ct, operand, indices, updates, *, dimension_numbers, **params):
+    updates_aval = updates.aval if is_undefined_primal(updates) else ad.get_aval(updates)
+    ct_operand = ct if is_undefined_primal(operand) else None
+    ct_updates = None
+    if is_undefined_primal(updates):
+        gathered = _gather_of_updates(ct, indices, updates_aval, dimension_numbers, params)
+        ct_updates = elementwise.neg(gathered)
+    return [ct_operand, None, ct_updates]
+
+
+transpose_rules[scatter_sub_p] = _scatter_sub_transpose
+batch_rules[scatter_sub_p] = _scatter_batch(scatter_sub_p)
+lowering_rules[scatter_sub_p] = _scatter_lowering("stablehlo.subtract")
 
 
 # --- scatter --------------------------------------------------------------------------------
