@@ -11,6 +11,7 @@ from tracejit._src.lax.arrays import (  # noqa: F401
     index_take,
     shape_as_value,
 )
+from tracejit._src.lax.barriers import optimization_barrier, optimization_barrier_p  # noqa: F401
 from tracejit._src.lax.binary import (  # noqa: F401
     add,
     add_p,
