@@ -49,6 +49,7 @@ from tracejit._src.lax.standard import (
 from tracejit._src.lowering.lower import lowering_rules
 
 _BOOL = np.dtype(bool)
+_COMPLEX_NAN = np.complex64(complex("nan+nanj"))  # (before `complex` below shadows the builtin)
 
 
 def _full(value, dtype, shape: tuple):
@@ -336,7 +337,7 @@ def _pow_impl(x, y):
     elif x.dtype.kind == "c":
         # XLA's complex pow is exp(y * log(x)): a zero base and an exponent off the real axis
         # give NaN (log(0) = -inf times a complex number), where NumPy gives 0.
-        out = np.where((x == 0) & (y.imag != 0), np.complex64(complex("nan+nanj")), out)
+        out = np.where((x == 0) & (y.imag != 0), _COMPLEX_NAN, out)
         out = out.astype(x.dtype)
     return out
 
