@@ -214,12 +214,16 @@ def reduce_precision(operand, exponent_bits, mantissa_bits):
 
 @reduce_precision_p.def_impl
 def _reduce_precision_impl(operand, *, exponent_bits, mantissa_bits):
-    """XLA's bit manipulation (its HLO evaluator's), on the unsigned integer view."""
+    """XLA's bit manipulation (its HLO evaluator's), on the unsigned integer view. NaNs are
+    kept (rounding or a narrower exponent would make them inf); XLA computes bfloat16 in
+    float32, whose conversion back gives the quiet NaN of the sign."""
     info = dtypes.finfo(operand.dtype)
     uint = np.dtype(f"u{operand.dtype.itemsize}")
     src_mantissa, src_exponent = int(info.nmant), int(info.nexp)
-    bits = np.array(operand).view(uint)
+    original = bits = np.array(operand).view(uint)
     one = uint.type(1)
+    sign_mask = one << uint.type(8 * uint.itemsize - 1)
+    exponent_mask = uint.type(((1 << src_exponent) - 1) << src_mantissa)
     if mantissa_bits < src_mantissa:
         shift = uint.type(src_mantissa - mantissa_bits)
         last_bit_mask = one << shift
@@ -227,8 +231,6 @@ def _reduce_precision_impl(operand, *, exponent_bits, mantissa_bits):
         bias += (last_bit_mask >> one) - one
         bits = (bits + bias) & ~(last_bit_mask - one)
     if exponent_bits < src_exponent:
-        sign_mask = one << uint.type(8 * uint.itemsize - 1)
-        exponent_mask = uint.type(((1 << src_exponent) - 1) << src_mantissa)
         exponent_bias = (1 << (src_exponent - 1)) - 1
         reduced_bias = (1 << (exponent_bits - 1)) - 1
         exponent = bits & exponent_mask
@@ -236,11 +238,12 @@ def _reduce_precision_impl(operand, *, exponent_bits, mantissa_bits):
         underflows = exponent <= uint.type((exponent_bias - reduced_bias) << src_mantissa)
         signed_zero = bits & sign_mask
         bits = np.where(overflows, signed_zero | exponent_mask, bits)
-        bits = np.where(underflows, signed_zero, bits).astype(uint)
-    result = bits.view(operand.dtype)
-    if mantissa_bits < src_mantissa:  # rounding may have carried a NaN's payload into inf
-        result = np.where(np.isnan(operand), operand, result)
-    return result.astype(operand.dtype).reshape(operand.shape)
+        bits = np.where(underflows, signed_zero, bits)
+    nan = (original & ~sign_mask) > exponent_mask
+    if operand.dtype == dtypes.bfloat16:
+        original = (original & sign_mask) | uint.type(0x7FC0)
+    bits = np.where(nan, original, bits).astype(uint)
+    return bits.view(operand.dtype).reshape(operand.shape)
 
 
 @reduce_precision_p.def_abstract_eval
