@@ -13,7 +13,8 @@ Operands `x_1..x_k` and initial values `i_1..i_k` are the primitive's operands, 
 the jaxpr maps `(a_1..a_k, b_1..b_k)` to the combined `k` values. XLA reduces in an order of its
 choosing, which is why the computation must be associative and the initial values its identity.
 Eagerly, each result folds its elements into the initial value in row-major order, as XLA's CPU
-reduction does (so even a non-associative computation agrees with jit). For derivatives, the
+reduction does (so even a non-associative computation agrees with jit); with no dimensions
+to reduce, the result is the operands, as XLA simplifies it. For derivatives, the
 reduction is a tree of pairwise combinations, each level the computation batched over all pairs
 at once (`batching.vmap_flat`): its JVP is that tree's JVP, made of ordinary primitives, so
 reverse mode goes through. Compiled, it is one `stablehlo.reduce` whose region is the jaxpr.
@@ -109,7 +110,7 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
     if len(flat_operands) != len(flat_inits):
         raise ValueError("Must have same total number of operands as init_values")
     ndim = len(shape_of(flat_operands[0])) if flat_operands else 0
-    dimensions = normalize_axes("reduce", [d % ndim if ndim else d for d in dimensions], ndim)
+    dimensions = normalize_axes("reduce", dimensions, ndim)  # negative ones too, as in JAX
     reducer = _monoid_reducer(computation, flat_operands, flat_inits)
     if reducer is not None:
         return tree_unflatten(operand_tree, [reducer(flat_operands[0], dimensions)])
@@ -178,7 +179,9 @@ def _tree_reduce(operands, inits, jaxpr, dimensions) -> list:
     """The reduction as a tree of pairwise combinations, built from primitives: reduced
     dimensions moved in front and flattened to `n`, the rest to `m`; halves combined until one
     row is left (an odd row count padded with the identity), then combined with the identity
-    (which also gives the result when nothing is reduced over)."""
+    (which also gives the result when there are no elements to reduce)."""
+    if not dimensions:
+        return list(operands)
     shape = shape_of(operands[0])
     kept = tuple(d for d in range(len(shape)) if d not in dimensions)
     out_shape = tuple(shape[d] for d in kept)
@@ -209,6 +212,8 @@ def _reduce_impl(*args, computation, jaxpr, dimensions):
     once through the computation batched over them."""
     half = len(args) // 2
     operands, inits = args[:half], args[half:]
+    if not dimensions:  # XLA returns the operands as they are
+        return list(operands)
     shape = operands[0].shape
     kept = tuple(d for d in range(len(shape)) if d not in dimensions)
     out_shape = tuple(shape[d] for d in kept)
