@@ -45,9 +45,9 @@ def test_complex_keeps_infinite_real_parts():
 
 def test_complex_cotangents_are_real_part_and_minus_imaginary_part():
     """JAX's convention: the cotangent of x + iy is (Re ct, -Im ct)."""
-    f = lambda x, y: (lax.complex(x, y) * (3 - 5j)).real  # noqa: E731
+    f = lambda x, y: (lax.complex(x, y) * (3 - 5j)).real
     assert_close(tracejit.grad(f, (0, 1))(1.0, 2.0), (3.0, 5.0))
-    g = lambda x, y: jnp.abs(lax.complex(x, y)) ** 2  # noqa: E731
+    g = lambda x, y: jnp.abs(lax.complex(x, y)) ** 2
     assert_close(tracejit.grad(g, (0, 1))(1.0, 2.0), (2.0, 4.0))
 
 
@@ -135,7 +135,7 @@ DNUMS = lax.ScatterDimensionNumbers(
 def test_scatter_sub_subtracts_every_repeated_update():
     x, updates = np.arange(4.0, dtype=np.float32), np.array([1.0, 2.0, 3.0], np.float32)
     indices = np.array([[0], [2], [0]], np.int32)
-    fun = lambda x, u: lax.scatter_sub(x, indices, u, DNUMS)  # noqa: E731
+    fun = lambda x, u: lax.scatter_sub(x, indices, u, DNUMS)
     check_eager_jit_numpy(fun, [x, updates], np.array([-4.0, 1.0, 0.0, 3.0], np.float32))
     assert "scatter-sub[" in jaxpr_text(fun, x, updates)
     grad_x, grad_u = tracejit.grad(lambda x, u: (fun(x, u) ** 2).sum(), (0, 1))(x, updates)

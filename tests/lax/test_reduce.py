@@ -48,7 +48,7 @@ def test_other_computations_stage_a_reduce_holding_their_jaxpr():
 
 def test_non_associative_computation_folds_in_xla_order():
     """JAX on CPU gives acc = acc + 2 * x, element by element from 0: 2 * 1 + 2 * 4 = 10."""
-    fun = lambda x: lax.reduce(x, 0.0, lambda a, b: a + 2 * b, (0,))  # noqa: E731
+    fun = lambda x: lax.reduce(x, 0.0, lambda a, b: a + 2 * b, (0,))
     check_eager_jit_numpy(fun, [X], np.array([10.0, 14.0, 18.0], np.float32))
 
 
@@ -63,26 +63,24 @@ def test_pytrees_of_operands():
 
 
 def test_several_dimensions_none_and_empty():
-    fun = lambda dims: lambda x: lax.reduce(x, 0.0, lambda a, b: a + b * b, dims)  # noqa: E731
+    fun = lambda dims: lambda x: lax.reduce(x, 0.0, lambda a, b: a + b * b, dims)
     check_eager_jit_numpy(fun((0, 1)), [X], np.float32((X * X).sum()))
     check_eager_jit_numpy(fun(()), [X], X)  # XLA's (and JAX's): the operand as it is
     check_eager_jit_numpy(fun((0,)), [np.ones((0, 3), np.float32)], np.zeros(3, np.float32))
 
 
 def test_derivatives_forward_and_reverse():
-    product = lambda x: lax.reduce(x, 1.0, lambda a, b: a * b, (1,))  # noqa: E731
+    product = lambda x: lax.reduce(x, 1.0, lambda a, b: a * b, (1,))
     check_grads(product, [X.astype(np.float64)], 2, modes=("fwd", "rev"))
-    maximum = lambda x: lax.reduce(x, -np.inf, jnp.maximum, (0, 1))  # noqa: E731
+    maximum = lambda x: lax.reduce(x, -np.inf, jnp.maximum, (0, 1))
     assert_close(tracejit.grad(maximum)(X), (X == X.max()).astype(np.float32))
-    pair = lambda x: lax.reduce(  # noqa: E731
-        (x, x), (0.0, 1.0), lambda a, b: (a[0] + b[0], a[1] * b[1]), (0,)
-    )
+    pair = lambda x: lax.reduce((x, x), (0.0, 1.0), lambda a, b: (a[0] + b[0], a[1] * b[1]), (0,))
     check_grads(pair, [X.astype(np.float64)], 1, modes=("fwd", "rev"))
 
 
 def test_vmap_matches_a_loop():
     batch = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4) / 10
-    fun = lambda x: lax.reduce(x, 1.0, lambda a, b: a * b, (1,))  # noqa: E731
+    fun = lambda x: lax.reduce(x, 1.0, lambda a, b: a * b, (1,))
     for axis in (0, 1, 2):
         check_vmap(fun, [batch], [axis], tol=1e-6, jit=True)
 

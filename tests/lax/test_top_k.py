@@ -48,6 +48,7 @@ def test_vmap_at_each_position():
 def test_approx_results_without_aggregation_are_the_whole_sorted_dimension():
     values, indices = lax.approx_min_k(X, 2, aggregate_to_topk=False)
     np.testing.assert_array_equal(values, np.sort(X, axis=1))
+    np.testing.assert_array_equal(indices, np.argsort(X, axis=1, kind="stable"))
     with pytest.raises(NotImplementedError, match="aggregate_to_topk=False"):
         lax.approx_max_k(np.ones((2, 200), np.float32), 2, aggregate_to_topk=False)
 
