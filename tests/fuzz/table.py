@@ -389,6 +389,8 @@ NOT_FUZZED = {
             "lax.scan",
             "lax.map",
             "lax.associative_scan",
+            "lax.custom_linear_solve",
+            "lax.custom_root",
         ]
     },
     **{

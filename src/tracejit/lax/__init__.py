@@ -79,6 +79,11 @@ from tracejit._src.lax.control_flow.conditionals import cond, cond_p, switch  # 
 from tracejit._src.lax.control_flow.loops import fori_loop, while_loop, while_p  # noqa: F401
 from tracejit._src.lax.control_flow.mapping import map  # noqa: F401
 from tracejit._src.lax.control_flow.scan import scan, scan_p  # noqa: F401
+from tracejit._src.lax.control_flow.solves import (  # noqa: F401
+    custom_linear_solve,
+    custom_root,
+    linear_solve_p,
+)
 from tracejit._src.lax.conversions import (  # noqa: F401
     bitcast_convert_type,
     bitcast_convert_type_p,
