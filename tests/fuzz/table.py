@@ -374,6 +374,8 @@ NOT_FUZZED = {
             "GatherScatterMode",
             "Precision",
             "RoundingMethod",
+            "AccuracyMode",
+            "Tolerance",
             "ScatterDimensionNumbers",
         ]
     },
@@ -391,6 +393,7 @@ NOT_FUZZED = {
             "lax.associative_scan",
             "lax.custom_linear_solve",
             "lax.custom_root",
+            "lax.platform_dependent",
         ]
     },
     **{

@@ -194,8 +194,10 @@ def test_accuracy_none_is_the_default_and_others_are_not_supported(name):
     assert inspect.signature(fun).parameters["accuracy"].default is None
     x = np.float32(0.5)
     assert_close(fun(x, accuracy=None), fun(x))
-    with pytest.raises(NotImplementedError, match="accuracy"):
-        fun(x, accuracy="highest")
+    assert_close(fun(x, accuracy=lax.AccuracyMode.DEFAULT), fun(x))
+    for accuracy in (lax.AccuracyMode.HIGHEST, lax.Tolerance(atol=1e-3)):
+        with pytest.raises(NotImplementedError, match="accuracy"):
+            fun(x, accuracy=accuracy)
 
 
 @pytest.mark.parametrize(
@@ -215,6 +217,25 @@ def test_out_sharding_none_is_accepted_and_others_are_not(call):
     call(None)
     with pytest.raises(NotImplementedError, match="sharding"):
         call("x")
+
+
+def test_tolerance_checks_its_values():
+    with pytest.raises(ValueError, match="non-negative"):
+        lax.Tolerance(atol=-1.0)
+    with pytest.raises(ValueError, match="At least one"):
+        lax.Tolerance()
+
+
+def test_platform_dependent_runs_the_cpu_branch_or_the_default():
+    assert lax.platform_dependent(1.0, 2.0, cpu=lambda a, b: a + b) == 3.0
+    assert_close(lax.platform_dependent(1.0, tpu=jnp.sin, default=jnp.cos), np.cos(1.0), 1e-6)
+    assert_close(
+        tracejit.grad(lambda x: lax.platform_dependent(x, cpu=jnp.sin))(1.0), np.cos(1.0), 1e-6
+    )
+    with pytest.raises(ValueError, match="Use 'cuda' or 'rocm'"):
+        lax.platform_dependent(1.0, gpu=jnp.sin, default=jnp.cos)
+    with pytest.raises(NotImplementedError, match="no branch"):
+        lax.platform_dependent(1.0, tpu=jnp.sin)
 
 
 def test_mul_out_dtype_multiplies_in_the_wider_dtype():

@@ -177,6 +177,7 @@ from tracejit._src.lax.parallel import (  # noqa: F401
     psum,
     psum_p,
 )
+from tracejit._src.lax.platform import platform_dependent  # noqa: F401
 from tracejit._src.lax.reduce import reduce, reduce_p  # noqa: F401
 from tracejit._src.lax.reductions import (  # noqa: F401
     argmax,
@@ -292,6 +293,7 @@ from tracejit._src.lax.stacking import (  # noqa: F401
     unstack,
     unstack_p,
 )
+from tracejit._src.lax.standard import AccuracyMode, Tolerance  # noqa: F401
 from tracejit._src.lax.trigonometric import (  # noqa: F401
     acos,
     acos_p,
