@@ -105,7 +105,11 @@ from tracejit._src.lax.cumulative import (  # noqa: F401
     cumsum_p,
 )
 from tracejit._src.lax.dot import (  # noqa: F401
+    DotAlgorithm,
+    DotAlgorithmPreset,
+    DotDimensionNumbers,
     Precision,
+    PrecisionLike,
     batch_matmul,
     dot,
     dot_general,
