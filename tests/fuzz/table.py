@@ -374,6 +374,7 @@ NOT_FUZZED = {
             "GatherScatterMode",
             "Precision",
             "RoundingMethod",
+            "RaggedDotDimensionNumbers",
             "DotAlgorithm",
             "DotAlgorithmPreset",
             "DotDimensionNumbers",
@@ -475,6 +476,8 @@ NOT_FUZZED = {
             "lax.top_k",
             "lax.unstack",
             "lax.optimization_barrier",
+            "lax.ragged_dot",
+            "lax.ragged_dot_general",
         ]
     },
 }

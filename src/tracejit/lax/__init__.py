@@ -182,6 +182,11 @@ from tracejit._src.lax.parallel import (  # noqa: F401
     psum_p,
 )
 from tracejit._src.lax.platform import platform_dependent  # noqa: F401
+from tracejit._src.lax.ragged_dot import (  # noqa: F401
+    RaggedDotDimensionNumbers,
+    ragged_dot,
+    ragged_dot_general,
+)
 from tracejit._src.lax.reduce import reduce, reduce_p  # noqa: F401
 from tracejit._src.lax.reductions import (  # noqa: F401
     argmax,
