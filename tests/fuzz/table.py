@@ -399,6 +399,7 @@ NOT_FUZZED = {
             "lax.custom_linear_solve",
             "lax.custom_root",
             "lax.platform_dependent",
+            "lax.composite",
         ]
     },
     **{

@@ -74,6 +74,7 @@ from tracejit._src.lax.comparison import (  # noqa: F401
     ne,
     ne_p,
 )
+from tracejit._src.lax.composite import composite, composite_p  # noqa: F401
 from tracejit._src.lax.control_flow.associative_scan import associative_scan  # noqa: F401
 from tracejit._src.lax.control_flow.conditionals import cond, cond_p, switch  # noqa: F401
 from tracejit._src.lax.control_flow.loops import fori_loop, while_loop, while_p  # noqa: F401
