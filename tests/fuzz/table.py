@@ -374,6 +374,7 @@ NOT_FUZZED = {
             "GatherScatterMode",
             "Precision",
             "RoundingMethod",
+            "RandomAlgorithm",
             "RaggedDotDimensionNumbers",
             "DotAlgorithm",
             "DotAlgorithmPreset",
@@ -479,6 +480,8 @@ NOT_FUZZED = {
             "lax.optimization_barrier",
             "lax.ragged_dot",
             "lax.ragged_dot_general",
+            "lax.rng_bit_generator",
+            "lax.rng_uniform",
         ]
     },
 }

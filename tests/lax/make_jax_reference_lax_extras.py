@@ -1,6 +1,6 @@
 """Records JAX's results for lax names whose values NumPy cannot give: `reduce_precision`'s bits,
-`top_k`'s order of NaNs, signed zeros and ties, `approx_max_k`/`approx_min_k` on CPU, and the
-dtypes and weak types of `full`/`full_like`. The tests (`tests/lax/test_lax_extras_reference.py`)
+`top_k`'s order of NaNs, signed zeros and ties, `approx_max_k`/`approx_min_k` on CPU, XLA's
+`rng_bit_generator` bits, and the dtypes and weak types of `full`/`full_like`. The tests (`tests/lax/test_lax_extras_reference.py`)
 never import JAX; they compare with `tests/lax/data/lax_extras.npz`. To regenerate it, in a
 virtualenv with `jax==0.10.2` (CPU), from outside the repository:
 
@@ -118,6 +118,22 @@ CASES = {
         lambda lax, np_, y: lax.broadcast_like(1.0, y),
         (np.ones((2, 3), np.float32),),
         False,
+    ),
+    **{
+        f"rng_bit_generator_{algorithm}_{dtype.__name__}": (
+            lambda lax, np_, key, algorithm=algorithm, dtype=dtype: lax.rng_bit_generator(
+                key, (2, 3), dtype, getattr(lax.RandomAlgorithm, algorithm)
+            ),
+            (np.array([1, 2, 3, 2**32 - 1], np.uint32),),
+            False,
+        )
+        for algorithm in ("RNG_DEFAULT", "RNG_THREE_FRY", "RNG_PHILOX")
+        for dtype in (np.uint8, np.uint16, np.uint32)
+    },
+    "rng_bit_generator_x64": (
+        lambda lax, np_, key: lax.rng_bit_generator(key, (3,), np.uint64),
+        (np.array([5, 0, 0, 7], np.uint32),),
+        True,
     ),
     "mulhi_int32": (
         lambda lax, np_, x, y: lax.mulhi(x, y),

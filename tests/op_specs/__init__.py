@@ -35,6 +35,8 @@ COVERED_ELSEWHERE = {
     "custom_lin": "only inside the linearization of a custom_vjp: tests/test_autodiff.py",
     "linear_solve": "its bodies are the user's functions: tests/lax/test_solves.py",
     "composite": "its body is the user's function: tests/lax/test_composite.py",
+    "rng_bit_generator": "XLA's bits, recorded from JAX: tests/lax/test_lax_extras_reference.py",
+    "rng_uniform": "XLA's stateful samples, not reproducible: tests/lax/test_rng.py",
     "reduce": "takes a function, its body a jaxpr: tests/lax/test_reduce.py",
     "iota": "no operands to sample, batch or differentiate: tests/lax/test_shapes.py",
     "psum": COLLECTIVE,

@@ -209,6 +209,13 @@ from tracejit._src.lax.reductions import (  # noqa: F401
     reduce_xor,
     reduce_xor_p,
 )
+from tracejit._src.lax.rng import (  # noqa: F401
+    RandomAlgorithm,
+    rng_bit_generator,
+    rng_bit_generator_p,
+    rng_uniform,
+    rng_uniform_p,
+)
 from tracejit._src.lax.scatter import (  # noqa: F401
     scatter,
     scatter_add,
