@@ -482,6 +482,7 @@ NOT_FUZZED = {
             "lax.ragged_dot_general",
             "lax.rng_bit_generator",
             "lax.rng_uniform",
+            "lax.dce_sink",
         ]
     },
 }

@@ -143,3 +143,17 @@ def test_scatter_sub_subtracts_every_repeated_update():
     assert_close(grad_u, [8.0, 0.0, 8.0])
     with pytest.raises(TypeError):
         lax.scatter_sub(x, indices, updates.astype(np.int32), DNUMS)
+
+
+# --- dce_sink ---------------------------------------------------------------------------------
+
+
+def test_dce_sink_is_an_equation_without_outputs_kept_on_primals():
+    assert lax.dce_sink({"a": np.ones(2)}) is None
+    text = jaxpr_text(tracejit.grad(lambda x: (lax.dce_sink(x), x.sum())[1]), np.ones(2, "f4"))
+    assert text.splitlines()[1] == "    dce_sink[prevent_mlir_dce=False] a"
+    assert "dce_sink" in jaxpr_text(
+        tracejit.vmap(lambda x: (lax.dce_sink(x), x)[1]), np.ones((2, 2))
+    )
+    out = tracejit.jit(lambda x: (lax.dce_sink(x), x + 1)[1])(np.ones(2, np.float32))
+    np.testing.assert_array_equal(out, [2.0, 2.0])

@@ -11,7 +11,12 @@ from tracejit._src.lax.arrays import (  # noqa: F401
     index_take,
     shape_as_value,
 )
-from tracejit._src.lax.barriers import optimization_barrier, optimization_barrier_p  # noqa: F401
+from tracejit._src.lax.barriers import (  # noqa: F401
+    dce_sink,
+    dce_sink_p,
+    optimization_barrier,
+    optimization_barrier_p,
+)
 from tracejit._src.lax.binary import (  # noqa: F401
     add,
     add_p,
