@@ -483,6 +483,7 @@ NOT_FUZZED = {
             "lax.rng_bit_generator",
             "lax.rng_uniform",
             "lax.dce_sink",
+            "lax.stage",
         ]
     },
 }

@@ -246,3 +246,25 @@ def test_mul_out_dtype_multiplies_in_the_wider_dtype():
     assert tracejit.jit(lambda a, b: lax.mul(a, b, out_dtype=np.int32))(x, y).dtype == np.int32
     with pytest.raises(NotImplementedError, match="narrower"):
         lax.mul(np.float32(1), np.float32(2), out_dtype=np.float16)
+
+
+# --- stage ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value, dtype, weak",
+    [(np.ones(2), np.float32, False), (1.0, np.float32, True), (3, np.int32, True),
+     (np.float64(2), np.float32, False), (True, np.bool_, False)],
+)  # fmt: skip
+def test_stage_makes_arrays_of_canonical_dtype(value, dtype, weak):
+    out = lax.stage(value)
+    assert isinstance(out, tracejit.Array) and out.dtype == dtype and out.weak_type == weak
+    np.testing.assert_array_equal(out, value)
+
+
+def test_stage_keeps_arrays_and_tracers_and_rejects_lists():
+    x = jnp.ones(2)
+    assert lax.stage(x) is x
+    assert_close(tracejit.grad(lambda v: lax.stage(v) * 2)(1.0), 2.0)
+    with pytest.raises(TypeError, match="Error interpreting argument to stage"):
+        lax.stage([1, 2])

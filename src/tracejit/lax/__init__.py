@@ -10,6 +10,7 @@ from tracejit._src.lax.arrays import (  # noqa: F401
     full_like,
     index_take,
     shape_as_value,
+    stage,
 )
 from tracejit._src.lax.barriers import (  # noqa: F401
     dce_sink,

@@ -129,3 +129,17 @@ def shape_as_value(shape):
     shape gives an empty Array)."""
     sizes = static_ints("shape_as_value", "shape", shape)
     return np.array(sizes, np.int32) if sizes else full((0,), 0, np.int32)
+
+
+def stage(x, /):
+    """`x` (an array or a scalar) as a tracejit value: arrays and tracers as they are, NumPy and
+    Python values as Arrays of their canonical dtype (weak for Python scalars). Values enter
+    a trace as constants when first used, so there is nothing more to lift."""
+    if is_array(x):
+        return x
+    if not (isinstance(x, (np.ndarray, np.generic)) or dtypes.is_python_scalar(x)):
+        raise TypeError(
+            "Error interpreting argument to stage as a JAX value. The problematic value is of "
+            f"type {type(x)} and was passed to stage at position 0."
+        )
+    return make_array(np.asarray(x).astype(dtypes.dtype_of(x)), dtypes.is_weakly_typed(x))
