@@ -71,11 +71,11 @@ def broadcast_like(arr, like_arr):
     return shapes.broadcast_in_dim(arr, like_shape, dims)
 
 
-def broadcast_shapes(*shapes_):
+def broadcast_shapes(*shapes):  # (the module `shapes` is not needed here)
     """The shape arrays of the given shapes broadcast to, with NumPy's rules."""
-    if not shapes_:
+    if not shapes:
         raise ValueError("broadcast_shapes requires at least one shape")
-    shape_tuples = [tuple(map(operator.index, s)) for s in shapes_]
+    shape_tuples = [tuple(map(operator.index, s)) for s in shapes]
     rank = max(map(len, shape_tuples))
     padded = [(1,) * (rank - len(s)) + s for s in shape_tuples]
     result = []
