@@ -399,6 +399,7 @@ NOT_FUZZED = {
             "lax.associative_scan",
             "lax.custom_linear_solve",
             "lax.custom_root",
+            "lax.scatter_apply",
             "lax.platform_dependent",
             "lax.composite",
         ]

@@ -5,7 +5,7 @@ values from test_lax_extras_reference.py."""
 
 import numpy as np
 import pytest
-from helpers import assert_close, check_eager_jit_numpy, jaxpr_text
+from helpers import assert_close, check_eager_jit_numpy, check_vmap, jaxpr_text
 
 import tracejit
 import tracejit.numpy as jnp
@@ -157,3 +157,28 @@ def test_dce_sink_is_an_equation_without_outputs_kept_on_primals():
     )
     out = tracejit.jit(lambda x: (lax.dce_sink(x), x + 1)[1])(np.ones(2, np.float32))
     np.testing.assert_array_equal(out, [2.0, 2.0])
+
+
+# --- scatter_apply ----------------------------------------------------------------------------
+
+
+def test_scatter_apply_applies_once_per_window_as_xla():
+    """JAX 0.10.2 on CPU gives [3, 1, 5, 3]: element 0 is in two windows, 0 -> 1 -> 3."""
+    x, indices = np.arange(4.0, dtype=np.float32), np.array([[0], [0], [2]], np.int32)
+    fun = lambda v: lax.scatter_apply(v, indices, lambda e: e * 2 + 1, DNUMS, update_shape=(3,))
+    check_eager_jit_numpy(fun, [x], np.array([3.0, 1.0, 5.0, 3.0], np.float32))
+    assert "scatter_apply[" in jaxpr_text(fun, x)
+    with pytest.raises(NotImplementedError, match="scatter_apply"):
+        tracejit.grad(lambda v: fun(v).sum())(x)
+
+
+def test_scatter_apply_windows_and_vmap():
+    rows = lax.ScatterDimensionNumbers(
+        update_window_dims=(1,), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,)
+    )
+    x = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    indices = np.array([[2], [0]], np.int32)
+    fun = lambda v, i: lax.scatter_apply(v, i, jnp.negative, rows, update_shape=(2, 2))
+    check_eager_jit_numpy(fun, [x, indices], np.array([[0, -1], [2, 3], [-4, -5]], np.float32))
+    check_vmap(fun, [np.stack([x, x + 1]), np.stack([indices, indices + 1])], [0, 0], jit=True)
+    check_vmap(fun, [x, np.stack([indices, indices - 1])], [None, 0])

@@ -38,6 +38,7 @@ COVERED_ELSEWHERE = {
     "rng_bit_generator": "XLA's bits, recorded from JAX: tests/lax/test_lax_extras_reference.py",
     "rng_uniform": "XLA's stateful samples, not reproducible: tests/lax/test_rng.py",
     "dce_sink": "no outputs to compare: tests/lax/test_lax_small_primitives.py",
+    "scatter_apply": "takes a function: tests/lax/test_lax_small_primitives.py",
     "reduce": "takes a function, its body a jaxpr: tests/lax/test_reduce.py",
     "iota": "no operands to sample, batch or differentiate: tests/lax/test_shapes.py",
     "psum": COLLECTIVE,

@@ -226,6 +226,8 @@ from tracejit._src.lax.scatter import (  # noqa: F401
     scatter,
     scatter_add,
     scatter_add_p,
+    scatter_apply,
+    scatter_apply_p,
     scatter_max,
     scatter_max_p,
     scatter_min,
