@@ -25,7 +25,6 @@ from tracejit._src.lax import slicing, stacking
 from tracejit._src.lax.standard import check_no_sharding, static_ints
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lower_jaxpr_to_module, lowering_rules
-from tracejit._src.runtime.client import get_client
 
 
 class RandomAlgorithm(enum.IntEnum):
@@ -49,7 +48,7 @@ def run_with_xla(primitive: Primitive, operands, params) -> list:
         )
     avals = tuple(ShapedArray(np.shape(x), np.asarray(x).dtype) for x in operands)
     executable = _compiled(primitive, avals, tuple(sorted(params.items())))
-    client = get_client()
+    client = runtime.get_client()
     outs = executable.execute_one([client.buffer_from_numpy(np.asarray(x)) for x in operands])
     return [out.to_numpy() for out in outs]
 
@@ -62,7 +61,7 @@ def _compiled(primitive: Primitive, avals, params):
 
     closed = trace_to_jaxpr(one_equation, list(avals), DebugInfo(primitive, primitive.name))
     text = lower_jaxpr_to_module(closed, f"jit_{primitive.name}")
-    return get_client().compile(text)
+    return runtime.get_client().compile(text)
 
 
 def _one_per_member(primitive: Primitive, values, dims, params):
