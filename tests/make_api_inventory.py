@@ -33,34 +33,11 @@ MODULES = [
     "jax.scipy.stats",
     *(
         f"jax.scipy.stats.{d}"
-        for d in [
-            "bernoulli",
-            "beta",
-            "betabinom",
-            "binom",
-            "cauchy",
-            "chi2",
-            "dirichlet",
-            "expon",
-            "gamma",
-            "gennorm",
-            "geom",
-            "gumbel_l",
-            "gumbel_r",
-            "laplace",
-            "logistic",
-            "multinomial",
-            "multivariate_normal",
-            "nbinom",
-            "norm",
-            "pareto",
-            "poisson",
-            "t",
-            "truncnorm",
-            "uniform",
-            "vonmises",
-            "wrapcauchy",
-        ]
+        for d in (
+            "bernoulli beta betabinom binom cauchy chi2 dirichlet expon gamma gennorm geom "
+            "gumbel_l gumbel_r laplace logistic multinomial multivariate_normal nbinom norm "
+            "pareto poisson t truncnorm uniform vonmises wrapcauchy"
+        ).split()
     ),
     "jax.scipy.linalg",
     "jax.scipy.signal",
