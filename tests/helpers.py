@@ -342,4 +342,4 @@ class OpSpec:
             tangents = self.operands(np.asarray(args[0]).dtype, seed=1)
             tangents = [tangents[i] for i in self.grad_argnums]
             _, tangent_out = jvp(of_differentiable, args, tangents)
-            assert_close(tangent_out, of_differentiable(*tangents), 1e-6)
+            assert_tree_equal(tangent_out, of_differentiable(*tangents), 1e-6)

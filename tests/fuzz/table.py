@@ -156,6 +156,7 @@ UNARY = [
         for n in ["asin", "acos", "atan", "asinh", "acosh", "atanh", "cosh", "sinh", "exp2"]
     ],
     _lax("cbrt", np.cbrt, kinds="f"),
+    _lax("reciprocal", np.reciprocal, kinds="f"),
     *[
         _lax(n, getattr(scipy.special, m), kinds="f")
         for n, m in [
@@ -362,12 +363,25 @@ NOT_FUZZED = {
         ]
     },
     **{
+        f"lax.{n}": "dtype and shape logic, not arrays (tests/lax/test_arrays.py)"
+        for n in ["broadcast_shapes", "dtype"]
+    },
+    "lax.reduce": "takes a function: tests/lax/test_reduce.py",
+    **{
         f"lax.{n}": "a parameter type (tests/lax/test_gather.py, test_dot.py, ...)"
         for n in [
             "GatherDimensionNumbers",
             "GatherScatterMode",
             "Precision",
             "RoundingMethod",
+            "RandomAlgorithm",
+            "RaggedDotDimensionNumbers",
+            "DotAlgorithm",
+            "DotAlgorithmPreset",
+            "DotDimensionNumbers",
+            "PrecisionLike",
+            "AccuracyMode",
+            "Tolerance",
             "ScatterDimensionNumbers",
         ]
     },
@@ -383,6 +397,11 @@ NOT_FUZZED = {
             "lax.scan",
             "lax.map",
             "lax.associative_scan",
+            "lax.custom_linear_solve",
+            "lax.custom_root",
+            "lax.scatter_apply",
+            "lax.platform_dependent",
+            "lax.composite",
         ]
     },
     **{
@@ -441,6 +460,31 @@ NOT_FUZZED = {
             "lax.slice_in_dim",
             "lax.sort_key_val",
             "lax.squeeze",
+            "lax.approx_max_k",
+            "lax.approx_min_k",
+            "lax.broadcast_like",
+            "lax.collapse",
+            "lax.complex",
+            "lax.empty",
+            "lax.full",
+            "lax.full_like",
+            "lax.index_take",
+            "lax.mulhi",
+            "lax.reduce_precision",
+            "lax.scatter_sub",
+            "lax.shape_as_value",
+            "lax.split",
+            "lax.stack",
+            "lax.tile",
+            "lax.top_k",
+            "lax.unstack",
+            "lax.optimization_barrier",
+            "lax.ragged_dot",
+            "lax.ragged_dot_general",
+            "lax.rng_bit_generator",
+            "lax.rng_uniform",
+            "lax.dce_sink",
+            "lax.stage",
         ]
     },
 }

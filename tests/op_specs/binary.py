@@ -3,7 +3,7 @@ from NumPy's (truncating integer division, C remainders, out-of-range shifts).""
 
 import numpy as np
 import scipy.special
-from helpers import ALL, FLOATS, INEXACT, INTS, NUMERIC, REAL, OpSpec, b, shaped
+from helpers import ALL, FLOATS, INEXACT, INTS, NUMERIC, REAL, OpSpec, b, c64, f32, shaped
 
 from tracejit import lax
 from tracejit._src.core import primitives
@@ -96,6 +96,12 @@ def _arithmetic_right_shift(x, y):
     return np.right_shift(x.view(signed), y.astype(signed)).view(x.dtype)
 
 
+def _mulhi(x, y):
+    """The high half of the exact (Python integer) product."""
+    bits = 8 * x.dtype.itemsize
+    return np.asarray((x.astype(object) * y.astype(object)) >> bits).astype(x.dtype)
+
+
 def binary(name, fun, ref, dtypes, sample=None, grad_argnums=(), **fields):
     return OpSpec(
         name,
@@ -161,4 +167,14 @@ BINARY = [
         grad_argnums=(0, 1),
         linear=True,
     ),
+    binary(
+        "complex",
+        lax.complex,
+        lambda x, y: x + 1j * y,
+        [f32],
+        out=lambda d: c64,
+        grad_argnums=(0, 1),
+        linear=True,
+    ),
+    binary("mulhi", lax.mulhi, _mulhi, INTS, exact=True),
 ]

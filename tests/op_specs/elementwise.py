@@ -133,4 +133,15 @@ ELEMENTWISE = [
     ),
     unary("population_count", lax.population_count, _popcount, INTS, smooth=False),
     unary("clz", lax.clz, _clz, INTS, smooth=False),
+    # float16's format: rounds float32 to nearest even (no subnormals among these operands);
+    # float16 and bfloat16 operands in [-3, 3] are unchanged. Its derivative rounds the tangent
+    # (not the derivative of a step function): tests/lax/test_reduce_precision.py.
+    OpSpec(
+        "reduce_precision",
+        lambda x: lax.reduce_precision(x, 5, 10),
+        lambda x: x.astype(np.float16).astype(x.dtype),
+        FLOATS,
+        shapes=SHAPES,
+        exact=True,
+    ),
 ]

@@ -71,4 +71,5 @@ INDEXING = [
     scatter("scatter-mul", lax.scatter_mul, np.multiply.at, SCATTERED, unique_indices=True),
     scatter("scatter-min", lax.scatter_min, np.minimum.at, [*FLOATS, i32]),
     scatter("scatter-max", lax.scatter_max, np.maximum.at, [*FLOATS, i32]),
+    scatter("scatter-sub", lax.scatter_sub, np.subtract.at, SCATTERED, linear=True),
 ]

@@ -43,6 +43,13 @@ def _sort_pairs(keys, values):
 
 MATMUL = (((1,), (0,)), ((), ()))
 
+
+def _descending(x):
+    """The two largest along axis 1 and their indices, equal values in index order."""
+    order = np.argsort(-x.astype(np.float64), axis=1, kind="stable")[:, :2]
+    return np.take_along_axis(x, order, 1), order
+
+
 REDUCTIONS = [
     reduction("reduce_sum", lax.reduce_sum, np.sum, NUMERIC, tol=2, linear=True),
     reduction("reduce_prod", lax.reduce_prod, np.prod, NUMERIC, tol=2),
@@ -99,5 +106,49 @@ REDUCTIONS = [
         (((3, 4), (3, 4)),),
         primitive="sort",
         grad_argnums=(1,),
+    ),
+    OpSpec(
+        "top_k",
+        lambda x: lax.top_k(x, 2)[0],
+        lambda x: _descending(x)[0],
+        [*ORDERED, b],
+        shapes=SHAPE,
+        grad_argnums=(0,),
+    ),
+    OpSpec(
+        "top_k_indices",
+        lambda x: lax.top_k(x, 2)[1],
+        lambda x: _descending(x)[1],
+        [*ORDERED, b],
+        shapes=SHAPE,
+        primitive="top_k",
+        out=lambda d: i32,
+    ),
+    OpSpec(
+        "approx_max_k",
+        lambda x: lax.approx_max_k(x, 2)[0],
+        lambda x: _descending(x)[0],
+        FLOATS,
+        shapes=SHAPE,
+        primitive="approx_top_k",
+        grad_argnums=(0,),
+    ),
+    OpSpec(
+        "approx_max_k_indices",
+        lambda x: lax.approx_max_k(x, 2)[1],
+        lambda x: _descending(x)[1],
+        FLOATS,
+        shapes=SHAPE,
+        primitive="approx_top_k",
+        out=lambda d: i32,
+    ),
+    OpSpec(
+        "approx_min_k",
+        lambda x: lax.approx_min_k(x, 2, reduction_dimension=0)[0],
+        lambda x: np.sort(x, axis=0)[:2],
+        FLOATS,
+        shapes=SHAPE,
+        primitive="approx_top_k",
+        grad_argnums=(0,),
     ),
 ]

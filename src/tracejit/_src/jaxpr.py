@@ -242,7 +242,7 @@ def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
     # JAX prints the space before the operands even when there are none (`iota[...] `).
     args = [pp.text(names(v)) for v in eqn.invars]
     rhs = rhs + pp.text(" ") + pp.nest(2, pp.join(pp.group(pp.brk()), args))
-    return lhs + pp.text(" = ") + rhs
+    return lhs + pp.text(" = ") + rhs if eqn.outvars else rhs  # (`dce_sink` has no outputs)
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _Names) -> pp.Doc:

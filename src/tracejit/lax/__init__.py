@@ -1,8 +1,28 @@
 """`tracejit.lax`: the primitives, with JAX's lax signatures (`jax.lax`)."""
 
+from tracejit._src.lax.arrays import (  # noqa: F401
+    broadcast_like,
+    broadcast_shapes,
+    collapse,
+    dtype,
+    empty,
+    full,
+    full_like,
+    index_take,
+    shape_as_value,
+    stage,
+)
+from tracejit._src.lax.barriers import (  # noqa: F401
+    dce_sink,
+    dce_sink_p,
+    optimization_barrier,
+    optimization_barrier_p,
+)
 from tracejit._src.lax.binary import (  # noqa: F401
     add,
     add_p,
+    complex,
+    complex_p,
     div,
     div_p,
     max,
@@ -29,6 +49,8 @@ from tracejit._src.lax.bitwise import (  # noqa: F401
     bitwise_xor,
     clz,
     clz_p,
+    mulhi,
+    mulhi_p,
     not_,
     not_p,
     or_,
@@ -58,16 +80,24 @@ from tracejit._src.lax.comparison import (  # noqa: F401
     ne,
     ne_p,
 )
+from tracejit._src.lax.composite import composite, composite_p  # noqa: F401
 from tracejit._src.lax.control_flow.associative_scan import associative_scan  # noqa: F401
 from tracejit._src.lax.control_flow.conditionals import cond, cond_p, switch  # noqa: F401
 from tracejit._src.lax.control_flow.loops import fori_loop, while_loop, while_p  # noqa: F401
 from tracejit._src.lax.control_flow.mapping import map  # noqa: F401
 from tracejit._src.lax.control_flow.scan import scan, scan_p  # noqa: F401
+from tracejit._src.lax.control_flow.solves import (  # noqa: F401
+    custom_linear_solve,
+    custom_root,
+    linear_solve_p,
+)
 from tracejit._src.lax.conversions import (  # noqa: F401
     bitcast_convert_type,
     bitcast_convert_type_p,
     convert_element_type,
     convert_element_type_p,
+    reduce_precision,
+    reduce_precision_p,
 )
 from tracejit._src.lax.cumulative import (  # noqa: F401
     cumlogsumexp,
@@ -82,7 +112,11 @@ from tracejit._src.lax.cumulative import (  # noqa: F401
     cumsum_p,
 )
 from tracejit._src.lax.dot import (  # noqa: F401
+    DotAlgorithm,
+    DotAlgorithmPreset,
+    DotDimensionNumbers,
     Precision,
+    PrecisionLike,
     batch_matmul,
     dot,
     dot_general,
@@ -122,6 +156,7 @@ from tracejit._src.lax.elementwise import (  # noqa: F401
     neg_p,
     real,
     real_p,
+    reciprocal,
     round,
     round_p,
     rsqrt,
@@ -153,6 +188,13 @@ from tracejit._src.lax.parallel import (  # noqa: F401
     psum,
     psum_p,
 )
+from tracejit._src.lax.platform import platform_dependent  # noqa: F401
+from tracejit._src.lax.ragged_dot import (  # noqa: F401
+    RaggedDotDimensionNumbers,
+    ragged_dot,
+    ragged_dot_general,
+)
+from tracejit._src.lax.reduce import reduce, reduce_p  # noqa: F401
 from tracejit._src.lax.reductions import (  # noqa: F401
     argmax,
     argmax_p,
@@ -173,10 +215,19 @@ from tracejit._src.lax.reductions import (  # noqa: F401
     reduce_xor,
     reduce_xor_p,
 )
+from tracejit._src.lax.rng import (  # noqa: F401
+    RandomAlgorithm,
+    rng_bit_generator,
+    rng_bit_generator_p,
+    rng_uniform,
+    rng_uniform_p,
+)
 from tracejit._src.lax.scatter import (  # noqa: F401
     scatter,
     scatter_add,
     scatter_add_p,
+    scatter_apply,
+    scatter_apply_p,
     scatter_max,
     scatter_max_p,
     scatter_min,
@@ -184,6 +235,8 @@ from tracejit._src.lax.scatter import (  # noqa: F401
     scatter_mul,
     scatter_mul_p,
     scatter_p,
+    scatter_sub,
+    scatter_sub_p,
 )
 from tracejit._src.lax.selection import (  # noqa: F401
     clamp,
@@ -232,9 +285,14 @@ from tracejit._src.lax.slicing import (  # noqa: F401
     slice_p,
 )
 from tracejit._src.lax.sort import (  # noqa: F401
+    approx_max_k,
+    approx_min_k,
+    approx_top_k_p,
     sort,
     sort_key_val,
     sort_p,
+    top_k,
+    top_k_p,
 )
 from tracejit._src.lax.special import (  # noqa: F401
     digamma,
@@ -250,6 +308,17 @@ from tracejit._src.lax.special import (  # noqa: F401
     polygamma,
     polygamma_p,
 )
+from tracejit._src.lax.stacking import (  # noqa: F401
+    split,
+    split_p,
+    stack,
+    stack_p,
+    tile,
+    tile_p,
+    unstack,
+    unstack_p,
+)
+from tracejit._src.lax.standard import AccuracyMode, Tolerance  # noqa: F401
 from tracejit._src.lax.trigonometric import (  # noqa: F401
     acos,
     acos_p,

@@ -34,6 +34,7 @@ from tracejit._src.lax import (
 from tracejit._src.lax.standard import (
     broadcast_shapes,
     check_dtype,
+    check_same_dtypes,
     elementwise_abstract_eval,
     is_any,
     is_float,
@@ -48,6 +49,7 @@ from tracejit._src.lax.standard import (
 from tracejit._src.lowering.lower import lowering_rules
 
 _BOOL = np.dtype(bool)
+_COMPLEX_NAN = np.complex64(complex("nan+nanj"))  # (before `complex` below shadows the builtin)
 
 
 def _full(value, dtype, shape: tuple):
@@ -141,9 +143,27 @@ batch_rules[sub_p] = broadcasting.broadcasting_batch_rule(sub_p)
 mul_p = Primitive("mul")
 
 
-def mul(x, y):
-    r"""Elementwise multiplication: :math:`x \times y`."""
+def mul(x, y, *, out_dtype=None):
+    r"""Elementwise multiplication: :math:`x \times y`; with `out_dtype`, the product of the
+    operands converted to that wider dtype (exact there, e.g. int8 products in int32)."""
+    if out_dtype is not None:
+        x, y = _widened_operands("mul", out_dtype, x, y)
     return mul_p.bind(x, y)
+
+
+def _widened_operands(name: str, out_dtype, *operands) -> tuple:
+    """Operands converted to `out_dtype`, which must hold every value of theirs: products in it
+    are then exact up to its rounding, as XLA's with an output type computes them. Narrowing
+    would round twice, differently from XLA: not supported."""
+    out_dtype = dtypes.check_user_dtype(out_dtype, name)
+    for operand in operands:
+        dtype = dtypes.dtype_of(operand)
+        if dtypes.promote_types(dtype, out_dtype) != out_dtype:
+            raise NotImplementedError(
+                f"lax.{name}: out_dtype={out_dtype.name} narrower than the operand dtype "
+                f"{dtype.name} is not supported"
+            )
+    return tuple(conversions.convert_element_type(x, out_dtype) for x in operands)
 
 
 mul_p.def_impl(quiet(np.multiply))  # 0 * inf is nan, silently
@@ -317,7 +337,7 @@ def _pow_impl(x, y):
     elif x.dtype.kind == "c":
         # XLA's complex pow is exp(y * log(x)): a zero base and an exponent off the real axis
         # give NaN (log(0) = -inf times a complex number), where NumPy gives 0.
-        out = np.where((x == 0) & (y.imag != 0), np.complex64(complex("nan+nanj")), out)
+        out = np.where((x == 0) & (y.imag != 0), _COMPLEX_NAN, out)
         out = out.astype(x.dtype)
     return out
 
@@ -576,3 +596,56 @@ def _nextafter_lowering(ctx, x, y):
 
 lowering_rules[nextafter_p] = _nextafter_lowering
 batch_rules[nextafter_p] = broadcasting.broadcasting_batch_rule(nextafter_p)
+
+# --- complex --------------------------------------------------------------------------------
+complex_p = Primitive("complex")
+_COMPLEX_OF = {
+    np.dtype(np.float32): np.dtype(np.complex64),
+    np.dtype(np.float64): np.dtype(np.complex128),
+}
+
+
+def complex(x, y):
+    r"""Elementwise complex number :math:`x + i y` from real parts `x` and imaginary parts `y`
+    (float32 or float64)."""
+    return complex_p.bind(x, y)
+
+
+@complex_p.def_impl
+def _complex_impl(x, y):
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), _COMPLEX_OF[x.dtype])
+    out.real, out.imag = x, y  # x + 1j * y would turn (inf, 0) into (inf, nan)
+    return out
+
+
+@complex_p.def_abstract_eval
+def _complex_abstract_eval(x, y):
+    for position, aval in enumerate((x, y)):
+        if aval.dtype not in _COMPLEX_OF:
+            raise TypeError(
+                f"complex does not accept dtype {aval.dtype.name} at position {position}. "
+                f"Accepted dtypes at position {position} are subtypes of float32, float64."
+            )
+    check_same_dtypes("complex", x, y)
+    shape = broadcast_shapes("complex", x, y)
+    return ShapedArray(shape, _COMPLEX_OF[x.dtype], x.weak_type and y.weak_type)
+
+
+complex_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(complex_p)
+
+
+def _complex_transpose(ct, x, y):
+    """The real part of the cotangent to x and minus its imaginary part to y (JAX's
+    convention: cotangents of complex values are conjugated)."""
+    return [
+        reductions.unbroadcast(x.aval, elementwise.real(ct)) if is_undefined_primal(x) else None,
+        reductions.unbroadcast(y.aval, elementwise.imag(elementwise.neg(ct)))
+        if is_undefined_primal(y)
+        else None,
+    ]
+
+
+transpose_rules[complex_p] = _complex_transpose
+lowering_rules[complex_p] = lower_binary("stablehlo.complex")
+batch_rules[complex_p] = broadcasting.broadcasting_batch_rule(complex_p)

@@ -232,3 +232,76 @@ lowering_rules[shift_right_arithmetic_p] = lower_binary("stablehlo.shift_right_a
 batch_rules[shift_right_arithmetic_p] = broadcasting.broadcasting_batch_rule(
     shift_right_arithmetic_p
 )
+
+# --- mulhi ----------------------------------------------------------------------------------
+mulhi_p = Primitive("mulhi")
+
+
+def mulhi(x, y, /):
+    r"""Elementwise high half of the double-width integer product: :math:`(x y) \gg b` for
+    b-bit integers (signed or unsigned as the operands are)."""
+    return mulhi_p.bind(x, y)
+
+
+@mulhi_p.def_impl
+def _mulhi_impl(x, y):
+    bits = 8 * x.dtype.itemsize
+    if bits < 64:
+        wide = np.dtype(f"{x.dtype.kind}{2 * x.dtype.itemsize}")
+        return ((x.astype(wide) * y.astype(wide)) >> bits).astype(x.dtype)
+    product = np.asarray(x, object) * np.asarray(y, object)  # Python ints: 128 bits exactly
+    return np.asarray(product >> bits).astype(x.dtype)
+
+
+mulhi_p.def_abstract_eval(elementwise_abstract_eval("mulhi", is_int))
+mulhi_p.def_weak_type_rule(weak_if_all_weak)
+ad.defjvp_zero(mulhi_p)
+
+
+def _mulhi_lowering(ctx, x, y):
+    """XLA has no mulhi: widen, multiply and shift below 64 bits; at 64 bits, the product of
+    unsigned 32-bit halves, corrected for signs (JAX's composite)."""
+    x, y = ctx.broadcast_operands(x, y)
+    block, aval = ctx.block, ctx.avals_out[0]
+    dtype, bits = np.dtype(aval.dtype), 8 * np.dtype(aval.dtype).itemsize
+    shift = "stablehlo.shift_right_" + ("arithmetic" if dtype.kind == "i" else "logical")
+
+    def op(name, *operands):
+        return block.op1(name, list(operands), operands[0].type)
+
+    if bits < 64:
+        wide = np.dtype(f"{dtype.kind}{2 * dtype.itemsize}")
+        product = op("stablehlo.multiply", block.convert(x, wide), block.convert(y, wide))
+        return block.convert(op(shift, product, block.full_like(product, bits)), dtype)
+    xu, yu = block.convert(x, np.uint64), block.convert(y, np.uint64)
+
+    def lo(v):
+        return op("stablehlo.and", v, block.full_like(v, 0xFFFFFFFF))
+
+    def hi(v):
+        return op("stablehlo.shift_right_logical", v, block.full_like(v, 32))
+
+    lo_lo, lo_hi = (
+        op("stablehlo.multiply", lo(xu), lo(yu)),
+        op("stablehlo.multiply", lo(xu), hi(yu)),
+    )
+    hi_lo, hi_hi = (
+        op("stablehlo.multiply", hi(xu), lo(yu)),
+        op("stablehlo.multiply", hi(xu), hi(yu)),
+    )
+    cross = op("stablehlo.add", op("stablehlo.add", lo(lo_hi), lo(hi_lo)), hi(lo_lo))
+    high = op("stablehlo.add", hi(lo_hi), op("stablehlo.add", hi(hi_lo), hi(cross)))
+    high = block.convert(op("stablehlo.add", hi_hi, high), dtype)
+    if dtype.kind == "u":
+        return high
+    signs = [op("stablehlo.shift_right_arithmetic", v, block.full_like(v, 63)) for v in (x, y)]
+    correction = op(
+        "stablehlo.add",
+        op("stablehlo.multiply", signs[0], y),
+        op("stablehlo.multiply", signs[1], x),
+    )
+    return op("stablehlo.add", high, correction)
+
+
+lowering_rules[mulhi_p] = _mulhi_lowering
+batch_rules[mulhi_p] = broadcasting.broadcasting_batch_rule(mulhi_p)

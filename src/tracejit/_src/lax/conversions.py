@@ -8,6 +8,7 @@ is never weak.
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy as np
@@ -205,3 +206,83 @@ def _bitcast_convert_type_batch(values, dims, *, new_dtype):
 
 
 batch_rules[bitcast_convert_type_p] = _bitcast_convert_type_batch
+
+# --- reduce_precision -----------------------------------------------------------------------
+reduce_precision_p = Primitive("reduce_precision")
+
+
+def reduce_precision(operand, exponent_bits, mantissa_bits):
+    """`operand` rounded to a float format of `exponent_bits` exponent and `mantissa_bits`
+    mantissa bits and back, as XLA rounds: to nearest even; too large gives inf, too small
+    (below the format's normal numbers) gives a signed zero; NaN stays NaN."""
+    exponent_bits, mantissa_bits = operator.index(exponent_bits), operator.index(mantissa_bits)
+    if exponent_bits < 1:
+        raise ValueError(f"reduce_precision: exponent_bits must be positive; got {exponent_bits}")
+    if mantissa_bits < 0:
+        raise ValueError(
+            f"reduce_precision: mantissa_bits must be non-negative; got {mantissa_bits}"
+        )
+    return reduce_precision_p.bind(
+        operand, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits
+    )
+
+
+@reduce_precision_p.def_impl
+def _reduce_precision_impl(operand, *, exponent_bits, mantissa_bits):
+    """XLA's bit manipulation (its HLO evaluator's), on the unsigned integer view. NaNs are
+    kept (rounding or a narrower exponent would make them inf); XLA computes bfloat16 in
+    float32, whose conversion back gives the quiet NaN of the sign."""
+    info = dtypes.finfo(operand.dtype)
+    uint = np.dtype(f"u{operand.dtype.itemsize}")
+    src_mantissa, src_exponent = int(info.nmant), int(info.nexp)
+    original = bits = np.array(operand).view(uint)
+    one = uint.type(1)
+    sign_mask = one << uint.type(8 * uint.itemsize - 1)
+    exponent_mask = uint.type(((1 << src_exponent) - 1) << src_mantissa)
+    if mantissa_bits < src_mantissa:
+        shift = uint.type(src_mantissa - mantissa_bits)
+        last_bit_mask = one << shift
+        bias = (bits & last_bit_mask) >> shift
+        bias += (last_bit_mask >> one) - one
+        bits = (bits + bias) & ~(last_bit_mask - one)
+    if exponent_bits < src_exponent:
+        exponent_bias = (1 << (src_exponent - 1)) - 1
+        reduced_bias = (1 << (exponent_bits - 1)) - 1
+        exponent = bits & exponent_mask
+        overflows = exponent > uint.type((exponent_bias + reduced_bias) << src_mantissa)
+        underflows = exponent <= uint.type((exponent_bias - reduced_bias) << src_mantissa)
+        signed_zero = bits & sign_mask
+        bits = np.where(overflows, signed_zero | exponent_mask, bits)
+        bits = np.where(underflows, signed_zero, bits)
+    nan = (original & ~sign_mask) > exponent_mask
+    if operand.dtype == dtypes.bfloat16:
+        original = (original & sign_mask) | uint.type(0x7FC0)
+    bits = np.where(nan, original, bits).astype(uint)
+    return bits.view(operand.dtype).reshape(operand.shape)
+
+
+@reduce_precision_p.def_abstract_eval
+def _reduce_precision_abstract_eval(operand, *, exponent_bits, mantissa_bits):
+    if not dtypes.is_float(operand.dtype):
+        raise TypeError(
+            f"reduce_precision does not accept dtype {operand.dtype.name}. Accepted dtypes are "
+            "subtypes of floating."
+        )
+    return operand
+
+
+reduce_precision_p.def_weak_type_rule(lambda weak_types, params: weak_types[0])
+ad.deflinear(reduce_precision_p)  # JAX's rule: the tangent is rounded alike
+
+
+def _reduce_precision_transpose(ct, operand, *, exponent_bits, mantissa_bits):
+    return [reduce_precision_p.bind(ct, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits)]
+
+
+transpose_rules[reduce_precision_p] = _reduce_precision_transpose
+lowering_rules[reduce_precision_p] = lambda ctx, x, *, exponent_bits, mantissa_bits: ctx.op(
+    "stablehlo.reduce_precision",
+    [x],
+    {"exponent_bits": f"{exponent_bits} : i32", "mantissa_bits": f"{mantissa_bits} : i32"},
+)
+batch_rules[reduce_precision_p] = vectorized_batch_rule(reduce_precision_p)

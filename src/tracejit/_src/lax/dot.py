@@ -18,7 +18,8 @@ contracting) order and reshaped to a (batched) matrix, so plain and batched matr
 reach BLAS without copies when the layout already fits.
 
 `precision` is recorded (printed as JAX does) but has no effect on the NumPy computation,
-which is always done at full precision of the computing dtype.
+which is always done at full precision of the computing dtype; of the algorithm presets, the
+CPU has DEFAULT and F32_F32_F32, which that is.
 
 Derivatives: dot_general is bilinear, so its JVP is `dot_general(t_lhs, rhs) + dot_general(lhs,
 t_rhs)` with the same params, and its transpose with respect to one operand contracts the
@@ -33,6 +34,8 @@ import enum
 import functools
 import math
 import operator
+from collections.abc import Sequence
+from typing import Any, NamedTuple, Union
 
 import numpy as np
 
@@ -43,7 +46,7 @@ from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import conversions, shapes
-from tracejit._src.lax.standard import weak_if_all_weak
+from tracejit._src.lax.standard import check_no_sharding, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
@@ -85,10 +88,67 @@ def _one_precision(value):
     return _PRECISION_NAMES.get(value) if isinstance(value, str) else None
 
 
+class DotAlgorithm(NamedTuple):
+    """An explicit algorithm for a contraction: the types the operands are rounded to and the
+    accumulation type, as `precision=` of `dot_general`. The CPU implements none of them
+    explicitly (JAX refuses them there too)."""
+
+    lhs_precision_type: Any
+    rhs_precision_type: Any
+    accumulation_type: Any
+    lhs_component_count: int = 1
+    rhs_component_count: int = 1
+    num_primitive_operations: int = 1
+    allow_imprecise_accumulation: bool = False
+
+
+class DotAlgorithmPreset(enum.Enum):
+    """Named contraction algorithms (`precision=`); on the CPU, as in JAX, only DEFAULT and
+    F32_F32_F32 (what the CPU computes anyway: float32 products, float32 accumulation)."""
+
+    DEFAULT = enum.auto()
+    ANY_F8_ANY_F8_F32 = enum.auto()
+    ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
+    ANY_F8_ANY_F8_ANY = enum.auto()
+    ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
+    F16_F16_F16 = enum.auto()
+    F16_F16_F32 = enum.auto()
+    BF16_BF16_BF16 = enum.auto()
+    BF16_BF16_F32 = enum.auto()
+    BF16_BF16_F32_X3 = enum.auto()
+    BF16_BF16_F32_X6 = enum.auto()
+    BF16_BF16_F32_X9 = enum.auto()
+    TF32_TF32_F32 = enum.auto()
+    TF32_TF32_F32_X3 = enum.auto()
+    F32_F32_F32 = enum.auto()
+    F64_F64_F64 = enum.auto()
+
+    def __repr__(self):
+        return f"DotAlgorithmPreset.{self.name}"
+
+    def __str__(self):
+        return self.name
+
+
+_CPU_PRESETS = (DotAlgorithmPreset.DEFAULT, DotAlgorithmPreset.F32_F32_F32)
+
+DotDimensionNumbers = tuple[
+    tuple[Sequence[int], Sequence[int]], tuple[Sequence[int], Sequence[int]]
+]
+PrecisionLike = Union[  # noqa: UP007 (JAX's alias, spelled as JAX spells it)
+    None, str, Precision, tuple[str, str], tuple[Precision, Precision], DotAlgorithm,
+    DotAlgorithmPreset,
+]  # fmt: skip
+
+
 def _canonical_precision(name: str, precision):
-    """None, or a pair of Precisions (lhs, rhs): the `precision` param."""
+    """None, a pair of Precisions (lhs, rhs) or a preset the CPU has: the `precision` param."""
     if precision is None:
         return None
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        if precision not in _CPU_PRESETS:
+            raise ValueError(f"The precision '{precision}' is not supported by {name} on CPU")
+        return precision
     one = _one_precision(precision)
     if one is not None:
         return (one, one)
@@ -295,7 +355,9 @@ _MATRIX_PRODUCT = (((1,), (0,)), ((), ()))
 dot_general_p = Primitive("dot_general")
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+def dot_general(
+    lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None, *, out_sharding=None
+):
     """General contraction of `lhs` and `rhs`.
 
     `dimension_numbers` is `((lhs_contracting_dims, rhs_contracting_dims), (lhs_batch_dims,
@@ -304,6 +366,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     string naming one, or a pair for lhs and rhs) is recorded only; `preferred_element_type`
     sets the result dtype (by default, the inputs' dtype).
     """
+    check_no_sharding("dot_general", out_sharding)
     dimension_numbers = _canonical_dimension_numbers(dimension_numbers)
     _dot_general_shape(np.shape(lhs), np.shape(rhs), dimension_numbers)
     return dot_general_p.bind(
@@ -522,10 +585,19 @@ batch_rules[dot_general_p] = _dot_general_batch_rule
 
 
 # --- dot ------------------------------------------------------------------------------------
-def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None):
+def dot(
+    lhs,
+    rhs,
+    *,
+    dimension_numbers=None,
+    precision=None,
+    preferred_element_type=None,
+    out_sharding=None,
+):
     """Vector/matrix product of `lhs` and `rhs` (each of rank 1 or 2), contracting the last
     dimension of `lhs` with the first of `rhs`; with `dimension_numbers`, the same as
     `dot_general`. Stages `dot_general`."""
+    check_no_sharding("dot", out_sharding)
     if dimension_numbers is None:
         lhs_shape, rhs_shape = np.shape(lhs), np.shape(rhs)
         if not (

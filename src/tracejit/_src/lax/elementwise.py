@@ -35,6 +35,7 @@ from tracejit._src.interpreters.ad import Zero, transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.lax import binary, broadcasting, comparison, conversions, selection
 from tracejit._src.lax.standard import (
+    check_default_accuracy,
     check_dtype,
     constant_like,
     elementwise_abstract_eval,
@@ -217,8 +218,9 @@ batch_rules[is_finite_p] = vectorized_batch_rule(is_finite_p)
 exp_p = Primitive("exp")
 
 
-def exp(x):
+def exp(x, *, accuracy=None):
     r"""Elementwise exponential: :math:`e^x`."""
+    check_default_accuracy("exp", accuracy)
     return exp_p.bind(x)
 
 
@@ -239,8 +241,9 @@ batch_rules[exp_p] = vectorized_batch_rule(exp_p)
 exp2_p = Primitive("exp2")
 
 
-def exp2(x):
+def exp2(x, *, accuracy=None):
     r"""Elementwise base-2 exponential: :math:`2^x`."""
+    check_default_accuracy("exp2", accuracy)
     return exp2_p.bind(x)
 
 
@@ -267,8 +270,9 @@ batch_rules[exp2_p] = vectorized_batch_rule(exp2_p)
 log_p = Primitive("log")
 
 
-def log(x):
+def log(x, *, accuracy=None):
     r"""Elementwise natural logarithm: :math:`\log(x)`."""
+    check_default_accuracy("log", accuracy)
     return log_p.bind(x)
 
 
@@ -289,8 +293,9 @@ batch_rules[log_p] = vectorized_batch_rule(log_p)
 log1p_p = Primitive("log1p")
 
 
-def log1p(x):
+def log1p(x, *, accuracy=None):
     r"""Elementwise :math:`\log(1 + x)`, accurate for small x."""
+    check_default_accuracy("log1p", accuracy)
     return log1p_p.bind(x)
 
 
@@ -311,8 +316,9 @@ batch_rules[log1p_p] = vectorized_batch_rule(log1p_p)
 expm1_p = Primitive("expm1")
 
 
-def expm1(x):
+def expm1(x, *, accuracy=None):
     r"""Elementwise :math:`e^x - 1`, accurate for small x."""
+    check_default_accuracy("expm1", accuracy)
     return expm1_p.bind(x)
 
 
@@ -333,8 +339,9 @@ batch_rules[expm1_p] = vectorized_batch_rule(expm1_p)
 logistic_p = Primitive("logistic")
 
 
-def logistic(x):
+def logistic(x, *, accuracy=None):
     r"""Elementwise logistic (sigmoid) function: :math:`\frac{1}{1 + e^{-x}}`."""
+    check_default_accuracy("logistic", accuracy)
     return logistic_p.bind(x)
 
 
@@ -365,8 +372,9 @@ batch_rules[logistic_p] = vectorized_batch_rule(logistic_p)
 sqrt_p = Primitive("sqrt")
 
 
-def sqrt(x):
+def sqrt(x, *, accuracy=None):
     r"""Elementwise square root: :math:`\sqrt{x}` (nan for negative reals)."""
+    check_default_accuracy("sqrt", accuracy)
     return sqrt_p.bind(x)
 
 
@@ -387,8 +395,9 @@ batch_rules[sqrt_p] = vectorized_batch_rule(sqrt_p)
 rsqrt_p = Primitive("rsqrt")
 
 
-def rsqrt(x):
+def rsqrt(x, *, accuracy=None):
     r"""Elementwise reciprocal square root: :math:`\frac{1}{\sqrt{x}}`."""
+    check_default_accuracy("rsqrt", accuracy)
     return rsqrt_p.bind(x)
 
 
@@ -414,8 +423,9 @@ batch_rules[rsqrt_p] = vectorized_batch_rule(rsqrt_p)
 cbrt_p = Primitive("cbrt")
 
 
-def cbrt(x):
+def cbrt(x, *, accuracy=None):
     r"""Elementwise real cube root: :math:`\sqrt[3]{x}`."""
+    check_default_accuracy("cbrt", accuracy)
     return cbrt_p.bind(x)
 
 
@@ -486,6 +496,11 @@ def integer_pow(x, y):
             f"integer_pow needs an integer exponent y, got {y!r} of type {type(y).__name__}"
         ) from None
     return integer_pow_p.bind(x, y=y)
+
+
+def reciprocal(x):
+    r"""Elementwise :math:`1/x`: `integer_pow(x, -1)`, as JAX stages it (integers raise)."""
+    return integer_pow_p.bind(x, y=-1)
 
 
 @integer_pow_p.def_impl

@@ -36,6 +36,7 @@ from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.lax import binary, comparison, conversions, shapes
 from tracejit._src.lax.standard import (
     check_dtype,
+    check_no_sharding,
     is_any,
     is_int_or_bool,
     is_numeric,
@@ -294,8 +295,9 @@ def _reduction_batch_rule(primitive: Primitive):
 reduce_sum_p = Primitive("reduce_sum")
 
 
-def reduce_sum(operand, axes):
+def reduce_sum(operand, axes, *, out_sharding=None):
     """Sum of `operand` over `axes`."""
+    check_no_sharding("reduce_sum", out_sharding)
     return reduce_sum_p.bind(operand, axes=_canonical_axes("reduce_sum", operand, axes))
 
 

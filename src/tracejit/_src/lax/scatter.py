@@ -4,21 +4,29 @@ The mirror of `gather` (see `gather.py`, which holds the dimension numbers, mode
 arithmetic they share): `update_window_dims`, `inserted_window_dims` and
 `scatter_dims_to_operand_dims` play the roles of gather's `offset_dims`, `collapsed_slice_dims`
 and `start_index_map`. `scatter-add` adds the windows (its transpose is a gather, gather's
-is a scatter-add into zeros), `scatter` writes them, and `scatter-mul`, `scatter-min` and
-`scatter-max` combine them by product, minimum and maximum. As in JAX, `mode=None` means
-FILL_OR_DROP: an update window that does not fit is dropped.
+is a scatter-add into zeros), `scatter` writes them, and `scatter-sub`, `scatter-mul`,
+`scatter-min` and `scatter-max` combine them by difference, product, minimum and maximum. As in
+JAX, `mode=None` means FILL_OR_DROP: an update window that does not fit is dropped.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src.core import Primitive, ShapedArray, shape_of
+from tracejit._src.core import Primitive, ShapedArray, Tracer, shape_of
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
-from tracejit._src.interpreters.batching import batch_at_front, batch_rules, move_batch_dim
+from tracejit._src.interpreters.batching import (
+    batch_at_front,
+    batch_jaxpr,
+    batch_rules,
+    move_batch_dim,
+)
+from tracejit._src.interpreters.eval import eval_jaxpr_numpy
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import binary, comparison, conversions, gather, selection
+from tracejit._src.lax import binary, comparison, conversions, elementwise, gather, selection
+from tracejit._src.lax.standard import static_ints
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
@@ -142,48 +150,54 @@ def _scatter_lowering(combiner):
     """stablehlo.scatter, which drops update windows that do not fit (FILL_OR_DROP); CLIP
     clamps the indices first. `combiner` (None: the update replaces) fills the region."""
 
-    def lowering(
-        ctx,
-        operand,
-        indices,
-        updates,
-        *,
-        dimension_numbers,
-        mode,
-        indices_are_sorted,
-        unique_indices,
-    ):
-        dn = dimension_numbers
-        operand_aval, indices_aval, updates_aval = ctx.avals_in
-        if mode is not gather.GatherScatterMode.FILL_OR_DROP and dn.scatter_dims_to_operand_dims:
-            sizes = _window_sizes(operand_aval.shape, updates_aval.shape, dn)
-            low, high = gather.index_bounds(ctx.block, indices_aval, operand_aval.shape,
-                                      dn.scatter_dims_to_operand_dims, sizes)  # fmt: skip
-            idx_type = hlo.tensor_type(indices_aval.shape, indices_aval.dtype)
-            indices = ctx.block.op1("stablehlo.clamp", [low, indices, high], idx_type)
-        scalar = hlo.tensor_type((), operand_aval.dtype)
+    def lowering(ctx, operand, indices, updates, **params):
+        scalar = hlo.tensor_type((), ctx.avals_in[0].dtype)
         region = ctx.block.region([scalar, scalar])
         if combiner is None:
             region.ret([region.args[1]])
         else:
             (combined,) = region.op(combiner, region.args, [scalar])
             region.ret([combined])
-        fields = [
-            ("update_window_dims", dn.update_window_dims),
-            ("inserted_window_dims", dn.inserted_window_dims),
-            ("input_batching_dims", dn.operand_batching_dims),
-            ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
-            ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims),
-            ("index_vector_dim", indices_aval.ndim - 1),
-        ]
-        attributes = {
-            "scatter_dimension_numbers": gather.dims_attr("scatter", fields),
-            "indices_are_sorted": "true" if indices_are_sorted else "false",
-            "unique_indices": "true" if unique_indices else "false",
-        }
-        return ctx.op("stablehlo.scatter", [operand, indices, updates], attributes, [region])
+        return _emit_scatter(ctx, operand, indices, updates, ctx.avals_in[2], region, **params)
 
     return lowering
+
+
+def _emit_scatter(
+    ctx,
+    operand,
+    indices,
+    updates,
+    updates_aval,
+    region,
+    *,
+    dimension_numbers,
+    mode,
+    indices_are_sorted,
+    unique_indices,
+):
+    dn = dimension_numbers
+    operand_aval, indices_aval = ctx.avals_in[:2]
+    if mode is not gather.GatherScatterMode.FILL_OR_DROP and dn.scatter_dims_to_operand_dims:
+        sizes = _window_sizes(operand_aval.shape, updates_aval.shape, dn)
+        low, high = gather.index_bounds(ctx.block, indices_aval, operand_aval.shape,
+                                  dn.scatter_dims_to_operand_dims, sizes)  # fmt: skip
+        idx_type = hlo.tensor_type(indices_aval.shape, indices_aval.dtype)
+        indices = ctx.block.op1("stablehlo.clamp", [low, indices, high], idx_type)
+    fields = [
+        ("update_window_dims", dn.update_window_dims),
+        ("inserted_window_dims", dn.inserted_window_dims),
+        ("input_batching_dims", dn.operand_batching_dims),
+        ("scatter_indices_batching_dims", dn.scatter_indices_batching_dims),
+        ("scatter_dims_to_operand_dims", dn.scatter_dims_to_operand_dims),
+        ("index_vector_dim", indices_aval.ndim - 1),
+    ]
+    attributes = {
+        "scatter_dimension_numbers": gather.dims_attr("scatter", fields),
+        "indices_are_sorted": "true" if indices_are_sorted else "false",
+        "unique_indices": "true" if unique_indices else "false",
+    }
+    return ctx.op("stablehlo.scatter", [operand, indices, updates], attributes, [region])
 
 
 def _scatter_params(name, dimension_numbers, indices_are_sorted, unique_indices, mode) -> dict:
@@ -239,6 +253,42 @@ def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, 
 transpose_rules[scatter_add_p] = _scatter_add_transpose
 batch_rules[scatter_add_p] = _scatter_batch(scatter_add_p)
 lowering_rules[scatter_add_p] = _scatter_lowering("stablehlo.add")
+
+
+# --- scatter_sub ----------------------------------------------------------------------------
+scatter_sub_p = Primitive("scatter-sub")
+
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted=False, unique_indices=False, mode=None):  # fmt: skip
+    """`operand` with the windows of `updates` subtracted at the index vectors of
+    `scatter_indices`, laid out as in `scatter_add`; overlapping windows all subtract."""
+    params = _scatter_params("scatter_sub", dimension_numbers, indices_are_sorted,
+                             unique_indices, mode)  # fmt: skip
+    return scatter_sub_p.bind(operand, scatter_indices, updates, **params)
+
+
+scatter_sub_p.def_impl(
+    _scatter_impl(lambda out, index, updates: np.subtract.at(out, index, updates))
+)
+scatter_sub_p.def_abstract_eval(_scatter_abstract_eval("scatter_sub"))
+scatter_sub_p.def_weak_type_rule(_scatter_weak_type)
+ad.defjvp_linear_in(scatter_sub_p, 0, 2)  # linear in operand and updates jointly
+
+
+def _scatter_sub_transpose(ct, operand, indices, updates, *, dimension_numbers, **params):
+    updates_aval = updates.aval if is_undefined_primal(updates) else ad.get_aval(updates)
+    ct_operand = ct if is_undefined_primal(operand) else None
+    ct_updates = None
+    if is_undefined_primal(updates):
+        gathered = _gather_of_updates(ct, indices, updates_aval, dimension_numbers, params)
+        ct_updates = elementwise.neg(gathered)
+    return [ct_operand, None, ct_updates]
+
+
+transpose_rules[scatter_sub_p] = _scatter_sub_transpose
+batch_rules[scatter_sub_p] = _scatter_batch(scatter_sub_p)
+lowering_rules[scatter_sub_p] = _scatter_lowering("stablehlo.subtract")
 
 
 # --- scatter --------------------------------------------------------------------------------
@@ -332,6 +382,101 @@ def _scatter_transpose(ct, operand, indices, updates, *, dimension_numbers, **pa
 transpose_rules[scatter_p] = _scatter_transpose
 batch_rules[scatter_p] = _scatter_batch(scatter_p)
 lowering_rules[scatter_p] = _scatter_lowering(None)
+
+
+# --- scatter_apply --------------------------------------------------------------------------
+scatter_apply_p = Primitive("scatter_apply")
+
+
+def scatter_apply(operand, scatter_indices, func, dimension_numbers, *, update_shape=(),
+                  indices_are_sorted=False, unique_indices=False, mode=None):  # fmt: skip
+    """`operand` with `func` (a function of one scalar) applied to the elements of its windows
+    at the index vectors of `scatter_indices`, windows laid out as those of updates of shape
+    `update_shape` in `scatter_add`; an element in k windows gets `func` applied k times, as
+    XLA applies it. (JAX stages a `scatter` whose update computation ignores its updates.)"""
+    params = _scatter_params("scatter_apply", dimension_numbers, indices_are_sorted,
+                             unique_indices, mode)  # fmt: skip
+    scalar = ShapedArray((), ad.get_aval(operand).dtype)
+    jaxpr = trace_to_jaxpr(lambda x: [func(x)], [scalar], DebugInfo(func, "scatter_apply"))
+    if any(isinstance(c, Tracer) for c in jaxpr.consts):
+        raise NotImplementedError(
+            "scatter_apply: func can't close over Tracers: pass traced values as operands"
+        )
+    update_shape = static_ints("scatter_apply", "update_shape", update_shape)
+    return scatter_apply_p.bind(
+        operand, scatter_indices, update_shape=update_shape, func_jaxpr=jaxpr, **params
+    )
+
+
+def _applied_in_rounds(jaxpr):
+    """The combine of `_scatter_impl` for scatter_apply: round r applies `func` (batched over
+    the whole operand) where an element has more than r windows."""
+
+    def combine(out, index, updates):
+        counts = np.zeros(out.shape, np.int64)
+        np.add.at(counts, index, 1)
+        if not counts.any():
+            return
+        batched, _ = batch_jaxpr(jaxpr, out.size, [0], [True])
+        flat, flat_counts = out.reshape(-1), counts.reshape(-1)
+        for r in range(int(flat_counts.max())):
+            (applied,) = eval_jaxpr_numpy(batched.jaxpr, batched.consts, [flat])
+            flat = np.where(flat_counts > r, applied, flat)
+        out[...] = flat.reshape(out.shape)
+
+    return combine
+
+
+@scatter_apply_p.def_impl
+def _scatter_apply_impl(operand, indices, *, update_shape, func_jaxpr, **params):
+    updates = np.zeros(update_shape, operand.dtype)
+    apply = _scatter_impl(_applied_in_rounds(func_jaxpr))
+    return apply(operand, indices, updates, **params)
+
+
+@scatter_apply_p.def_abstract_eval
+def _scatter_apply_abstract_eval(operand, indices, *, update_shape, func_jaxpr, **params):
+    out = func_jaxpr.out_avals[0]
+    if out.shape or out.dtype != operand.dtype:
+        raise TypeError(
+            f"scatter_apply: func must map a scalar of {operand.dtype.name} to one, got "
+            f"{out.str_short()}"
+        )
+    updates = ShapedArray(update_shape, operand.dtype, operand.weak_type)
+    return _scatter_abstract_eval("scatter_apply")(operand, indices, updates, **params)
+
+
+scatter_apply_p.def_weak_type_rule(lambda weak_types, params: weak_types[0])
+ad.not_differentiable(scatter_apply_p, "JAX defines none: scatter_apply JVP not implemented")
+
+
+def _scatter_apply_lowering(ctx, operand, indices, *, update_shape, func_jaxpr, **params):
+    """stablehlo.scatter of unused zero updates, its region `func` of the operand's element."""
+    dtype = ctx.avals_in[0].dtype
+    scalar = hlo.tensor_type((), dtype)
+    region = ctx.block.region([scalar, scalar])
+    region.ret(ctx.lower_sub_jaxpr(region, func_jaxpr, region.args[:1]))
+    updates = ctx.block.constant(np.zeros(update_shape, dtype))
+    updates_aval = ShapedArray(update_shape, dtype)
+    return _emit_scatter(ctx, operand, indices, updates, updates_aval, region, **params)
+
+
+def _scatter_apply_batch(values, dims, *, update_shape, dimension_numbers, **params):
+    """As the other scatters: the batch in front of the operand (and of the unused updates)."""
+    (operand, indices), (operand_bd, indices_bd) = values, dims
+    size = next(shape_of(v)[d] for v, d in zip(values, dims, strict=True) if d is not None)
+    operand = batch_at_front(operand, operand_bd, size)
+    if indices_bd is not None:
+        indices = move_batch_dim(indices, indices_bd, 0)
+    new = gather.batched_dnums(dimension_numbers, True, indices_bd is not None)
+    out = scatter_apply_p.bind(
+        operand, indices, update_shape=(size, *update_shape), dimension_numbers=new, **params
+    )
+    return out, 0
+
+
+lowering_rules[scatter_apply_p] = _scatter_apply_lowering
+batch_rules[scatter_apply_p] = _scatter_apply_batch
 
 
 # --- scatter_mul ----------------------------------------------------------------------------

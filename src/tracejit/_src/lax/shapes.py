@@ -41,6 +41,7 @@ from tracejit._src.interpreters.batching import (
 )
 from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax.standard import (
+    check_no_sharding,
     check_same_dtypes,
     never_weak,
     static_ints,
@@ -62,9 +63,10 @@ def is_array(x) -> bool:
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 
-def broadcast_in_dim(operand, shape, broadcast_dimensions):
+def broadcast_in_dim(operand, shape, broadcast_dimensions, *, out_sharding=None):
     """Broadcasts `operand` to `shape`: operand dimension `i` becomes result dimension
     `broadcast_dimensions[i]` (its size must be 1 or equal to that dimension's size)."""
+    check_no_sharding("broadcast_in_dim", out_sharding)
     shape = static_ints("broadcast_in_dim", "shape", shape)
     dims = static_ints("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions)
     if is_array(operand) and operand.shape == shape and dims == tuple(range(len(shape))):
@@ -72,9 +74,10 @@ def broadcast_in_dim(operand, shape, broadcast_dimensions):
     return broadcast_in_dim_p.bind(operand, shape=shape, broadcast_dimensions=dims)
 
 
-def broadcast(operand, sizes):
+def broadcast(operand, sizes, *, out_sharding=None):
     """Adds leading dimensions of the given `sizes`: the result has shape
     `(*sizes, *operand.shape)`."""
+    check_no_sharding("broadcast", out_sharding)
     sizes = static_ints("broadcast", "sizes", sizes)
     if not sizes and is_array(operand):
         return operand
@@ -203,9 +206,10 @@ structural.provide_broadcast_in_dim(broadcast_in_dim)
 reshape_p = Primitive("reshape")
 
 
-def reshape(operand, new_sizes, dimensions=None):
+def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
     """Reshapes `operand` to `new_sizes` in row-major order, after transposing it by
     `dimensions` if given (`reshape(x, s, d)` is `reshape(transpose(x, d), s)`)."""
+    check_no_sharding("reshape", out_sharding)
     new_sizes = static_ints("reshape", "new_sizes", new_sizes)
     shape = shape_of(operand)
     if dimensions is not None:
@@ -701,9 +705,10 @@ def iota(dtype, size):
     return iota_p.bind(dtype=dtype, shape=(operator.index(size),), dimension=0)
 
 
-def broadcasted_iota(dtype, shape, dimension):
+def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
     """An array of `shape` whose elements count up along `dimension`: element `idx` is
     `idx[dimension]`."""
+    check_no_sharding("broadcasted_iota", out_sharding)
     dtype = dtypes.check_user_dtype(dtype, "broadcasted_iota")
     shape = static_ints("broadcasted_iota", "shape", shape)
     return iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension))

@@ -11,6 +11,7 @@ unless other operands ride along).
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -20,8 +21,9 @@ from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, transpose_rules
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import shapes
+from tracejit._src.lax import bitwise, conversions, elementwise, gather, shapes, slicing
 from tracejit._src.lax.standard import normalize_axes, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
@@ -236,3 +238,285 @@ def _sort_batch_rule(values, dims, *, dimension, is_stable, num_keys):
 
 
 batch_rules[sort_p] = _sort_batch_rule
+
+# --- top_k ----------------------------------------------------------------------------------
+top_k_p = Primitive("top_k", multiple_results=True)
+
+
+def top_k(operand, k, *, axis=-1):
+    """The `k` largest entries of `operand` along `axis`, largest first, and their int32
+    indices. Floats are ordered totally (NaN above inf, 0.0 above -0.0, negative NaNs last);
+    equal entries come in index order."""
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(
+            f"Shapes must be 1D sequences of concrete values of integer type, got {k!r}."
+        ) from None
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    ndim = len(shape_of(operand))
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return tuple(top_k_p.bind(operand, k=k, axis=axis % ndim))
+
+
+def total_order_key(x):
+    """NumPy integers that order as XLA's total order orders `x`'s values (floats by their
+    sign-magnitude bits made two's complement: -NaN < -inf < ... < -0.0 < 0.0 < ... < NaN)."""
+    if x.dtype == np.bool_:
+        return x.astype(np.int8)
+    if x.dtype.kind in "iu":
+        return x
+    signed = np.asarray(x).view(np.dtype(f"i{x.dtype.itemsize}"))
+    magnitude = np.iinfo(signed.dtype).max
+    return np.where(signed < 0, signed ^ signed.dtype.type(magnitude), signed)
+
+
+@top_k_p.def_impl
+def _top_k_impl(operand, *, k, axis):
+    order = np.argsort(~total_order_key(operand), axis=axis, kind="stable")  # ~ reverses
+    indices = np.take(order, np.arange(k), axis=axis)
+    return [np.take_along_axis(operand, indices, axis=axis), indices.astype(np.int32)]
+
+
+@top_k_p.def_abstract_eval
+def _top_k_abstract_eval(operand, *, k, axis):
+    if dtypes.is_complex(operand.dtype):
+        raise ValueError("top_k is not compatible with complex inputs.")
+    if k > operand.shape[axis]:
+        raise ValueError(
+            f"k argument to top_k must be no larger than size along axis; got k={k} with "
+            f"shape={list(operand.shape)} and axis={axis}"
+        )
+    shape = operand.shape[:axis] + (k,) + operand.shape[axis + 1 :]
+    return [ShapedArray(shape, operand.dtype, operand.weak_type), ShapedArray(shape, np.int32)]
+
+
+top_k_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def take_along(x, indices, axis: int):
+    """`np.take_along_axis(x, indices, axis)` as a gather (indices in bounds, of x's rank):
+    every other dimension is a batching dimension."""
+    shape = shape_of(indices)
+    others = tuple(d for d in range(len(shape)) if d != axis)
+    dnums = gather.GatherDimensionNumbers(
+        offset_dims=(),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+        operand_batching_dims=others,
+        start_indices_batching_dims=others,
+    )
+    return gather.gather(x, shapes.reshape(indices, (*shape, 1)), dnums, (1,) * len(shape))
+
+
+def _top_k_jvp(primals, tangents, *, k, axis):
+    (operand,), (t,) = primals, tangents
+    values, indices = top_k_p.bind(operand, k=k, axis=axis)
+    if type(t) is Zero:
+        return [values, indices], [Zero.from_primal_value(values), Zero.from_primal_value(indices)]
+    return [values, indices], [take_along(t, indices, axis), Zero.from_primal_value(indices)]
+
+
+ad.jvp_rules[top_k_p] = _top_k_jvp
+
+
+@functools.lru_cache(maxsize=64)
+def _staged_top_k(aval: ShapedArray, k: int, axis: int):
+    """A stable descending sort by the total-order key carrying the values and their indices
+    along, then the first k: what the eager implementation computes."""
+
+    def top_k_of(x):
+        key = x
+        if dtypes.is_float(aval.dtype):
+            signed = conversions.bitcast_convert_type(x, np.dtype(f"i{aval.dtype.itemsize}"))
+            flip = bitwise.shift_right_logical(
+                bitwise.shift_right_arithmetic(
+                    signed, np.array(8 * aval.dtype.itemsize - 1, signed.dtype)
+                ),
+                np.array(1, signed.dtype),
+            )
+            key = bitwise.xor(signed, flip)
+        elif aval.dtype == np.bool_:
+            key = conversions.convert_element_type(x, np.int8)
+        order = shapes.broadcasted_iota(np.int32, aval.shape, axis)
+        _, values, indices = sort_p.bind(
+            bitwise.not_(key), x, order, dimension=axis, is_stable=True, num_keys=1
+        )
+        limits = aval.shape[:axis] + (k,) + aval.shape[axis + 1 :]
+        return [slicing.slice(out, (0,) * aval.ndim, limits) for out in (values, indices)]
+
+    return trace_to_jaxpr(top_k_of, [aval], DebugInfo(top_k, "top_k"))
+
+
+def _top_k_lowering(ctx, operand, *, k, axis):
+    closed = _staged_top_k(ctx.avals_in[0].strip_weak_type(), k, axis)
+    return ctx.lower_sub_jaxpr(ctx.block, closed, [operand])
+
+
+def _top_k_batch(values, dims, *, k, axis):
+    (operand,), (bd,) = values, dims
+    outs = top_k_p.bind(operand, k=k, axis=axis + (bd <= axis))
+    return outs, [bd, bd]
+
+
+lowering_rules[top_k_p] = _top_k_lowering
+batch_rules[top_k_p] = _top_k_batch
+
+# --- approx_top_k ---------------------------------------------------------------------------
+approx_top_k_p = Primitive("approx_top_k", multiple_results=True)
+
+
+def approx_max_k(
+    operand,
+    k,
+    reduction_dimension=-1,
+    recall_target=0.95,
+    reduction_input_size_override=-1,
+    aggregate_to_topk=True,
+):
+    """The `k` largest values of a float `operand` along `reduction_dimension` and their
+    int32 indices, largest first. On CPU XLA computes them exactly (a sort): so does this,
+    whatever `recall_target`. Equal values come in index order; NaNs come last."""
+    return _approx_top_k(
+        operand,
+        k,
+        reduction_dimension,
+        recall_target,
+        True,
+        reduction_input_size_override,
+        aggregate_to_topk,
+    )
+
+
+def approx_min_k(
+    operand,
+    k,
+    reduction_dimension=-1,
+    recall_target=0.95,
+    reduction_input_size_override=-1,
+    aggregate_to_topk=True,
+):
+    """The `k` smallest values of a float `operand` along `reduction_dimension` and their
+    int32 indices, smallest first; exact, as `approx_max_k` is."""
+    return _approx_top_k(
+        operand,
+        k,
+        reduction_dimension,
+        recall_target,
+        False,
+        reduction_input_size_override,
+        aggregate_to_topk,
+    )
+
+
+def _approx_top_k(operand, k, dimension, recall_target, is_max_k, size_override, aggregate):
+    return tuple(
+        approx_top_k_p.bind(
+            operand,
+            k=operator.index(k),
+            reduction_dimension=operator.index(dimension),
+            recall_target=float(recall_target),
+            is_max_k=bool(is_max_k),
+            reduction_input_size_override=operator.index(size_override),
+            aggregate_to_topk=bool(aggregate),
+        )
+    )
+
+
+def _approx_top_k_size(operand: ShapedArray, k, reduction_dimension, aggregate_to_topk) -> int:
+    """The result's size along the reduction dimension: k, or, unaggregated, XLA's reduced size
+    (the whole dimension as long as it fits one TPU tile; past that, XLA's size formula is not
+    reproduced)."""
+    if aggregate_to_topk:
+        return k
+    size = operand.shape[reduction_dimension]
+    tile = 1024 if operand.ndim == 1 else 128
+    if size > tile:
+        raise NotImplementedError(
+            f"approx_top_k with aggregate_to_topk=False on a reduction dimension larger than "
+            f"{tile} (got {size}): XLA's reduced output size is not reproduced"
+        )
+    return size
+
+
+@approx_top_k_p.def_abstract_eval
+def _approx_top_k_abstract_eval(operand, *, k, reduction_dimension, aggregate_to_topk, **_):
+    if k <= 0:
+        raise ValueError(f"k must be positive, got {k}")
+    if operand.ndim == 0:
+        raise TypeError(f"approx_top_k operand must have >= 1 dimension, got {operand.shape}")
+    dim = normalize_axes("approx_top_k", (reduction_dimension % operand.ndim,), operand.ndim)[0]
+    if operand.shape[dim] < k:
+        raise ValueError(
+            f"k must be smaller than the size of reduction_dim {operand.shape[dim]}, got {k}"
+        )
+    if not dtypes.is_float(operand.dtype):
+        raise ValueError("operand must be a floating type")
+    size = _approx_top_k_size(operand, k, dim, aggregate_to_topk)
+    shape = operand.shape[:dim] + (size,) + operand.shape[dim + 1 :]
+    return [ShapedArray(shape, operand.dtype, operand.weak_type), ShapedArray(shape, np.int32)]
+
+
+@approx_top_k_p.def_impl
+def _approx_top_k_impl(operand, *, k, reduction_dimension, is_max_k, aggregate_to_topk, **_):
+    axis = reduction_dimension % operand.ndim
+    size = _approx_top_k_size(ShapedArray(operand.shape, operand.dtype), k, axis, aggregate_to_topk)
+    key = _sort_key(operand)
+    order = np.argsort(-key if is_max_k else key, axis=axis, kind="stable")
+    indices = np.take(order, np.arange(size), axis=axis)
+    return [np.take_along_axis(operand, indices, axis=axis), indices.astype(np.int32)]
+
+
+approx_top_k_p.def_weak_type_rule(weak_if_all_weak)
+
+
+def _approx_top_k_jvp(primals, tangents, *, reduction_dimension, **params):
+    (operand,), (t,) = primals, tangents
+    values, indices = approx_top_k_p.bind(
+        operand, reduction_dimension=reduction_dimension, **params
+    )
+    zeros = Zero.from_primal_value(indices)
+    if type(t) is Zero:
+        return [values, indices], [Zero.from_primal_value(values), zeros]
+    axis = reduction_dimension % len(shape_of(operand))
+    return [values, indices], [take_along(t, indices, axis), zeros]
+
+
+ad.jvp_rules[approx_top_k_p] = _approx_top_k_jvp
+
+
+@functools.lru_cache(maxsize=64)
+def _staged_approx_top_k(aval: ShapedArray, size: int, axis: int, is_max_k: bool):
+    """The eager computation: a stable ascending sort of `-x` (or `x`) carrying x and the
+    indices, NaNs last and -0.0 equal to 0.0 as sort orders them, then the first `size`."""
+
+    def approx_top_k_of(x):
+        key = elementwise.neg(x) if is_max_k else x
+        order = shapes.broadcasted_iota(np.int32, aval.shape, axis)
+        _, values, indices = sort_p.bind(key, x, order, dimension=axis, is_stable=True, num_keys=1)
+        limits = aval.shape[:axis] + (size,) + aval.shape[axis + 1 :]
+        return [slicing.slice(out, (0,) * aval.ndim, limits) for out in (values, indices)]
+
+    return trace_to_jaxpr(approx_top_k_of, [aval], DebugInfo(approx_max_k, "approx_top_k"))
+
+
+def _approx_top_k_lowering(ctx, operand, *, reduction_dimension, is_max_k, **_):
+    aval = ctx.avals_in[0].strip_weak_type()
+    axis = reduction_dimension % aval.ndim
+    size = ctx.avals_out[0].shape[axis]
+    closed = _staged_approx_top_k(aval, size, axis, is_max_k)
+    return ctx.lower_sub_jaxpr(ctx.block, closed, [operand])
+
+
+def _approx_top_k_batch(values, dims, *, reduction_dimension, **params):
+    (operand,), (bd,) = values, dims
+    axis = reduction_dimension % (len(shape_of(operand)) - 1)
+    outs = approx_top_k_p.bind(operand, reduction_dimension=axis + (bd <= axis), **params)
+    return outs, [bd, bd]
+
+
+lowering_rules[approx_top_k_p] = _approx_top_k_lowering
+batch_rules[approx_top_k_p] = _approx_top_k_batch

@@ -12,6 +12,7 @@ be equal after canonicalization: lax never promotes (jnp does, before calling la
 
 from __future__ import annotations
 
+import enum
 import operator
 
 import numpy as np
@@ -299,3 +300,46 @@ def lower_binary(op_name: str):
         return ctx.op(op_name, ctx.broadcast_operands(x, y))
 
     return rule
+
+
+# --- parameters JAX takes that one CPU device leaves nothing to do with -----------------------
+
+
+def check_no_sharding(name: str, sharding) -> None:
+    """A sharding parameter (`out_sharding=`, `sharding=`): on one device the only layout is the
+    unsharded one, so None is all that tracejit can honour."""
+    if sharding is not None:
+        raise NotImplementedError(
+            f"lax.{name}: sharding arguments other than None need several devices, which "
+            f"tracejit does not support yet; got {sharding!r}"
+        )
+
+
+class AccuracyMode(enum.Enum):
+    """An accuracy asked of a unary function's implementation (`accuracy=`)."""
+
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+class Tolerance:
+    """Tolerances asked of a unary function's implementation (`accuracy=`): at most two of
+    atol, rtol and ulps."""
+
+    def __init__(self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0):
+        if atol < 0.0 or rtol < 0.0 or ulps < 0.0:
+            raise ValueError("Tolerances must be non-negative.")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("At least one of atol, rtol, or ulps must be set.")
+        self.atol, self.rtol, self.ulps = atol, rtol, ulps
+
+
+def check_default_accuracy(name: str, accuracy) -> None:
+    """`accuracy=` asks XLA for an implementation meeting a tolerance; tracejit compiles each
+    function one way, so it accepts only None and AccuracyMode.DEFAULT (XLA's default
+    implementation)."""
+    if accuracy is not None and accuracy is not AccuracyMode.DEFAULT:
+        raise NotImplementedError(
+            f"lax.{name}: accuracy={accuracy!r} is not supported; only the default "
+            "implementation (accuracy=None or AccuracyMode.DEFAULT) is"
+        )

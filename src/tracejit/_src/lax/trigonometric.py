@@ -16,6 +16,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.lax import binary, broadcasting, elementwise
 from tracejit._src.lax.standard import (
+    check_default_accuracy,
     constant_like,
     elementwise_abstract_eval,
     is_float_or_complex,
@@ -32,8 +33,9 @@ from tracejit._src.lowering.lower import lowering_rules
 sin_p = Primitive("sin")
 
 
-def sin(x):
+def sin(x, *, accuracy=None):
     r"""Elementwise sine: :math:`\sin(x)`."""
+    check_default_accuracy("sin", accuracy)
     return sin_p.bind(x)
 
 
@@ -54,8 +56,9 @@ batch_rules[sin_p] = vectorized_batch_rule(sin_p)
 cos_p = Primitive("cos")
 
 
-def cos(x):
+def cos(x, *, accuracy=None):
     r"""Elementwise cosine: :math:`\cos(x)`."""
+    check_default_accuracy("cos", accuracy)
     return cos_p.bind(x)
 
 
@@ -76,8 +79,9 @@ batch_rules[cos_p] = vectorized_batch_rule(cos_p)
 tan_p = Primitive("tan")
 
 
-def tan(x):
+def tan(x, *, accuracy=None):
     r"""Elementwise tangent: :math:`\tan(x)`."""
+    check_default_accuracy("tan", accuracy)
     return tan_p.bind(x)
 
 
@@ -250,8 +254,9 @@ batch_rules[cosh_p] = vectorized_batch_rule(cosh_p)
 tanh_p = Primitive("tanh")
 
 
-def tanh(x):
+def tanh(x, *, accuracy=None):
     r"""Elementwise hyperbolic tangent: :math:`\tanh(x)`."""
+    check_default_accuracy("tanh", accuracy)
     return tanh_p.bind(x)
 
 
