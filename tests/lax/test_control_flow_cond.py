@@ -549,3 +549,10 @@ def test_jit_traces_the_branches_once():
     jitted = jax.jit(fun)
     outs = [float(jitted(p, np.float32(x))) for p, x in ((True, 1), (False, 2), (True, 3))]
     assert outs == [2.0, 2.0, 4.0] and len(traces) == 1
+
+
+def test_switch_takes_the_older_operand_keyword():
+    branches = [lambda x: x, lambda x: x + 1.0]
+    assert lax.switch(1, branches, operand=1.0) == 2.0
+    with pytest.raises(TypeError, match="no positional operands"):
+        lax.switch(1, branches, 1.0, operand=1.0)

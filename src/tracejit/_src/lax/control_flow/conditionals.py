@@ -86,9 +86,15 @@ def cond(pred, true_fun, false_fun, *operands, operand=_no_operand):
     return _bind_cond(index, (false_fun, true_fun), operands, "cond", ("false_fun", "true_fun"))
 
 
-def switch(index, branches, *operands):
+def switch(index, branches, *operands, operand=_no_operand):
     """`branches[index](*operands)`, the index clamped into range, staged so that `index` may be
-    traced."""
+    traced. (`operand=x`, JAX's older form, is `switch(index, branches, x)`.)"""
+    if operand is not _no_operand:
+        if operands:
+            raise TypeError(
+                "if 'operand' keyword is passed then no positional operands can be passed"
+            )
+        operands = (operand,)
     branches = tuple(branches)
     if not branches:
         raise ValueError("Empty branch sequence")
