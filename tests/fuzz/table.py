@@ -409,6 +409,7 @@ NOT_FUZZED = {
             "diag_indices",
             "diag_indices_from",
             "dsplit",
+            "einsum_path",
             "extract",
             "frombuffer",
             "fromfile",

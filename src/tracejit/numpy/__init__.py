@@ -47,6 +47,7 @@ from tracejit._src.numpy.creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from tracejit._src.numpy.einsum import einsum, einsum_path  # noqa: F401
 from tracejit._src.numpy.index_tricks import (  # noqa: F401
     c_,
     diag_indices,
@@ -125,7 +126,6 @@ from tracejit._src.numpy.manipulation import (  # noqa: F401
     matrix_transpose,
     moveaxis,
     ndim,
-    pad,
     permute_dims,
     ravel,
     reshape,
@@ -145,6 +145,7 @@ from tracejit._src.numpy.manipulation import (  # noqa: F401
     vsplit,
     vstack,
 )
+from tracejit._src.numpy.padding import pad  # noqa: F401
 from tracejit._src.numpy.placement import (  # noqa: F401
     choose,
     compress,
@@ -157,7 +158,6 @@ from tracejit._src.numpy.placement import (  # noqa: F401
 )
 from tracejit._src.numpy.products import (  # noqa: F401
     dot,
-    einsum,
     inner,
     matmul,
     outer,

@@ -1,4 +1,5 @@
-"""Shape manipulation: reshape, transpose and friends, joining, splitting, broadcasting, padding.
+"""Shape manipulation: reshape, transpose and friends, joining, splitting, broadcasting,
+flipping, rotating and tiling.
 
 Each stages the lax shape ops JAX stages (`reshape`, `transpose`, `squeeze`, `broadcast_in_dim`,
 `rev`, `concatenate`, `slice`, `pad`) and stages nothing when the result would be the operand
@@ -529,7 +530,7 @@ def unstack(x, /, *, axis=0):
 
 
 # --------------------------------------------------------------------------------------------
-# Reversing, tiling, repeating, padding
+# Reversing, rotating, tiling
 
 
 def flip(m, axis=None):
@@ -591,39 +592,3 @@ def tile(A, reps):
     interleaved = tuple(d for pair in zip(reps, x.shape, strict=True) for d in pair)
     wide = lax_shapes.broadcast_in_dim(x, interleaved, tuple(range(1, 2 * rank, 2)))
     return reshape(wide, tuple(r * d for r, d in zip(reps, x.shape, strict=True)))
-
-
-def _pad_widths(pad_width, rank: int) -> list:
-    widths = np.asarray(pad_width)
-    if not np.issubdtype(widths.dtype, np.integer):
-        raise TypeError(f"`pad_width` must be of integral type, got {pad_width!r}")
-    if widths.ndim == 0:
-        widths = np.broadcast_to(widths, (rank, 2))
-    elif widths.shape == (1,) or widths.shape == (2,) or widths.shape == (1, 2):
-        widths = (
-            np.broadcast_to(widths.reshape(-1)[:2], (rank, 2))
-            if widths.size == 2
-            else (np.broadcast_to(widths.reshape(()), (rank, 2)))
-        )
-    elif widths.shape != (rank, 2):
-        raise ValueError(f"jnp.pad: pad_width with shape {widths.shape} does not fit rank {rank}")
-    if (widths < 0).any():
-        raise ValueError("index can't contain negative values")
-    return [(int(lo), int(hi)) for lo, hi in widths]
-
-
-def pad(array, pad_width, mode="constant", **kwargs):
-    """`array` padded with `constant_values` (only mode='constant' is implemented)."""
-    if mode != "constant":
-        raise NotImplementedError(f"jnp.pad with mode={mode!r} is not implemented yet")
-    constant_values = kwargs.pop("constant_values", 0)
-    if kwargs:
-        raise ValueError(f"unsupported keyword arguments for mode 'constant': {set(kwargs)}")
-    x = asarray_operand("pad", array)
-    widths = _pad_widths(pad_width, x.ndim)
-    if np.ndim(constant_values) != 0:
-        raise NotImplementedError("jnp.pad with per-axis constant_values is not implemented yet")
-    value = promotion.convert_element_type(
-        promotion.to_operand("pad", constant_values), x.dtype, False
-    )
-    return lax_shapes.pad(x, value, tuple((lo, hi, 0) for lo, hi in widths))
