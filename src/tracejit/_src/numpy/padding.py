@@ -193,15 +193,16 @@ def _pad_reflect(x, widths, mode: str, reflect_type: str):
         if x.shape[i] == 0:
             _check_no_padding((lo, hi), mode)
             continue
-        x = _reflect_side(x, i, lo, mode, reflect_type, before=True)
-        x = _reflect_side(x, i, hi, mode, reflect_type, before=False)
+        size = x.shape[i]
+        x = _reflect_side(x, i, size, lo, mode, reflect_type, before=True)
+        x = _reflect_side(x, i, size, hi, mode, reflect_type, before=False)
     return x
 
 
-def _reflect_side(x, axis: int, padding: int, mode: str, reflect_type: str, before: bool):
-    """`x` with `padding` reflected entries on one side of `axis`: flipped slices of the
-    original axis, repeated (each reflecting the last) until the padding is filled."""
-    size = x.shape[axis]
+def _reflect_side(x, axis: int, size: int, padding: int, mode, reflect_type, before: bool):
+    """`x` with `padding` reflected entries on one side of `axis`: flipped slices of at most
+    the axis's original `size`, repeated (each reflecting the last) until the padding is
+    filled."""
     offset = 1 if (mode == "reflect" and size > 1) else 0
     edge = _along(x, 0, 1, axis) if before else _along(x, -1, None, axis)
     while padding > 0:
