@@ -272,6 +272,7 @@ CASES = {
     "r_directive": lambda jnp: jnp.r_["0,2", [1, 2, 3], [4, 5, 6]],
     "r_directive_trans": lambda jnp: jnp.r_["0,2,0", [1, 2, 3], [4, 5, 6]],
     "r_directive_negative": lambda jnp: jnp.r_["0,2,-2", [1, 2, 3], [4, 5, 6]],
+    "r_directive_3d": lambda jnp: jnp.r_["1,3,1", [[1, 2]], [[3, 4]]],  # NumPy: (1, 2, 2)
     "r_row": lambda jnp: jnp.r_["r", [1, 2, 3], [4, 5, 6]],
     "r_column": lambda jnp: jnp.r_["c", [1, 2, 3], [4, 5, 6]],
     "r_directive_error": lambda jnp: jnp.r_["x", 1],
@@ -279,6 +280,7 @@ CASES = {
     "c_": lambda jnp: jnp.c_[jnp.ones(2), jnp.zeros(2)],
     "c_matrices": lambda jnp: jnp.c_[jnp.asarray(X23), jnp.asarray(X23)],
     "c_directive": lambda jnp: jnp.c_["0,2,-1", [1, 2, 3], [4, 5, 6]],
+    "c_scalars_error": lambda jnp: jnp.c_[-1:5:1, 0],
     "c_row": lambda jnp: jnp.c_["r", [1, 2, 3], [4, 5, 6]],
     # --- index arrays
     "indices": lambda jnp: jnp.indices((2, 3)),
