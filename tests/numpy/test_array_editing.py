@@ -219,3 +219,19 @@ def test_vmap_matches_loop():
 def test_traced_values_deciding_a_shape_raise(fun, argname):
     with pytest.raises(ConcretizationTypeError, match=argname):
         tracejit.jit(fun)(np.array([True, False, True]))
+
+
+@pytest.mark.parametrize(
+    "fun",
+    [
+        lambda c, s: jnp.nonzero(c, size=s),
+        lambda c, s: jnp.where(c, size=s),
+        lambda c, s: jnp.argwhere(c, size=s),
+        lambda c, s: jnp.flatnonzero(c, size=s),
+        lambda c, s: jnp.compress(c, jnp.arange(2.0), size=s),
+        lambda c, s: jnp.extract(c, jnp.arange(2.0), size=s),
+    ],
+)
+def test_traced_size_raises(fun):
+    with pytest.raises(ConcretizationTypeError, match="size"):
+        tracejit.jit(fun)(np.array([True, False]), 1)

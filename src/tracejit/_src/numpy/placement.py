@@ -309,6 +309,10 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
             raise ValueError("condition contains entries that are out of bounds")
         result = x[_concrete(condition, "compress", "condition")]
     else:
+        if isinstance(size, Tracer):
+            raise sorting.concretization_error(
+                size, "compress", "size", "The size argument of jnp.compress must be static."
+            )
         size = operator.index(size)
         if not 0 <= size <= x.shape[0]:
             raise ValueError(

@@ -274,6 +274,14 @@ def _compact_positions(mask, size: int):
 
 
 def _static_size(name: str, x, mask, size, argname="a"):
+    if isinstance(size, Tracer):
+        raise concretization_error(
+            size,
+            name,
+            "size",
+            f"The size argument of jnp.{name} must be statically specified to use jnp.{name} "
+            "within JAX transformations.",
+        )
     if size is not None:
         return operator.index(size)
     value = _concrete_value(mask)
