@@ -395,7 +395,6 @@ NOT_FUZZED = {
     **{
         f"jnp.{n}": "not fuzzed yet (own signature): tests/numpy"
         for n in [
-            "append",
             "apply_along_axis",
             "apply_over_axes",
             "argpartition",
@@ -431,9 +430,7 @@ NOT_FUZZED = {
             "put_along_axis",
             "r_",
             "ravel_multi_index",
-            "resize",
             "rollaxis",
-            "rot90",
             "s_",
             "tril_indices",
             "tril_indices_from",
@@ -625,9 +622,22 @@ def _take(draw, x):
 
 def _pad(draw, x):
     widths = [
-        tuple(draw(st.lists(st.integers(0, 2), min_size=2, max_size=2))) for _ in range(x.ndim)
+        tuple(draw(st.lists(st.integers(0, 4), min_size=2, max_size=2))) for _ in range(x.ndim)
     ]
-    return lambda m, v: m.pad(v, widths)
+    # the modes that only move elements (the statistics round integers as JAX does)
+    mode = draw(st.sampled_from(["constant", "edge", "wrap", "reflect", "symmetric"]))
+    return lambda m, v: m.pad(v, widths, mode)
+
+
+def _rot90(draw, x):
+    k = draw(st.integers(-2, 5))
+    axes = (0, 1) if x.ndim < 2 else tuple(draw(st.permutations(range(x.ndim)))[:2])
+    return lambda m, v: m.rot90(v, k, axes)
+
+
+def _resize(draw, x):
+    shape = draw(st.lists(st.integers(0, 4), max_size=3))
+    return lambda m, v: m.resize(v, shape)
 
 
 def _clip(draw, x):
@@ -821,6 +831,9 @@ SHAPE_CALLS = {
     "array_split": _split("array_split"),
     "take": _take,
     "pad": _pad,
+    "rot90": _rot90,
+    "resize": _resize,
+    "append": lambda draw, x: lambda m, v: m.append(v, v),
     "clip": _clip,
     "where": _where,
     "getitem": _getitem,
