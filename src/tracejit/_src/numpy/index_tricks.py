@@ -291,7 +291,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
 
 def _checked_coordinates(coords, dims, mode):
     for c in coords:
-        if mode == "raise" and isinstance(c, Tracer) and c.to_concrete_value() is None:
+        if mode == "raise" and sorting.concrete_value(c) is None:
             raise sorting.concretization_error(
                 c,
                 "ravel_multi_index",
@@ -302,7 +302,7 @@ def _checked_coordinates(coords, dims, mode):
         if not dtypes.is_int(c.dtype) or c.dtype == np.dtype(bool):
             raise TypeError("only int indices permitted")
     if mode == "raise":
-        values = [c.to_concrete_value() if isinstance(c, Tracer) else np.asarray(c) for c in coords]
+        values = [sorting.concrete_value(c) for c in coords]
         if any(((v < 0) | (v >= d)).any() for v, d in zip(values, dims, strict=True)):
             raise ValueError("invalid entry in coordinates array")
         return coords

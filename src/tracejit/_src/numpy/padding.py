@@ -107,7 +107,7 @@ def _pairs(values, ndim: int, name: str) -> tuple:
 
     def concrete(v):
         if isinstance(v, Tracer):
-            value = v.to_concrete_value()
+            value = sorting.concrete_value(v)
             if value is None:
                 raise _concretization_error(v, name)
             return value

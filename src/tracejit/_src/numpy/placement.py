@@ -32,15 +32,9 @@ def _immutable_error(name: str) -> ValueError:
     )
 
 
-def _concrete_value(x):
-    """`x`'s NumPy value when it is known (an Array, or a tracer whose trace knows it), else
-    None."""
-    return x.to_concrete_value() if isinstance(x, Tracer) else np.asarray(x)
-
-
 def _concrete(x, name: str, argname: str) -> np.ndarray:
     """The NumPy value of `x`, or JAX's error for a traced one."""
-    value = _concrete_value(x)
+    value = sorting.concrete_value(x)
     if value is None:
         raise sorting.concretization_error(
             x, name, argname, f"The {argname!r} argument of jnp.{name}() must be concrete."
@@ -260,7 +254,7 @@ def choose(a, choices, out=None, mode="raise"):
         raise ValueError("`a` array must be integer typed")
     n = len(choices)
     if mode == "raise":
-        value = _concrete_value(a)
+        value = sorting.concrete_value(a)
         if value is None:
             raise sorting.concretization_error(
                 a,
