@@ -299,7 +299,7 @@ def _static_size(name: str, x, mask, size, argname="a"):
 def concrete_value(x):
     """`x`'s NumPy value when it is known (an Array, or a tracer whose trace knows it, as a
     JVP tracer's under eager evaluation), else None."""
-    return x.toconcrete_value() if isinstance(x, Tracer) else np.asarray(x)
+    return x.to_concrete_value() if isinstance(x, Tracer) else np.asarray(x)
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
