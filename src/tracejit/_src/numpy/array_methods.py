@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Tracer
 from tracejit._src.numpy import (
@@ -26,7 +25,6 @@ from tracejit._src.numpy import (
     lib,
     manipulation,
     products,
-    promotion,
     reductions,
     sorting,
     ufuncs,
@@ -97,11 +95,7 @@ def _rdivmod(self, other):
 
 
 def _astype(self, dtype, copy=False, device=None):
-    """The array converted to `dtype` (never weakly typed)."""
-    target = dtypes.check_user_dtype(dtype, "astype")
-    if target is None:
-        raise ValueError("astype requires a dtype")
-    return promotion.convert_element_type(self, target, False)
+    return creation.astype(self, dtype, copy=copy, device=device)
 
 
 def _reshape(self, *args, order="C", **kwargs):

@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from tracejit._src import dtypes
+from tracejit._src import api, dtypes
 from tracejit._src.array import Array, make_array
 from tracejit._src.config import config
 from tracejit._src.core import Tracer, concretization_error
@@ -404,3 +404,74 @@ def tri(N, M=None, k=0, dtype=None):
     cols = lax_shapes.broadcasted_iota(int_dtype, (n, m), 1)
     below = lax_comparison.ge(lax_binary.add(rows, promotion.weak_scalar(k, int_dtype)), cols)
     return promotion.convert_element_type(below, dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# Conversions and copies
+
+
+def astype(x, dtype, /, *, copy=False, device=None):
+    """`x` converted to `dtype` (the default float type for None), never weakly typed. A
+    complex array becomes boolean where it is nonzero, as in NumPy (a bare conversion would
+    look at the real part only)."""
+    x = promotion.asarray_operand("astype", x)
+    target = dtypes.default_float_dtype() if dtype is None else _user_dtype(dtype, "astype")
+    if dtypes.is_complex(x.dtype) and target == np.dtype(bool):
+        x = ufuncs.not_equal(x, promotion.convert_element_type(0, x.dtype, False))
+    out = promotion.convert_element_type(x, target, False)
+    return _copy(out) if copy else out
+
+
+def copy(a, order=None):
+    """A copy of `a` (its dtype and weak type kept)."""
+    return array(promotion.to_operand("copy", a), copy=True, order=order)
+
+
+# --------------------------------------------------------------------------------------------
+# Arrays from buffers, strings and functions
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0):
+    """The bytes of `buffer` read as a 1-D array of `dtype` (NumPy's `frombuffer`, then
+    canonicalized)."""
+    return asarray(np.frombuffer(buffer=buffer, dtype=dtype, count=count, offset=offset))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep):
+    """The numbers written in `string`, separated by `sep` (NumPy's `fromstring`)."""
+    return asarray(np.fromstring(string=string, dtype=dtype, count=count, sep=sep))
+
+
+def fromfile(*args, **kwargs):
+    """Raises, as JAX does: reading a file is a side effect a traced function must not have."""
+    raise NotImplementedError(
+        "jnp.fromfile() is not implemented because it may be non-pure and thus unsafe for use "
+        "with JIT and other JAX transformations. Consider using jnp.asarray(np.fromfile(...)) "
+        "instead, although care should be taken if np.fromfile is used within a jax "
+        "transformations because of its potential side-effect of consuming the file object; "
+        "for more information see "
+        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions"
+    )
+
+
+def fromiter(*args, **kwargs):
+    """Raises, as JAX does: consuming an iterator is a side effect a traced function must not
+    have."""
+    raise NotImplementedError(
+        "jnp.fromiter() is not implemented because it may be non-pure and thus unsafe for use "
+        "with JIT and other JAX transformations. Consider using jnp.asarray(np.fromiter(...)) "
+        "instead, although care should be taken if np.fromiter is used within a jax "
+        "transformations because of its potential side-effect of consuming the iterable "
+        "object; for more information see "
+        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions"
+    )
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    """`function` called on the index grids of `shape`, as JAX does it: vmapped over one
+    `arange` per axis, so `function` sees 0-d indices and may use any traceable code."""
+    shape = canonicalize_shape(shape, "shape argument of jnp.fromfunction()")
+    for i in range(len(shape)):
+        in_axes = [0 if i == j else None for j in range(len(shape))]
+        function = api.vmap(function, in_axes=tuple(in_axes[::-1]))
+    return function(*(arange(s, dtype=dtype) for s in shape), **kwargs)

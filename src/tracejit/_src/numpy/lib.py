@@ -1,5 +1,6 @@
 """Everyday array helpers over the shape ops: rolling, repeating, differences, triangles and
-diagonals, grids and log-spaced ranges.
+diagonals, grids and log-spaced ranges, functions applied along axes, Vandermonde matrices and
+partial sorts.
 
 None of these needs a primitive of its own. A static `roll` is two `slice`s and a
 `concatenate`; a traced shift slices the array concatenated with itself at a `dynamic_slice`
@@ -8,6 +9,8 @@ count per element it takes the repeated positions with a gather (`take`). Diagon
 `n x m` matrix sits at flat position `i * (m + 1) + k`), so they differentiate and batch like
 any slice; building a diagonal matrix is the same walk backwards, a `pad` with `m` interior zeros
 between the values. Triangles are a `select` against an `iota` mask, as `tri` builds it.
+`apply_along_axis` vmaps the user's function over the other axes. `partition` and
+`argpartition` give what JAX's two `top_k`s give, from one multi-key `sort`.
 
     >>> make_jaxpr(lambda x: jnp.diagonal(x))(jnp.ones((3, 4)))
     { lambda ; a:f32[3,4]. let
@@ -23,7 +26,7 @@ import operator
 
 import numpy as np
 
-from tracejit._src import dtypes
+from tracejit._src import api, dtypes
 from tracejit._src.core import Tracer, concretization_error
 from tracejit._src.errors import ConcretizationTypeError
 from tracejit._src.lax import binary as lax_binary
@@ -35,6 +38,7 @@ from tracejit._src.lax import scatter as lax_scatter
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing
+from tracejit._src.lax import sort as lax_sort
 from tracejit._src.numpy import (
     advanced_indexing,
     arithmetic,
@@ -429,3 +433,108 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
         else ufuncs.multiply(manipulation.expand_dims(sign, axis), out)
     )
     return _cast_result(out, dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# Functions applied along axes
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """`func1d` applied to each 1-D slice of `arr` along `axis`: vmapped over the other axes,
+    so `func1d` may return an array of any shape, whose axes replace `axis`."""
+    x = asarray_operand("apply_along_axis", arr)
+    axis = normalize_axis(axis, x.ndim)
+
+    def func(slice_1d):
+        return func1d(slice_1d, *args, **kwargs)
+
+    for i in range(1, x.ndim - axis):
+        func = api.vmap(func, in_axes=i, out_axes=-1)
+    for _ in range(axis):
+        func = api.vmap(func, in_axes=0, out_axes=0)
+    return func(x)
+
+
+def apply_over_axes(func, a, axes):
+    """`func(a, axis)` applied for each axis in turn, a reduced axis put back as size 1."""
+    x = asarray_operand("apply_over_axes", a)
+    for axis in axes:
+        out = func(x, axis)
+        if out.ndim == x.ndim:
+            x = out
+        elif out.ndim == x.ndim - 1:
+            x = manipulation.expand_dims(out, axis)
+        else:
+            raise ValueError("function is not returning an array of the correct shape")
+    return x
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of the 1-D `x`: its powers, highest first unless `increasing`."""
+    x = asarray_operand("vander", x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array")
+    N = x.shape[0] if N is None else operator.index(N)
+    if N < 0:
+        raise ValueError("N must be nonnegative")
+    powers = lax_shapes.iota(x.dtype, N)
+    if not increasing:
+        powers = lax_binary.sub(promotion.convert_element_type(N - 1, x.dtype), powers)
+    column = lax_shapes.broadcast_in_dim(x, (x.shape[0], 1), (0,))
+    return arithmetic.power(column, manipulation.expand_dims(powers, 0))
+
+
+# --------------------------------------------------------------------------------------------
+# Partial sorts
+
+
+def _partition_operand(name: str, a, kth, axis):
+    """(`a` with `axis` last, kth normalized): JAX's checks for partition and argpartition."""
+    x = asarray_operand(name, a)
+    if dtypes.is_complex(x.dtype):
+        raise NotImplementedError(f"jnp.{name} for complex dtype is not implemented.")
+    if x.dtype == np.dtype(bool):
+        raise TypeError(
+            "neg does not accept dtype bool. Accepted dtypes are subtypes of integer, floating, "
+            "complexfloating."
+        )
+    axis = normalize_axis(axis, x.ndim)
+    kth = normalize_axis(kth, x.shape[axis])
+    return manipulation.swapaxes(x, axis, -1), kth
+
+
+def _ascending(x):
+    """(values, positions) of `x` sorted along its last axis in the order JAX's `top_k` gives
+    them: ascending, ties by position, -0.0 before 0.0 (a second key)."""
+    positions = lax_shapes.broadcasted_iota(np.dtype(np.int32), x.shape, x.ndim - 1)
+    if not dtypes.is_float(x.dtype):
+        return lax_sort.sort((x, positions), x.ndim - 1, True, num_keys=1)
+    positive = ufuncs.logical_not(ufuncs.signbit(x))
+    values, _, positions = lax_sort.sort((x, positive, positions), x.ndim - 1, True, num_keys=2)
+    return values, positions
+
+
+def partition(a, kth, axis=-1):
+    """`a` partially sorted along `axis`: its `kth + 1` smallest values first (ascending), then
+    the others largest first, as JAX's two `top_k`s give them."""
+    x, kth = _partition_operand("partition", a, kth, axis)
+    values, _ = _ascending(x)
+    last = x.ndim - 1
+    bottom = lax_slicing.slice_in_dim(values, 0, kth + 1, 1, last)
+    top = lax_shapes.rev(lax_slicing.slice_in_dim(values, kth + 1, x.shape[-1], 1, last), (last,))
+    return manipulation.swapaxes(lax_shapes.concatenate([bottom, top], last), -1, axis)
+
+
+def argpartition(a, kth, axis=-1):
+    """Positions that partition `a` along `axis` (int32, as `top_k`'s): those of the `kth + 1`
+    smallest values in ascending order, then the rest in increasing position."""
+    x, kth = _partition_operand("argpartition", a, kth, axis)
+    _, order = _ascending(x)
+    last = x.ndim - 1
+    positions = lax_shapes.broadcasted_iota(order.dtype, x.shape, last)
+    _, rank = lax_sort.sort((order, positions), last, True, num_keys=1)
+    in_bottom = ufuncs.less_equal(rank, promotion.convert_element_type(kth, order.dtype))
+    _, rest = lax_sort.sort((in_bottom, positions), last, True, num_keys=1)
+    bottom = lax_slicing.slice_in_dim(order, 0, kth + 1, 1, last)
+    top = lax_slicing.slice_in_dim(rest, 0, x.shape[-1] - kth - 1, 1, last)
+    return manipulation.swapaxes(lax_shapes.concatenate([bottom, top], last), -1, axis)

@@ -24,6 +24,7 @@ from tracejit._src.numpy import (
     arithmetic,
     creation,
     manipulation,
+    padding,
     products,
     promotion,
     reductions,
@@ -355,7 +356,7 @@ def _convolve_full(a, v, precision, preferred_element_type):
     `len(v) - 1` zeros on each side, gathered as a Toeplitz matrix (a static index table), times
     `v` reversed."""
     n, m = a.shape[0], v.shape[0]
-    padded = manipulation.pad(a, (m - 1, m - 1))
+    padded = padding.pad(a, (m - 1, m - 1))
     windows = np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]
     table = advanced_indexing.take(padded, windows.astype(np.int32), axis=0, mode="clip")
     return products.matmul(

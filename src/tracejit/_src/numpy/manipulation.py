@@ -1,4 +1,5 @@
-"""Shape manipulation: reshape, transpose and friends, joining, splitting, broadcasting, padding.
+"""Shape manipulation: reshape, transpose and friends, joining, splitting, broadcasting,
+flipping, rotating and tiling.
 
 Each stages the lax shape ops JAX stages (`reshape`, `transpose`, `squeeze`, `broadcast_in_dim`,
 `rev`, `concatenate`, `slice`, `pad`) and stages nothing when the result would be the operand
@@ -170,6 +171,33 @@ def moveaxis(a, source, destination):
     remaining = iter(rest)
     perm = [p if p is not None else next(remaining) for p in perm]
     return transpose(x, perm)
+
+
+def permute_dims(a, /, axes):
+    """`a` with its axes permuted (the array API's `transpose`, which needs `axes`)."""
+    x = asarray_operand("permute_dims", a)
+    axes = tuple(axes)
+    if sorted(axes) != list(range(x.ndim)):
+        raise TypeError(
+            "transpose permutation isn't a permutation of operand dimensions, got permutation "
+            f"{axes} for operand shape {x.shape}."
+        )
+    return transpose(x, axes)
+
+
+def rollaxis(a, axis, start=0):
+    """`a` with `axis` moved to just before the axis now at position `start` (NumPy's older
+    `moveaxis`)."""
+    x = asarray_operand("rollaxis", a)
+    axis = normalize_axis(axis, x.ndim)
+    start = operator.index(start)
+    if not -x.ndim <= start <= x.ndim:
+        raise ValueError(f"{start=} must satisfy {-x.ndim}<=start<={x.ndim}")
+    if start < 0:
+        start += x.ndim
+    if start > axis:
+        start -= 1
+    return moveaxis(x, axis, start)
 
 
 def swapaxes(a, axis1, axis2):
@@ -381,6 +409,52 @@ def column_stack(tup):
     return concatenate(arrays, 1)
 
 
+def append(arr, values, axis=None):
+    """`values` joined to the end of `arr` along `axis` (both flattened for None)."""
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], 0)
+    return concatenate([arr, values], axis)
+
+
+def block(arrays):
+    """An array assembled from nested lists of blocks: the innermost lists are joined along the
+    last axis, the next along the second-to-last, and so on."""
+    out, _ = _block(arrays)
+    return out
+
+
+def _block(xs):
+    """(the joined blocks, the depth of the list nesting `xs` had)."""
+    if isinstance(xs, tuple):
+        raise ValueError(f"jax.numpy.block does not allow tuples, got {xs}")  # noqa: TRY004
+    if not isinstance(xs, list):
+        return asarray_operand("block", xs), 1
+    if not xs:
+        raise ValueError("jax.numpy.block does not allow empty list arguments")
+    parts, depths = zip(*[_block(x) for x in xs], strict=True)
+    if any(d != depths[0] for d in depths[1:]):
+        raise ValueError("Mismatched list depths in jax.numpy.block")
+    rank = builtins.max(depths[0], *(x.ndim for x in parts))
+    parts = [reshape(x, (1,) * (rank - x.ndim) + x.shape) for x in parts]
+    return concatenate(parts, axis=-depths[0]), depths[0] + 1
+
+
+def resize(a, new_shape):
+    """`a` flattened, repeated cyclically (or cut) to fill `new_shape` (zeros if `a` is
+    empty)."""
+    x = ravel(asarray_operand("resize", a))
+    new_shape = promotion.shape_ints(new_shape)
+    if any(d < 0 for d in new_shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    new_size = int(np.prod(new_shape, dtype=np.int64))
+    if x.size == 0 or new_size == 0:
+        zero = promotion.convert_element_type(0, x.dtype, x.weak_type)
+        return lax_shapes.broadcast_in_dim(zero, new_shape, ())
+    repeats = -(-new_size // x.size)
+    flat = lax_slicing.slice_in_dim(tile(x, repeats), 0, new_size, 1, 0)
+    return reshape(flat, new_shape)
+
+
 # --------------------------------------------------------------------------------------------
 # Splitting
 
@@ -424,8 +498,39 @@ def array_split(ary, indices_or_sections, axis=0):
     return _split("array_split", ary, indices_or_sections, axis, equal=False)
 
 
+def hsplit(ary, indices_or_sections):
+    """`split` along the second axis (the first for 1-D arrays)."""
+    x = asarray_operand("hsplit", ary)
+    if x.ndim == 0:
+        raise IndexError("tuple index out of range")
+    return _split("hsplit", x, indices_or_sections, 0 if x.ndim == 1 else 1, equal=True)
+
+
+def vsplit(ary, indices_or_sections):
+    """`split` along the first axis."""
+    return _split("vsplit", ary, indices_or_sections, 0, equal=True)
+
+
+def dsplit(ary, indices_or_sections):
+    """`split` along the third axis."""
+    x = asarray_operand("dsplit", ary)
+    if x.ndim < 3:
+        raise IndexError("tuple index out of range")
+    return _split("dsplit", x, indices_or_sections, 2, equal=True)
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of `x` along `axis`, as a tuple."""
+    x = asarray_operand("unstack", x)
+    axis = normalize_axis(axis, x.ndim)
+    return tuple(
+        lax_shapes.squeeze(lax_slicing.slice_in_dim(x, i, i + 1, 1, axis), (axis,))
+        for i in range(x.shape[axis])
+    )
+
+
 # --------------------------------------------------------------------------------------------
-# Reversing, tiling, repeating, padding
+# Reversing, rotating, tiling
 
 
 def flip(m, axis=None):
@@ -438,6 +543,31 @@ def flip(m, axis=None):
     if not dims:
         return x
     return lax_shapes.rev(x, dims)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """`m` rotated by `k` quarter turns in the plane of `axes` (from the first axis towards
+    the second): two flips for a half turn, a flip and a transpose for a quarter."""
+    x = asarray_operand("rot90", m)
+    if x.ndim < 2:
+        raise ValueError(
+            "rot90 requires its first argument to have ndim at least two, but got first "
+            f"argument of shape {x.shape}, which has ndim {x.ndim}"
+        )
+    ax1, ax2 = axes
+    ax1, ax2 = normalize_axis(ax1, x.ndim), normalize_axis(ax2, x.ndim)
+    if ax1 == ax2:
+        raise ValueError("Axes must be different")
+    k = operator.index(k) % 4
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(flip(x, ax1), ax2)
+    perm = list(range(x.ndim))
+    perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
+    if k == 1:
+        return transpose(flip(x, ax2), perm)
+    return flip(transpose(x, perm), ax2)
 
 
 def fliplr(m):
@@ -462,39 +592,3 @@ def tile(A, reps):
     interleaved = tuple(d for pair in zip(reps, x.shape, strict=True) for d in pair)
     wide = lax_shapes.broadcast_in_dim(x, interleaved, tuple(range(1, 2 * rank, 2)))
     return reshape(wide, tuple(r * d for r, d in zip(reps, x.shape, strict=True)))
-
-
-def _pad_widths(pad_width, rank: int) -> list:
-    widths = np.asarray(pad_width)
-    if not np.issubdtype(widths.dtype, np.integer):
-        raise TypeError(f"`pad_width` must be of integral type, got {pad_width!r}")
-    if widths.ndim == 0:
-        widths = np.broadcast_to(widths, (rank, 2))
-    elif widths.shape == (1,) or widths.shape == (2,) or widths.shape == (1, 2):
-        widths = (
-            np.broadcast_to(widths.reshape(-1)[:2], (rank, 2))
-            if widths.size == 2
-            else (np.broadcast_to(widths.reshape(()), (rank, 2)))
-        )
-    elif widths.shape != (rank, 2):
-        raise ValueError(f"jnp.pad: pad_width with shape {widths.shape} does not fit rank {rank}")
-    if (widths < 0).any():
-        raise ValueError("index can't contain negative values")
-    return [(int(lo), int(hi)) for lo, hi in widths]
-
-
-def pad(array, pad_width, mode="constant", **kwargs):
-    """`array` padded with `constant_values` (only mode='constant' is implemented)."""
-    if mode != "constant":
-        raise NotImplementedError(f"jnp.pad with mode={mode!r} is not implemented yet")
-    constant_values = kwargs.pop("constant_values", 0)
-    if kwargs:
-        raise ValueError(f"unsupported keyword arguments for mode 'constant': {set(kwargs)}")
-    x = asarray_operand("pad", array)
-    widths = _pad_widths(pad_width, x.ndim)
-    if np.ndim(constant_values) != 0:
-        raise NotImplementedError("jnp.pad with per-axis constant_values is not implemented yet")
-    value = promotion.convert_element_type(
-        promotion.to_operand("pad", constant_values), x.dtype, False
-    )
-    return lax_shapes.pad(x, value, tuple((lo, hi, 0) for lo, hi in widths))

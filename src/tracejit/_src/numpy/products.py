@@ -1,4 +1,4 @@
-"""Products: dot, matmul, vdot, inner, outer, tensordot, einsum.
+"""Products: dot, matmul, vdot, inner, outer, tensordot (einsum is in `einsum.py`).
 
 Each stages one `dot_general` (plus the `squeeze`/`transpose`/`broadcast_in_dim` that NumPy's
 shape rules need), as JAX does. Operands are not converted to a common dtype first: the
@@ -18,12 +18,11 @@ from __future__ import annotations
 import operator
 
 import numpy as np
-import opt_einsum
 
 from tracejit._src import dtypes
 from tracejit._src.lax import dot as lax_dot
 from tracejit._src.lax import shapes as lax_shapes
-from tracejit._src.numpy import manipulation, promotion, reductions, ufuncs
+from tracejit._src.numpy import manipulation, promotion, ufuncs
 from tracejit._src.numpy.promotion import asarray_operand
 
 
@@ -248,139 +247,3 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
         b_axes = tuple(manipulation.normalize_axis(i, b.ndim) for i in b_spec)
     dtype, weak = _result_type(a, b, preferred_element_type, "tensordot")
     return _dot_general(a, b, ((a_axes, b_axes), ((), ())), precision, dtype, weak)
-
-
-# --------------------------------------------------------------------------------------------
-# einsum
-
-
-def _parse_einsum(subscripts: str, shapes):
-    subscripts = subscripts.replace(" ", "")
-    if "->" in subscripts:
-        inputs, output = subscripts.split("->")
-    else:
-        inputs, output = subscripts, None
-    terms = inputs.split(",")
-    if len(terms) != len(shapes):
-        raise ValueError(
-            f"einsum: {len(terms)} operand subscripts given for {len(shapes)} operands"
-        )
-    if any("." in t for t in terms) or (output is not None and "." in output):
-        terms, output = _expand_ellipsis(terms, output, shapes)
-    for term, shape in zip(terms, shapes, strict=True):
-        if len(term) != len(shape):
-            raise ValueError(
-                f"einsum: subscripts {term!r} do not match an operand of rank {len(shape)}"
-            )
-    if output is None:
-        counts = {}
-        for term in terms:
-            for c in term:
-                counts[c] = counts.get(c, 0) + 1
-        output = "".join(sorted(c for c, k in counts.items() if k == 1))
-    return terms, output
-
-
-def _expand_ellipsis(terms, output, shapes):
-    used = set("".join(terms) + (output or "")) - {"."}
-    spare = iter(c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used)
-    widest = 0
-    expanded = []
-    for term, shape in zip(terms, shapes, strict=True):
-        if "..." in term:
-            widest = max(widest, len(shape) - (len(term) - 3))
-    letters = "".join(next(spare) for _ in range(widest))
-    for term, shape in zip(terms, shapes, strict=True):
-        if "..." in term:
-            n = len(shape) - (len(term) - 3)
-            term = term.replace("...", letters[widest - n :])
-        expanded.append(term)
-    if output is None:
-        counts = {}
-        for term in expanded:
-            for c in term:
-                counts[c] = counts.get(c, 0) + 1
-        rest = "".join(sorted(c for c, k in counts.items() if k == 1 and c not in letters))
-        output = letters + rest
-    else:
-        output = output.replace("...", letters)
-    return expanded, output
-
-
-def _sum_out(x, term: str, keep: set):
-    """Sums the axes of `x` whose letters are not in `keep` (and merges repeated letters)."""
-    # repeated letters within one term (a diagonal) need gather-like indexing
-    if len(set(term)) != len(term):
-        raise NotImplementedError("einsum with a repeated index in one operand is not implemented")
-    axes = tuple(i for i, c in enumerate(term) if c not in keep)
-    if axes:
-        x = (
-            reductions.sum(x, axis=axes, promote_integers=False)
-            if x.dtype != np.bool_
-            else (reductions.any(x, axis=axes))
-        )
-        term = "".join(c for c in term if c in keep)
-    return x, term
-
-
-def einsum(
-    subscripts, *operands, optimize="auto", precision=None, preferred_element_type=None, out=None
-):
-    """Einstein summation over the operands, contracted pairwise (in the order opt_einsum
-    picks) with `dot_general`."""
-    if out is not None:
-        raise NotImplementedError("The 'out' argument to jnp.einsum is not supported.")
-    if not isinstance(subscripts, str):
-        raise NotImplementedError("einsum's interleaved (sublist) form is not supported")
-    ops = [asarray_operand("einsum", x, i) for i, x in enumerate(operands)]
-    dtype, weak = promotion.result_dtype(*ops) if ops else (None, False)
-    if preferred_element_type is not None:
-        dtype, weak = dtypes.check_user_dtype(preferred_element_type, "einsum"), False
-    terms, output = _parse_einsum(subscripts, [x.shape for x in ops])
-    if len(ops) > 2 and optimize is not False:
-        spec = ",".join(terms) + "->" + output
-        strategy = "auto" if optimize is True else optimize
-        _, info = opt_einsum.contract_path(
-            spec, *[x.shape for x in ops], shapes=True, optimize=strategy
-        )
-        path = [tuple(step[0]) for step in info.contraction_list]
-    else:
-        path = [(0, 1)] if len(ops) == 2 else []
-        path += [(0, 1)] * max(len(ops) - 2, 0)
-    items = list(zip(ops, terms, strict=True))
-    for positions in path:
-        positions = sorted(positions, reverse=True)
-        picked = [items.pop(p) for p in positions]
-        remaining_letters = set(output) | {c for _, t in items for c in t}
-        if len(picked) == 1:
-            x, t = _sum_out(picked[0][0], picked[0][1], remaining_letters)
-            items.append((x, t))
-            continue
-        (x, tx), (y, ty) = picked[1], picked[0]
-        items.append(_contract_pair(x, tx, y, ty, remaining_letters, precision, dtype))
-    ((x, term),) = items
-    x, term = _sum_out(x, term, set(output))
-    if term != output:
-        x = lax_shapes.transpose(x, tuple(term.index(c) for c in output))
-    return promotion.convert_element_type(x, dtype, weak)
-
-
-def _contract_pair(x, tx, y, ty, keep, precision, dtype):
-    x, tx = _sum_out(x, tx, keep | set(ty))
-    y, ty = _sum_out(y, ty, keep | set(tx))
-    shared = [c for c in tx if c in ty]
-    batch = [c for c in shared if c in keep]
-    contract = [c for c in shared if c not in keep]
-    dimension_numbers = (
-        (tuple(tx.index(c) for c in contract), tuple(ty.index(c) for c in contract)),
-        (tuple(tx.index(c) for c in batch), tuple(ty.index(c) for c in batch)),
-    )
-    out = lax_dot.dot_general(
-        x, y, dimension_numbers, precision=precision, preferred_element_type=dtype
-    )
-    term = (
-        "".join(batch)
-        + "".join(c for c in tx if c not in shared)
-        + "".join(c for c in ty if c not in shared)
-    )
-    return out, term

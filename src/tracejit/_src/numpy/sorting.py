@@ -274,9 +274,17 @@ def _compact_positions(mask, size: int):
 
 
 def _static_size(name: str, x, mask, size, argname="a"):
+    if isinstance(size, Tracer):
+        raise concretization_error(
+            size,
+            name,
+            "size",
+            f"The size argument of jnp.{name} must be statically specified to use jnp.{name} "
+            "within JAX transformations.",
+        )
     if size is not None:
         return operator.index(size)
-    value = _concrete_value(mask)
+    value = concrete_value(mask)
     if value is None:
         raise concretization_error(
             x,
@@ -288,7 +296,7 @@ def _static_size(name: str, x, mask, size, argname="a"):
     return int(np.count_nonzero(value))
 
 
-def _concrete_value(x):
+def concrete_value(x):
     """`x`'s NumPy value when it is known (an Array, or a tracer whose trace knows it, as a
     JVP tracer's under eager evaluation), else None."""
     return x.to_concrete_value() if isinstance(x, Tracer) else np.asarray(x)
@@ -477,7 +485,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     if minlength < 0:
         raise ValueError(f"minlength must be non-negative, got {minlength}")
     if length is None:
-        values = _concrete_value(x)
+        values = concrete_value(x)
         if values is None:
             raise concretization_error(
                 x, "bincount", "x", "To avoid this error, pass a static `length` argument."
