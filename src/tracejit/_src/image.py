@@ -27,7 +27,7 @@ from tracejit._src.errors import ConcretizationTypeError
 from tracejit._src.lax.dot import Precision
 from tracejit._src.numpy import reductions, ufuncs
 from tracejit._src.numpy.creation import arange, asarray, zeros
-from tracejit._src.numpy.products import einsum
+from tracejit._src.numpy.einsum import einsum
 from tracejit._src.numpy.promotion import promote_dtypes_inexact
 
 

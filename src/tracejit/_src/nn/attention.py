@@ -23,9 +23,9 @@ from tracejit._src.lax.shapes import stop_gradient
 from tracejit._src.nn.functions import logsumexp, softmax
 from tracejit._src.numpy import ufuncs
 from tracejit._src.numpy.creation import arange, asarray, ones
+from tracejit._src.numpy.einsum import einsum
 from tracejit._src.numpy.lib import tril
 from tracejit._src.numpy.manipulation import expand_dims, reshape, transpose
-from tracejit._src.numpy.products import einsum
 
 
 def dot_product_attention(
