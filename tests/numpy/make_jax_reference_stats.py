@@ -1,0 +1,184 @@
+"""Record what JAX 0.10.2 gives for the statistics, NaN-aware reductions, histograms, set
+operations, polynomials and windows of `tracejit.numpy`: values, dtypes, weak types and error
+classes, into `data/jax_reference_stats.json`, which `test_stats_reference.py` replays eagerly
+and under jit.
+
+Run by hand with real JAX (never imported by the package or the tests):
+
+    cd tests/numpy && /work/jaxref/bin/python make_jax_reference_stats.py
+
+Each case is an expression over `jnp`, `np` and the named inputs below; a case marked
+`eager_only` needs concrete values (its result's shape depends on them).
+"""
+
+import json
+import pathlib
+
+import numpy as np
+
+rng = np.random.RandomState(0)
+with_nans = rng.randn(3, 4).astype(np.float32)
+with_nans[0, 1] = with_nans[2, 3] = np.nan
+all_nan_row = with_nans.copy()
+all_nan_row[1] = np.nan
+INPUTS = {
+    "x": rng.randn(3, 4).astype(np.float32),
+    "xn": with_nans,
+    "xa": all_nan_row,
+    "h": rng.randn(2, 3).astype(np.float16),
+    "i": rng.randint(-3, 4, size=(3, 4)).astype(np.int32),
+    "i8": rng.randint(-3, 4, size=(6,)).astype(np.int8),
+    "u8": rng.randint(0, 5, size=(6,)).astype(np.uint8),
+    "b": rng.rand(3, 4) > 0.5,
+    "m": rng.rand(3, 4) > 0.3,
+    "c": (rng.randn(3, 4) + 1j * rng.randn(3, 4)).astype(np.complex64),
+    "v": rng.randn(12).astype(np.float32),
+    "w": rng.rand(12).astype(np.float32),
+    "s1": np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3], np.int32),
+    "s2": np.array([2, 7, 1, 8, 2, 8, 1, 8], np.int32),
+    "sf": np.array([1.0, np.nan, 2.0, np.nan, 1.0, 0.5], np.float32),
+    "p": np.array([1.0, -3.0, 2.0], np.float32),
+    "q": np.array([2.0, 0.0, 1.0, -1.0], np.float32),
+    "pi": np.array([1, 2, 3], np.int32),
+    "z": np.array([0.0, 0.0, 1.0, 2.0, 0.0, 3.0, 0.0], np.float32),
+    "e": np.zeros((0,), np.float32),
+}
+
+# (expression, eager_only)
+CASES = [
+    # reductions: where= / initial= / promote_integers / correction / mean=
+    ("jnp.sum(x, axis=1, where=m)", False),
+    ("jnp.sum(i, where=m, initial=2)", False),
+    ("jnp.sum(i8, promote_integers=False)", False),
+    ("jnp.sum(u8)", False),
+    ("jnp.prod(x, axis=0, where=m, keepdims=True)", False),
+    ("jnp.max(x, axis=1, where=m, initial=-1.0)", False),
+    ("jnp.min(i, axis=0, where=m, initial=0)", False),
+    ("jnp.max(x, where=m)", False),
+    ("jnp.sum(x, where=i)", False),
+    ("jnp.sum(x, initial=x[0])", False),
+    ("jnp.all(x > 0, axis=1, where=m)", False),
+    ("jnp.any(x > 0, axis=0, where=m)", False),
+    ("jnp.mean(x, axis=1, where=m)", False),
+    ("jnp.mean(i, where=m, keepdims=True)", False),
+    ("jnp.mean(x, where=i)", False),
+    ("jnp.var(x, axis=1, where=m)", False),
+    ("jnp.var(x, where=m, ddof=1)", False),
+    ("jnp.var(x, axis=0, where=jnp.zeros((3, 1), bool))", False),
+    ("jnp.var(x, axis=1, mean=jnp.mean(x, axis=1, keepdims=True))", False),
+    ("jnp.var(x, mean=0.0)", False),
+    ("jnp.var(x, axis=0, correction=1)", False),
+    ("jnp.var(x, ddof=1, correction=1)", False),
+    ("jnp.var(c, axis=1, where=m)", False),
+    ("jnp.var(i, dtype=jnp.float16)", False),
+    ("jnp.var(c, dtype=jnp.float32)", False),
+    ("jnp.var(h, axis=0)", False),
+    ("jnp.std(x, axis=1, where=m, ddof=1)", False),
+    ("jnp.std(x, axis=0, mean=jnp.zeros(4))", False),
+    ("jnp.std(i, dtype=jnp.int32)", False),
+    ("jnp.std(2.0)", False),
+    ("jnp.ptp(x, axis=1)", False),
+    ("jnp.ptp(u8)", False),
+    ("jnp.ptp(i, axis=0, keepdims=True)", False),
+    ("jnp.ptp(b)", False),
+    ("jnp.count_nonzero(i)", False),
+    ("jnp.count_nonzero(i, axis=0, keepdims=True)", False),
+    ("jnp.count_nonzero(c, axis=1)", False),
+    ("jnp.count_nonzero(2.0)", False),
+    ("jnp.cumulative_sum(i8, include_initial=True)", False),
+    ("jnp.cumulative_sum(x, axis=1)", False),
+    ("jnp.cumulative_sum(x)", False),
+    ("jnp.cumulative_sum(1.0)", False),
+    ("jnp.cumulative_prod(u8, include_initial=True)", False),
+    ("jnp.cumulative_prod(b, axis=0, dtype=jnp.float32)", False),
+    ("jnp.cumsum(i, axis=1, dtype=bool)", False),
+    ("jnp.cumsum(i8)", False),
+    # NaN-aware reductions
+    ("jnp.nansum(xn)", False),
+    ("jnp.nansum(xa, axis=1)", False),
+    ("jnp.nansum(xn, axis=0, where=m, initial=1.0)", False),
+    ("jnp.nansum(i8)", False),
+    ("jnp.nansum(h, axis=1, dtype=jnp.float32)", False),
+    ("jnp.nanprod(xn, axis=1, keepdims=True)", False),
+    ("jnp.nanprod(i, axis=0)", False),
+    ("jnp.nanmax(xa, axis=1)", False),
+    ("jnp.nanmax(xa, axis=1, initial=-5.0)", False),
+    ("jnp.nanmax(xn, where=m, initial=0.0)", False),
+    ("jnp.nanmin(xa, axis=1, keepdims=True)", False),
+    ("jnp.nanmin(i, axis=0)", False),
+    ("jnp.nanmin(e)", False),
+    ("jnp.nanmin(xn, where=m)", False),
+    ("jnp.nanmean(xa, axis=1)", False),
+    ("jnp.nanmean(xn, axis=0, where=m)", False),
+    ("jnp.nanmean(i)", False),
+    ("jnp.nanmean(h)", False),
+    ("jnp.nanmean(2.0)", False),
+    ("jnp.nanmean(xn, dtype=jnp.float16)", False),
+    ("jnp.nanvar(xa, axis=1)", False),
+    ("jnp.nanvar(xn, axis=0, ddof=1)", False),
+    ("jnp.nanvar(xn, axis=1, where=m, keepdims=True)", False),
+    ("jnp.nanvar(xn, axis=1, mean=jnp.zeros((3, 1)))", False),
+    ("jnp.nanvar(i, ddof=1)", False),
+    ("jnp.nanvar(h)", False),
+    ("jnp.nanvar(c)", False),
+    ("jnp.nanvar(x, dtype=jnp.int32)", False),
+    ("jnp.nanstd(xn, axis=1)", False),
+    ("jnp.nanstd(xa, axis=0, ddof=2)", False),
+    ("jnp.nanstd(c, axis=0)", False),
+    ("jnp.nanargmax(xa, axis=1)", False),
+    ("jnp.nanargmax(xn)", False),
+    ("jnp.nanargmin(xa, axis=1, keepdims=True)", False),
+    ("jnp.nanargmin(i, axis=0)", False),
+    ("jnp.nanargmax(e)", False),
+    ("jnp.nancumsum(xn, axis=1)", False),
+    ("jnp.nancumsum(xn)", False),
+    ("jnp.nancumsum(i8)", False),
+    ("jnp.nancumprod(xn, axis=0)", False),
+    ("jnp.nancumprod(b, axis=1)", False),
+]
+
+
+def encode(value):
+    if isinstance(value, (tuple, list)):
+        return {"sequence": [encode(v) for v in value], "type": type(value).__name__}
+    array = np.asarray(value)
+    data = array.astype(np.complex128) if array.dtype.kind == "c" else array
+    if array.dtype.kind == "c":
+        data = np.stack([data.real, data.imag], -1)
+    elif array.dtype.kind == "f" or array.dtype.name == "bfloat16":
+        data = data.astype(np.float64)
+    return {
+        "dtype": str(array.dtype),
+        "shape": list(array.shape),
+        "weak_type": bool(getattr(value, "weak_type", False)),
+        "data": data.tolist(),
+    }
+
+
+def main():
+    import jax
+    import jax.numpy as jnp
+
+    assert jax.__version__ == "0.10.2", jax.__version__
+    env = {"jnp": jnp, "np": np, **{k: jnp.asarray(v) for k, v in INPUTS.items()}}
+    cases = []
+    for expr, eager_only in CASES:
+        try:
+            result = {"value": encode(eval(expr, env))}
+        except Exception as error:  # noqa: BLE001 - the error class is what is recorded
+            result = {"error": type(error).__name__}
+        cases.append({"expr": expr, "eager_only": eager_only, **result})
+    out = {
+        "inputs": {k: encode(v) for k, v in INPUTS.items()},
+        "cases": cases,
+    }
+    path = pathlib.Path(__file__).parent / "data" / "jax_reference_stats.json"
+    path.parent.mkdir(exist_ok=True)
+    lines = [json.dumps({"inputs": out["inputs"]})[:-1] + ', "cases": [']
+    lines.append(",\n".join(json.dumps(case) for case in cases))
+    path.write_text("\n".join(lines) + "]}\n")
+    print(f"wrote {len(cases)} cases to {path}")
+
+
+if __name__ == "__main__":
+    main()
