@@ -23,6 +23,7 @@ from tracejit._src.numpy.arithmetic import (  # noqa: F401
     power,
     remainder,
 )
+from tracejit._src.numpy.calculus import gradient, trapezoid  # noqa: F401
 from tracejit._src.numpy.creation import (  # noqa: F401
     arange,
     array,
@@ -214,6 +215,9 @@ from tracejit._src.numpy.sorting import (  # noqa: F401
     where,
 )
 from tracejit._src.numpy.statistics import (  # noqa: F401
+    average,
+    corrcoef,
+    cov,
     median,
     nanmedian,
     nanpercentile,

@@ -1,4 +1,12 @@
-"""Order statistics: quantile, percentile, median and their NaN-ignoring forms.
+"""Statistics: the weighted average, covariance and correlation; order statistics (quantile,
+percentile, median and their NaN-ignoring forms).
+
+`average`, `cov` and `corrcoef` follow JAX: inexact results (integers in the default float
+type); `cov` centres each variable (a row, or a column with `rowvar=False`) on its weighted
+mean and contracts with `dot`, dividing by the weights' sum less `ddof` (NumPy's formula with
+`aweights`); `corrcoef` divides by the standard deviations and clips into [-1, 1].
+
+Order statistics:
 
 The reduced axes are moved to the end and merged into one, which is sorted (NaNs last); each
 quantile `q` is then a position `q * (n - 1)` along it, where `n` is the slice's length (or,
@@ -24,9 +32,135 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.lax import reductions as lax_reductions
 from tracejit._src.lax import sort as lax_sort
-from tracejit._src.numpy import manipulation, promotion, reductions, ufuncs
+from tracejit._src.numpy import creation, lib, manipulation, products, promotion, reductions, ufuncs
 from tracejit._src.numpy.advanced_indexing import take_along_axis
 from tracejit._src.numpy.promotion import asarray_operand
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """The mean over `axis` weighted by `weights` (the shape of `a`, or of `a` along `axis`),
+    and with `returned` the sum of the weights as well (broadcast to the average's shape)."""
+    if weights is None:
+        (x,) = promotion.promote_dtypes_inexact(asarray_operand("average", a))
+        avg = reductions.mean(x, axis, keepdims=keepdims)
+        axes = reductions._reduction_axes(axis, x.ndim)
+        count = int(np.prod([x.shape[d] for d in axes], dtype=np.int64))
+        weights_sum = promotion.convert_element_type(count, avg.dtype, False)
+    else:
+        x, w = promotion.promote_dtypes_inexact(
+            asarray_operand("average", a), asarray_operand("average", weights, 1)
+        )
+        if x.shape != w.shape:
+            w = _weights_along(x, w, axis)
+        weights_sum = reductions.sum(w, axis, keepdims=keepdims)
+        avg = ufuncs.divide(reductions.sum(ufuncs.multiply(x, w), axis, keepdims=keepdims),
+                            weights_sum)  # fmt: skip
+    if not returned:
+        return avg
+    if weights_sum.shape != avg.shape:
+        weights_sum = manipulation.broadcast_to(weights_sum, avg.shape)
+    return avg, weights_sum
+
+
+def _weights_along(x, w, axis):
+    """Weights given along `axis` only, shaped to broadcast against `x`."""
+    if axis is None:
+        raise ValueError("Axis must be specified when shapes of a and weights differ.")
+    axes = manipulation.normalize_axis_tuple(axis, x.ndim)
+    if w.shape != tuple(x.shape[d] for d in axes):
+        raise ValueError(
+            "Shape of weights must be consistent with shape of a along specified axis."
+        )
+    w = manipulation.transpose(w, tuple(np.argsort(axes))) if len(axes) > 1 else w
+    return manipulation.reshape(w, tuple(n if d in axes else 1 for d, n in enumerate(x.shape)))
+
+
+def _check_inexact_dtype(name: str, dtype):
+    if dtype is not None and not dtypes.is_inexact(dtypes.check_user_dtype(dtype, name)):
+        raise ValueError(
+            f"{name}: dtype must be a subclass of float or complex; got dtype={np.dtype(dtype)!r}"
+        )
+
+
+def _cov_weights(name: str, weights, n: int, integer: bool):
+    weights = asarray_operand("cov", weights)
+    if weights.ndim > 1:
+        raise RuntimeError(f"cannot handle multidimensional {name}")
+    if weights.shape[0] != n:
+        raise RuntimeError(f"incompatible numbers of samples and {name}")
+    if integer and not dtypes.is_int(weights.dtype):
+        raise TypeError("fweights must be integer.")
+    return ufuncs.abs(weights)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):  # fmt: skip
+    """The covariance matrix of the variables in the rows of `m` (columns with `rowvar=False`),
+    and of `y`'s, weighted by the integer frequencies `fweights` and the `aweights`; a scalar
+    for a single variable."""
+    if y is None:
+        (x,) = promotion.promote_args_inexact("cov", m)
+    else:
+        x, y = promotion.promote_args_inexact("cov", m, y)
+        if y.ndim > 2:
+            raise ValueError("y has more than 2 dimensions")
+    if x.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    _check_inexact_dtype("cov", dtype)
+    rows = manipulation.atleast_2d(x)
+    if not rowvar and x.ndim != 1:
+        rows = manipulation.transpose(rows)
+    if rows.shape[0] == 0:
+        return manipulation.reshape(creation.array([]), (0, 0))
+    if y is not None:
+        more = manipulation.atleast_2d(y)
+        if not rowvar and more.shape[0] != 1:
+            more = manipulation.transpose(more)
+        rows = manipulation.concatenate([rows, more], axis=0)
+    variables, n = rows.shape
+    if n == 0:
+        shape = () if variables == 1 else (variables, variables)
+        return creation.full(shape, np.nan, dtype=rows.dtype)
+    if ddof is None:
+        ddof = 1 if bias == 0 else 0
+    w = None if fweights is None else _cov_weights("fweights", fweights, n, True)
+    if aweights is not None:
+        aweights = _cov_weights("aweights", aweights, n, False)
+        w = aweights if w is None else ufuncs.multiply(w, aweights)
+    if dtype is not None:
+        rows = promotion.convert_element_type(rows, dtypes.check_user_dtype(dtype, "cov"))
+        w = None if w is None else promotion.convert_element_type(w, rows.dtype)
+    avg, w_sum = average(rows, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if w is None:
+        f = n - ddof
+    elif ddof == 0:
+        f = w_sum
+    elif aweights is None:
+        f = ufuncs.subtract(w_sum, ddof)
+    else:
+        correction = ufuncs.divide(reductions.sum(ufuncs.multiply(w, aweights)), w_sum)
+        f = ufuncs.subtract(w_sum, ufuncs.multiply(ddof, correction))
+    centered = ufuncs.subtract(rows, avg[:, None])
+    weighted = centered if w is None else ufuncs.multiply(centered, w)
+    product = products.dot(centered, ufuncs.conj(manipulation.transpose(weighted)))
+    return manipulation.squeeze(ufuncs.true_divide(product, f))
+
+
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+    """The correlation coefficients of the variables (see `cov`), clipped into [-1, 1]."""
+    _check_inexact_dtype("corrcoef", dtype)
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:  # one variable: 1, or NaN for nan/nan, inf/inf, 0/0
+        return ufuncs.divide(c, c)
+    stddev = promotion.convert_element_type(ufuncs.sqrt(ufuncs.real(lib.diag(c))), c.dtype)
+    c = ufuncs.divide(ufuncs.divide(c, stddev[:, None]), stddev[None, :])
+    real = ufuncs.clip(ufuncs.real(c), -1, 1)
+    if not dtypes.is_complex(c.dtype):
+        return real
+    imag = ufuncs.clip(ufuncs.imag(c), -1, 1)
+    return ufuncs.add(real, ufuncs.multiply(promotion.weak_scalar(1j, c.dtype), imag))
+
 
 _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 _I32 = np.dtype(np.int32)
