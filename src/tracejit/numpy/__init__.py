@@ -41,6 +41,12 @@ from tracejit._src.numpy.creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from tracejit._src.numpy.histograms import (  # noqa: F401
+    histogram,
+    histogram2d,
+    histogram_bin_edges,
+    histogramdd,
+)
 from tracejit._src.numpy.lib import (  # noqa: F401
     diag,
     diagflat,
