@@ -207,6 +207,17 @@ from tracejit._src.numpy.scalar_types import (  # noqa: F401
     uint64,
     unsignedinteger,
 )
+from tracejit._src.numpy.setops import (  # noqa: F401
+    intersect1d,
+    isin,
+    setdiff1d,
+    setxor1d,
+    union1d,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+)
 from tracejit._src.numpy.sorting import (  # noqa: F401
     argsort,
     argwhere,
