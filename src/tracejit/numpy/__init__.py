@@ -122,6 +122,16 @@ from tracejit._src.numpy.nan_reductions import (  # noqa: F401
     nansum,
     nanvar,
 )
+from tracejit._src.numpy.polynomials import (  # noqa: F401
+    poly,
+    polyadd,
+    polyder,
+    polydiv,
+    polyint,
+    polymul,
+    polysub,
+    trim_zeros,
+)
 from tracejit._src.numpy.products import (  # noqa: F401
     dot,
     einsum,
@@ -330,6 +340,7 @@ from tracejit._src.numpy.ufuncs import (  # noqa: F401
     true_divide,
     trunc,
 )
+from tracejit._src.numpy.windows import bartlett, blackman, hamming, hanning  # noqa: F401
 
 pi = _np.pi
 e = _np.e
