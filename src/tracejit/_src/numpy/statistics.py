@@ -19,7 +19,10 @@ how they combine:
     inverted_cdf  x[ceil(q * n) - 1]
 
 Sorting and gathering are differentiable, so gradients flow to the elements read. A slice
-holding a NaN gives NaN (the plain forms), as does an all-NaN slice (the nan-forms). `q`
+holding a NaN gives NaN (the plain forms), as does an all-NaN slice (the nan-forms); an empty
+slice raises JAX's errors. With `weights` (method 'inverted_cdf' only, as in JAX) the weights
+ride along the sort and the quantile is the first element whose cumulative weight reaches `q`
+times the slice's total; a negative or NaN weight makes its slice's quantiles NaN. `q`
 outside [0, 1] clamps to the ends instead of raising, and 'nearest' breaks ties towards the
 lower element (NumPy rounds the position half to even), as in JAX. Results are inexact (integer
 inputs in the default float type) and strongly typed; a 1-D `q` puts its axis first.
@@ -31,6 +34,7 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.lax import reductions as lax_reductions
+from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import sort as lax_sort
 from tracejit._src.numpy import creation, lib, manipulation, products, promotion, reductions, ufuncs
 from tracejit._src.numpy.advanced_indexing import take_along_axis
@@ -166,13 +170,9 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf")
 _I32 = np.dtype(np.int32)
 
 
-def _check_unsupported(name: str, out, overwrite_input, weights=None):
-    if out is not None:
-        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
-    if overwrite_input:
-        raise NotImplementedError(f"The 'overwrite_input' argument to jnp.{name} is not supported.")
-    if weights is not None:
-        raise NotImplementedError(f"The 'weights' argument to jnp.{name} is not implemented.")
+def _check_unsupported(name: str, out, overwrite_input):
+    if out is not None or overwrite_input:
+        raise ValueError(f"jax.numpy.{name} does not support overwrite_input=True or out != None")
 
 
 def _merge_reduced_axes(x, axes: tuple):
@@ -183,30 +183,57 @@ def _merge_reduced_axes(x, axes: tuple):
     return manipulation.reshape(x, tuple(x.shape[: len(kept)]) + (m,)), kept
 
 
-def _quantile_operands(name: str, a, q, method: str):
-    """(x, q): the data as a strong inexact array and `q` in its dtype, both checked."""
+def _quantile_operands(name: str, a, q, method: str, weights):
+    """(x, q, weights): the data as a strong inexact array, `q` in its dtype and the weights
+    (None, or broadcast to the data's shape), all checked."""
     if method not in _METHODS:
         raise ValueError(
             "method can only be 'linear', 'lower', 'higher', 'midpoint', 'nearest' or "
             "'inverted_cdf'"
         )
-    (x,) = promotion.promote_dtypes_inexact(asarray_operand(name, a))
+    x = asarray_operand(name, a)
+    if weights is None:
+        (x,) = promotion.promote_dtypes_inexact(x)
+    else:
+        w = asarray_operand(name, weights, 2)
+        if dtypes.is_complex(w.dtype):
+            raise ValueError("Weights cannot be complex types.")
+        if method != "inverted_cdf":
+            raise NotImplementedError(
+                f"{method} doesn't support weights. Only method 'inverted_cdf' supports weights."
+            )
+        x, w = promotion.promote_dtypes_inexact(x, w)
     x = promotion.convert_element_type(x, x.dtype, False)
     if dtypes.is_complex(x.dtype):
         raise ValueError(f"jnp.{name} does not support complex input")
     q = promotion.convert_element_type(asarray_operand(name, q, 1), x.dtype, False)
     if q.ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")  # JAX's wording
-    return x, q
+    return x, q, None if weights is None else w
 
 
-def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: bool):
-    x, q = _quantile_operands(name, a, q, method)
+def _check_nonempty(name: str, m: int, axis, ignore_nans: bool):
+    """JAX's errors for quantiles of empty slices (its gathers fail on them)."""
+    if m:
+        return
+    if ignore_nans and axis is None:
+        raise IndexError("index is out of bounds for axis 0 with size 0")
+    raise TypeError(f"jnp.{name}: cannot take quantiles of empty slices (the reduced size is 0)")
+
+
+def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: bool,
+              weights=None):  # fmt: skip
+    x, q, w = _quantile_operands(name, a, q, method, weights)
     axes = reductions._reduction_axes(axis, x.ndim)
+    w = None if w is None else _weights_for(x, w, axis, axes)
     merged, kept = _merge_reduced_axes(x, axes)
     last = merged.ndim - 1
     m = merged.shape[last]
-    data = lax_sort.sort(merged, last)
+    _check_nonempty(name, m, axis, ignore_nans)
+    if w is None:
+        data = lax_sort.sort(merged, last)
+    else:
+        data, w = lax_sort.sort((merged, _merge_reduced_axes(w, axes)[0]), last, num_keys=1)
     nan_mask = ufuncs.isnan(merged)
     dtype = x.dtype
     if ignore_nans:
@@ -226,17 +253,17 @@ def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: b
     def read(index):
         index = promotion.convert_element_type(index, _I32, False)
         index = manipulation.broadcast_to(index, merged.shape[:last] + (qs.shape[0],))
-        if m == 0:  # nothing to read: NaN below
-            return promotion.convert_element_type(index, dtype, False)
         return take_along_axis(data, index, axis=last, mode="clip")
 
-    result = _interpolated(method, read, clipped, qs, count)
     if ignore_nans:
         empty = ufuncs.equal(count, promotion.weak_scalar(0.0, dtype))
     else:
         empty = reductions.any(nan_mask, axis=last, keepdims=True)
-        if m == 0:
-            empty = ufuncs.logical_not(empty)
+    if w is None:
+        result = _interpolated(method, read, clipped, qs, count)
+    else:
+        result, bad_weights = _weighted_inverted_cdf(read, clipped, data, w, qs)
+        empty = ufuncs.logical_or(empty, bad_weights)
     result = ufuncs.where(empty, promotion.convert_element_type(float("nan"), dtype), result)
     # result: kept dims + [k]; put q's axis first, then restore keepdims
     result = manipulation.moveaxis(result, -1, 0)
@@ -245,6 +272,34 @@ def _quantile(name: str, a, q, axis, method: str, keepdims: bool, ignore_nans: b
     else:
         kept_shape = tuple(x.shape[d] for d in kept)
     return manipulation.reshape(result, q.shape + kept_shape)
+
+
+def _weights_for(x, w, axis, axes: tuple):
+    """The weights broadcast to the data's shape: given whole, or along the reduced axes."""
+    if w.shape == x.shape:
+        return w
+    if axis is None:
+        raise ValueError("Weights shape must match 'a' shape when axis is None.")
+    along = tuple(x.shape[d] for d in manipulation.normalize_axis_tuple(axis, x.ndim))
+    if w.shape != along:
+        raise ValueError(f"Weights shape {w.shape} must match reduction axes {along}")
+    order = manipulation.normalize_axis_tuple(axis, x.ndim)
+    return lax_shapes.broadcast_in_dim(w, x.shape, order)
+
+
+def _weighted_inverted_cdf(read, clipped, data, w, qs):
+    """(quantiles, bad weights): the first sorted element whose cumulative weight reaches
+    `q` times the total, per slice and quantile (NaN data and bad weights weigh nothing), and
+    which slices hold a negative or NaN weight (their quantiles are NaN)."""
+    last = data.ndim - 1
+    bad = ufuncs.logical_or(ufuncs.less(w, promotion.weak_scalar(0, w.dtype)), ufuncs.isnan(w))
+    ignored = ufuncs.logical_or(bad, ufuncs.isnan(data))
+    cumulative = reductions.cumsum(ufuncs.where(ignored, promotion.weak_scalar(0, w.dtype), w),
+                                   axis=last)  # fmt: skip
+    target = ufuncs.multiply(qs, cumulative[..., -1:])  # [..., k]
+    below = ufuncs.less(cumulative[..., None, :], target[..., :, None])  # [..., k, m]
+    index = reductions.sum(below, axis=-1, dtype=data.dtype)
+    return read(clipped(index)), reductions.any(bad, axis=last, keepdims=True)
 
 
 def _interpolated(method: str, read, clipped, qs, count):
@@ -280,15 +335,15 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
              *, weights=None):  # fmt: skip
     """The `q`-th quantiles (0 <= q <= 1) of `a` over `axis` (all axes for None; a tuple
     reduces several), NaN where a slice holds a NaN."""
-    _check_unsupported("quantile", out, overwrite_input, weights)
-    return _quantile("quantile", a, q, axis, method, keepdims, ignore_nans=False)
+    _check_unsupported("quantile", out, overwrite_input)
+    return _quantile("quantile", a, q, axis, method, keepdims, False, weights)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                 keepdims=False, *, weights=None):  # fmt: skip
     """`quantile` ignoring NaNs (NaN only for a slice with no other element)."""
-    _check_unsupported("nanquantile", out, overwrite_input, weights)
-    return _quantile("nanquantile", a, q, axis, method, keepdims, ignore_nans=True)
+    _check_unsupported("nanquantile", out, overwrite_input)
+    return _quantile("nanquantile", a, q, axis, method, keepdims, True, weights)
 
 
 def _percent(name: str, q):
@@ -298,29 +353,32 @@ def _percent(name: str, q):
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
-               keepdims=False, *, weights=None):  # fmt: skip
-    """The `q`-th percentiles (0 <= q <= 100): `quantile` at q / 100."""
-    _check_unsupported("percentile", out, overwrite_input, weights)
+               keepdims=False, *, weights=None, out_sharding=None):  # fmt: skip
+    """The `q`-th percentiles (0 <= q <= 100): `quantile` at q / 100. (`out_sharding` places
+    the result on several devices in JAX; tracejit's arrays live on one.)"""
+    _check_unsupported("quantile", out, overwrite_input)
+    if out_sharding is not None:
+        raise NotImplementedError("jnp.percentile: out_sharding is not supported by tracejit")
     q = _percent("percentile", q)
-    return _quantile("percentile", a, q, axis, method, keepdims, ignore_nans=False)
+    return _quantile("percentile", a, q, axis, method, keepdims, False, weights)
 
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None):  # fmt: skip
     """`percentile` ignoring NaNs."""
-    _check_unsupported("nanpercentile", out, overwrite_input, weights)
+    _check_unsupported("nanquantile", out, overwrite_input)
     q = _percent("nanpercentile", q)
-    return _quantile("nanpercentile", a, q, axis, method, keepdims, ignore_nans=True)
+    return _quantile("nanpercentile", a, q, axis, method, keepdims, True, weights)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median over `axis`: the 0.5 quantile (the mean of the two middle elements of an
     even-length slice)."""
-    _check_unsupported("median", out, overwrite_input)
+    _check_unsupported("quantile", out, overwrite_input)
     return _quantile("median", a, 0.5, axis, "midpoint", keepdims, ignore_nans=False)
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     """The median over `axis`, ignoring NaNs."""
-    _check_unsupported("nanmedian", out, overwrite_input)
+    _check_unsupported("nanquantile", out, overwrite_input)
     return _quantile("nanmedian", a, 0.5, axis, "midpoint", keepdims, ignore_nans=True)
