@@ -301,8 +301,9 @@ LAX_REDUCTIONS = [
 AXIS_FUNCTIONS = [
     *[_jnp(n, kinds="biuf", result=None) for n in ["argmax", "argmin"]],
     *[_jnp(n, _accumulating(n, widen_ints=False), result=None) for n in ["cumsum", "cumprod"]],
-    _jnp("median", kinds="iuf", result=None),
-    *[_jnp(n, kinds="iuf", result=None) for n in ["nanmedian"]],
+    # Signed integers: JAX averages the middle pair in float32, where the midpoint of int32's
+    # extremes cancels to 0 (NumPy: -0.5 in float64), as for mean.
+    *[_jnp(n, kinds="uf", result=None) for n in ["median", "nanmedian"]],
     *[_jnp(n, kinds="biuf", result=None) for n in ["nanargmax", "nanargmin"]],
     *[
         _jnp(n, _accumulating(n, widen_ints=False), result=None)
