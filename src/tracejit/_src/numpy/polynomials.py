@@ -39,6 +39,13 @@ def _concrete(name: str, x):
     return np.asarray(x)
 
 
+def _length(x) -> int:
+    """len(x), with Python's error for a 0-d operand (JAX's polynomials call len())."""
+    if x.ndim == 0:
+        raise TypeError("len() of unsized object")
+    return x.shape[0]
+
+
 def poly(seq_of_zeros):
     """The coefficients of the monic polynomial with the given roots (1-D)."""
     (zeros,) = promotion.promote_dtypes_inexact(asarray_operand("poly", seq_of_zeros))
@@ -93,11 +100,11 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
     p, q = promotion.promote_dtypes_inexact(
         asarray_operand("polymul", a1), asarray_operand("polymul", a2, 1)
     )
-    if trim_leading_zeros and (p.shape[0] > 1 or q.shape[0] > 1):
+    if trim_leading_zeros and (_length(p) > 1 or _length(q) > 1):
         p, q = _trim_leading("trim_zeros", p), _trim_leading("trim_zeros", q)
-    if p.shape[0] == 0:
+    if _length(p) == 0:
         p = creation.zeros(1, q.dtype)
-    if q.shape[0] == 0:
+    if _length(q) == 0:
         q = creation.zeros(1, p.dtype)
     return lib_math.convolve(p, q, mode="full")
 
@@ -109,7 +116,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     num, den = promotion.promote_dtypes_inexact(
         asarray_operand("polydiv", u), asarray_operand("polydiv", v, 1)
     )
-    m, n = num.shape[0] - 1, den.shape[0] - 1
+    m, n = _length(num) - 1, _length(den) - 1
     scale = ufuncs.divide(1.0, den[0])
     quotient = creation.zeros(max(m - n + 1, 1), num.dtype)
     for k in range(m - n + 1):
@@ -131,7 +138,7 @@ def polyder(p, m=1):
     if m == 0:
         return p
     powers = ufuncs.subtract(
-        creation.arange(m, p.shape[0], dtype=p.dtype)[None],
+        creation.arange(m, _length(p), dtype=p.dtype)[None],
         creation.arange(m, dtype=p.dtype)[:, None],
     )
     return ufuncs.multiply(p[:-m], reductions.prod(powers, 0)[::-1])
@@ -154,7 +161,7 @@ def polyint(p, m=1, k=None):
     if m == 0:
         return p
     grid = ufuncs.subtract(
-        creation.arange(p.shape[0] + m, dtype=p.dtype)[None],
+        creation.arange(_length(p) + m, dtype=p.dtype)[None],
         creation.arange(m, dtype=p.dtype)[:, None],
     )
     divisors = reductions.prod(ufuncs.maximum(1, grid), 0)[::-1]
