@@ -81,6 +81,8 @@ CASES = [
     ("jnp.ptp(u8)", False),
     ("jnp.ptp(i, axis=0, keepdims=True)", False),
     ("jnp.ptp(b)", False),
+    ("x.ptp(axis=1, keepdims=True)", False),
+    ("x.var(axis=0, where=m, correction=1)", False),
     ("jnp.count_nonzero(i)", False),
     ("jnp.count_nonzero(i, axis=0, keepdims=True)", False),
     ("jnp.count_nonzero(c, axis=1)", False),

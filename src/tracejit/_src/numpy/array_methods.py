@@ -206,6 +206,7 @@ _reduction_methods = {
         "argmin",
         "cumsum",
         "cumprod",
+        "ptp",
     )
 }
 
