@@ -27,8 +27,8 @@ def _gradient_along(a, h, axis: int):
     first = ufuncs.subtract(part(1, 2), part(0, 1))
     last = ufuncs.subtract(part(-1, None), part(-2, -1))
     if h.ndim == 0:
-        inner = ufuncs.divide(ufuncs.multiply(ufuncs.subtract(part(2, None), part(None, -2)), 0.5),
-                              h)  # fmt: skip
+        central = ufuncs.subtract(part(2, None), part(None, -2))
+        inner = ufuncs.divide(ufuncs.multiply(central, 0.5), h)
         first, last = ufuncs.divide(first, h), ufuncs.divide(last, h)
     elif h.ndim == 1:
         if h.shape[0] != a.shape[axis]:

@@ -468,8 +468,9 @@ def _array_api_cumulative(name: str, what: str, a, axis, dtype, include_initial,
         axis = 0
     axis = manipulation.normalize_axis(axis, x.ndim)
     if what == "sum":
-        result = _cumulative(name, lax_cumulative.cumsum, x, axis, dtype, None,
-                             promote_integers=True)  # fmt: skip
+        result = _cumulative(
+            name, lax_cumulative.cumsum, x, axis, dtype, None, promote_integers=True
+        )
     else:
         result = _cumulative(name, lax_cumulative.cumprod, x, axis, dtype, None)
     if not include_initial:

@@ -270,15 +270,17 @@ def unique_all(x, /, *, size=None, fill_value=None):
 
 def unique_counts(x, /, *, size=None, fill_value=None):
     """(values, counts) of `unique`, NaNs distinct."""
-    values, counts = unique(x, return_counts=True, equal_nan=False, size=size,
-                            fill_value=fill_value)  # fmt: skip
+    values, counts = unique(
+        x, return_counts=True, equal_nan=False, size=size, fill_value=fill_value
+    )
     return UniqueCountsResult(values, counts)
 
 
 def unique_inverse(x, /, *, size=None, fill_value=None):
     """(values, inverse_indices) of `unique`, NaNs distinct."""
-    values, inverse = unique(x, return_inverse=True, equal_nan=False, size=size,
-                             fill_value=fill_value)  # fmt: skip
+    values, inverse = unique(
+        x, return_inverse=True, equal_nan=False, size=size, fill_value=fill_value
+    )
     return UniqueInverseResult(values, inverse)
 
 

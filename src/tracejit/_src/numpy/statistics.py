@@ -57,8 +57,8 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         if x.shape != w.shape:
             w = _weights_along(x, w, axis)
         weights_sum = reductions.sum(w, axis, keepdims=keepdims)
-        avg = ufuncs.divide(reductions.sum(ufuncs.multiply(x, w), axis, keepdims=keepdims),
-                            weights_sum)  # fmt: skip
+        weighted_sum = reductions.sum(ufuncs.multiply(x, w), axis, keepdims=keepdims)
+        avg = ufuncs.divide(weighted_sum, weights_sum)
     if not returned:
         return avg
     if weights_sum.shape != avg.shape:
@@ -294,8 +294,8 @@ def _weighted_inverted_cdf(read, clipped, data, w, qs):
     last = data.ndim - 1
     bad = ufuncs.logical_or(ufuncs.less(w, promotion.weak_scalar(0, w.dtype)), ufuncs.isnan(w))
     ignored = ufuncs.logical_or(bad, ufuncs.isnan(data))
-    cumulative = reductions.cumsum(ufuncs.where(ignored, promotion.weak_scalar(0, w.dtype), w),
-                                   axis=last)  # fmt: skip
+    counted = ufuncs.where(ignored, promotion.weak_scalar(0, w.dtype), w)
+    cumulative = reductions.cumsum(counted, axis=last)
     target = ufuncs.multiply(qs, cumulative[..., -1:])  # [..., k]
     below = ufuncs.less(cumulative[..., None, :], target[..., :, None])  # [..., k, m]
     index = reductions.sum(below, axis=-1, dtype=data.dtype)
