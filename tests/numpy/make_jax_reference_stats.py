@@ -275,6 +275,16 @@ CASES = [
     ("jnp.unique(i, return_inverse=True)", True),
     ("jnp.unique(s1, sorted=False, size=10)", False),
     ("jnp.unique(e, size=2)", False),
+    ("jnp.unique(s1, sorted=False)", True),
+    (
+        (
+            "jnp.unique(i[:, :2], axis=0, size=4, fill_value=7, return_index=True, "
+            "return_inverse=True, return_counts=True)"
+        ),
+        False,
+    ),
+    ("jnp.unique(c.ravel()[:3].at[1].set(jnp.nan), equal_nan=True)", True),
+    ("jnp.unique(xn[:, :2], axis=1, equal_nan=False)", True),
     ("jnp.unique_all(s1)", True),
     ("jnp.unique_all(sf, size=7, fill_value=0)", False),
     ("jnp.unique_counts(sf)", True),
