@@ -22,11 +22,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_collection_modifyitems(items):
-    """The fuzzer asks for 64-bit dtypes, empty reductions, complex-to-real casts and NumPy's
-    deprecated `row_stack` (as its reference) on purpose: those warnings are expected there."""
+    """The fuzzer asks for 64-bit dtypes, empty reductions (NumPy's nanmean warns from its
+    caller's line), complex-to-real casts and NumPy's deprecated `row_stack` (as its
+    reference) on purpose: those warnings are expected there."""
     for item in items:
         if "fuzz" in item.nodeid:
             item.add_marker(pytest.mark.filterwarnings("ignore:Explicitly requested dtype"))
             item.add_marker(pytest.mark.filterwarnings("ignore::RuntimeWarning:numpy"))
+            item.add_marker(pytest.mark.filterwarnings("ignore:Mean of empty slice"))
             item.add_marker(pytest.mark.filterwarnings("ignore:Casting complex values"))
             item.add_marker(pytest.mark.filterwarnings("ignore:`row_stack` alias is deprecated"))

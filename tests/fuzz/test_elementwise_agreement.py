@@ -93,6 +93,11 @@ def test_axis_function_matches_numpy(op, data):
     x = data.draw(fst.arrays(kinds=_dtypes_of(op)), label="x")
     axis = data.draw(st.one_of(st.none(), fst.valid_axes(x.ndim)), label="axis")
     call = f"{op.name}({x.dtype}{list(x.shape)}, axis={axis})"
+    empty_slices = x.size == 0 if axis is None else x.shape[axis] == 0
+    if op.name.endswith("median") and empty_slices:  # NumPy: NaN; JAX refuses, as its gather
+        with pytest.raises((TypeError, IndexError)):
+            op.fn(x, axis=axis)
+        return
     try:
         want = _reference(op, x, axis=axis)
     except ValueError:  # argmax of nothing

@@ -504,11 +504,12 @@ def test_statistics_dtypes_errors_grads_vmap():
     assert_equal(jnp.median(jnp.array([1, 2, 3, 4])), 2.5)
     assert jnp.quantile(jnp.ones(3, jnp.float16), 0.5).dtype == np.float16
     assert_equal(jnp.quantile(jnp.array([1.0, 2.0]), 1.5), 2.0)  # clamped, as in JAX
-    assert np.isnan(np.asarray(jnp.median(jnp.zeros(0))))
+    with pytest.raises(TypeError):  # JAX's gather refuses the empty slice
+        jnp.median(jnp.zeros(0))
     assert_equal(jnp.quantile(jnp.arange(4.0), 0.5, method="nearest"), 1.0)  # ties: lower
     with pytest.raises(ValueError, match="method can only be"):
         jnp.quantile(jnp.ones(3), 0.5, method="weibull")
-    with pytest.raises(NotImplementedError, match="'weights'"):
+    with pytest.raises(NotImplementedError, match="Only method 'inverted_cdf' supports weights"):
         jnp.quantile(jnp.ones(3), 0.5, weights=jnp.ones(3))
     x = np.random.RandomState(0).permutation(20).reshape(4, 5).astype(np.float32)
     for method in ("linear", "lower", "midpoint"):

@@ -23,6 +23,7 @@ from tracejit._src.numpy.arithmetic import (  # noqa: F401
     power,
     remainder,
 )
+from tracejit._src.numpy.calculus import gradient, trapezoid  # noqa: F401
 from tracejit._src.numpy.creation import (  # noqa: F401
     arange,
     array,
@@ -48,6 +49,12 @@ from tracejit._src.numpy.creation import (  # noqa: F401
     zeros_like,
 )
 from tracejit._src.numpy.einsum import einsum, einsum_path  # noqa: F401
+from tracejit._src.numpy.histograms import (  # noqa: F401
+    histogram,
+    histogram2d,
+    histogram_bin_edges,
+    histogramdd,
+)
 from tracejit._src.numpy.index_tricks import (  # noqa: F401
     c_,
     diag_indices,
@@ -145,6 +152,17 @@ from tracejit._src.numpy.manipulation import (  # noqa: F401
     vsplit,
     vstack,
 )
+from tracejit._src.numpy.nan_reductions import (  # noqa: F401
+    nanargmax,
+    nanargmin,
+    nanmax,
+    nanmean,
+    nanmin,
+    nanprod,
+    nanstd,
+    nansum,
+    nanvar,
+)
 from tracejit._src.numpy.padding import pad  # noqa: F401
 from tracejit._src.numpy.placement import (  # noqa: F401
     choose,
@@ -155,6 +173,16 @@ from tracejit._src.numpy.placement import (  # noqa: F401
     place,
     put,
     put_along_axis,
+)
+from tracejit._src.numpy.polynomials import (  # noqa: F401
+    poly,
+    polyadd,
+    polyder,
+    polydiv,
+    polyint,
+    polymul,
+    polysub,
+    trim_zeros,
 )
 from tracejit._src.numpy.products import (  # noqa: F401
     dot,
@@ -175,12 +203,18 @@ from tracejit._src.numpy.reductions import (  # noqa: F401
     argmin,
     array_equal,
     array_equiv,
+    count_nonzero,
     cumprod,
     cumsum,
+    cumulative_prod,
+    cumulative_sum,
     max,
     mean,
     min,
+    nancumprod,
+    nancumsum,
     prod,
+    ptp,
     std,
     sum,
     var,
@@ -234,6 +268,17 @@ from tracejit._src.numpy.scalar_types import (  # noqa: F401
     uint64,
     unsignedinteger,
 )
+from tracejit._src.numpy.setops import (  # noqa: F401
+    intersect1d,
+    isin,
+    setdiff1d,
+    setxor1d,
+    union1d,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+)
 from tracejit._src.numpy.sorting import (  # noqa: F401
     argsort,
     argwhere,
@@ -248,6 +293,9 @@ from tracejit._src.numpy.sorting import (  # noqa: F401
     where,
 )
 from tracejit._src.numpy.statistics import (  # noqa: F401
+    average,
+    corrcoef,
+    cov,
     median,
     nanmedian,
     nanpercentile,
@@ -343,6 +391,7 @@ from tracejit._src.numpy.ufuncs import (  # noqa: F401
     true_divide,
     trunc,
 )
+from tracejit._src.numpy.windows import bartlett, blackman, hamming, hanning  # noqa: F401
 
 pi = _np.pi
 e = _np.e

@@ -200,6 +200,7 @@ _reduction_methods = {
         "argmin",
         "cumsum",
         "cumprod",
+        "ptp",
     )
 }
 

@@ -1,4 +1,5 @@
-"""Reductions: sum, prod, max, min, all, any, mean, var, std, argmax, argmin, cumsum, cumprod.
+"""Reductions: sum, prod, max, min, all, any, mean, var, std, ptp, count_nonzero, argmax, argmin,
+cumsum, cumprod, cumulative_sum, cumulative_prod.
 
 Each stages one lax reduction over the normalized axes, then, with `keepdims`, a
 `broadcast_in_dim` back to the operand's rank, as JAX does. Dtypes follow JAX:
@@ -9,6 +10,9 @@ Each stages one lax reduction over the normalized axes, then, with `keepdims`, a
   complex values is real);
 - results are never weakly typed: a weak operand is first converted to its strong dtype
   (`convert_element_type[new_dtype=float32 weak_type=False]`);
+- `where=` masks take a boolean array broadcasting against the operand: masked elements become
+  the reduction's identity (`initial` must be given for max/min), and `mean`/`var` count only
+  the elements kept; `initial` is a scalar combined with the reduced value;
 - `cumsum`/`cumprod` flatten when `axis` is None and only promote bools.
 """
 
@@ -24,7 +28,6 @@ from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import cumulative as lax_cumulative
 from tracejit._src.lax import reductions as lax_reductions
-from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
 from tracejit._src.numpy.promotion import asarray_operand
@@ -63,6 +66,26 @@ def _check_out(out, name: str):
         raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
 
 
+def check_where(name: str, where):
+    """The `where` mask as a boolean operand (None stays None), with JAX's error otherwise."""
+    if where is None:
+        return None
+    mask = asarray_operand(name, where)
+    if mask.dtype != _BOOL:
+        raise ValueError(
+            f"jnp.{name}: where must be None or a boolean array; got where.dtype={mask.dtype!r}."
+        )
+    return mask
+
+
+def _combine_initial(combine, initial, result):
+    """`combine(initial, result)` with the scalar `initial` in the result's dtype."""
+    initial = promotion.convert_element_type(initial, result.dtype)
+    if initial.shape != ():
+        raise ValueError(f"initial value must be a scalar. Got array of shape {initial.shape}")
+    return combine(initial, result)
+
+
 def _sum_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype `sum`/`prod` accumulate in: bool and narrow integers widen to the default."""
     if dtype == _BOOL:
@@ -85,6 +108,7 @@ def _prepare(name: str, a, dtype, where, identity, promote):
     (strong; float16 and bfloat16 are computed in float32, as JAX does), masked by `where`
     (masked elements become `identity`)."""
     x = asarray_operand(name, a)
+    where = check_where(name, where)
     user_dtype = dtypes.check_user_dtype(dtype, name)
     if user_dtype is not None:
         target = user_dtype
@@ -121,7 +145,7 @@ def sum(
     x, target = _prepare("sum", a, dtype, where, 0, promote)
     result = _reduce("sum", lax_reductions.reduce_sum, x, axis, keepdims)
     if initial is not None:
-        result = ufuncs.add(promotion.convert_element_type(initial, result.dtype), result)
+        result = _combine_initial(ufuncs.add, initial, result)
     return promotion.convert_element_type(result, target, False)
 
 
@@ -141,13 +165,14 @@ def prod(
     x, target = _prepare("prod", a, dtype, where, 1, promote)
     result = _reduce("prod", lax_reductions.reduce_prod, x, axis, keepdims)
     if initial is not None:
-        result = ufuncs.multiply(promotion.convert_element_type(initial, result.dtype), result)
+        result = _combine_initial(ufuncs.multiply, initial, result)
     return promotion.convert_element_type(result, target, False)
 
 
 def _extremum(name: str, lax_reduce, combine, a, axis, out, keepdims, initial, where):
     _check_out(out, name)
     x = asarray_operand(name, a)
+    where = check_where(name, where)
     axes = _reduction_axes(axis, x.ndim)
     if where is not None and initial is None:
         raise ValueError(
@@ -163,7 +188,7 @@ def _extremum(name: str, lax_reduce, combine, a, axis, out, keepdims, initial, w
     if keepdims:
         result = _keepdims(result, x.shape, axes)
     if initial is not None:
-        result = combine(promotion.convert_element_type(initial, result.dtype), result)
+        result = _combine_initial(combine, initial, result)
     return result
 
 
@@ -187,6 +212,7 @@ amax, amin = max, min
 def _logical_reduction(name: str, lax_reduce, identity: bool, a, axis, out, keepdims, where):
     _check_out(out, name)
     x = asarray_operand(name, a)
+    where = check_where(name, where)
     if dtypes.is_complex(x.dtype):
         x = ufuncs.real(x)  # as JAX does: only the real part is tested
     x = promotion.convert_element_type(x, _BOOL, False)
@@ -230,8 +256,9 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         x = promotion.convert_element_type(x, dtypes.default_int_dtype(), False)
     x = promotion.convert_element_type(x, computation, False)
     axes = _reduction_axes(axis, x.ndim)
+    where = check_where("mean", where)
     if where is not None:
-        mask = manipulation.broadcast_to(asarray_operand("mean", where), x.shape)
+        mask = manipulation.broadcast_to(where, x.shape)
         total = sum(x, axes, keepdims=keepdims, where=mask)
         count = sum(mask, axes, dtype=computation, keepdims=keepdims)
         result = ufuncs.divide(total, count)
@@ -243,60 +270,102 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     return promotion.convert_element_type(result, target, False)
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
-    """Variance over `axis`, dividing by `N - ddof` (NaN when that is not positive). Complex
-    values give a real variance."""
-    _check_out(out, "var")
-    if correction is not None:
-        if ddof != 0:
-            raise ValueError("ddof and correction can't be provided simultaneously.")
-        ddof = correction
-    if where is not None:
-        raise NotImplementedError("jnp.var with a where mask is not implemented yet")
-    x = asarray_operand("var", a)
-    user_dtype = dtypes.check_user_dtype(dtype, "var")
-    computation = promotion.to_inexact_dtype(x.dtype if user_dtype is None else user_dtype)
-    if dtypes.is_complex(computation):
-        result_dtype = np.dtype(dtypes.finfo(computation).dtype)
-    else:
-        result_dtype = computation
+_mean = mean  # for var and std, whose parameter `mean` hides the function
+
+
+def var_dtypes(name: str, a_dtype: np.dtype, dtype) -> tuple:
+    """(computation dtype, result dtype) of a variance: a complex operand's variance is real;
+    float16 and bfloat16 are computed in float32."""
+    user_dtype = dtypes.check_user_dtype(dtype, name)
     if user_dtype is not None:
-        result_dtype = user_dtype
-    if computation in _NARROW_FLOATS:
-        computation = _F32
-    x = promotion.convert_element_type(x, computation, False)
-    axes = _reduction_axes(axis, x.ndim)
-    count = _count(x.shape, axes)
-    centered = lax_binary.sub(
-        x,
-        lax_binary.div(
-            _keepdims(lax_reductions.reduce_sum(x, axes), x.shape, axes),
-            _count_scalar(count, computation),
-        ),
-    )
-    if dtypes.is_complex(computation):
-        squares = ufuncs.real(lax_binary.mul(centered, ufuncs.conj(centered)))
+        if dtypes.is_complex(a_dtype) and not dtypes.is_complex(user_dtype):
+            raise ValueError(
+                "jax.numpy.var does not yet support real dtype parameters when computing the "
+                "variance of an array of complex values. The semantics of numpy.var seem "
+                "unclear in this case. Please comment on "
+                "https://github.com/jax-ml/jax/issues/2283 if this behavior is important to you."
+            )
+        computation = result = user_dtype
+    elif dtypes.is_complex(a_dtype):
+        computation, result = a_dtype, np.dtype(dtypes.finfo(a_dtype).dtype)
     else:
-        squares = ufuncs.square(centered)
+        computation = result = promotion.to_inexact_dtype(a_dtype)
+    return (_F32 if computation in _NARROW_FLOATS else computation), result
+
+
+def squared_magnitude(centered):
+    """`|centered|**2`, real for complex values."""
+    if dtypes.is_complex(centered.dtype):
+        return ufuncs.real(lax_binary.mul(centered, ufuncs.conj(centered)))
+    return ufuncs.square(centered)
+
+
+def _ddof(ddof, correction):
+    if correction is None:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):  # fmt: skip
+    """Variance over `axis`, dividing by `N - ddof` (NaN when that is not positive), `N`
+    counting only the elements `where` keeps. `mean`, when given, replaces the computed mean
+    (it must broadcast against `a`, e.g. a mean with `keepdims=True`). Complex values give a
+    real variance."""
+    _check_out(out, "var")
+    ddof = _ddof(ddof, correction)
+    x = asarray_operand("var", a)
+    where = check_where("var", where)
+    computation, result_dtype = var_dtypes("var", x.dtype, dtype)
+    x = promotion.convert_element_type(x, computation, False)
+    if mean is None:
+        center = _mean(x, axis, computation, keepdims=True, where=where)
+    else:
+        center = promotion.convert_element_type(asarray_operand("var", mean), computation, False)
+    squares = squared_magnitude(lax_binary.sub(x, center))
     real_dtype = squares.dtype
-    normalizer = lax_binary.sub(
-        _count_scalar(count, real_dtype), promotion.convert_element_type(ddof, real_dtype, False)
-    )
-    total = lax_reductions.reduce_sum(squares, axes)
-    if keepdims:
-        total = _keepdims(total, x.shape, axes)
-    result = lax_binary.div(total, normalizer)
-    result = promotion.convert_element_type(result, result_dtype, False)
+    count = _kept_count(x, axis, keepdims, where, real_dtype)
+    normalizer = lax_binary.sub(count, promotion.convert_element_type(ddof, real_dtype, False))
+    total = sum(squares, axis, real_dtype, keepdims=keepdims, where=where)
+    result = promotion.convert_element_type(lax_binary.div(total, normalizer), result_dtype, False)
     positive = lax_comparison.gt(normalizer, promotion.weak_scalar(0.0, real_dtype))
-    nan = promotion.convert_element_type(float("nan"), result_dtype, False)
-    if result.shape:
-        nan = lax_shapes.broadcast_in_dim(nan, result.shape, ())
-    return lax_selection.select_n(positive, nan, result)
+    return ufuncs.where(positive, result, float("nan"))
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, correction=None):
+def _kept_count(x, axis, keepdims: bool, where, dtype: np.dtype):
+    """The number of elements each reduction over `axis` sees, in `dtype`: all of them, or
+    those `where` keeps."""
+    if where is None:
+        axes = _reduction_axes(axis, x.ndim)
+        count = promotion.convert_element_type(_count(x.shape, axes), dtype, False)
+        if keepdims:
+            return lax_shapes.broadcast_in_dim(count, tuple(1 for _ in x.shape), ())
+        return count
+    return sum(manipulation.broadcast_to(where, x.shape), axis, dtype, keepdims=keepdims)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):  # fmt: skip
     """Standard deviation over `axis`: the square root of `var`."""
-    return ufuncs.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, correction=correction))
+    ddof = _ddof(ddof, correction)
+    user_dtype = dtypes.check_user_dtype(dtype, "std")
+    if user_dtype is not None and not dtypes.is_inexact(user_dtype):
+        raise ValueError(f"dtype argument to jnp.std must be inexact; got {user_dtype}")
+    return ufuncs.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """The range (maximum - minimum) over `axis`."""
+    _check_out(out, "ptp")
+    return ufuncs.subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    """The number of nonzero elements over `axis`, in the default integer type."""
+    x = asarray_operand("count_nonzero", a)
+    return sum(_nonzero(x), axis, dtypes.default_int_dtype(), keepdims=keepdims)
 
 
 def _arg_extremum(name: str, lax_arg, a, axis, out, keepdims):
@@ -329,22 +398,36 @@ def argmin(a, axis=None, out=None, keepdims=None):
     return _arg_extremum("argmin", lax_reductions.argmin, a, axis, out, keepdims)
 
 
-def _cumulative(name: str, lax_cumulative_op, a, axis, dtype, out):
+def _cumulative(name: str, lax_cumulative_op, a, axis, dtype, out, *, nan_fill=None,
+                promote_integers=False):  # fmt: skip
+    """The cumulative reduction along `axis` (of the flattened `a` for None): bools (and, with
+    `promote_integers`, narrow integers) accumulate in the default integer type; an explicit
+    bool dtype accumulates the truth values in it and converts back. NaNs become `nan_fill`
+    first where given (the nan-forms)."""
     _check_out(out, name)
     x = asarray_operand(name, a)
     if axis is None:
         x = manipulation.ravel(x) if x.ndim != 1 else x
         axis = 0
     axis = manipulation.normalize_axis(axis, x.ndim)
+    if nan_fill is not None and dtypes.is_inexact(x.dtype):
+        x = ufuncs.where(ufuncs.isnan(x), promotion.convert_element_type(nan_fill, x.dtype), x)
     user_dtype = dtypes.check_user_dtype(dtype, name)
-    if user_dtype is not None:
-        target = user_dtype
-    elif x.dtype == _BOOL:
-        target = dtypes.default_int_dtype()
+    if user_dtype == _BOOL:
+        target, computation = _BOOL, _sum_dtype(_BOOL)
+        x = _nonzero(x) if x.dtype != _BOOL else x
+    elif user_dtype is not None:
+        target = computation = user_dtype
+    elif promote_integers or x.dtype == _BOOL:
+        target = computation = _sum_dtype(x.dtype)
     else:
-        target = x.dtype
-    x = promotion.convert_element_type(x, target, False)
-    return lax_cumulative_op(x, axis)
+        target = computation = x.dtype
+    x = promotion.convert_element_type(x, computation, False)
+    return promotion.convert_element_type(lax_cumulative_op(x, axis), target, False)
+
+
+def _nonzero(x):
+    return ufuncs.not_equal(x, promotion.convert_element_type(0, x.dtype, False))
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
@@ -355,6 +438,59 @@ def cumsum(a, axis=None, dtype=None, out=None):
 def cumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along `axis` (of the flattened array when None)."""
     return _cumulative("cumprod", lax_cumulative.cumprod, a, axis, dtype, out)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """Cumulative sum along `axis`, NaNs counted as zero."""
+    return _cumulative("nancumsum", lax_cumulative.cumsum, a, axis, dtype, out, nan_fill=0)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """Cumulative product along `axis`, NaNs counted as one."""
+    return _cumulative("nancumprod", lax_cumulative.cumprod, a, axis, dtype, out, nan_fill=1)
+
+
+def _array_api_cumulative(name: str, what: str, a, axis, dtype, include_initial, identity):
+    """The array API's cumulative reductions: `axis` may be left out only for 1-D input; with
+    `include_initial` the result starts with the identity."""
+    x = asarray_operand(name, a)
+    if x.ndim == 0:
+        raise ValueError(
+            f"The input must be non-scalar to take a cumulative {what}, however a scalar value "
+            "or scalar array was given."
+        )
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(
+                f"The input array has rank {x.ndim}, however axis was not set to an explicit "
+                "value. The axis argument is only optional for one-dimensional arrays."
+            )
+        axis = 0
+    axis = manipulation.normalize_axis(axis, x.ndim)
+    if what == "sum":
+        result = _cumulative(
+            name, lax_cumulative.cumsum, x, axis, dtype, None, promote_integers=True
+        )
+    else:
+        result = _cumulative(name, lax_cumulative.cumprod, x, axis, dtype, None)
+    if not include_initial:
+        return result
+    shape = tuple(1 if d == axis else n for d, n in enumerate(result.shape))
+    first = lax_shapes.broadcast_in_dim(
+        promotion.convert_element_type(identity, result.dtype), shape, ()
+    )
+    return manipulation.concatenate([first, result], axis)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Cumulative sum along `axis` (the array API's `cumsum`; narrow integers widen as in
+    `sum`)."""
+    return _array_api_cumulative("cumulative_sum", "sum", x, axis, dtype, include_initial, 0)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Cumulative product along `axis` (the array API's `cumprod`)."""
+    return _array_api_cumulative("cumulative_prod", "product", x, axis, dtype, include_initial, 1)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,130 @@
+"""Reductions that ignore NaNs: nansum, nanprod, nanmax, nanmin, nanmean, nanvar, nanstd,
+nanargmax, nanargmin (nancumsum and nancumprod live with the cumulative reductions).
+
+Each replaces the NaNs of an inexact operand by the reduction's identity (0 for sums, 1 for
+products, -inf/+inf for max/min and argmax/argmin) and reduces as the plain form does, with
+the same dtypes, `where=` and `initial=`; integer and bool operands hold no NaN and reduce
+unchanged. What a slice of NaNs only gives follows JAX: NaN for nanmax/nanmin (unless
+`initial` is given), 0 or 1 for nansum/nanprod, NaN for nanmean/nanvar (nothing counted) and
+-1 for nanargmax/nanargmin. The variance zeroes NaN deviations with a `where` on both sides
+(the "double where"), so that gradients stay finite.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.lax import binary as lax_binary
+from tracejit._src.numpy import promotion, reductions, ufuncs
+from tracejit._src.numpy.promotion import asarray_operand
+
+
+def _without_nans(name: str, a, identity):
+    """(operand, NaN mask): `a` with its NaNs replaced by `identity`, and where they were (None
+    for an operand that cannot hold NaNs)."""
+    x = asarray_operand(name, a)
+    if not dtypes.is_inexact(x.dtype):
+        return x, None
+    nans = ufuncs.isnan(x)
+    return ufuncs.where(nans, promotion.convert_element_type(identity, x.dtype), x), nans
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Sum over `axis`, NaNs counted as zero."""
+    x, _ = _without_nans("nansum", a, 0)
+    return reductions.sum(x, axis, dtype, out, keepdims, initial, where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """Product over `axis`, NaNs counted as one."""
+    x, _ = _without_nans("nanprod", a, 1)
+    return reductions.prod(x, axis, dtype, out, keepdims, initial, where)
+
+
+def _nan_extremum(name: str, reduce, identity, a, axis, out, keepdims, initial, where):
+    x, nans = _without_nans(name, a, identity)
+    result = reduce(x, axis, out, keepdims, initial, where)
+    if nans is None or initial is not None:
+        return result
+    all_nan = reductions.all(nans, axis, keepdims=keepdims)
+    return ufuncs.where(all_nan, promotion.convert_element_type(np.nan, x.dtype), result)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Maximum over `axis` ignoring NaNs (NaN for a slice of NaNs only, without `initial`)."""
+    return _nan_extremum("nanmax", reductions.max, -np.inf, a, axis, out, keepdims, initial, where)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """Minimum over `axis` ignoring NaNs (NaN for a slice of NaNs only, without `initial`)."""
+    return _nan_extremum("nanmin", reductions.min, np.inf, a, axis, out, keepdims, initial, where)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """Mean over `axis` of the elements that are not NaN (NaN when there are none)."""
+    x = asarray_operand("nanmean", a)
+    where = reductions.check_where("nanmean", where)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanmean is not supported.")
+    if not dtypes.is_inexact(x.dtype):
+        return reductions.mean(x, axis, dtype, keepdims=keepdims, where=where)
+    user_dtype = dtypes.check_user_dtype(dtype, "mean")
+    dtype = promotion.to_inexact_dtype(x.dtype) if user_dtype is None else user_dtype
+    count = reductions.sum(
+        ufuncs.logical_not(ufuncs.isnan(x)), axis, dtype, keepdims=keepdims, where=where
+    )
+    total = nansum(x, axis, dtype, keepdims=keepdims, where=where)
+    return lax_binary.div(total, count)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
+    """Variance over `axis` of the elements that are not NaN, dividing by their number minus
+    `ddof` (NaN when that is not positive). `mean` replaces the computed mean when given."""
+    x = asarray_operand("nanvar", a)
+    where = reductions.check_where("nanvar", where)
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.nanvar is not supported.")
+    computation, result_dtype = reductions.var_dtypes("nanvar", x.dtype, dtype)
+    x = promotion.convert_element_type(x, computation, False)
+    if mean is None:
+        center = nanmean(x, axis, computation, keepdims=True, where=where)
+    else:
+        center = promotion.convert_element_type(asarray_operand("nanvar", mean), computation)
+    nans = ufuncs.isnan(x)
+    centered = ufuncs.where(nans, promotion.weak_scalar(0, x.dtype), lax_binary.sub(x, center))
+    squares = reductions.squared_magnitude(centered)
+    count = reductions.sum(ufuncs.logical_not(nans), axis, keepdims=keepdims, where=where)
+    count = ufuncs.subtract(count, ddof)
+    empty = ufuncs.less_equal(count, promotion.weak_scalar(0, count.dtype))
+    total = reductions.sum(squares, axis, keepdims=keepdims, where=where)
+    total = ufuncs.where(empty, float("nan"), total)
+    divisor = ufuncs.where(empty, promotion.weak_scalar(1, count.dtype), count)
+    result = lax_binary.div(total, promotion.convert_element_type(divisor, total.dtype))
+    return promotion.convert_element_type(result, result_dtype, False)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
+    """Standard deviation over `axis` ignoring NaNs: the square root of `nanvar`."""
+    return ufuncs.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
+
+
+def _nan_arg_extremum(name: str, arg_reduce, identity, a, axis, out, keepdims):
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
+    x, nans = _without_nans(name, a, identity)
+    result = arg_reduce(x, axis, keepdims=bool(keepdims))
+    if nans is None:
+        return result
+    all_nan = reductions.all(nans, axis, keepdims=bool(keepdims))
+    return ufuncs.where(all_nan, promotion.weak_scalar(-1, result.dtype), result)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    """Index of the (first) maximum over `axis` ignoring NaNs; -1 for a slice of NaNs only."""
+    return _nan_arg_extremum("nanargmax", reductions.argmax, -np.inf, a, axis, out, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """Index of the (first) minimum over `axis` ignoring NaNs; -1 for a slice of NaNs only."""
+    return _nan_arg_extremum("nanargmin", reductions.argmin, np.inf, a, axis, out, keepdims)
