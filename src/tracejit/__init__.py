@@ -6,7 +6,19 @@ import tracejit.numpy as jnp
 jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 3.0))(jnp.ones(8))
 """
 
-from tracejit import dtypes, errors, lax, nn, numpy, random, test_util, tree, tree_util
+from tracejit import (
+    debug,
+    dtypes,
+    errors,
+    experimental,
+    lax,
+    nn,
+    numpy,
+    random,
+    test_util,
+    tree,
+    tree_util,
+)
 from tracejit._src.api import (
     block_until_ready,
     device_get,
@@ -24,6 +36,7 @@ from tracejit._src.api import (
 )
 from tracejit._src.api_util import ShapeDtypeStruct
 from tracejit._src.array import Array
+from tracejit._src.callback import pure_callback
 from tracejit._src.checkpoint import checkpoint, remat
 from tracejit._src.config import config
 from tracejit._src.custom_derivatives import custom_jvp, custom_vjp
@@ -49,6 +62,7 @@ __all__ = [
     "config",
     "custom_jvp",
     "custom_vjp",
+    "debug",
     "default_backend",
     "device_count",
     "device_get",
@@ -57,6 +71,7 @@ __all__ = [
     "disable_jit",
     "dtypes",
     "errors",
+    "experimental",
     "grad",
     "hessian",
     "jacfwd",
@@ -70,6 +85,7 @@ __all__ = [
     "make_jaxpr",
     "nn",
     "numpy",
+    "pure_callback",
     "random",
     "remat",
     "test_util",
