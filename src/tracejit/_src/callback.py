@@ -43,7 +43,7 @@ from tracejit._src.interpreters.batching import batch_at_front, batch_rules, mov
 from tracejit._src.lax import shapes, slicing
 from tracejit._src.lax.control_flow.scan import scan
 from tracejit._src.lowering.lower import lowering_rules
-from tracejit._src.tree_util import tree_flatten, tree_leaves, tree_unflatten
+from tracejit._src.tree_util import tree_flatten, tree_leaves, tree_structure, tree_unflatten
 
 # --------------------------------------------------------------------------------------------
 # What the primitives share
@@ -53,15 +53,23 @@ class _FlatCallback:
     """The user's function of pytrees as a function of flat lists: `in_tree` rebuilds
     `(args, kwargs)` from the operands. Prints as JAX prints it in jaxprs."""
 
-    __slots__ = ("callback_func", "in_tree")
+    __slots__ = ("_positional", "callback_func", "in_tree")
 
     def __init__(self, callback_func, in_tree):
         self.callback_func = callback_func
         self.in_tree = in_tree
+        # (a call of positional arrays only, the common case, skips the unflattening)
+        self._positional = in_tree == tree_structure((tuple(range(in_tree.num_leaves)), {}))
 
     def __call__(self, *flat_args):
-        args, kwargs = tree_unflatten(self.in_tree, list(flat_args))
-        return tree_leaves(self.callback_func(*args, **kwargs))
+        if self._positional:
+            results = self.callback_func(*flat_args)
+        else:
+            args, kwargs = tree_unflatten(self.in_tree, list(flat_args))
+            results = self.callback_func(*args, **kwargs)
+        if isinstance(results, (np.ndarray, Array)):
+            return [results]
+        return tree_leaves(results)
 
     def __eq__(self, other):
         return (
@@ -108,8 +116,7 @@ ordered_debug_effect = OrderedDebugEffect()
 def _operand_array(value) -> Array:
     """What a callback receives for an operand: an Array owning a copy (the NumPy view of
     XLA's buffer is valid only during the call, and the function may keep what it gets)."""
-    value = np.array(value, copy=True)
-    return make_array(value)
+    return make_array(value.copy())
 
 
 def _call_user(callback, what: str, values):

@@ -151,7 +151,12 @@ class LoweringContext:
         result aval (default: `ctx.avals_out`). The module keeps the registration alive; the
         executable compiled from it must take it over (`lower_jaxpr_to_module`'s `callbacks`)."""
         avals = self.avals_out if result_avals is None else result_avals
-        callback = runtime.HostCallback(function, [physical_aval(a) for a in avals], name)
+        callback = runtime.HostCallback(
+            function,
+            [physical_aval(a) for a in avals],
+            name,
+            operand_avals=[physical_aval(a) for a in self.avals_in],
+        )
         self.module.keep_alive.append(callback)
         attributes = runtime.custom_call_attributes(callback, has_side_effect)
         return self.op_results("stablehlo.custom_call", operands, attributes, result_avals=avals)

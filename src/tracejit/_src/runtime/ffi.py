@@ -34,6 +34,7 @@ here chains the user's exception as `__cause__` of the `XlaRuntimeError`
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 import traceback
 import weakref
@@ -138,14 +139,14 @@ typedef struct XLA_FFI_Args {
   XLA_FFI_Extension_Base* extension_start;
   int64_t size;
   int* types;
-  void** args;
+  XLA_FFI_Buffer** args;  /* void** in c_api.h: every argument we pass is a buffer */
 } XLA_FFI_Args;
 typedef struct XLA_FFI_Rets {
   size_t struct_size;
   XLA_FFI_Extension_Base* extension_start;
   int64_t size;
   int* types;
-  void** rets;
+  XLA_FFI_Buffer** rets;  /* void** in c_api.h: every result we ask for is a buffer */
 } XLA_FFI_Rets;
 typedef struct XLA_FFI_Attrs {
   size_t struct_size;
@@ -153,7 +154,7 @@ typedef struct XLA_FFI_Attrs {
   int64_t size;
   int* types;
   XLA_FFI_ByteSpan** names;
-  void** attrs;
+  XLA_FFI_Scalar** attrs;  /* void** in c_api.h: read only where types[i] is SCALAR */
 } XLA_FFI_Attrs;
 typedef struct XLA_FFI_Api XLA_FFI_Api;
 typedef struct XLA_FFI_CallFrame {
@@ -251,6 +252,7 @@ def cffi_types():
 
                 ffi = cffi.FFI()
                 ffi.cdef(CDEF)
+                _INT64_POINTER.append(ffi.typeof("int64_t*"))
                 _ffi = ffi
     return _ffi
 
@@ -272,16 +274,31 @@ class HostCallback:
 
     `function(*operands)` receives read-only NumPy views of the operand buffers (valid only
     during the call) and returns a sequence of array-likes, one per `result_avals` entry (each
-    with `.shape` and `.dtype`); `name` names it in error messages.
+    with `.shape` and `.dtype`); `name` names it in error messages. `operand_avals`, when the
+    caller knows them (lowering does), spare the handler reading each buffer's type.
     """
 
-    __slots__ = ("__weakref__", "function", "id", "name", "result_dtypes", "result_shapes")
+    __slots__ = (
+        "__weakref__",
+        "function",
+        "id",
+        "name",
+        "operand_specs",
+        "result_dtypes",
+        "result_shapes",
+    )
 
-    def __init__(self, function, result_avals, name: str):
+    def __init__(self, function, result_avals, name: str, operand_avals=None):
         self.function = function
         self.name = name
         self.result_shapes = tuple(tuple(a.shape) for a in result_avals)
         self.result_dtypes = tuple(np.dtype(a.dtype) for a in result_avals)
+        self.operand_specs = None
+        if operand_avals is not None:
+            self.operand_specs = tuple(
+                (tuple(a.shape), np.dtype(a.dtype), math.prod(a.shape) * np.dtype(a.dtype).itemsize)
+                for a in operand_avals
+            )
         self.id = next(_ids)
         _registry[self.id] = self
         _live.add(self.id)
@@ -374,6 +391,9 @@ def check_results(name: str, shapes, dtypes_, results) -> list[np.ndarray]:
         )
     arrays = []
     for k, (value, shape, dtype) in enumerate(zip(results, shapes, dtypes_, strict=True)):
+        if type(value) is np.ndarray and value.dtype == dtype and value.shape == shape:
+            arrays.append(value if value.flags.c_contiguous else value.copy())
+            continue
         array = np.asarray(value)
         if array.shape != shape:
             raise CallbackResultError(
@@ -387,7 +407,7 @@ def check_results(name: str, shapes, dtypes_, results) -> list[np.ndarray]:
                     f"but {dtype} was declared"
                 )
             array = array.astype(dtype)
-        arrays.append(array)
+        arrays.append(array if array.flags.c_contiguous else array.copy())
     return arrays
 
 
@@ -395,32 +415,42 @@ def check_results(name: str, shapes, dtypes_, results) -> list[np.ndarray]:
 # The handler
 
 
-def _view(ffi, buffer_pointer):
-    """A read-only NumPy view of an `XLA_FFI_Buffer` (None for a token)."""
-    buffer = ffi.cast("XLA_FFI_Buffer*", buffer_pointer)
+def _view(ffi, buffer):
+    """A read-only NumPy view of an `XLA_FFI_Buffer*` whose type the handler reads (None for a
+    token)."""
     code = buffer.dtype
     if code == _XLA_FFI_TOKEN:
         return None
     dtype = _DTYPES.get(code)
     if dtype is None:
         raise TypeError(f"host callbacks do not support XLA element type {code}")
-    shape = tuple(buffer.dims[i] for i in range(buffer.rank))
-    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    if size == 0:
-        return np.zeros(shape, dtype)
-    array = np.frombuffer(ffi.buffer(buffer.data, size), dtype).reshape(shape)
+    shape = tuple(ffi.unpack(buffer.dims, buffer.rank)) if buffer.rank else ()
+    return _view_of(ffi, buffer.data, shape, dtype, math.prod(shape) * dtype.itemsize)
+
+
+def _view_of(ffi, data, shape, dtype, nbytes):
+    if nbytes == 0:
+        array = np.zeros(shape, dtype)
+    else:
+        array = np.frombuffer(ffi.buffer(data, nbytes), dtype).reshape(shape)
+    array.flags.writeable = False
     return array
 
 
 def _callback_id(ffi, attrs) -> int:
     for i in range(attrs.size):
         name = attrs.names[i]
-        if ffi.string(name.ptr, name.len) == ID_ATTRIBUTE.encode():
-            if attrs.types[i] != _XLA_FFI_ATTR_SCALAR:
+        if ffi.unpack(name.ptr, name.len) == _ID_ATTRIBUTE_BYTES:
+            scalar = attrs.attrs[i]
+            if attrs.types[i] != _XLA_FFI_ATTR_SCALAR or scalar.dtype != _XLA_FFI_S64:
                 break
-            scalar = ffi.cast("XLA_FFI_Scalar*", attrs.attrs[i])
-            return int(ffi.cast("int64_t*", scalar.value)[0])
-    raise LookupError(f"the custom call has no integer attribute {ID_ATTRIBUTE!r}")
+            return ffi.cast(_INT64_POINTER[0], scalar.value)[0]
+    raise LookupError(f"the custom call has no int64 attribute {ID_ATTRIBUTE!r}")
+
+
+_ID_ATTRIBUTE_BYTES = ID_ATTRIBUTE.encode()
+_XLA_FFI_S64 = 5
+_INT64_POINTER: list = []  # the cffi type int64_t*, resolved with the declarations
 
 
 def _run(ffi, frame) -> None:
@@ -434,20 +464,27 @@ def _run(ffi, frame) -> None:
         )
     try:
         args = frame.args
-        operands = [_view(ffi, args.args[i]) for i in range(args.size)]
-        operands = [x for x in operands if x is not None]
-        for x in operands:
-            x.flags.writeable = False
+        specs = callback.operand_specs
+        if specs is not None and len(specs) == args.size:
+            buffers = args.args
+            operands = [
+                _view_of(ffi, buffers[i].data, shape, dtype, nbytes)
+                for i, (shape, dtype, nbytes) in enumerate(specs)
+            ]
+        else:
+            operands = [_view(ffi, args.args[i]) for i in range(args.size)]
+            operands = [x for x in operands if x is not None]
         results = callback.function(*operands)
-        rets = frame.rets
-        outputs = [ffi.cast("XLA_FFI_Buffer*", rets.rets[i]) for i in range(rets.size)]
-        outputs = [b for b in outputs if b.dtype != _XLA_FFI_TOKEN]
         arrays = check_results(
             callback.name, callback.result_shapes, callback.result_dtypes, results
         )
+        rets = frame.rets
+        outputs = [rets.rets[i] for i in range(rets.size)]
+        if len(outputs) != len(arrays):
+            outputs = [b for b in outputs if b.dtype != _XLA_FFI_TOKEN]
         for buffer, array in zip(outputs, arrays, strict=True):
-            if array.size:
-                ffi.memmove(buffer.data, np.ascontiguousarray(array), array.nbytes)
+            if array.nbytes:
+                ffi.memmove(buffer.data, array, array.nbytes)
     except BaseException as exception:
         exception._tracejit_callback_name = callback.name
         raise
