@@ -191,8 +191,8 @@ struct XLA_FFI_Api {
 """
 
 # `XLA_FFI_DEFINE_STRUCT_TRAITS(name, last_field)`: a struct's `struct_size` is the end of its
-# last field (the C API's own definition; for XLA_FFI_Api and XLA_FFI_CallFrame that is not the
-# last field declared).
+# last field (the C API's own definition; for XLA_FFI_CallFrame that is not the last field
+# declared). XLA_FFI_Api grows with each version: we declare and check only what we call.
 STRUCT_LAST_FIELDS = {
     "XLA_FFI_Extension_Base": "next",
     "XLA_FFI_Api_Version": "minor_version",
@@ -204,7 +204,7 @@ STRUCT_LAST_FIELDS = {
     "XLA_FFI_CallFrame": "attrs",
     "XLA_FFI_Metadata": "traits",
     "XLA_FFI_Metadata_Extension": "metadata",
-    "XLA_FFI_Api": "XLA_FFI_Stream_Get",
+    "XLA_FFI_Api": "XLA_FFI_Error_Create",  # (the last field we use: later versions add more)
     "PJRT_FFI_Type_Register_Args": "type_info",
     "PJRT_FFI_UserData_Add_Args": "user_data",
     "PJRT_FFI_Register_Handler_Args": "traits",
@@ -316,6 +316,10 @@ def _unregister(callback_id: int) -> None:
 _ids = itertools.count(1)
 _registry: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _live: set = set()
+
+
+def is_registered(callback_id: int) -> bool:
+    return callback_id in _live
 
 
 def registered_count() -> int:
@@ -497,12 +501,17 @@ def _handle(frame):
         extension = frame.extension_start
         if extension != ffi.NULL and extension.type == _XLA_FFI_EXTENSION_METADATA:
             metadata = ffi.cast("XLA_FFI_Metadata_Extension*", extension).metadata
+            if not reported_struct_sizes.get("XLA_FFI_Metadata"):
+                reported_struct_sizes["XLA_FFI_Metadata"] = metadata.struct_size
+                reported_struct_sizes["XLA_FFI_Metadata_Extension"] = extension.struct_size
             metadata.api_version.major_version = 0
             metadata.api_version.minor_version = 1
             metadata.traits = 0
             return ffi.NULL
         if frame.stage != _XLA_FFI_STAGE_EXECUTE:
             return ffi.NULL
+        if not reported_struct_sizes.get("XLA_FFI_CallFrame"):
+            _record_struct_sizes(frame)
         _run(ffi, frame)
         return ffi.NULL
     except BaseException as exception:  # noqa: BLE001 (nothing may cross into C)
@@ -521,6 +530,25 @@ def _handle(frame):
             return _new_error(ffi, frame, message, code)
         except BaseException:  # noqa: BLE001
             return _new_error(ffi, frame, "host callback failed", _XLA_FFI_ERROR_INTERNAL)
+
+
+reported_struct_sizes: dict[str, int] = {}
+"""The `struct_size` of each XLA FFI struct as the plugin filled it in, recorded from the first
+call frame (and the metadata query): the tests compare them with our declarations'."""
+
+
+def _record_struct_sizes(frame) -> None:
+    sizes = {
+        "XLA_FFI_CallFrame": frame.struct_size,
+        "XLA_FFI_Args": frame.args.struct_size,
+        "XLA_FFI_Rets": frame.rets.struct_size,
+        "XLA_FFI_Attrs": frame.attrs.struct_size,
+        "XLA_FFI_Api": frame.api.struct_size,
+        "XLA_FFI_Api_Version": frame.api.api_version.struct_size,
+    }
+    if frame.args.size:
+        sizes["XLA_FFI_Buffer"] = frame.args.args[0].struct_size
+    reported_struct_sizes.update(sizes)
 
 
 def _new_error(ffi, frame, message: str, code: int):
