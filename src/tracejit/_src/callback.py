@@ -221,9 +221,9 @@ def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_meth
     leading axis), 'broadcast_all' (every operand broadcast to the batch) or
     'legacy_vectorized' (one call, unbatched operands as they are)."""
     if vmap_method is not None and vmap_method not in _VMAP_METHODS:
+        allowed = [*_VMAP_METHODS, None]
         raise ValueError(
-            "vmap_method must be one of the allowed options: sequential, "
-            f"sequential_unrolled, expand_dims, broadcast_all, legacy_vectorized, got {vmap_method!r}"
+            f"vmap_method must be on of the allowed methods {allowed}, but got: {vmap_method}"
         )
     result_avals, out_tree = result_avals_of(result_shape_dtypes)
     operands, in_tree = flatten_operands(args, kwargs)
