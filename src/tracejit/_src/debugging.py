@@ -80,7 +80,7 @@ class _CheckingFormatter(string.Formatter):
 def _check_format(fmt, args, kwargs) -> bool:
     """Raises as JAX does when `fmt` does not match the arguments; whether it has fields."""
     formatter = _CheckingFormatter(args)
-    formatter.vformat(fmt, [_Placeholder() for _ in args], {k: _Placeholder() for k in kwargs})
+    formatter.vformat(fmt, tuple(_Placeholder() for _ in args), {k: _Placeholder() for k in kwargs})
     return any(field is not None for _, field, _, _ in formatter.parse(fmt))
 
 
