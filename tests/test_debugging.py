@@ -190,7 +190,7 @@ def test_log_goes_to_the_logger(caplog):
     ],
 )
 def test_format_errors_as_jax(mode, fmt, args, kwargs, error, message, capsys):
-    f = lambda: debug.print(fmt, *args, **kwargs)  # noqa: E731
+    f = lambda: debug.print(fmt, *args, **kwargs)
     with pytest.raises(error, match=re.escape(message)):
         run(mode, f)
     assert lines(capsys) == []
