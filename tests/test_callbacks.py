@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -211,6 +212,20 @@ def test_ordered_io_callbacks_run_in_program_order(mode):
     for _ in range(3):
         jax.block_until_ready(g(1.0))
     assert log == list(range(6)) * 3
+
+
+def test_ordered_effects_keep_the_order_of_calls_not_waited_for():
+    log = []
+
+    def record(x, i):
+        i = int(i)
+        time.sleep(0.001 * (i % 3))  # later calls would overtake slower earlier ones
+        log.append(i)
+        return x
+
+    g = jax.jit(lambda x, i: io_callback(record, F32, x, i, ordered=True))
+    jax.block_until_ready([g(1.0, i) for i in range(20)])
+    assert log == list(range(20))
 
 
 def test_vmap_of_io_callback():
