@@ -7,7 +7,6 @@ Without a PJRT plugin, jit evaluates with NumPy and the same tests check the eag
 
 import gc
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -31,10 +30,6 @@ F32_3 = jax.ShapeDtypeStruct((3,), jnp.float32)
 F32 = jax.ShapeDtypeStruct((), jnp.float32)
 
 
-def masked(text: str) -> str:
-    return re.sub(r"0x[0-9a-f]+", "0x...", text)
-
-
 def sin_callback(x):
     return jax.pure_callback(np.sin, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
 
@@ -51,11 +46,15 @@ def test_pure_callback_computes_on_the_host(mode):
 
 
 def test_pure_callback_jaxpr():
-    text = masked(str(jax.make_jaxpr(sin_callback)(jnp.ones(3))))
-    assert text == masked(
+    def f(x):
+        return jax.pure_callback(lambda a: a, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+
+    text = str(jax.make_jaxpr(f)(jnp.ones(3)))
+    assert text == (
         "{ lambda ; a:f32[3]. let\n"
         "    b:f32[3] = pure_callback[\n"
-        f"      callback=_FlatCallback(callback_func={np.sin!r}, in_tree=PyTreeDef(((*,), {{}})))\n"
+        "      callback=_FlatCallback(callback_func=<function test_pure_callback_jaxpr.<locals>"
+        ".f.<locals>.<lambda> at 0xXXXXXXXXXXXX>, in_tree=PyTreeDef(((*,), {})))\n"
         "      result_avals=(ShapedArray(float32[3]),)\n"
         "      sharding=None\n"
         "      vmap_method=None\n"

@@ -29,6 +29,7 @@ stages a `scan`.
 from __future__ import annotations
 
 import logging
+import re
 import sys
 
 import numpy as np
@@ -82,11 +83,18 @@ class _FlatCallback:
         return hash((id(self.callback_func), self.in_tree))
 
     def __repr__(self):
-        return f"_FlatCallback(callback_func={self.callback_func!r}, in_tree={self.in_tree!r})"
+        function = masked_repr(self.callback_func)
+        return f"_FlatCallback(callback_func={function}, in_tree={self.in_tree!r})"
 
     @property
     def name(self) -> str:
         return getattr(self.callback_func, "__qualname__", None) or repr(self.callback_func)
+
+
+def masked_repr(value) -> str:
+    """`repr(value)` with memory addresses masked, as JAX prints functions in jaxprs (so that
+    printouts do not change from run to run)."""
+    return re.sub(r" at 0x[0-9a-fA-F]+", " at 0xXXXXXXXXXXXX", repr(value))
 
 
 class DebugEffect:

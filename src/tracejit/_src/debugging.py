@@ -148,19 +148,35 @@ def callback(callback=None, *args, ordered: bool = False, partitioned: bool = Fa
     check_callable(callback, "jax.debug.callback")
     leaves, in_tree = tree_flatten((args, kwargs))
     dynamic, static = _split_static(leaves)
-    user_callback = callback
+    flat_callback = _DebugFlatCallback(callback, in_tree, static)
+    operands, _ = flatten_operands(tuple(dynamic), {})
+    debug_callback_flat(flat_callback, operands, ordered=ordered, partitioned=partitioned)
 
-    def _flat_callback(*arrays):
+
+class _DebugFlatCallback:
+    """`debug.callback`'s function of the array operands: puts the static arguments back,
+    rebuilds the user's pytrees and calls the user's function. Prints as JAX's does."""
+
+    __slots__ = ("callback_func", "in_tree", "static")
+
+    def __init__(self, callback_func, in_tree, static):
+        self.callback_func = callback_func
+        self.in_tree = in_tree
+        self.static = static
+
+    def __call__(self, *arrays):
         flat = list(arrays)
-        for position, value in static:
+        for position, value in self.static:
             flat.insert(position, value)
-        call_args, call_kwargs = tree_unflatten(in_tree, flat)
-        user_callback(*call_args, **call_kwargs)
+        args, kwargs = tree_unflatten(self.in_tree, flat)
+        self.callback_func(*args, **kwargs)
         return []
 
-    _flat_callback.callback_func = callback
-    operands, _ = flatten_operands(tuple(dynamic), {})
-    debug_callback_flat(_flat_callback, operands, ordered=ordered, partitioned=partitioned)
+    def __repr__(self):
+        return (
+            "<function debug_callback.<locals>._debug_callback.<locals>._flat_callback "
+            "at 0xXXXXXXXXXXXX>"
+        )
 
 
 def breakpoint(

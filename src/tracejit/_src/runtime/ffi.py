@@ -560,11 +560,6 @@ def _new_error(ffi, frame, message: str, code: int):
     return frame.api.XLA_FFI_Error_Create(args)
 
 
-def _on_callback_error(exception_type, value, tb):
-    """cffi's last resort should `_handle` itself fail: an error, never success."""
-    return _ffi.NULL  # unreachable in practice: `_handle` catches everything
-
-
 _handler = None
 
 
