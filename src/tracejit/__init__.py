@@ -10,8 +10,10 @@ from tracejit import (
     ad_checkpoint,
     custom_batching,
     custom_derivatives,
+    debug,
     dtypes,
     errors,
+    experimental,
     image,
     lax,
     monitoring,
@@ -49,6 +51,7 @@ from tracejit._src.api import (
 )
 from tracejit._src.api_util import ShapeDtypeStruct
 from tracejit._src.basearray import Array
+from tracejit._src.callback import pure_callback
 from tracejit._src.checkpoint import checkpoint, checkpoint_policies, remat
 from tracejit._src.config import (
     config,
@@ -116,6 +119,7 @@ __all__ = [
     "custom_gradient",
     "custom_jvp",
     "custom_vjp",
+    "debug",
     "debug_key_reuse",
     "default_backend",
     "default_device",
@@ -132,6 +136,7 @@ __all__ = [
     "ensure_compile_time_eval",
     "errors",
     "eval_shape",
+    "experimental",
     "explain_cache_misses",
     "float0",
     "fwd_and_bwd",
@@ -169,6 +174,7 @@ __all__ = [
     "process_count",
     "process_index",
     "process_indices",
+    "pure_callback",
     "random",
     "remat",
     "scipy",

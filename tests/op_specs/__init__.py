@@ -63,6 +63,11 @@ COVERED_ELSEWHERE = {
         "tests/random/test_random.py",
     ),
     **dict.fromkeys(
+        ("pure_callback", "io_callback", "debug_callback", "debug_print"),
+        "host callbacks (a Python function of concrete values), eager/staged/compiled: "
+        "tests/test_callbacks.py, tests/test_debugging.py",
+    ),
+    **dict.fromkeys(
         ("random_gamma", "random_gamma_grad"),
         "samples and their reparameterized gradient against recorded JAX values and SciPy: "
         "tests/random/test_random.py, tests/random/test_statistics.py",

@@ -291,17 +291,34 @@ def compile_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: b
     if backend() == "numpy" or any(a.dtype == dtypes.float0 for a in closed.in_avals):
         return EvaluatedProgram(closed, name)
     kept, aliases = plan_parameters(closed, donated, keep_unused, stacklevel=3)
+    callbacks: list = []
     try:
         with monitoring.timed(monitoring.JAXPR_TO_MLIR_MODULE_DURATION, fun_name=f"jit({name})"):
-            text = lower_jaxpr_to_module(closed, f"jit_{name}", kept_inputs=kept, aliases=aliases)
+            text = lower_jaxpr_to_module(
+                closed, f"jit_{name}", kept_inputs=kept, aliases=aliases, callbacks=callbacks
+            )
     except NotImplementedError as err:
         _warn_once(str(err), f"{err}; jit evaluates {name} with NumPy instead.")
         return EvaluatedProgram(closed, name)
-    executable = _executables.get(text)
-    if executable is None:
-        with monitoring.timed(monitoring.BACKEND_COMPILE_DURATION, fun_name=f"jit({name})"):
-            executable = _executables[text] = _compile_with_disk_cache(text)
+    with monitoring.timed(monitoring.BACKEND_COMPILE_DURATION, fun_name=f"jit({name})"):
+        if callbacks:
+            executable = _compile_with_callbacks(text, callbacks)
+        else:
+            executable = _executables.get(text)
+            if executable is None:
+                executable = _executables[text] = _compile_with_disk_cache(text)
     return CompiledProgram(closed, name, text, executable, kept, aliases)
+
+
+def _compile_with_callbacks(text: str, callbacks: list):
+    """A program that calls Python on the host: compiled each time, never shared through the
+    in-memory cache nor written to or read from disk, since the callback ids in its text
+    belong to this process and to the executable that keeps their callables alive."""
+    client = runtime.get_client()
+    runtime.ensure_handler(client.plugin)
+    executable = client.compile(text)
+    executable.host_callbacks = tuple(callbacks)
+    return executable
 
 
 def cache_dir() -> str:

@@ -242,7 +242,9 @@ def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
     # JAX prints the space before the operands even when there are none (`iota[...] `).
     args = [pp.text(names(v)) for v in eqn.invars]
     rhs = rhs + pp.text(" ") + pp.nest(2, pp.join(pp.group(pp.brk()), args))
-    return lhs + pp.text(" = ") + rhs if eqn.outvars else rhs  # (`dce_sink` has no outputs)
+    if not eqn.outvars:  # an effect without results (`debug_print[...] a`, `dce_sink`)
+        return rhs
+    return lhs + pp.text(" = ") + rhs
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _Names) -> pp.Doc:
@@ -360,9 +362,24 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
 # Dead code
 
 
+def has_side_effects(eqn: JaxprEqn) -> bool:
+    """Whether `eqn` must run although nothing reads its outputs: its primitive declares
+    `has_side_effects` (host callbacks with effects), or a jaxpr in its params (a call's
+    body, a loop's) holds such an equation."""
+    if getattr(eqn.primitive, "has_side_effects", False):
+        return True
+    for param in eqn.params.values():
+        items = param if isinstance(param, tuple) else (param,)
+        for item in items:
+            inner = item.jaxpr if isinstance(item, ClosedJaxpr) else item
+            if isinstance(inner, Jaxpr) and any(has_side_effects(e) for e in inner.eqns):
+                return True
+    return False
+
+
 def live_equations(jaxpr: Jaxpr) -> tuple[list[bool], list[int]]:
     """(whether each equation is live, the indices of the live inputs): an equation is live if
-    an output depends on it (or its primitive declares `has_side_effects`), an input if a live
+    an output depends on it (or it `has_side_effects`), an input if a live
     equation or an output reads it. Dead equations are not lowered (e.g. the forward value
     `grad` computes and drops), and with `keep_unused=False` an input only they read is no
     parameter, as JAX prunes after the same dead-code elimination."""
@@ -370,9 +387,7 @@ def live_equations(jaxpr: Jaxpr) -> tuple[list[bool], list[int]]:
     live = [False] * len(jaxpr.eqns)
     for k in range(len(jaxpr.eqns) - 1, -1, -1):
         eqn = jaxpr.eqns[k]
-        if getattr(eqn.primitive, "has_side_effects", False) or any(
-            id(v) in live_vars for v in eqn.outvars
-        ):
+        if any(id(v) in live_vars for v in eqn.outvars) or has_side_effects(eqn):
             live[k] = True
             live_vars.update(id(v) for v in eqn.invars if not isinstance(v, Literal))
     return live, [i for i, v in enumerate(jaxpr.invars) if id(v) in live_vars]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src import dtypes
+from tracejit._src import dtypes, runtime  # (names resolved on first use: no cffi at import)
 from tracejit._src.core import Primitive, ShapedArray, declarations, rule_registries
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Literal, live_equations
 from tracejit._src.lowering import stablehlo as hlo
@@ -143,6 +143,24 @@ class LoweringContext:
             regions=[region],
         )
 
+    def host_callback(
+        self, function, operands, name: str, *, has_side_effect: bool, result_avals=None
+    ):
+        """Emits a `stablehlo.custom_call` that calls the Python `function` on the host (see
+        `runtime/ffi.py`): it receives NumPy views of `operands` and returns one array per
+        result aval (default: `ctx.avals_out`). The module keeps the registration alive; the
+        executable compiled from it must take it over (`lower_jaxpr_to_module`'s `callbacks`)."""
+        avals = self.avals_out if result_avals is None else result_avals
+        callback = runtime.HostCallback(
+            function,
+            [physical_aval(a) for a in avals],
+            name,
+            operand_avals=[physical_aval(a) for a in self.avals_in],
+        )
+        self.module.keep_alive.append(callback)
+        attributes = runtime.custom_call_attributes(callback, has_side_effect)
+        return self.op_results("stablehlo.custom_call", operands, attributes, result_avals=avals)
+
     def lower_sub_jaxpr(self, block, closed: ClosedJaxpr, args):
         """Lowers a nested jaxpr (a call's body, a region of control flow) into `block`; the
         operation emitted next keeps this equation's location."""
@@ -210,6 +228,7 @@ def lower_jaxpr_to_module(
     *,
     kept_inputs=None,
     aliases=None,
+    callbacks: list | None = None,
 ):
     """The StableHLO module text of a closed jaxpr, as a `main` function of its inputs.
     Its constants are embedded in the module.
@@ -218,6 +237,10 @@ def lower_jaxpr_to_module(
     input the jaxpr never reads may be left out, so that calls need not pass it. `aliases`
     maps a parameter's index (among the kept) to the output that may reuse its buffer: the
     `tf.aliasing_output` attribute, through which XLA honours buffer donation.
+
+    Host callbacks the module calls are appended to `callbacks`: the executable compiled from
+    the text must keep them (their registration ends when the last reference goes). Without a
+    list they end with this call, and the text is for reading, not for running.
     """
     jaxpr = closed.jaxpr
     invars = jaxpr.invars
@@ -234,6 +257,8 @@ def lower_jaxpr_to_module(
     live, _ = live_equations(jaxpr)
     outs = lower_jaxpr(main.body, jaxpr, closed.consts, args, module, live)
     main.body.ret(outs, op_name="func.return")
+    if callbacks is not None:
+        callbacks.extend(module.keep_alive)
     return module.text()
 
 

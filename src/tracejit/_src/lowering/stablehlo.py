@@ -285,6 +285,8 @@ class Module:
         self.num_replicas = num_replicas
         self.num_partitions = num_partitions
         self.functions: list[Function] = []
+        # objects the compiled program needs alive (host callbacks, whose ids the text holds)
+        self.keep_alive: list = []
 
     def function(self, name, arg_types, result_types, public=True) -> Function:
         function = Function(name, arg_types, result_types, public)

@@ -8,6 +8,7 @@ Layers, each importing only those before it:
     buffer.py      Buffer (device array, zero-copy NumPy views), Event
     executable.py  Executable: execute with prebuilt argument structs, serialize, cost analysis
     client.py      Client, Device, get_client() (the process-wide client)
+    ffi.py         host callbacks: XLA FFI handler (cffi callback), callable registry by id
 
 Nothing is loaded until first used: `import tracejit` imports none of this, and importing this
 package imports neither cffi nor the plugin. Names below resolve on first access.
@@ -21,6 +22,12 @@ _EXPORTS = {
     "configured_cpu_device_count": "client",
     "get_client": "client",
     "Executable": "executable",
+    "CallbackResultError": "ffi",
+    "HostCallback": "ffi",
+    "callback_error_message": "ffi",
+    "check_results": "ffi",
+    "custom_call_attributes": "ffi",
+    "ensure_handler": "ffi",
     "block_until_ready": "executable",
     "compile_options_proto": "formats",
     "PluginNotFoundError": "header",

@@ -67,6 +67,9 @@ class Executable:
         self._client = client
         self._loaded = loaded_pointer
         self._executable = None
+        # what the program needs alive while it can run: the host callbacks it calls (see
+        # `ffi.py`); such an executable must never go to a persistent cache
+        self.host_callbacks: tuple = ()
         plugin = client.plugin
         self._executable = plugin.call(
             "PJRT_LoadedExecutable_GetExecutable", loaded_executable=loaded_pointer

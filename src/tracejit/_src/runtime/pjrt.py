@@ -57,6 +57,11 @@ class XlaRuntimeError(JaxRuntimeError):
         self.plugin_message = message
 
 
+error_hooks: list = []
+"""Functions called with each `XlaRuntimeError` read from the plugin before it is raised: the
+host-callback handler (`ffi.py`) chains the user's exception to the errors it caused."""
+
+
 # ------------------------------------------------------------------------------------------------
 # The plugin
 
@@ -231,7 +236,10 @@ class Plugin:
             code = 2 if code_error else int(code_args.code)
         finally:
             self.function("PJRT_Error_Destroy")(self.new("PJRT_Error_Destroy_Args", error=error))
-        return XlaRuntimeError(message, code, self.error_code_names.get(code, "UNKNOWN"))
+        exception = XlaRuntimeError(message, code, self.error_code_names.get(code, "UNKNOWN"))
+        for hook in error_hooks:
+            hook(exception)
+        return exception
 
     def await_event(self, event, destroy: bool = True) -> None:
         """Block until `event` is ready (the GIL is released meanwhile); raise its error."""
