@@ -1,0 +1,15 @@
+"""The generalized normal distribution with shape `beta` (2: normal, 1: Laplace)."""
+
+from tracejit._src.lax.special import lgamma
+from tracejit._src.numpy.arithmetic import power
+from tracejit._src.numpy.ufuncs import abs, exp, log
+from tracejit._src.scipy.stats.common import const, inexact
+
+
+def logpdf(x, beta):
+    x, beta = inexact("gennorm.logpdf", x, beta)
+    return log(const(x, 0.5) * beta) - lgamma(const(x, 1) / beta) - power(abs(x), beta)
+
+
+def pdf(x, beta):
+    return exp(logpdf(x, beta))

@@ -1,0 +1,6 @@
+"""`tracejit.scipy.stats.beta`: the Beta distribution."""
+
+from tracejit._src.scipy.stats.beta import (  # noqa: F401
+    logpdf,
+    pdf,
+)

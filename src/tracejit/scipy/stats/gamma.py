@@ -1,0 +1,6 @@
+"""`tracejit.scipy.stats.gamma`: the Gamma distribution."""
+
+from tracejit._src.scipy.stats.gamma import (  # noqa: F401
+    logpdf,
+    pdf,
+)

@@ -1,0 +1,6 @@
+"""`tracejit.scipy.stats.gennorm`: the generalized normal distribution."""
+
+from tracejit._src.scipy.stats.gennorm import (  # noqa: F401
+    logpdf,
+    pdf,
+)

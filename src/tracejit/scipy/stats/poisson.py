@@ -1,0 +1,7 @@
+"""`tracejit.scipy.stats.poisson`: the Poisson distribution."""
+
+from tracejit._src.scipy.stats.poisson import (  # noqa: F401
+    entropy,
+    logpmf,
+    pmf,
+)
