@@ -2,9 +2,10 @@
 
 import numpy as np
 
+from tracejit._src.numpy.creation import array
 from tracejit._src.numpy.lib_math import select
 from tracejit._src.numpy.ufuncs import exp, isnan, log, where
-from tracejit._src.scipy.stats.common import const, inexact
+from tracejit._src.scipy.stats.common import inexact
 
 
 def logpdf(x, loc=0, scale=1):
@@ -20,7 +21,9 @@ def cdf(x, loc=0, scale=1):
     x, loc, scale = inexact("uniform.cdf", x, loc, scale)
     high = loc + scale
     conds = [x < loc, x > high, (x >= loc) & (x <= high)]
-    return select(conds, [const(x, 0), const(x, 1), (x - loc) / scale])
+    # JAX's 0 and 1 here are strongly typed: the CDF of Python scalars is not weak.
+    zero, one = array(0, x.dtype), array(1, x.dtype)
+    return select(conds, [zero, one, (x - loc) / scale])
 
 
 def ppf(q, loc=0, scale=1):
