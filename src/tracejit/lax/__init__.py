@@ -60,6 +60,16 @@ from tracejit._src.lax.comparison import (  # noqa: F401
 )
 from tracejit._src.lax.control_flow.associative_scan import associative_scan  # noqa: F401
 from tracejit._src.lax.control_flow.conditionals import cond, cond_p, switch  # noqa: F401
+from tracejit._src.lax.control_flow.incomplete import (  # noqa: F401
+    betainc,
+    igamma,
+    igamma_grad_a,
+    igamma_grad_a_p,
+    igamma_p,
+    igammac,
+    igammac_p,
+    regularized_incomplete_beta_p,
+)
 from tracejit._src.lax.control_flow.loops import fori_loop, while_loop, while_p  # noqa: F401
 from tracejit._src.lax.control_flow.mapping import map  # noqa: F401
 from tracejit._src.lax.control_flow.scan import scan, scan_p  # noqa: F401
@@ -278,3 +288,4 @@ from tracejit._src.lax.trigonometric import (  # noqa: F401
     tanh,
     tanh_p,
 )
+from tracejit._src.random_gamma import random_gamma_grad  # noqa: F401

@@ -3,6 +3,7 @@ JAX's others are not built yet, and absent (`hasattr` is False)."""
 
 from tracejit._src.scipy.special import (  # noqa: F401
     beta,
+    betainc,
     betaln,
     boxcox,
     boxcox1p,
@@ -14,6 +15,8 @@ from tracejit._src.scipy.special import (  # noqa: F401
     expit,
     factorial,
     gamma,
+    gammainc,
+    gammaincc,
     gammaln,
     gammasgn,
     kl_div,
