@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from tracejit._src.numpy.ufuncs import exp, log, where
-from tracejit._src.scipy.special import betaln, xlog1py, xlogy
+from tracejit._src.numpy.ufuncs import clip, exp, log, where
+from tracejit._src.scipy.special import betainc, betaln, xlog1py, xlogy
 from tracejit._src.scipy.stats.common import const, inexact
 
 
@@ -19,3 +19,22 @@ def logpdf(x, a, b, loc=0, scale=1):
 
 def pdf(x, a, b, loc=0, scale=1):
     return exp(logpdf(x, a, b, loc, scale))
+
+
+def cdf(x, a, b, loc=0, scale=1):
+    x, a, b, loc, scale = inexact("beta.cdf", x, a, b, loc, scale)
+    return betainc(a, b, clip((x - loc) / scale, const(x, 0), const(x, 1)))
+
+
+def logcdf(x, a, b, loc=0, scale=1):
+    return log(cdf(x, a, b, loc, scale))
+
+
+def sf(x, a, b, loc=0, scale=1):
+    """By the symmetry I_x(a, b) = 1 - I_{1-x}(b, a), without 1 - cdf's cancellation."""
+    x, a, b, loc, scale = inexact("beta.sf", x, a, b, loc, scale)
+    return betainc(b, a, const(x, 1) - clip((x - loc) / scale, const(x, 0), const(x, 1)))
+
+
+def logsf(x, a, b, loc=0, scale=1):
+    return log(sf(x, a, b, loc, scale))

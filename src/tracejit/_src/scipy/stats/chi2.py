@@ -3,7 +3,8 @@
 import numpy as np
 
 from tracejit._src.lax.special import lgamma
-from tracejit._src.numpy.ufuncs import exp, log, where
+from tracejit._src.numpy.ufuncs import clip, exp, log, where
+from tracejit._src.scipy.special import gammainc, gammaincc
 from tracejit._src.scipy.stats.common import const, inexact
 
 
@@ -19,3 +20,26 @@ def logpdf(x, df, loc=0, scale=1):
 
 def pdf(x, df, loc=0, scale=1):
     return exp(logpdf(x, df, loc, scale))
+
+
+def _half_scaled(x, loc, scale):
+    """(x - loc) / (2 scale), clipped to the support."""
+    return clip((x - loc) / (scale * const(scale, 2)), const(x, 0), const(x, np.inf))
+
+
+def cdf(x, df, loc=0, scale=1):
+    x, df, loc, scale = inexact("chi2.cdf", x, df, loc, scale)
+    return gammainc(df / const(df, 2), _half_scaled(x, loc, scale))
+
+
+def logcdf(x, df, loc=0, scale=1):
+    return log(cdf(x, df, loc, scale))
+
+
+def sf(x, df, loc=0, scale=1):
+    x, df, loc, scale = inexact("chi2.sf", x, df, loc, scale)
+    return gammaincc(df / const(df, 2), _half_scaled(x, loc, scale))
+
+
+def logsf(x, df, loc=0, scale=1):
+    return log(sf(x, df, loc, scale))

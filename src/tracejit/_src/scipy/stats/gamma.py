@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from tracejit._src.numpy.ufuncs import exp, log, where
-from tracejit._src.scipy.special import gammaln, xlogy
+from tracejit._src.numpy.ufuncs import clip, exp, log, where
+from tracejit._src.scipy.special import gammainc, gammaincc, gammaln, xlogy
 from tracejit._src.scipy.stats.common import const, inexact
 
 
@@ -18,3 +18,22 @@ def logpdf(x, a, loc=0, scale=1):
 
 def pdf(x, a, loc=0, scale=1):
     return exp(logpdf(x, a, loc, scale))
+
+
+def cdf(x, a, loc=0, scale=1):
+    x, a, loc, scale = inexact("gamma.cdf", x, a, loc, scale)
+    return gammainc(a, clip((x - loc) / scale, const(x, 0), const(x, np.inf)))
+
+
+def logcdf(x, a, loc=0, scale=1):
+    return log(cdf(x, a, loc, scale))
+
+
+def sf(x, a, loc=0, scale=1):
+    x, a, loc, scale = inexact("gamma.sf", x, a, loc, scale)
+    y = (x - loc) / scale
+    return where(y < const(y, 0), 1, gammaincc(a, y))
+
+
+def logsf(x, a, loc=0, scale=1):
+    return log(sf(x, a, loc, scale))

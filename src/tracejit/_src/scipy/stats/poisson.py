@@ -6,8 +6,8 @@ import numpy as np
 from tracejit._src.numpy import manipulation, reductions
 from tracejit._src.numpy.creation import arange
 from tracejit._src.numpy.promotion import promote_dtypes_inexact, to_operands
-from tracejit._src.numpy.ufuncs import ceil, exp, log, not_equal, round, sqrt, where
-from tracejit._src.scipy.special import entr, gammaln, xlogy
+from tracejit._src.numpy.ufuncs import ceil, exp, floor, log, not_equal, round, sqrt, where
+from tracejit._src.scipy.special import entr, gammaincc, gammaln, xlogy
 from tracejit._src.scipy.stats.common import const, inexact
 
 
@@ -41,3 +41,9 @@ def entropy(mu, loc=0):
     out = where(flat < 10, small, where(flat < 100, medium, large))
     out = where(flat == 0, const(flat, 0), out)
     return manipulation.broadcast_to(manipulation.reshape(out, mu.shape), shape)
+
+
+def cdf(k, mu, loc=0):
+    k, mu, loc = inexact("poisson.cdf", k, mu, loc)
+    x = k - loc
+    return where(x < const(k, 0), const(k, 0), gammaincc(floor(const(x, 1) + x), mu))
