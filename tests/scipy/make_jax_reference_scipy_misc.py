@@ -68,6 +68,10 @@ CASES = {
     "trapezoid_weak": lambda j: j.scipy.integrate.trapezoid(j.numpy.asarray(2.0) * np.ones(3)),
     "convolve_int": lambda j: j.scipy.signal.convolve(np.arange(5), np.array([1, 2, 1])),
     "correlate2d_int": lambda j: j.scipy.signal.correlate2d(TIES, np.array([[1, 2], [0, 1]])),
+    "detrend_int": lambda j: j.scipy.signal.detrend(TIES),
+    "detrend_one_point_segments": lambda j: j.scipy.signal.detrend(
+        TIES.astype(np.float32), axis=0, bp=[1, 2]
+    ),
     "map_coordinates_int_linear": lambda j: j.scipy.ndimage.map_coordinates(
         np.arange(12).reshape(3, 4), [np.array([0.5, 1.25, -0.5]), np.array([1.5, 2.5, 0.0])], 1
     ),

@@ -1,5 +1,6 @@
-"""scipy.signal's direct convolutions against SciPy (every mode, 1-D to 3-D, either operand the
-larger, complex operands), under jit and vmap, their gradients, and JAX's errors."""
+"""scipy.signal's direct convolutions (every mode, 1-D to 3-D, either operand the larger,
+complex operands) and detrend against SciPy, under jit and vmap, their gradients, and JAX's
+errors."""
 
 import numpy as np
 import pytest
@@ -53,6 +54,21 @@ def test_jit_vmap_and_grads():
     check_grads(lambda x, k: signal.correlate2d(x, k, "same"), (x, k), order=2)
 
 
+@pytest.mark.parametrize(
+    "options", [{}, {"type": "constant"}, {"bp": [5, 12]}, {"axis": 0}, {"axis": 0, "bp": [1, 3]}]
+)
+def test_detrend_against_scipy(options, enable_x64):
+    x = np.random.default_rng(4).normal(size=(4, 20)).cumsum(axis=1)
+    assert_close(signal.detrend(x, **options), ss.detrend(x, **options), 1e-10, atol=1e-12)
+
+
+def test_detrend_jit_vmap_grads():
+    x = np.random.default_rng(5).normal(size=(3, 10)).astype(np.float32)
+    assert_close(tracejit.jit(signal.detrend)(x), signal.detrend(x), 1e-6)
+    check_vmap(lambda row: signal.detrend(row, bp=[4]), (x,), (0,), tol=1e-5, atol=1e-6)
+    check_grads(lambda x: signal.detrend(x, bp=[3]), (x.astype(np.float64),), order=2)
+
+
 def test_bad_arguments_raise_jax_errors():
     x = np.ones(3)
     with pytest.raises(ValueError, match="mode must be one of"):
@@ -71,3 +87,9 @@ def test_bad_arguments_raise_jax_errors():
         signal.convolve2d(x, x)
     with pytest.raises(NotImplementedError, match="boundary='fill', fillvalue=0"):
         signal.correlate2d(np.ones((2, 2)), np.ones((2, 2)), fillvalue=1)
+    with pytest.raises(ValueError, match="Trend type must be 'linear' or 'constant'"):
+        signal.detrend(x, type="quadratic")
+    with pytest.raises(ValueError, match="Breakpoints must be non-negative"):
+        signal.detrend(x, bp=[5])
+    with pytest.raises(NotImplementedError, match="overwrite_data"):
+        signal.detrend(x, overwrite_data=True)

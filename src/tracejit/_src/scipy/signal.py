@@ -11,15 +11,22 @@ Gradients and batching come from the gather's and the contraction's rules. The w
 prod(out shape) * prod(kernel shape) elements: fine for the kernels signal processing uses.
 JAX's `method='fft'`, `fftconvolve` and the spectral functions (stft, istft, welch, csd) need
 `jnp.fft`, which tracejit does not have yet.
+
+`detrend` removes the least-squares line from each segment between breakpoints; with only two
+unknowns the fit has a closed form (slope = cov(t, y) / var(t) about the segment's means),
+where JAX calls `lstsq`.
 """
+
+import itertools
 
 import numpy as np
 
-from tracejit._src.numpy import manipulation
+from tracejit._src.numpy import manipulation, reductions
 from tracejit._src.numpy.advanced_indexing import take
+from tracejit._src.numpy.creation import arange, asarray
 from tracejit._src.numpy.products import tensordot
 from tracejit._src.numpy.promotion import promote_dtypes_inexact, to_operands
-from tracejit._src.numpy.ufuncs import conjugate
+from tracejit._src.numpy.ufuncs import conjugate, where
 
 _MODES = ("full", "same", "valid")
 
@@ -125,3 +132,39 @@ def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0, precision=N
         result = _convolve_nd("correlate2d", flip(in2), conjugate(in1), mode, precision)
         return conjugate(result) if mode == "full" else result
     return flip(_convolve_nd("correlate2d", flip(in1), conjugate(in2), mode, precision))
+
+
+def _remove_line(segment):
+    """`segment` (points along axis 0) minus its least-squares line a + b t."""
+    n = segment.shape[0]
+    t = arange(1, n + 1, dtype=segment.dtype) / np.asarray(n, segment.dtype)
+    t_centred = (t - reductions.mean(t))[:, None]
+    y_centred = segment - reductions.mean(segment, axis=0, keepdims=True)
+    spread = reductions.sum(t_centred * t_centred)
+    covariance = reductions.sum(t_centred * y_centred, axis=0, keepdims=True)
+    # One point: no slope (the constant fits it exactly).
+    slope = where(spread > 0, covariance / where(spread > 0, spread, 1), 0)
+    return y_centred - t_centred * slope
+
+
+def detrend(data, axis=-1, type="linear", bp=0, overwrite_data=None):
+    """`data` minus its mean ('constant') or minus a least-squares line fitted separately
+    between the breakpoints `bp` ('linear'), along `axis`."""
+    if overwrite_data is not None:
+        raise NotImplementedError("overwrite_data argument not implemented.")
+    if type not in ("constant", "linear"):
+        raise ValueError("Trend type must be 'linear' or 'constant'.")
+    (data_arr,) = promote_dtypes_inexact(asarray(data))
+    if type == "constant":
+        return data_arr - reductions.mean(data_arr, axis, keepdims=True)
+    n = data_arr.shape[axis]
+    bp_arr = np.sort(np.unique(np.r_[0, bp, n]))
+    if bp_arr[0] < 0 or bp_arr[-1] > n:
+        raise ValueError(
+            "Breakpoints must be non-negative and less than length of data along given axis."
+        )
+    moved = manipulation.moveaxis(data_arr, axis, 0)
+    columns = manipulation.reshape(moved, (n, -1))
+    segments = [_remove_line(columns[start:stop]) for start, stop in itertools.pairwise(bp_arr)]
+    out = manipulation.reshape(manipulation.concatenate(segments, axis=0), moved.shape)
+    return manipulation.moveaxis(out, 0, axis)
