@@ -9,6 +9,7 @@ from tracejit import lax
 
 # Shapes of the operands: size-1 dimensions, rank-0 operands broadcasting, size 0. The first
 # is the one vmap, derivatives and XLA are checked on.
+SINGLES = (((2, 3),), ((),), ((0,),))
 PAIRS = (((2, 3), (1, 3)), ((), ()), ((2, 3), ()), ((0, 3), (0, 3)))
 TRIPLES = (((2, 3), (1, 3), (2, 3)), ((), (), ()), ((2, 3), (), ()), ((0,), (0,), (0,)))
 
@@ -73,5 +74,34 @@ SPECIAL = [
         grad_argnums=(2,),
         tol=8,
         primitive="regularized_incomplete_beta",
+    ),
+    OpSpec(
+        "zeta",
+        lax.zeta,
+        scipy.special.zeta,
+        FLOATS,
+        ranges((1.5, 6.0), (0.2, 4.0)),
+        PAIRS,
+        tol=4,
+    ),
+    OpSpec(
+        "bessel_i0e",
+        lax.bessel_i0e,
+        scipy.special.i0e,
+        FLOATS,
+        ranges((-12.0, 12.0)),
+        SINGLES,
+        grad_argnums=(0,),
+        tol=2,
+    ),
+    OpSpec(
+        "bessel_i1e",
+        lax.bessel_i1e,
+        scipy.special.i1e,
+        FLOATS,
+        ranges((-12.0, 12.0)),
+        SINGLES,
+        grad_argnums=(0,),
+        tol=2,
     ),
 ]

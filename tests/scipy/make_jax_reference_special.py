@@ -52,6 +52,15 @@ EDGES = {
             [0.5, 0.5, 0.0, 0.5, 0.5, 0.5, 1.5, 0.5, 0.5, 1.0, 0.3, 1e-12, 0.4],
         ],
     ),
+    "zeta": (
+        special.zeta,
+        [
+            [0.5, 1.0, 2.0, 3.0, 4.0, 2.5, 0.0, -1.0, -2.0, 2.0, 3.0, 2.0, inf, inf, 2.0, 1e300],
+            [0.0, -1.0, -2.0, -3.0, -0.5, -2.0, -1.0, 1.0, -2.0, -inf, inf, 0.5, 1.0, -1.0, 0, 2],
+        ],
+    ),
+    "i0e": (special.i0e, [[0.0, -0.0, 1e-300, -3.0, 8.0, 8.0001, 100.0, inf, -inf, nan]]),
+    "i1e": (special.i1e, [[0.0, -0.0, 1e-300, -3.0, 8.0, 8.0001, 100.0, inf, -inf, nan]]),
 }
 
 # name: (function, operands): the dtype and weak type of the result (default 32-bit mode)
@@ -59,6 +68,13 @@ DTYPE_CASES = {
     "gammainc": (special.gammainc, [(1, 2), (1.0, 2), (np.float32(1), 2.0), (np.int32(3), 2)]),
     "gammaincc": (special.gammaincc, [(1, 2.0), (np.float16(1), 2)]),
     "betainc": (special.betainc, [(1, 2, 0.5), (jnp.bfloat16(1), 2, 0.5)]),
+    "zeta": (special.zeta, [(2, 1), (2.0, np.float32(1)), (np.int32(2), np.int32(1))]),
+    "poch": (special.poch, [(2, 0), (2.0, 3.0), (np.float16(2), 3)]),
+    "i0": (special.i0, [(1,), (np.int32(1),), (np.float16(1),)]),
+    "i0e": (special.i0e, [(1.0,), (jnp.bfloat16(1),)]),
+    "i1": (special.i1, [(1,), (np.float32(1),)]),
+    "i1e": (special.i1e, [(1.0,), (np.int8(1),)]),
+    "numpy.i0": (jnp.i0, [(1,), (np.int32(1),), (np.float16(1),)]),
 }
 
 

@@ -247,6 +247,10 @@ from tracejit._src.lax.sort import (  # noqa: F401
     sort_p,
 )
 from tracejit._src.lax.special import (  # noqa: F401
+    bessel_i0e,
+    bessel_i0e_p,
+    bessel_i1e,
+    bessel_i1e_p,
     digamma,
     digamma_p,
     erf,
@@ -259,6 +263,8 @@ from tracejit._src.lax.special import (  # noqa: F401
     lgamma_p,
     polygamma,
     polygamma_p,
+    zeta,
+    zeta_p,
 )
 from tracejit._src.lax.trigonometric import (  # noqa: F401
     acos,

@@ -292,6 +292,7 @@ from tracejit._src.numpy.ufuncs import (  # noqa: F401
     true_divide,
     trunc,
 )
+from tracejit._src.scipy.special_bessel import numpy_i0 as i0  # noqa: F401
 
 pi = _np.pi
 e = _np.e

@@ -33,3 +33,11 @@ from tracejit._src.scipy.special import (  # noqa: F401
     xlog1py,
     xlogy,
 )
+from tracejit._src.scipy.special_bessel import (  # noqa: F401
+    bessel_jn,
+    i0,
+    i0e,
+    i1,
+    i1e,
+)
+from tracejit._src.scipy.special_series import bernoulli, poch, zeta  # noqa: F401

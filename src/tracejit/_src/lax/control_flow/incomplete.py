@@ -3,9 +3,9 @@
 computes them.
 
 XLA has no operation for them, so each is an algorithm written in lax operations whose
-iterations are `while_loop`s (hence the module's place among the higher-order primitives). The
-algorithm is staged once per operand types (`_staged`): eagerly its jaxpr is evaluated on NumPy,
-compiled it is emitted inline, so both give JAX's values, edge cases included.
+iterations are `while_loop`s (hence the module's place among the higher-order primitives),
+staged once per operand types (`special.staged_algorithm`): eagerly its jaxpr is evaluated on
+NumPy, compiled it is emitted inline, so both give JAX's values, edge cases included.
 
 With ax = x^a e^-x / Gamma(a), the regularized lower incomplete gamma function P(a, x) is ax
 times a power series (converging fast for x < a or x < 1), and Q = 1 - P is ax times a
@@ -26,11 +26,9 @@ import functools
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, ShapedArray, get_aval, shape_of
+from tracejit._src.core import Primitive, get_aval, shape_of
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_rules
-from tracejit._src.interpreters.eval import eval_jaxpr_numpy
-from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.lax import (
     binary,
     bitwise,
@@ -44,12 +42,7 @@ from tracejit._src.lax import (
     special,
 )
 from tracejit._src.lax.control_flow.loops import while_loop
-from tracejit._src.lax.standard import (
-    broadcast_shapes,
-    elementwise_abstract_eval,
-    is_float,
-    weak_if_all_weak,
-)
+from tracejit._src.lax.standard import elementwise_abstract_eval, is_float, weak_if_all_weak
 from tracejit._src.lowering.lower import lowering_rules
 
 # The algorithms read as formulas: lax's operations under short names.
@@ -104,42 +97,7 @@ def _underflows(log_ax):
     return lt(log_ax, _const(log_ax, -np.log(largest)))
 
 
-# --- the staged algorithms ---------------------------------------------------------------------
-
-
-def _upcast_and_broadcast(algorithm, operands):
-    """`algorithm` on operands broadcast to one shape, in float32 for the half-precision
-    dtypes (whose few digits would stop the iterations early or never), as JAX computes it."""
-    out_shape = broadcast_shapes(algorithm.__name__, *map(get_aval, operands))
-    operands = [broadcasting.broadcast_to_shape(x, out_shape) for x in operands]
-    dtype = get_aval(operands[0]).dtype
-    if dtype.itemsize >= 4:
-        return algorithm(*operands)
-    wide = [conversions.convert_element_type(x, np.float32) for x in operands]
-    return conversions.convert_element_type(algorithm(*wide), dtype)
-
-
-def _staged(algorithm):
-    """The impl and lowering rules of a primitive computed by `algorithm` (lax operations and
-    loops): its jaxpr, staged once per operand types, evaluated on NumPy or lowered inline."""
-
-    @functools.lru_cache(maxsize=64)
-    def staged(avals):
-        return trace_to_jaxpr(
-            lambda *xs: [_upcast_and_broadcast(algorithm, xs)],
-            list(avals),
-            DebugInfo(algorithm, algorithm.__name__),
-        )
-
-    def impl(*operands):
-        closed = staged(tuple(ShapedArray(np.shape(x), np.dtype(x.dtype)) for x in operands))
-        return eval_jaxpr_numpy(closed.jaxpr, closed.consts, list(operands))[0]
-
-    def lowering(ctx, *operands):
-        closed = staged(tuple(aval.strip_weak_type() for aval in ctx.avals_in))
-        return ctx.lower_sub_jaxpr(ctx.block, closed, list(operands))[0]
-
-    return impl, lowering
+# --- the expansions of P and Q -----------------------------------------------------------------
 
 
 class IgammaMode(enum.Enum):
@@ -274,7 +232,7 @@ def _igamma_values(a, x):
     return select(domain_error, _full_like(a, np.nan), out)
 
 
-_igamma_impl, _igamma_lowering = _staged(_igamma_values)
+_igamma_impl, _igamma_lowering = special.staged_algorithm(_igamma_values)
 igamma_p.def_impl(_igamma_impl)
 igamma_p.def_abstract_eval(elementwise_abstract_eval("igamma", is_float))
 igamma_p.def_weak_type_rule(weak_if_all_weak)
@@ -320,7 +278,7 @@ def _igammac_values(a, x):
     return select(domain_error, _full_like(a, np.nan), out)
 
 
-_igammac_impl, _igammac_lowering = _staged(_igammac_values)
+_igammac_impl, _igammac_lowering = special.staged_algorithm(_igammac_values)
 igammac_p.def_impl(_igammac_impl)
 igammac_p.def_abstract_eval(elementwise_abstract_eval("igammac", is_float))
 igammac_p.def_weak_type_rule(weak_if_all_weak)
@@ -363,7 +321,7 @@ def _igamma_grad_a_values(a, x):
     return incomplete_gamma_derivative(a, x, IgammaMode.DERIVATIVE)
 
 
-_igamma_grad_a_impl, _igamma_grad_a_lowering = _staged(_igamma_grad_a_values)
+_igamma_grad_a_impl, _igamma_grad_a_lowering = special.staged_algorithm(_igamma_grad_a_values)
 igamma_grad_a_p.def_impl(_igamma_grad_a_impl)
 igamma_grad_a_p.def_abstract_eval(elementwise_abstract_eval("igamma_grad_a", is_float))
 igamma_grad_a_p.def_weak_type_rule(weak_if_all_weak)
@@ -472,7 +430,7 @@ def _betainc_values(a, b, x):
     return select(result_is_nan, _full_like(a, np.nan), out)
 
 
-_betainc_impl, _betainc_lowering = _staged(_betainc_values)
+_betainc_impl, _betainc_lowering = special.staged_algorithm(_betainc_values)
 regularized_incomplete_beta_p.def_impl(_betainc_impl)
 regularized_incomplete_beta_p.def_abstract_eval(
     elementwise_abstract_eval("regularized_incomplete_beta", is_float)
