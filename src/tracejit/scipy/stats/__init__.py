@@ -27,5 +27,6 @@ from tracejit.scipy.stats import (  # noqa: F401
     t,
     truncnorm,
     uniform,
+    vonmises,
     wrapcauchy,
 )
