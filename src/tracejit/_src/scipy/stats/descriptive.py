@@ -56,28 +56,35 @@ def _along_axis(fun, a, axis):
     return manipulation.moveaxis(out, -1, axis)
 
 
+def _tied_ranks(starts, dense, method, out_dtype):
+    """'max', 'min' or 'average' ranks from where groups start in sorted order (`starts`) and
+    each element's group (its `dense` rank)."""
+    size = starts.shape[0]
+    # group_end[g]: the sorted position where group g + 1 starts (`size` after the last one).
+    (group_end,) = sorting.nonzero(starts, size=size + 1, fill_value=size)
+    group_end = convert_element_type(group_end, out_dtype)
+    if method == "max":
+        return group_end[dense]
+    if method == "min":
+        return group_end[dense - 1] + 1
+    return 0.5 * (group_end[dense] + group_end[dense - 1] + 1)
+
+
 def _ranks(a, method):
     """The ranks (1-based, default float dtype) of the 1-D `a`; all NaN if `a` has a NaN."""
     out_dtype = dtypes.default_float_dtype()
     size = a.shape[0]
     arr, sorter = sort_key_val(a, arange(size))
-    inv = zeros_like(sorter).at[sorter].set(arange(size, dtype=sorter.dtype))
+    ordinal = zeros_like(sorter).at[sorter].set(arange(size, dtype=sorter.dtype))
     if method == "ordinal":
-        ranks = convert_element_type(inv + 1, out_dtype)
+        ranks = convert_element_type(ordinal + 1, out_dtype)
     else:
         starts = manipulation.concatenate([array([True]), arr[1:] != arr[:-1]])
-        dense = reductions.cumsum(starts)[inv]
+        dense = reductions.cumsum(starts)[ordinal]
         if method == "dense":
             ranks = convert_element_type(dense, out_dtype)
         else:
-            # count[g]: the sorted position where group g + 1 starts (size after the last).
-            (count,) = sorting.nonzero(starts, size=size + 1, fill_value=size)
-            count = convert_element_type(count, out_dtype)
-            ranks = {
-                "max": lambda: count[dense],
-                "min": lambda: count[dense - 1] + 1,
-                "average": lambda: 0.5 * (count[dense] + count[dense - 1] + 1),
-            }[method]()
+            ranks = _tied_ranks(starts, dense, method, out_dtype)
     return where(reductions.any(isnan(a)), full_like(ranks, np.nan), ranks)
 
 
