@@ -9,6 +9,7 @@ from op_specs.binary import BINARY
 from op_specs.elementwise import ELEMENTWISE
 from op_specs.indexing import INDEXING
 from op_specs.reductions import REDUCTIONS
+from op_specs.special import SPECIAL
 from op_specs.structural import STRUCTURAL
 
 FAMILIES = {
@@ -17,6 +18,7 @@ FAMILIES = {
     "structural": STRUCTURAL,
     "reductions": REDUCTIONS,
     "indexing": INDEXING,
+    "special": SPECIAL,
 }
 
 ALL_SPECS = [spec for table in FAMILIES.values() for spec in table]

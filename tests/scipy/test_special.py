@@ -384,13 +384,6 @@ def test_added_dtypes(case):
     assert (str(out.dtype), out.weak_type) == (dtype, weak)
 
 
-@pytest.mark.parametrize("name", ["zeta", "betainc", "i0e", "gammainc", "erfcx"])
-def test_names_not_built_yet_are_absent(name):
-    assert not hasattr(sp, name)
-    with pytest.raises(AttributeError):
-        getattr(sp, name)
-
-
 def _exact_betaln(m, n):
     """log B(m, n) for integers, from exact factorials: (m-1)! (n-1)! / (m+n-1)!."""
     ratio = Fraction(math.factorial(m - 1) * math.factorial(n - 1), math.factorial(m + n - 1))

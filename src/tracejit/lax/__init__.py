@@ -83,6 +83,16 @@ from tracejit._src.lax.comparison import (  # noqa: F401
 from tracejit._src.lax.composite import composite, composite_p  # noqa: F401
 from tracejit._src.lax.control_flow.associative_scan import associative_scan  # noqa: F401
 from tracejit._src.lax.control_flow.conditionals import cond, cond_p, switch  # noqa: F401
+from tracejit._src.lax.control_flow.incomplete import (  # noqa: F401
+    betainc,
+    igamma,
+    igamma_grad_a,
+    igamma_grad_a_p,
+    igamma_p,
+    igammac,
+    igammac_p,
+    regularized_incomplete_beta_p,
+)
 from tracejit._src.lax.control_flow.loops import fori_loop, while_loop, while_p  # noqa: F401
 from tracejit._src.lax.control_flow.mapping import map  # noqa: F401
 from tracejit._src.lax.control_flow.scan import scan, scan_p  # noqa: F401
@@ -295,6 +305,10 @@ from tracejit._src.lax.sort import (  # noqa: F401
     top_k_p,
 )
 from tracejit._src.lax.special import (  # noqa: F401
+    bessel_i0e,
+    bessel_i0e_p,
+    bessel_i1e,
+    bessel_i1e_p,
     digamma,
     digamma_p,
     erf,
@@ -307,6 +321,8 @@ from tracejit._src.lax.special import (  # noqa: F401
     lgamma_p,
     polygamma,
     polygamma_p,
+    zeta,
+    zeta_p,
 )
 from tracejit._src.lax.stacking import (  # noqa: F401
     split,
@@ -347,3 +363,4 @@ from tracejit._src.lax.trigonometric import (  # noqa: F401
     tanh,
     tanh_p,
 )
+from tracejit._src.random_gamma import random_gamma_grad  # noqa: F401

@@ -392,6 +392,7 @@ from tracejit._src.numpy.ufuncs import (  # noqa: F401
     trunc,
 )
 from tracejit._src.numpy.windows import bartlett, blackman, hamming, hanning  # noqa: F401
+from tracejit._src.scipy.special_bessel import numpy_i0 as i0  # noqa: F401
 
 pi = _np.pi
 e = _np.e

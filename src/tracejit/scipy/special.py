@@ -3,6 +3,7 @@ JAX's others are not built yet, and absent (`hasattr` is False)."""
 
 from tracejit._src.scipy.special import (  # noqa: F401
     beta,
+    betainc,
     betaln,
     boxcox,
     boxcox1p,
@@ -14,6 +15,8 @@ from tracejit._src.scipy.special import (  # noqa: F401
     expit,
     factorial,
     gamma,
+    gammainc,
+    gammaincc,
     gammaln,
     gammasgn,
     kl_div,
@@ -30,3 +33,11 @@ from tracejit._src.scipy.special import (  # noqa: F401
     xlog1py,
     xlogy,
 )
+from tracejit._src.scipy.special_bessel import (  # noqa: F401
+    bessel_jn,
+    i0,
+    i0e,
+    i1,
+    i1e,
+)
+from tracejit._src.scipy.special_series import bernoulli, poch, zeta  # noqa: F401

@@ -96,7 +96,8 @@ def _scalar_literal(value, dtype) -> str:
             return "0x7FC00000" if dtype == np.float32 else _nan_hex(dtype)
         if np.isinf(value):
             return _inf_hex(dtype, value > 0)
-        return repr(value)
+        text = repr(value)  # MLIR's float literals need a point: 1e-16 must read 1.0e-16
+        return text if "." in text else text.replace("e", ".0e")
     return str(int(value))
 
 

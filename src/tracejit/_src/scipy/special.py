@@ -25,6 +25,7 @@ import numpy as np
 from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import special as lax_special
+from tracejit._src.lax.control_flow import incomplete as lax_incomplete
 from tracejit._src.nn.functions import log_softmax as _nn_log_softmax
 from tracejit._src.nn.functions import logsumexp
 from tracejit._src.nn.functions import softmax as _nn_softmax
@@ -109,6 +110,30 @@ def polygamma(n, x):
         raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype {n_dtype}.")
     n, x = _inexact("polygamma", asarray_operand("polygamma", n), asarray_operand("polygamma", x))
     return lax_special.polygamma(n, x)
+
+
+def gammainc(a, x):
+    r"""Regularized lower incomplete gamma function
+    :math:`P(a, x) = \frac{1}{\Gamma(a)}\int_0^x t^{a-1}e^{-t}\,dt` (`lax.igamma`)."""
+    a, x = _inexact("gammainc", a, x)
+    return lax_incomplete.igamma(a, x)
+
+
+def gammaincc(a, x):
+    r"""Regularized upper incomplete gamma function :math:`Q(a, x) = 1 - P(a, x)`
+    (`lax.igammac`), accurate where P is close to 1."""
+    a, x = _inexact("gammaincc", a, x)
+    return lax_incomplete.igammac(a, x)
+
+
+def betainc(a, b, x):
+    r"""Regularized incomplete beta function
+    :math:`I_x(a, b) = \frac{1}{B(a, b)}\int_0^x t^{a-1}(1-t)^{b-1}\,dt` (`lax.betainc`);
+    differentiable in x only, as in JAX."""
+    a, b, x = _inexact("betainc", a, b, x)
+    if np.issubdtype(a.dtype, np.complexfloating):
+        raise ValueError("betainc does not support complex-valued inputs.")
+    return lax_incomplete.betainc(a, b, x)
 
 
 def gammasgn(x):
@@ -468,6 +493,7 @@ def ndtri(p):
 
 __all__ = [
     "beta",
+    "betainc",
     "betaln",
     "boxcox",
     "boxcox1p",
@@ -479,6 +505,8 @@ __all__ = [
     "expit",
     "factorial",
     "gamma",
+    "gammainc",
+    "gammaincc",
     "gammaln",
     "gammasgn",
     "kl_div",

@@ -1,0 +1,8 @@
+"""`tracejit.scipy.stats.uniform`: the uniform distribution."""
+
+from tracejit._src.scipy.stats.uniform import (  # noqa: F401
+    cdf,
+    logpdf,
+    pdf,
+    ppf,
+)

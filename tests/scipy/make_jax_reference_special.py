@@ -1,0 +1,118 @@
+"""Records what JAX 0.10.2 gives for tracejit.scipy.special's iterative and series functions
+where SciPy differs or has no answer: their values at the edges of their domains (float64),
+and the dtype and weak type of their results for Python-scalar, NumPy and low-precision
+operands. Writes tests/scipy/data/jax_special.json, read by tests/scipy/test_special_*.py.
+
+Run by hand with real JAX (never imported by the package or the tests), from outside the repo:
+
+    cd /tmp && /path/to/jax-venv/bin/python /path/to/tests/scipy/make_jax_reference_special.py
+"""
+
+import json
+import math
+import pathlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.scipy import special
+
+jax.config.update("jax_enable_x64", True)
+
+nan, inf = math.nan, math.inf
+
+# name: (function of the operands, edge operands, one column per operand)
+EDGES = {
+    "gammainc": (
+        special.gammainc,
+        [
+            [0.0, 0.0, 0.0, 1.0, 2.0, -1.0, nan, 1.0, inf, inf, 3.0, 0.5, 1e-30, 1e3, 50.0],
+            [0.0, 0.5, 2.0, 0.0, inf, 1.0, 1.0, nan, 1.0, inf, -1.0, 1e-300, 1.0, 1e3, 1e-3],
+        ],
+    ),
+    "gammaincc": (
+        special.gammaincc,
+        [
+            [0.0, 0.0, 0.0, 1.0, 2.0, -1.0, nan, 1.0, inf, inf, 3.0, 0.5, 1e-30, 1e3, 50.0],
+            [0.0, 0.5, 2.0, 0.0, inf, 1.0, 1.0, nan, 1.0, inf, -1.0, 1e-300, 1.0, 1e3, 1e-3],
+        ],
+    ),
+    "igamma_grad_a": (
+        jax.lax.igamma_grad_a,
+        [
+            [0.0, 0.0, 1.0, 2.0, -1.0, nan, 1.0, 3.0, 0.5, 1e-30, 2.5, 2.5],
+            [0.0, 0.5, 0.0, inf, 1.0, 1.0, nan, -1.0, 1e-300, 1.0, 0.5, 7.0],
+        ],
+    ),
+    "betainc": (
+        special.betainc,
+        [
+            [0.0, 1.0, 2.0, 0.0, inf, 1.0, 1.0, -1.0, nan, 2.0, 1e-310, 0.5, 200.0],
+            [1.0, 0.0, 2.0, 0.0, 1.0, inf, 1.0, 1.0, 1.0, 2.0, 2.0, 0.5, 300.0],
+            [0.5, 0.5, 0.0, 0.5, 0.5, 0.5, 1.5, 0.5, 0.5, 1.0, 0.3, 1e-12, 0.4],
+        ],
+    ),
+    "zeta": (
+        special.zeta,
+        [
+            [0.5, 1.0, 2.0, 3.0, 4.0, 2.5, 0.0, -1.0, -2.0, 2.0, 3.0, 2.0, inf, inf, 2.0, 1e300],
+            [0.0, -1.0, -2.0, -3.0, -0.5, -2.0, -1.0, 1.0, -2.0, -inf, inf, 0.5, 1.0, -1.0, 0, 2],
+        ],
+    ),
+    "i0e": (special.i0e, [[0.0, -0.0, 1e-300, -3.0, 8.0, 8.0001, 100.0, inf, -inf, nan]]),
+    "i1e": (special.i1e, [[0.0, -0.0, 1e-300, -3.0, 8.0, 8.0001, 100.0, inf, -inf, nan]]),
+}
+
+# name: (function, operands): the dtype and weak type of the result (default 32-bit mode)
+DTYPE_CASES = {
+    "gammainc": (special.gammainc, [(1, 2), (1.0, 2), (np.float32(1), 2.0), (np.int32(3), 2)]),
+    "gammaincc": (special.gammaincc, [(1, 2.0), (np.float16(1), 2)]),
+    "betainc": (special.betainc, [(1, 2, 0.5), (jnp.bfloat16(1), 2, 0.5)]),
+    "zeta": (special.zeta, [(2, 1), (2.0, np.float32(1)), (np.int32(2), np.int32(1))]),
+    "poch": (special.poch, [(2, 0), (2.0, 3.0), (np.float16(2), 3)]),
+    "i0": (special.i0, [(1,), (np.int32(1),), (np.float16(1),)]),
+    "i0e": (special.i0e, [(1.0,), (jnp.bfloat16(1),)]),
+    "i1": (special.i1, [(1,), (np.float32(1),)]),
+    "i1e": (special.i1e, [(1.0,), (np.int8(1),)]),
+    "numpy.i0": (jnp.i0, [(1,), (np.int32(1),), (np.float16(1),)]),
+}
+
+
+def _jsonable(values):
+    """Floats, with "nan", "inf" and "-inf" as strings (`float()` reads them back)."""
+    return [v if math.isfinite(v) else str(v) for v in map(float, np.ravel(values))]
+
+
+def _describe(arg):
+    """How an operand was given: ["int" or "float" (Python scalars), value], or [dtype name,
+    value] for NumPy and JAX scalars."""
+    if isinstance(arg, int | float):
+        return [type(arg).__name__, float(arg)]
+    return [str(np.asarray(arg).dtype), float(arg)]
+
+
+def main():
+    out = {"edges": {}, "dtypes": {}}
+    for name, (fun, columns) in EDGES.items():
+        operands = [np.asarray(c, np.float64) for c in columns]
+        out["edges"][name] = {
+            "operands": [_jsonable(c) for c in operands],
+            "values": _jsonable(fun(*operands)),
+        }
+    jax.config.update("jax_enable_x64", False)
+    for name, (fun, cases) in DTYPE_CASES.items():
+        rows = []
+        for args in cases:
+            result = fun(*args)
+            rows.append([[_describe(a) for a in args], str(result.dtype), bool(result.weak_type)])
+        out["dtypes"][name] = rows
+    path = pathlib.Path(__file__).parent / "data" / "jax_special.json"
+    lines = [f'{{"jax_version": "{jax.__version__}",']
+    for section in ("edges", "dtypes"):
+        entries = [f" {json.dumps(name)}: {json.dumps(v)}" for name, v in out[section].items()]
+        lines.append(f'"{section}": {{\n' + ",\n".join(entries) + "},")
+    path.write_text("\n".join(lines).rstrip(",") + "}\n")
+
+
+if __name__ == "__main__":
+    main()
