@@ -10,18 +10,26 @@ from tracejit._src.array import Array as ndarray  # noqa: F401
 from tracejit._src.numpy import array_methods as _array_methods  # noqa: F401
 from tracejit._src.numpy.advanced_indexing import take, take_along_axis  # noqa: F401
 from tracejit._src.numpy.arithmetic import (  # noqa: F401
+    bitwise_count,
     copysign,
     divmod,
+    fabs,
     float_power,
     floor_divide,
     fmax,
     fmin,
     fmod,
+    frexp,
     heaviside,
     hypot,
+    ldexp,
     mod,
+    modf,
+    nextafter,
+    pow,
     power,
     remainder,
+    spacing,
 )
 from tracejit._src.numpy.creation import (  # noqa: F401
     arange,
@@ -57,17 +65,34 @@ from tracejit._src.numpy.lib import (  # noqa: F401
     triu,
 )
 from tracejit._src.numpy.lib_math import (  # noqa: F401
+    angle,
     convolve,
     correlate,
     cross,
+    cumulative_prod,
+    cumulative_sum,
+    gcd,
     interp,
+    iscomplex,
+    iscomplexobj,
+    isreal,
+    isrealobj,
+    isscalar,
+    iterable,
     kron,
+    lcm,
     logaddexp,
     logaddexp2,
+    matvec,
     nan_to_num,
+    packbits,
     piecewise,
     polyval,
     select,
+    sort_complex,
+    unpackbits,
+    unwrap,
+    vecmat,
 )
 from tracejit._src.numpy.lib_vectorize import vectorize  # noqa: F401
 from tracejit._src.numpy.manipulation import (  # noqa: F401
