@@ -48,6 +48,7 @@ from tracejit._src.numpy.creation import (  # noqa: F401
     zeros,
     zeros_like,
 )
+from tracejit._src.numpy.io import from_dlpack, load, save, savez  # noqa: F401
 from tracejit._src.numpy.lib import (  # noqa: F401
     diag,
     diagflat,
@@ -127,6 +128,13 @@ from tracejit._src.numpy.manipulation import (  # noqa: F401
     transpose,
     vstack,
 )
+from tracejit._src.numpy.printing import (  # noqa: F401
+    array_repr,
+    array_str,
+    get_printoptions,
+    printoptions,
+    set_printoptions,
+)
 from tracejit._src.numpy.products import (  # noqa: F401
     dot,
     einsum,
@@ -158,11 +166,13 @@ from tracejit._src.numpy.reductions import (  # noqa: F401
     var,
 )
 from tracejit._src.numpy.scalar_types import (  # noqa: F401
+    ComplexWarning,
     bfloat16,
     bool,
     bool_,
     can_cast,
     cdouble,
+    character,
     complex64,
     complex128,
     complex_,
@@ -171,11 +181,18 @@ from tracejit._src.numpy.scalar_types import (  # noqa: F401
     double,
     dtype,
     finfo,
+    flexible,
+    float4_e2m1fn,
+    float6_e2m3fn,
+    float6_e3m2fn,
+    float8_e3m4,
+    float8_e4m3,
     float8_e4m3b11fnuz,
     float8_e4m3fn,
     float8_e4m3fnuz,
     float8_e5m2,
     float8_e5m2fnuz,
+    float8_e8m0fnu,
     float16,
     float32,
     float64,
@@ -184,6 +201,7 @@ from tracejit._src.numpy.scalar_types import (  # noqa: F401
     generic,
     iinfo,
     inexact,
+    int2,
     int4,
     int8,
     int16,
@@ -194,11 +212,13 @@ from tracejit._src.numpy.scalar_types import (  # noqa: F401
     isdtype,
     issubdtype,
     number,
+    object_,
     promote_types,
     result_type,
     signedinteger,
     single,
     uint,
+    uint2,
     uint4,
     uint8,
     uint16,
@@ -321,6 +341,11 @@ from tracejit._src.numpy.ufuncs import (  # noqa: F401
     true_divide,
     trunc,
 )
+
+try:  # 1-bit integers, where ml_dtypes has them (0.5.1 and later)
+    from tracejit._src.numpy.scalar_types import int1, uint1  # noqa: F401
+except ImportError:
+    pass
 
 pi = _np.pi
 e = _np.e
