@@ -118,10 +118,9 @@ def dense_attribute(array: np.ndarray) -> str:
         return f"dense<{_scalar_literal(array.flat[0], array.dtype)}> : {type_}"
     if array.size == 0:
         return f"dense<> : {type_}"
-    if array.dtype == np.bool_:
-        data = array.astype(np.uint8).tobytes()
-    else:
-        data = np.ascontiguousarray(array).tobytes()
+    if array.dtype == np.bool_:  # MLIR's hex form of i1 is bit-packed: spell the values out
+        return f"dense<{str(array.tolist()).lower()}> : {type_}"
+    data = np.ascontiguousarray(array).tobytes()
     return f'dense<"0x{data.hex().upper()}"> : {type_}'
 
 

@@ -466,23 +466,23 @@ def _logsumexp2(a, axis=None, dtype=None, keepdims=False, initial=None, where=No
 
 
 def _add_at(a, indices, b):
+    a = asarray_operand("add.at", a)
     if a.dtype == _BOOL:  # scatter-add has no bool version: or-ing is adding in int32
-        a = a.astype(np.int32)
-        b = promotion.convert_element_type(b, _BOOL).astype(np.int32)
-        return a.at[indices].add(b).astype(_BOOL)
+        b = promotion.convert_element_type(asarray_operand("add.at", b, 2), _BOOL)
+        return a.astype(np.int32).at[indices].add(b.astype(np.int32)).astype(_BOOL)
     return a.at[indices].add(b)
 
 
 def _multiply_at(a, indices, b):
+    a = asarray_operand("multiply.at", a)
     if a.dtype == _BOOL:
-        a = a.astype(np.int32)
-        b = promotion.convert_element_type(b, _BOOL).astype(np.int32)
-        return a.at[indices].multiply(b).astype(_BOOL)
+        b = promotion.convert_element_type(asarray_operand("multiply.at", b, 2), _BOOL)
+        return a.astype(np.int32).at[indices].multiply(b.astype(np.int32)).astype(_BOOL)
     return a.at[indices].multiply(b)
 
 
 def _subtract_at(a, indices, b):
-    return a.at[indices].subtract(b)
+    return asarray_operand("subtract.at", a).at[indices].subtract(b)
 
 
 # --------------------------------------------------------------------------------------------
