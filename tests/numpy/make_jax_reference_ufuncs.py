@@ -197,6 +197,7 @@ CASES = {
     "add.reduceat": "jnp.add.reduceat(i, np.array([0, 2, 1]), axis=1)",
     "maximum.reduceat": "jnp.maximum.reduceat(g, np.array([1, 0]), axis=1)",
     "multiply.reduceat along rows": "jnp.multiply.reduceat(i8, np.array([0, 1]))",
+    "logical_and.reduceat of floats": "jnp.logical_and.reduceat(g, np.array([0, 2, 1]), axis=1)",
     "add.reduceat with 2-d indices": "jnp.add.reduceat(i, np.array([[0]]), axis=1)",
     # calling ufuncs
     "add with out": "jnp.add(i, i, out=i)",
