@@ -53,7 +53,9 @@ def test_nextafter_and_spacing_match_numpy(x):
     check_eager_jit_numpy(jnp.nextafter, (x, toward), np.nextafter(x, toward), tol=0)
     # (JAX's spacing of -0.0 is the negative smallest subnormal, NumPy's the positive one)
     finite = x[np.isfinite(x) & ~((x == 0) & np.signbit(x))]
-    check_eager_jit_numpy(jnp.spacing, (finite,), np.spacing(finite), tol=0)
+    with np.errstate(over="ignore"):  # float16's largest value is 32 from infinity
+        want = np.spacing(finite)
+    check_eager_jit_numpy(jnp.spacing, (finite,), want, tol=0)
 
 
 @pytest.mark.parametrize("x", [F32, F16], ids=["f32", "f16"])
@@ -73,7 +75,9 @@ def test_frexp_of_bfloat16_rebuilds_its_operand():
 
 def test_ldexp_scales_by_powers_of_two_without_overflowing_midway():
     exponents = np.array([1, 2, 3, -4, 100, 1, 1, 1, 3, 200], i32)
-    check_eager_jit_numpy(jnp.ldexp, (F32, exponents), np.ldexp(F32, exponents), tol=0)
+    with np.errstate(over="ignore"):
+        want = np.ldexp(F32, exponents)
+    check_eager_jit_numpy(jnp.ldexp, (F32, exponents), want, tol=0)
     check_eager_jit_numpy(jnp.ldexp, (np.float32(1e-30), 200), np.ldexp(np.float32(1e-30), 200))
 
 

@@ -98,7 +98,9 @@ def _dynamic_start(index, size: int):
     index, zero, size = (
         promotion.convert_element_type(v, np.dtype(np.int32), False) for v in (index, 0, size)
     )
-    return lax_selection.select_n(lax_comparison.lt(index, zero), index, lax_binary.add(index, size))
+    return lax_selection.select_n(
+        lax_comparison.lt(index, zero), index, lax_binary.add(index, size)
+    )
 
 
 def _region(x, dims):

@@ -18,6 +18,7 @@ instance of a subclass of its own whose `__call__` is that function.
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import operator
 
@@ -343,7 +344,17 @@ def _elementwise_ufunc(fun, nin: int, **methods) -> ufunc:
 
 
 def _reduction(
-    name, lax_reduce, combine, fill, preprocess, a, axis, dtype, keepdims, initial, where
+    name,
+    lax_reduce,
+    combine,
+    fill,
+    preprocess,
+    a,
+    axis=None,
+    dtype=None,
+    keepdims=False,
+    initial=None,
+    where=None,
 ):
     """JAX's `_reduction` for the ufunc reductions jnp has no function for: `lax_reduce` over
     `axis` in `dtype` (default: the operand's), elements masked out by `where` replaced by
@@ -397,22 +408,8 @@ def _same(x):
 
 
 def _reducer(name, lax_reduce, combine, fill, preprocess):
-    def reduce(a, axis=None, dtype=None, keepdims=False, initial=None, where=None):
-        return _reduction(
-            name,
-            lax_reduce,
-            combine,
-            fill,
-            preprocess,
-            a,
-            axis,
-            dtype,
-            keepdims,
-            initial,
-            where,
-        )
-
-    return reduce
+    """`reduce(a, axis, dtype, keepdims, initial, where)` by `_reduction`."""
+    return functools.partial(_reduction, name, lax_reduce, combine, fill, preprocess)
 
 
 _r = lax_reductions
