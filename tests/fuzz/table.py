@@ -140,6 +140,10 @@ UNARY = [
     *[_jnp(n, _np(n), kinds="biu") for n in ["invert", "bitwise_not", "bitwise_invert"]],
     *[_jnp(n, kinds="iuf") for n in ["round", "around"]],
     _jnp("nan_to_num", kinds="fc"),
+    _jnp("fabs", kinds="iuf", result="float"),
+    _jnp("spacing", kinds="f"),
+    *[_jnp(n, result="bool") for n in ["iscomplex", "isreal"]],
+    _jnp("bitwise_count", kinds="iu", result=None),
     *[
         _lax(n, getattr(np, n), kinds="fc", smooth=n in _SMOOTH)
         for n in ["sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "expm1", "log1p"]
@@ -197,6 +201,8 @@ BINARY = [
         for n in ["floor_divide", "remainder", "mod", "fmod"]
     ],
     _jnp("power", kinds="fc"),
+    _jnp("pow", np.power, kinds="fc"),
+    _jnp("nextafter", kinds="f"),
     _jnp(
         "float_power",
         lambda x, y: np.float_power(x, y).astype(np.float32),
@@ -332,17 +338,25 @@ _TYPES = [
     "float16",
     "float32",
     "float64",
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float8_e3m4",
+    "float8_e4m3",
     "float8_e4m3b11fnuz",
     "float8_e4m3fn",
     "float8_e4m3fnuz",
     "float8_e5m2",
     "float8_e5m2fnuz",
+    "float8_e8m0fnu",
     "float_",
     "floating",
     "generic",
     "inexact",
+    "int1",
     "int16",
     "int32",
+    "int2",
     "int4",
     "int64",
     "int8",
@@ -353,15 +367,18 @@ _TYPES = [
     "signedinteger",
     "single",
     "uint",
+    "uint1",
     "uint16",
     "uint32",
+    "uint2",
     "uint4",
     "uint64",
     "uint8",
     "unsignedinteger",
 ]
 NOT_FUZZED = {
-    **{f"jnp.{n}": "a scalar type, no function of arrays" for n in _TYPES},
+    # (int1 and uint1 exist only where ml_dtypes has them)
+    **{f"jnp.{n}": "a scalar type, no function of arrays" for n in _TYPES if hasattr(jnp, n)},
     **{f"jnp.{n}": "a constant" for n in ["e", "euler_gamma", "inf", "nan", "pi", "newaxis"]},
     **{
         f"jnp.{n}": "dtype logic, not arrays (tests/test_dtypes.py, tests/numpy/test_promotion.py)"
@@ -481,6 +498,24 @@ NOT_FUZZED = {
             "vsplit",
         ]
     },
+    "jnp.ufunc": "a class (tests/numpy/test_ufunc_objects.py)",
+    **{
+        f"jnp.{n}": "scalar types NumPy owns, re-exported (tests/numpy/test_scalar_types.py)"
+        for n in ["ComplexWarning", "character", "flexible", "object_"]
+    },
+    **{
+        f"jnp.{n}": "NumPy's print options (tests/numpy/test_printing_and_io.py)"
+        for n in ["array_repr", "array_str", "get_printoptions", "printoptions", "set_printoptions"]
+    },
+    **{
+        f"jnp.{n}": "files and DLPack, not arrays (tests/numpy/test_printing_and_io.py)"
+        for n in ["from_dlpack", "load", "save", "savez"]
+    },
+    "jnp.frompyfunc": "takes functions: tests/numpy/test_ufunc_objects.py",
+    **{
+        f"jnp.{n}": "a predicate of Python objects, not of arrays (tests/numpy)"
+        for n in ["iscomplexobj", "isrealobj", "isscalar", "iterable"]
+    },
     # Not in the fuzz tables yet: signatures of their own, tested by the ordinary tests only.
     **{
         n: "not fuzzed yet (own signature): tests/numpy, tests/lax"
@@ -520,16 +555,30 @@ NOT_FUZZED = {
             "jnp.unique_counts",
             "jnp.unique_inverse",
             "jnp.unique_values",
+            "jnp.angle",
             "jnp.convolve",
             "jnp.correlate",
             "jnp.cross",
+            "jnp.cumulative_prod",
+            "jnp.cumulative_sum",
             "jnp.digitize",
             "jnp.fill_diagonal",
+            "jnp.frexp",
+            "jnp.gcd",
             "jnp.geomspace",
             "jnp.interp",
+            "jnp.lcm",
+            "jnp.ldexp",
             "jnp.lexsort",
             "jnp.logspace",
+            "jnp.matvec",
+            "jnp.modf",
+            "jnp.packbits",
             "jnp.select",
+            "jnp.sort_complex",
+            "jnp.unpackbits",
+            "jnp.unwrap",
+            "jnp.vecmat",
             "lax.argmax",
             "lax.argmin",
             "lax.batch_matmul",

@@ -69,6 +69,17 @@ class Array:
             view.flags.writeable = False
         return view
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """The value as a DLPack capsule, exported by NumPy from a read-only view: a consumer
+        must speak DLPack 1.0 (which can mark memory read-only; NumPy 2's `from_dlpack` does)
+        or ask for a copy."""
+        options = {"max_version": max_version, "dl_device": dl_device, "copy": copy}
+        options = {k: v for k, v in options.items() if v is not None}  # NumPy 1.26: none
+        return self.__array__().__dlpack__(stream=stream, **options)
+
+    def __dlpack_device__(self) -> tuple:
+        return self.__array__().__dlpack_device__()
+
     def block_until_ready(self) -> Array:
         return self
 

@@ -10,18 +10,26 @@ from tracejit._src.array import Array as ndarray  # noqa: F401
 from tracejit._src.numpy import array_methods as _array_methods  # noqa: F401
 from tracejit._src.numpy.advanced_indexing import take, take_along_axis  # noqa: F401
 from tracejit._src.numpy.arithmetic import (  # noqa: F401
+    bitwise_count,
     copysign,
     divmod,
+    fabs,
     float_power,
     floor_divide,
     fmax,
     fmin,
     fmod,
+    frexp,
     heaviside,
     hypot,
+    ldexp,
     mod,
+    modf,
+    nextafter,
+    pow,
     power,
     remainder,
+    spacing,
 )
 from tracejit._src.numpy.calculus import gradient, trapezoid  # noqa: F401
 from tracejit._src.numpy.creation import (  # noqa: F401
@@ -74,6 +82,7 @@ from tracejit._src.numpy.index_tricks import (  # noqa: F401
     triu_indices_from,
     unravel_index,
 )
+from tracejit._src.numpy.io import from_dlpack, load, save, savez  # noqa: F401
 from tracejit._src.numpy.lib import (  # noqa: F401
     apply_along_axis,
     apply_over_axes,
@@ -96,17 +105,30 @@ from tracejit._src.numpy.lib import (  # noqa: F401
     vander,
 )
 from tracejit._src.numpy.lib_math import (  # noqa: F401
+    angle,
     convolve,
     correlate,
     cross,
+    gcd,
     interp,
+    iscomplex,
+    iscomplexobj,
+    isreal,
+    isrealobj,
+    isscalar,
+    iterable,
     kron,
-    logaddexp,
-    logaddexp2,
+    lcm,
+    matvec,
     nan_to_num,
+    packbits,
     piecewise,
     polyval,
     select,
+    sort_complex,
+    unpackbits,
+    unwrap,
+    vecmat,
 )
 from tracejit._src.numpy.lib_vectorize import vectorize  # noqa: F401
 from tracejit._src.numpy.manipulation import (  # noqa: F401
@@ -184,6 +206,13 @@ from tracejit._src.numpy.polynomials import (  # noqa: F401
     polysub,
     trim_zeros,
 )
+from tracejit._src.numpy.printing import (  # noqa: F401
+    array_repr,
+    array_str,
+    get_printoptions,
+    printoptions,
+    set_printoptions,
+)
 from tracejit._src.numpy.products import (  # noqa: F401
     dot,
     inner,
@@ -220,11 +249,13 @@ from tracejit._src.numpy.reductions import (  # noqa: F401
     var,
 )
 from tracejit._src.numpy.scalar_types import (  # noqa: F401
+    ComplexWarning,
     bfloat16,
     bool,
     bool_,
     can_cast,
     cdouble,
+    character,
     complex64,
     complex128,
     complex_,
@@ -233,11 +264,18 @@ from tracejit._src.numpy.scalar_types import (  # noqa: F401
     double,
     dtype,
     finfo,
+    flexible,
+    float4_e2m1fn,
+    float6_e2m3fn,
+    float6_e3m2fn,
+    float8_e3m4,
+    float8_e4m3,
     float8_e4m3b11fnuz,
     float8_e4m3fn,
     float8_e4m3fnuz,
     float8_e5m2,
     float8_e5m2fnuz,
+    float8_e8m0fnu,
     float16,
     float32,
     float64,
@@ -246,6 +284,7 @@ from tracejit._src.numpy.scalar_types import (  # noqa: F401
     generic,
     iinfo,
     inexact,
+    int2,
     int4,
     int8,
     int16,
@@ -256,11 +295,13 @@ from tracejit._src.numpy.scalar_types import (  # noqa: F401
     isdtype,
     issubdtype,
     number,
+    object_,
     promote_types,
     result_type,
     signedinteger,
     single,
     uint,
+    uint2,
     uint4,
     uint8,
     uint16,
@@ -303,12 +344,29 @@ from tracejit._src.numpy.statistics import (  # noqa: F401
     percentile,
     quantile,
 )
+from tracejit._src.numpy.ufunc_objects import (  # noqa: F401
+    add,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    frompyfunc,
+    logaddexp,
+    logaddexp2,
+    logical_and,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    multiply,
+    negative,
+    subtract,
+    ufunc,
+)
 from tracejit._src.numpy.ufuncs import (  # noqa: F401
     abs,
     absolute,
     acos,
     acosh,
-    add,
     arccos,
     arccosh,
     arcsin,
@@ -322,13 +380,10 @@ from tracejit._src.numpy.ufuncs import (  # noqa: F401
     atan,
     atan2,
     atanh,
-    bitwise_and,
     bitwise_invert,
     bitwise_left_shift,
     bitwise_not,
-    bitwise_or,
     bitwise_right_shift,
-    bitwise_xor,
     cbrt,
     ceil,
     clip,
@@ -361,14 +416,7 @@ from tracejit._src.numpy.ufuncs import (  # noqa: F401
     log1p,
     log2,
     log10,
-    logical_and,
     logical_not,
-    logical_or,
-    logical_xor,
-    maximum,
-    minimum,
-    multiply,
-    negative,
     not_equal,
     positive,
     rad2deg,
@@ -385,7 +433,6 @@ from tracejit._src.numpy.ufuncs import (  # noqa: F401
     sinh,
     sqrt,
     square,
-    subtract,
     tan,
     tanh,
     true_divide,
@@ -393,6 +440,11 @@ from tracejit._src.numpy.ufuncs import (  # noqa: F401
 )
 from tracejit._src.numpy.windows import bartlett, blackman, hamming, hanning  # noqa: F401
 from tracejit._src.scipy.special_bessel import numpy_i0 as i0  # noqa: F401
+
+try:  # 1-bit integers, where ml_dtypes has them (0.5.1 and later)
+    from tracejit._src.numpy.scalar_types import int1, uint1  # noqa: F401
+except ImportError:
+    pass
 
 pi = _np.pi
 e = _np.e

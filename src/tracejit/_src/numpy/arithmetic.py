@@ -4,6 +4,12 @@
 `-7 % 2 == 1`) on top of lax's truncating `div` and C-style `rem`; `power` stages
 `integer_pow` for a Python int exponent, `pow` for inexact results, and repeated squaring for
 integer arrays; `hypot` avoids overflow by scaling; `fmax`/`fmin` ignore NaNs.
+
+The floating-point decompositions work on the bits: `frexp` reads the exponent field (after
+scaling subnormals up by 2**nmant) and rewrites it to the bias, so the mantissa lands in
+[0.5, 1); its derivative is a `custom_jvp` (d mantissa = dx * 2**-exponent), as in JAX.
+`ldexp` splits its operand with `frexp` first, so that a tiny mantissa times a huge power of two
+does not overflow on the way.
 """
 
 from __future__ import annotations
@@ -12,9 +18,11 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.array import Array
+from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax import binary as _b
 from tracejit._src.lax import bitwise as _bit
 from tracejit._src.lax import comparison as _cmp
+from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import elementwise as _e
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
@@ -34,6 +42,7 @@ from tracejit._src.numpy.ufuncs import (
     equal,
     full_like_scalar,
     greater,
+    isinf,
     isnan,
     less,
     logical_or,
@@ -248,3 +257,137 @@ def float_power(x1, x2, /):
     """`x1 ** x2` computed in floating point."""
     a, b = promote_args_inexact("float_power", x1, x2)
     return _b.pow_p.bind(a, b)
+
+
+def pow(x1, x2, /):
+    """`power` under the array API's name."""
+    return power(x1, x2)
+
+
+# --------------------------------------------------------------------------------------------
+# Floating-point parts
+
+
+def fabs(x, /):
+    """Elementwise absolute value in floating point (integers become floats; complex raises)."""
+    x = promotion.asarray_operand("fabs", x)
+    if dtypes.is_complex(x.dtype):
+        raise TypeError("ufunc 'fabs' does not support complex dtypes")
+    (x,) = promotion.promote_dtypes_inexact(x)
+    return _e.abs(x)
+
+
+def nextafter(x, y, /):
+    """The next representable floating-point value after `x` in the direction of `y`."""
+    return _b.nextafter(*promote_args_inexact("nextafter", x, y))
+
+
+def spacing(x, /):
+    """The distance from `x` to the next representable value away from zero (toward +inf for
+    float16, as NumPy's float16 loop does); the smallest subnormal, signed, where that
+    distance rounds to zero."""
+    (x,) = promote_args_inexact("spacing", x)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError("jnp.spacing is not defined for complex inputs.")
+    inf = _strong_full(x, np.inf)
+    if x.dtype == np.float16:
+        return _b.sub(_b.nextafter(x, inf), x)
+    result = _b.sub(_b.nextafter(x, copysign(inf, x)), x)
+    tiny = copysign(_strong_full(x, float(dtypes.finfo(x.dtype).smallest_subnormal)), x)
+    return where(_cmp.eq(result, _zero_like_scalar(result)), tiny, result)
+
+
+def _strong_full(x, value):
+    """A strongly typed array of `x`'s shape and dtype filled with `value` (JAX's
+    `_lax_const` broadcast: it makes the results of `spacing` strong)."""
+    scalar = strong_scalar(value, x.dtype)
+    return lax_shapes.broadcast_in_dim(scalar, x.shape, ()) if x.shape else scalar
+
+
+_INT_OF_WIDTH = {16: np.dtype(np.int16), 32: np.dtype(np.int32), 64: np.dtype(np.int64)}
+
+
+def _normalized_bits(x):
+    """(the bits of `x` as an integer, an exponent correction): subnormals are first scaled by
+    2**nmant into the normal range, which the correction undoes."""
+    info = dtypes.finfo(x.dtype)
+    int_dtype = _INT_OF_WIDTH[info.bits]
+    subnormal = _cmp.lt(_e.abs(x), strong_scalar(float(info.tiny), x.dtype))
+    scaled = where(subnormal, _b.mul(x, strong_scalar(float(1 << info.nmant), x.dtype)), x)
+    correction = where(
+        subnormal, strong_scalar(-info.nmant, int_dtype), strong_scalar(0, int_dtype)
+    )
+    return lax_conversions.bitcast_convert_type(scaled, int_dtype), correction
+
+
+@custom_jvp
+def _frexp(x):
+    info = dtypes.finfo(x.dtype)
+    bits, exponent = _normalized_bits(x)
+    int_dtype = bits.dtype
+    mask = (1 << info.nexp) - 1
+    bias = 1 - info.minexp
+    field = _bit.and_(
+        _bit.shift_right_arithmetic(bits, strong_scalar(info.nmant, int_dtype)),
+        strong_scalar(mask, int_dtype),
+    )
+    exponent = _b.add(exponent, _b.add(field, strong_scalar(1 - bias, int_dtype)))
+    bits = _bit.and_(bits, strong_scalar(~(mask << info.nmant), int_dtype))
+    bits = _bit.or_(bits, strong_scalar((bias - 1) << info.nmant, int_dtype))
+    mantissa = lax_conversions.bitcast_convert_type(bits, x.dtype)
+    special = logical_or(logical_or(isinf(x), isnan(x)), equal(x, 0))
+    exponent = where(special, strong_scalar(0, int_dtype), exponent)
+    exponent = promotion.convert_element_type(exponent, np.dtype(np.int32), False)
+    return where(special, x, mantissa), exponent
+
+
+@_frexp.defjvp
+def _frexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    mantissa, exponent = _frexp(x)
+    scale = _e.exp2(negative(promotion.convert_element_type(exponent, t.dtype, False)))
+    return (mantissa, exponent), (_b.mul(t, scale), np.zeros(exponent.shape, dtypes.float0))
+
+
+def frexp(x, /):
+    """(mantissa, exponent) with `x == mantissa * 2**exponent`, |mantissa| in [0.5, 1) (0, inf
+    and NaN come back as they are, with exponent 0); the exponent is int32."""
+    (x,) = promotion.promote_dtypes_inexact(promotion.asarray_operand("frexp", x))
+    if dtypes.is_complex(x.dtype):
+        raise TypeError("frexp does not support complex-valued inputs")
+    return _frexp(x)
+
+
+def ldexp(x1, x2, /):
+    """`x1 * 2**x2` for an integer `x2`, without intermediate overflow."""
+    x1 = promotion.asarray_operand("ldexp", x1)
+    x2 = promotion.asarray_operand("ldexp", x2, 1)
+    if dtypes.is_complex(x1.dtype) or dtypes.is_inexact(x2.dtype):
+        raise ValueError(f"ldexp not supported for input types {(x1.dtype, x2.dtype)}")
+    (x1,) = promote_args_inexact("ldexp", x1)
+    x2 = promotion.convert_element_type(x2, x1.dtype, x2.weak_type)
+    mantissa, exponent = frexp(x1)
+    exponent = promotion.convert_element_type(
+        add(promotion.convert_element_type(exponent, x2.dtype, False), x2), x1.dtype, False
+    )
+    # The exponent may overflow by one and the result still be finite.
+    positive = greater(exponent, 0)
+    mantissa = where(positive, multiply(mantissa, 2), mantissa)
+    exponent = where(positive, _b.sub(exponent, _one_like_scalar(exponent)), exponent)
+    out = multiply(mantissa, power(2, promotion.convert_element_type(exponent, mantissa.dtype)))
+    return where(logical_or(isinf(x1), equal(x1, 0)), x1, out)
+
+
+def modf(x, /, out=None):
+    """(fractional part, integral part), both with the sign of `x`."""
+    (x,) = promotion.promote_dtypes_inexact(promotion.asarray_operand("modf", x))
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to jnp.modf is not supported.")
+    whole = where(_cmp.ge(x, _zero_like_scalar(x)), _e.floor(x), _e.ceil(x))
+    return _b.sub(x, whole), whole
+
+
+def bitwise_count(x, /):
+    """The number of one bits in `|x|`, as uint8 (NumPy's convention)."""
+    (x,) = promotion.promote_args_numeric("bitwise_count", x)
+    return promotion.convert_element_type(_bit.population_count(absolute(x)), np.dtype(np.uint8))

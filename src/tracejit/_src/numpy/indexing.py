@@ -94,9 +94,13 @@ def _plan(index: ParsedIndex):
 def _dynamic_start(index, size: int):
     """An index (traced, or a Python int) as an int32 start, negative values counted from the
     end."""
-    if type(index) is not int:
-        index = promotion.convert_element_type(index, np.dtype(np.int32), False)
-    return lax_selection.select_n(lax_comparison.lt(index, 0), index, lax_binary.add(index, size))
+    # All int32: a Python int would become int64 under x64.
+    index, zero, size = (
+        promotion.convert_element_type(v, np.dtype(np.int32), False) for v in (index, 0, size)
+    )
+    return lax_selection.select_n(
+        lax_comparison.lt(index, zero), index, lax_binary.add(index, size)
+    )
 
 
 def _region(x, dims):

@@ -7,6 +7,8 @@ its tangent weighs each input by `exp(x - out)`, with `+inf` replaced by 0 on bo
 `interp` finds each point's interval by counting the breakpoints at or below it (a broadcast
 compare and a sum, so no sort primitive is needed unless `period` asks to reorder `xp`), then
 reads the two neighbouring values with `take`.
+`gcd` runs Euclid's algorithm on all elements at once in a `while_loop` that stops when every
+remainder is zero; `packbits`/`unpackbits` shift bits into and out of uint8 lanes.
 """
 
 from __future__ import annotations
@@ -17,12 +19,17 @@ import numpy as np
 
 from tracejit._src import api, dtypes
 from tracejit._src.custom_derivatives import custom_jvp
+from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.lax import slicing as lax_slicing
 from tracejit._src.lax import sort as lax_sort
+from tracejit._src.lax.control_flow import loops
 from tracejit._src.numpy import (
     advanced_indexing,
     arithmetic,
     creation,
+    lib,
+    lib_vectorize,
     manipulation,
     padding,
     products,
@@ -404,3 +411,237 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
     """The cross-correlation `c[k] = sum_n a[n + k] * conj(v[n])` of two 1-D arrays, with
     `convolve`'s modes (default 'valid')."""
     return _convolution("correlate", a, v, mode, precision, preferred_element_type, True)
+
+
+# --------------------------------------------------------------------------------------------
+# complex numbers
+
+
+def angle(z, deg=False):
+    """The argument of `z` (`atan2(imag, real)`), in radians or, with `deg`, degrees; integer
+    inputs and real floating scalars are computed in the default float type."""
+    z = asarray_operand("angle", z)
+    re, im = ufuncs.real(z), ufuncs.imag(z)
+    dtype = re.dtype
+    if not dtypes.is_inexact(dtype) or (dtypes.is_float(z.dtype) and z.ndim == 0):
+        dtype = dtypes.default_float_dtype()
+        re = promotion.convert_element_type(re, dtype)
+        im = promotion.convert_element_type(im, dtype)
+    result = ufuncs.arctan2(im, re)
+    return ufuncs.degrees(result) if deg else result
+
+
+def _constant_like(x, value):
+    """The scalar `value` with `x`'s dtype and weak type (JAX's `lax._const`)."""
+    return promotion.convert_element_type(value, x.dtype, x.weak_type)
+
+
+def iscomplex(x):
+    """True where the imaginary part is nonzero (never for real dtypes)."""
+    im = ufuncs.imag(asarray_operand("iscomplex", x))
+    return lax_comparison.ne(im, _constant_like(im, 0))
+
+
+def isreal(x):
+    """True where the imaginary part is zero (always for real dtypes)."""
+    im = ufuncs.imag(asarray_operand("isreal", x))
+    return lax_comparison.eq(im, _constant_like(im, 0))
+
+
+def iscomplexobj(x) -> bool:
+    """Whether `x` has a complex dtype (or is a complex scalar), whatever its values."""
+    if isinstance(x, (complex, np.complexfloating)):
+        return True
+    if x is None or isinstance(x, (bool, int, float, str, np.generic)):
+        return False
+    dtype = x.dtype if hasattr(x, "dtype") else creation.asarray(x).dtype
+    return dtypes.is_complex(np.dtype(dtype))
+
+
+def isrealobj(x) -> bool:
+    """Whether `x` does not have a complex dtype."""
+    return not iscomplexobj(x)
+
+
+def isscalar(element) -> bool:
+    """Whether `element` is a scalar: a Python or NumPy scalar, or a 0-d array (unlike NumPy,
+    JAX counts 0-d arrays, tracers included)."""
+    if np.isscalar(element):
+        return True
+    if hasattr(element, "ndim") and hasattr(element, "dtype"):
+        return element.ndim == 0
+    return False
+
+
+def iterable(y) -> bool:
+    """Whether `iter(y)` works (NumPy's `iterable`)."""
+    return np.iterable(y)
+
+
+def sort_complex(a):
+    """`a` sorted along its last axis, as a complex array."""
+    a = lax_sort.sort(asarray_operand("sort_complex", a), -1)
+    inexact = promotion.to_inexact_dtype(a.dtype)
+    if dtypes.is_complex(inexact):
+        complex_dtype = inexact
+    else:
+        complex_dtype = np.dtype(np.complex128 if inexact == np.float64 else np.complex64)
+    return promotion.convert_element_type(a, complex_dtype, a.weak_type)
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """`p` with jumps between neighbours along `axis` larger than `discont` (default
+    `period / 2`) replaced by their complement modulo `period`."""
+    p, period = promotion.promote_dtypes(
+        asarray_operand("unwrap", p), promotion.to_operand("unwrap", period, 3)
+    )
+    if dtypes.is_complex(p.dtype):
+        raise ValueError("jnp.unwrap does not support complex inputs.")
+    axis = manipulation.normalize_axis(axis, p.ndim)
+    if p.shape[axis] == 0:
+        return p
+    if discont is None:
+        discont = ufuncs.divide(period, 2)
+    if dtypes.is_int(p.dtype):
+        interval = arithmetic.floor_divide(period, 2)
+    else:
+        interval = ufuncs.divide(period, 2)
+    dd = lib.diff(p, axis=axis)
+    ddmod = ufuncs.subtract(arithmetic.mod(ufuncs.add(dd, interval), period), interval)
+    at_minus_interval = ufuncs.logical_and(
+        ufuncs.equal(ddmod, ufuncs.negative(interval)), ufuncs.greater(dd, 0)
+    )
+    ddmod = ufuncs.where(at_minus_interval, interval, ddmod)
+    correction = ufuncs.where(
+        ufuncs.less(ufuncs.absolute(dd), discont), 0, ufuncs.subtract(ddmod, dd)
+    )
+    head = lax_slicing.slice_in_dim(p, 0, 1, axis=axis)
+    tail = lax_slicing.slice_in_dim(p, 1, p.shape[axis], axis=axis)
+    tail = ufuncs.add(tail, reductions.cumsum(correction, axis=axis))
+    return manipulation.concatenate((head, tail), axis=axis)
+
+
+# --------------------------------------------------------------------------------------------
+# gcd, lcm
+
+
+def _gcd_continues(pair):
+    return reductions.any(ufuncs.not_equal(pair[1], 0))
+
+
+def _gcd_step(pair):
+    a, b = pair
+    nonzero = ufuncs.not_equal(b, 0)
+    a, b = (
+        ufuncs.where(nonzero, b, a),
+        ufuncs.where(nonzero, arithmetic.fmod(a, b), ufuncs.zero_like_scalar(b)),
+    )
+    swap = ufuncs.less(a, b)
+    return ufuncs.where(swap, b, a), ufuncs.where(swap, a, b)
+
+
+def gcd(x1, x2):
+    """The greatest common divisor of |x1| and |x2| (integers only; gcd(0, 0) is 0)."""
+    x1, x2 = promotion.promote_dtypes(asarray_operand("gcd", x1), asarray_operand("gcd", x2, 1))
+    if not dtypes.is_int(x1.dtype):
+        raise ValueError("Arguments to jax.numpy.gcd must be integers.")
+    x1, x2 = manipulation.broadcast_arrays(x1, x2)
+    divisor, _ = loops.while_loop(
+        _gcd_continues, _gcd_step, (ufuncs.absolute(x1), ufuncs.absolute(x2))
+    )
+    return divisor
+
+
+def lcm(x1, x2):
+    """The least common multiple of |x1| and |x2| (integers only; 0 if either is 0)."""
+    x1, x2 = promotion.promote_dtypes(asarray_operand("lcm", x1), asarray_operand("lcm", x2, 1))
+    x1, x2 = ufuncs.absolute(x1), ufuncs.absolute(x2)
+    if not dtypes.is_int(x1.dtype):
+        raise ValueError("Arguments to jax.numpy.lcm must be integers.")
+    d = gcd(x1, x2)
+    return ufuncs.where(
+        ufuncs.equal(d, 0),
+        _constant_like(d, 0),
+        ufuncs.multiply(x1, arithmetic.floor_divide(x2, d)),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# packbits, unpackbits
+
+_U8 = np.dtype(np.uint8)
+
+
+def _check_bitorder(bitorder):
+    if bitorder not in ("little", "big"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+
+
+def _bit_weights(bitorder):
+    """The shift of each of a byte's 8 lanes: lane 0 holds the most significant bit for 'big'."""
+    shifts = np.arange(8, dtype=np.uint8)
+    return creation.asarray(shifts[::-1] if bitorder == "big" else shifts)
+
+
+def packbits(a, axis=None, bitorder="big"):
+    """The truth values of `a` (integer or bool) packed eight to a uint8 along `axis` (the
+    flattened array when None), the last byte padded with zeros."""
+    arr = asarray_operand("packbits", a)
+    if not (dtypes.is_int(arr.dtype) or arr.dtype == np.bool_):
+        raise TypeError("Expected an input array of integer or boolean data type")
+    _check_bitorder(bitorder)
+    arr = promotion.convert_element_type(ufuncs.not_equal(arr, 0), _U8)
+    if axis is None:
+        arr, axis = manipulation.ravel(arr), 0
+    arr = manipulation.swapaxes(arr, axis, -1)
+    remainder = arr.shape[-1] % 8
+    if remainder:
+        arr = padding.pad(arr, [(0, 0)] * (arr.ndim - 1) + [(0, 8 - remainder)])
+    arr = manipulation.reshape(arr, arr.shape[:-1] + (arr.shape[-1] // 8, 8))
+    shifted = ufuncs.left_shift(arr, _bit_weights(bitorder))
+    packed = promotion.convert_element_type(reductions.sum(shifted, axis=-1), _U8)
+    return manipulation.swapaxes(packed, axis, -1)
+
+
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """The bits of the uint8 array `a` as 0/1 uint8 values along `axis` (the flattened array
+    when None), cut or zero-padded to `count` bits."""
+    arr = asarray_operand("unpackbits", a)
+    if arr.dtype != _U8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    _check_bitorder(bitorder)
+    bits = ufuncs.left_shift(ufuncs.strong_scalar(1, _U8), _bit_weights(bitorder))
+    if axis is None:
+        arr, axis = manipulation.ravel(arr), 0
+    arr = manipulation.swapaxes(arr, axis, -1)
+    masked = ufuncs.bitwise_and(manipulation.expand_dims(arr, -1), bits)
+    unpacked = promotion.convert_element_type(ufuncs.greater(masked, 0), _U8)
+    unpacked = manipulation.reshape(unpacked, unpacked.shape[:-2] + (-1,))
+    if count is not None:
+        if count > unpacked.shape[-1]:
+            widths = [(0, 0)] * (unpacked.ndim - 1) + [(0, count - unpacked.shape[-1])]
+            unpacked = padding.pad(unpacked, widths)
+        else:
+            unpacked = unpacked[..., :count]
+    return manipulation.swapaxes(unpacked, axis, -1)
+
+
+# --------------------------------------------------------------------------------------------
+# matvec, vecmat
+
+
+def matvec(x1, x2, /):
+    """Matrix-vector products over the stacked leading axes: (..., n, m) @ (..., m)."""
+    x1, x2 = asarray_operand("matvec", x1), asarray_operand("matvec", x2, 1)
+    return lib_vectorize.vectorize(products.matmul, signature="(n,m),(m)->(n)")(x1, x2)
+
+
+def vecmat(x1, x2, /):
+    """Vector-matrix products over the stacked leading axes: conj(..., n) @ (..., n, m)."""
+    x1, x2 = asarray_operand("vecmat", x1), asarray_operand("vecmat", x2, 1)
+    product = lib_vectorize.vectorize(products.matmul, signature="(n),(n,m)->(m)")
+    return product(ufuncs.conjugate(x1), x2)
+
+
+# --------------------------------------------------------------------------------------------
+# cumulative_sum, cumulative_prod

@@ -67,6 +67,19 @@ float8_e4m3fnuz = _scalar_type("float8_e4m3fnuz", dtypes.float8_e4m3fnuz)
 float8_e4m3b11fnuz = _scalar_type("float8_e4m3b11fnuz", dtypes.float8_e4m3b11fnuz)
 float8_e5m2 = _scalar_type("float8_e5m2", dtypes.float8_e5m2)
 float8_e5m2fnuz = _scalar_type("float8_e5m2fnuz", dtypes.float8_e5m2fnuz)
+float8_e3m4 = _scalar_type("float8_e3m4", dtypes.float8_e3m4)
+float8_e4m3 = _scalar_type("float8_e4m3", dtypes.float8_e4m3)
+float8_e8m0fnu = _scalar_type("float8_e8m0fnu", dtypes.float8_e8m0fnu)
+float6_e2m3fn = _scalar_type("float6_e2m3fn", dtypes.float6_e2m3fn)
+float6_e3m2fn = _scalar_type("float6_e3m2fn", dtypes.float6_e3m2fn)
+float4_e2m1fn = _scalar_type("float4_e2m1fn", dtypes.float4_e2m1fn)
+int2 = _scalar_type("int2", dtypes.int2)
+uint2 = _scalar_type("uint2", dtypes.uint2)
+# ml_dtypes has 1-bit integers since 0.5.1 only: as in JAX, the names exist where it has them.
+if dtypes.int1 is not None:
+    int1 = _scalar_type("int1", dtypes.int1)
+if dtypes.uint1 is not None:
+    uint1 = _scalar_type("uint1", dtypes.uint1)
 
 # NumPy's platform names: 64-bit types, which become 32-bit ones unless x64 is enabled.
 int_ = _scalar_type("int_", np.int64)
@@ -86,6 +99,11 @@ integer = np.integer
 signedinteger = np.signedinteger
 unsignedinteger = np.unsignedinteger
 bool = bool_
+# NumPy's own, as JAX re-exports them: the abstract types of strings and bytes, and objects.
+character = np.character
+flexible = np.flexible
+object_ = np.object_
+ComplexWarning = np.exceptions.ComplexWarning
 
 dtype = np.dtype
 promote_types = dtypes.promote_types

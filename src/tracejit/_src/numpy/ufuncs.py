@@ -15,6 +15,10 @@ on the slow path: it promotes, binds (eager evaluation checks the operands by th
 abstract evaluation), and records the case only when nothing had to be converted and the bind
 succeeded. On the fast path, operands whose shapes differ in rank or do not broadcast make the
 bind raise; the slow path then promotes ranks, or raises JAX's error.
+
+These functions are also what calling the `jnp.ufunc` objects made from them runs
+(`ufunc_objects.py`): they take the ufunc call's `out=` and `where=` keywords, and refuse them as
+JAX does.
 """
 
 from __future__ import annotations
@@ -72,6 +76,12 @@ def _finish(fun, name: str, doc: str):
     return fun
 
 
+def refuse_out_and_where(name: str, out, where):
+    """The ufunc call's `out` and `where`, which JAX does not implement."""
+    argument = "out" if out is not None else "where"
+    raise NotImplementedError(f"{argument} argument of <jnp.ufunc '{name}'>")
+
+
 def unary_ufunc(name: str, primitive, doc: str, *, inexact: bool = False):
     """A jnp function binding `primitive` on its promoted operand (integer and bool operands
     become the default float type when `inexact`)."""
@@ -90,7 +100,9 @@ def unary_ufunc(name: str, primitive, doc: str, *, inexact: bool = False):
             fast.add(x._value.dtype)  # bound without conversion, and the dtype was accepted
         return out
 
-    def fun(x, /):
+    def fun(x, /, *, out=None, where=None):
+        if out is not None or where is not None:
+            refuse_out_and_where(name, out, where)
         if type(x) is Array and x._value.dtype in fast:
             return bind(x)
         return slow(x)
@@ -126,10 +138,10 @@ def binary_ufunc(
         return NotImplemented
 
     bind = primitive.bind
-    fun = _finish(_with_fast_path(bind, fast_dtypes, scalar_plans, slow), name, doc)
+    fun = _finish(_with_fast_path(name, bind, fast_dtypes, scalar_plans, slow), name, doc)
     # `x <op> y` for Arrays and tracers: the same fast path, and NotImplemented for operands jnp
     # does not take, so that Python can try the other operand's reflected method.
-    fun.operator = _with_fast_path(bind, fast_dtypes, scalar_plans, operator_fallback)
+    fun.operator = _with_fast_path(name, bind, fast_dtypes, scalar_plans, operator_fallback)
     return fun
 
 
@@ -149,11 +161,13 @@ def _learn_fast_path(fast_dtypes: set, scalar_plans: dict, x, y, a, b) -> None:
         scalar_plans[(dtype, y.weak_type, x_type)] = scalar_cache(dtype, x_type)
 
 
-def _with_fast_path(bind, fast_dtypes: set, scalar_plans: dict, fallback):
+def _with_fast_path(name: str, bind, fast_dtypes: set, scalar_plans: dict, fallback):
     """`fun(x, y)` that binds the operands `_learn_fast_path` recorded directly, and calls
     `fallback(x, y)` for all others."""
 
-    def fun(x, y, /):
+    def fun(x, y, /, *, out=None, where=None):
+        if out is not None or where is not None:
+            refuse_out_and_where(name, out, where)
         if type(x) is Array:
             if type(y) is Array:
                 dtype = x._value.dtype
