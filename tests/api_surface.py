@@ -80,41 +80,54 @@ def excluded_parameters(jax_module: str, name: str) -> set[str]:
 
 
 def signature_mismatches(jax_signature: list, value, excluded=frozenset()) -> list[str]:
-    """What keeps a call written for JAX's signature from meaning the same thing here."""
+    """What keeps a call written for JAX's signature from meaning the same thing here.
+
+    Positional parameters are matched by position (the names of JAX's positional-only ones do
+    not matter), the others by name; defaults that are literals must be equal, others exist.
+    A JAX signature of only `*args`/`**kwargs` (a wrapper) says nothing to compare."""
     jax_signature = [p for p in jax_signature if p[0] not in excluded]
+    if all(kind.startswith("VAR_") for _, kind, _ in jax_signature):
+        return []
     ours = _parameters(value)
     if ours is None:
         return ["its signature cannot be inspected"]
-    by_name = {p.name: p for p in ours}
     problems = []
-    jax_positional = [n for n, k, _ in jax_signature if k.startswith("POSITIONAL")]
-    our_positional = [p.name for p in ours if p.kind.name.startswith("POSITIONAL")]
-    if our_positional[: len(jax_positional)] != jax_positional:
-        problems.append(f"positional parameters {our_positional}, JAX has {jax_positional}")
+    our_positional = [p for p in ours if p.kind.name.startswith("POSITIONAL")]
+    our_var_positional = any(p.kind.name == "VAR_POSITIONAL" for p in ours)
+    jax_positional = [p for p in jax_signature if p[1].startswith("POSITIONAL")]
+    matched = {}  # JAX parameter name -> ours
+    for i, (name, kind, _) in enumerate(jax_positional):
+        if i >= len(our_positional):
+            if not our_var_positional:
+                problems.append(f"takes {len(our_positional)} positional parameters, JAX's more")
+            break
+        param = our_positional[i]
+        if kind == "POSITIONAL_OR_KEYWORD" and param.name != name:
+            problems.append(f"positional parameter {i} is {param.name!r}, JAX's {name!r}")
+        matched[name] = param
+    by_name = {p.name: p for p in ours}
     for name, kind, default in jax_signature:
         if kind.startswith("VAR_"):
             if not any(p.kind.name == kind for p in ours):
                 problems.append(f"no {'*args' if kind == 'VAR_POSITIONAL' else '**kwargs'}")
             continue
-        param = by_name.get(name)
+        param = matched.get(name) or by_name.get(name)
         if param is None:
             problems.append(f"no parameter {name!r}")
             continue
         if not _compatible_kind(kind, param.kind):
             problems.append(f"{name!r} is {param.kind.name}, JAX's is {kind}")
         ours_default = None if param.default is inspect.Parameter.empty else repr(param.default)
-        if default is None and ours_default is not None and kind != "KEYWORD_ONLY":
-            continue  # a default JAX lacks only makes more calls valid
         if default is not None and ours_default is None:
             problems.append(f"{name!r} has no default, JAX's is {default}")
         elif default is not None and _LITERAL.match(default) and ours_default != default:
             problems.append(f"{name!r} defaults to {ours_default}, JAX's to {default}")
-    jax_names = {n for n, _, _ in jax_signature}
+    used = {p.name for p in matched.values()} | {n for n, _, _ in jax_signature}
     for param in ours:
         required = param.default is inspect.Parameter.empty and not param.kind.name.startswith(
             "VAR_"
         )
-        if param.name not in jax_names and required:
+        if param.name not in used and required:
             problems.append(f"requires {param.name!r}, which JAX does not have")
     return problems
 
@@ -143,7 +156,8 @@ def check_name(jax_module: str, name: str, entry: dict) -> list[str]:
     value = getattr(module, name)
     if entry["kind"] == "ufunc":
         # JAX's ufunc objects all take (*args, out=None, where=None): what matters is the class.
-        return [] if type(value).__name__ == "ufunc" else ["is not a jnp.ufunc object"]
+        ufunc = importlib.import_module("tracejit.numpy").ufunc
+        return [] if isinstance(value, ufunc) else ["is not a jnp.ufunc object"]
     ours = kind_of(value)
     if not _kinds_compatible(entry["kind"], ours):
         return [f"is a {ours}, JAX's is a {entry['kind']}"]

@@ -272,3 +272,16 @@ def test_a_shape_that_is_not_integers_raises_jax_type_error(make):
         TypeError, match=r"Shapes must be 1D sequences of concrete values of integer"
     ):
         make()
+
+
+def test_placement_arguments_take_the_one_device():
+    device = tracejit.devices()[0]
+    np.testing.assert_array_equal(jnp.zeros(3, device=device), np.zeros(3))
+    np.testing.assert_array_equal(jnp.arange(3, device=device, out_sharding=None), np.arange(3))
+    np.testing.assert_array_equal(
+        jnp.reshape(jnp.arange(4), (2, 2), out_sharding=None).shape, (2, 2)
+    )
+    with pytest.raises(NotImplementedError, match="out_sharding"):
+        jnp.ones(2, out_sharding="x")
+    with pytest.raises(NotImplementedError, match="device"):
+        jnp.asarray([1.0], device="gpu:0")

@@ -66,6 +66,7 @@ NUMPY_CASES = {
         name: (lambda m, name=name: getattr(m, name)(9), ())
         for name in ("bartlett", "blackman", "hamming", "hanning")
     },
+    "kaiser": (lambda m: m.kaiser(9, 3.5), ()),
 }
 
 

@@ -438,7 +438,7 @@ from tracejit._src.numpy.ufuncs import (  # noqa: F401
     true_divide,
     trunc,
 )
-from tracejit._src.numpy.windows import bartlett, blackman, hamming, hanning  # noqa: F401
+from tracejit._src.numpy.windows import bartlett, blackman, hamming, hanning, kaiser  # noqa: F401
 from tracejit._src.scipy.special_bessel import numpy_i0 as i0  # noqa: F401
 
 try:  # 1-bit integers, where ml_dtypes has them (0.5.1 and later)

@@ -362,11 +362,14 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     return _gather(a, plan, gather_mode, fill_value, unique_indices, indices_are_sorted)
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+def take_along_axis(
+    arr, indices, axis=-1, mode=None, fill_value=None, *, wrap_negative_indices=None
+):
     """`arr`'s elements at `indices` along `axis`, matched position by position along the
     other dimensions (which broadcast), as `np.take_along_axis`; `axis=None` takes from the
     flattened `arr` with 1-D `indices`. Out-of-bound indices follow `mode` as in `take`
-    (default: filled)."""
+    (default: filled); negative ones count from the end unless `wrap_negative_indices=False`
+    makes them out of bounds too."""
     arr = promotion.asarray_operand("take_along_axis", arr)
     indices = _int_indices("take_along_axis", indices)
     if axis is None:
@@ -392,11 +395,9 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     indices = promotion.convert_element_type(indices, _INDEX_DTYPE, False)
     if 0 in indices.shape:
         return _nothing_to_gather(arr, indices.shape)
-    if mode == "clip":
-        gather_mode = _Mode.CLIP
-    else:
+    if wrap_negative_indices is not False:
         indices = _normalized(indices, size)
-        gather_mode = _check_mode(mode) or _Mode.FILL_OR_DROP
+    gather_mode = _Mode.CLIP if mode == "clip" else _check_mode(mode) or _Mode.FILL_OR_DROP
     others = tuple(d for d in range(arr.ndim) if d != axis)
     dnums = lax_gather.GatherDimensionNumbers(
         offset_dims=(),

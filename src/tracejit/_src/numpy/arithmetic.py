@@ -115,13 +115,13 @@ def heaviside(x1, x2, /):
     return where(less(x, zero), zero, where(greater(x, zero), one, where(isnan(x), x, h0)))
 
 
-def fmax(x1, x2, /):
+def fmax(x1, x2):
     """Elementwise maximum, ignoring NaNs (NaN only where both are)."""
     a, b = promote_args("fmax", x1, x2)
     return where(logical_or(greater(a, b), not_equal(b, b)), a, b)
 
 
-def fmin(x1, x2, /):
+def fmin(x1, x2):
     """Elementwise minimum, ignoring NaNs (NaN only where both are)."""
     a, b = promote_args("fmin", x1, x2)
     return where(logical_or(less(a, b), not_equal(b, b)), a, b)

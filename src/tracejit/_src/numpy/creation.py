@@ -27,7 +27,12 @@ from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
-from tracejit._src.numpy.promotion import PYTHON_SCALARS, VALID_DTYPES, canonicalize_shape
+from tracejit._src.numpy.promotion import (
+    PYTHON_SCALARS,
+    VALID_DTYPES,
+    canonicalize_shape,
+    check_placement,
+)
 
 _canonicalize = dtypes.canonicalize_dtype
 
@@ -55,8 +60,10 @@ def _canonical_array_dtype(a) -> np.dtype:
 config.on_update(lambda name: _canonical_array_dtypes.clear())
 
 
-def asarray(a, dtype=None, order=None, *, copy=None):
+def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
     """`a` as an Array (or tracer), without copying what is already one."""
+    if device is not None or out_sharding is not None:
+        check_placement("asarray", device=device, out_sharding=out_sharding)
     a_type = type(a)
     if dtype is None:
         if a_type is Array:
@@ -73,8 +80,10 @@ def asarray(a, dtype=None, order=None, *, copy=None):
     return _array(a, dtype, "asarray", copy=False)
 
 
-def array(object, dtype=None, copy=True, order="K", ndmin=0):
+def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None, out_sharding=None):
     """A new Array holding `object` (an array, a scalar or a nested sequence)."""
+    if device is not None or out_sharding is not None:
+        check_placement("array", device=device, out_sharding=out_sharding)
     if order is not None and order not in ("K", "C", "A"):
         raise NotImplementedError("Only implemented for order='K'")
     out = _array(object, dtype, "array", copy=bool(copy))
@@ -207,9 +216,11 @@ def _broadcast_fill(value, shape: tuple):
     return manipulation.broadcast_to(value, shape)
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with `fill_value` (weakly typed for a Python scalar fill and
     no dtype, as in JAX)."""
+    if device is not None or out_sharding is not None:
+        check_placement("full", device=device, out_sharding=out_sharding)
     shape = canonicalize_shape(shape)
     dtype = _user_dtype(dtype, "full")
     if dtype is None:
@@ -218,28 +229,36 @@ def full(shape, fill_value, dtype=None):
     return _broadcast_fill(_fill_value(fill_value, dtype, False), shape)
 
 
-def zeros(shape, dtype=None):
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with zeros (float32 unless `dtype` says otherwise)."""
+    if device is not None or out_sharding is not None:
+        check_placement("zeros", device=device, out_sharding=out_sharding)
     shape = canonicalize_shape(shape)
     dtype = _user_dtype(dtype, "zeros") or dtypes.default_float_dtype()
     return _broadcast_fill(_fill_value(0, dtype, False), shape)
 
 
-def ones(shape, dtype=None):
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
     """An array of `shape` filled with ones (float32 unless `dtype` says otherwise)."""
+    if device is not None or out_sharding is not None:
+        check_placement("ones", device=device, out_sharding=out_sharding)
     shape = canonicalize_shape(shape)
     dtype = _user_dtype(dtype, "ones") or dtypes.default_float_dtype()
     return _broadcast_fill(_fill_value(1, dtype, False), shape)
 
 
-def empty(shape, dtype=None):
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """Like `zeros`: arrays are immutable, so an uninitialized one would be of no use."""
+    if device is not None or out_sharding is not None:
+        check_placement("empty", device=device, out_sharding=out_sharding)
     return zeros(shape, dtype)
 
 
-def full_like(a, fill_value, dtype=None, shape=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """An array like `a` (its shape and dtype, and its weak type unless `dtype` is given)
     filled with `fill_value`."""
+    if device is not None or out_sharding is not None:
+        check_placement("full_like", device=device, out_sharding=out_sharding)
     x = promotion.asarray_operand("full_like", a)
     user_dtype = _user_dtype(dtype, "full_like")
     target = x.dtype if user_dtype is None else user_dtype
@@ -248,18 +267,24 @@ def full_like(a, fill_value, dtype=None, shape=None):
     return _broadcast_fill(_fill_value(fill_value, target, weak), shape)
 
 
-def zeros_like(a, dtype=None, shape=None):
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Zeros with the shape and dtype of `a`."""
+    if device is not None or out_sharding is not None:
+        check_placement("zeros_like", device=device, out_sharding=out_sharding)
     return full_like(a, 0, dtype, shape)
 
 
-def ones_like(a, dtype=None, shape=None):
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """Ones with the shape and dtype of `a`."""
+    if device is not None or out_sharding is not None:
+        check_placement("ones_like", device=device, out_sharding=out_sharding)
     return full_like(a, 1, dtype, shape)
 
 
-def empty_like(prototype, dtype=None, shape=None):
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
     """Like `zeros_like`."""
+    if device is not None:
+        check_placement("empty_like", device=device)
     return full_like(prototype, 0, dtype, shape)
 
 
@@ -282,8 +307,10 @@ def _concrete_scalar(x, name: str, argname: str):
     return x
 
 
-def arange(start, stop=None, step=None, dtype=None):
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """Evenly spaced values in [start, stop), by `step`: `iota` scaled and shifted."""
+    if device is not None or out_sharding is not None:
+        check_placement("arange", device=device, out_sharding=out_sharding)
     start = _concrete_scalar(start, "arange", "start" if stop is not None else "stop")
     if stop is not None:
         stop = _concrete_scalar(stop, "arange", "stop")
@@ -321,8 +348,10 @@ def _scalar_operand(x, dtype):
     return promotion.convert_element_type(x, dtype, True)
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     """`num` evenly spaced values from `start` to `stop` (included when `endpoint`)."""
+    if device is not None:
+        check_placement("linspace", device=device)
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -377,8 +406,10 @@ def _normalize_axis(axis, ndim: int) -> int:
     return axis % ndim
 
 
-def eye(N, M=None, k=0, dtype=None):
+def eye(N, M=None, k=0, dtype=None, *, device=None):
     """A 2-D array with ones on the k-th diagonal and zeros elsewhere."""
+    if device is not None:
+        check_placement("eye", device=device)
     n, m = canonicalize_shape((N, N if M is None else M), "eye's N and M")
     k = operator.index(k)
     dtype = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()

@@ -49,7 +49,7 @@ from tracejit._src.numpy import (
     ufuncs,
 )
 from tracejit._src.numpy.manipulation import normalize_axis
-from tracejit._src.numpy.promotion import asarray_operand
+from tracejit._src.numpy.promotion import asarray_operand, check_placement
 
 # --------------------------------------------------------------------------------------------
 # roll
@@ -120,11 +120,13 @@ def roll(a, shift, axis=None):
 # Repeating elements
 
 
-def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
     """Each element of `a` along `axis` (of the flattened `a` for None) repeated `repeats`
     times: an integer, or one count per element. With `total_repeat_length` the result has that
     length (extra elements dropped, the last one repeated to fill), which traced `repeats`
     need: the result's shape must be static."""
+    if out_sharding is not None:
+        check_placement("repeat", out_sharding=out_sharding)
     x = asarray_operand("repeat", a)
     if isinstance(repeats, (list, tuple)):
         raise TypeError(

@@ -21,7 +21,7 @@ from tracejit._src import dtypes
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing
 from tracejit._src.numpy import promotion
-from tracejit._src.numpy.promotion import asarray_operand
+from tracejit._src.numpy.promotion import asarray_operand, check_placement
 
 
 def normalize_axis(axis, ndim: int, name: str = "axis") -> int:
@@ -97,8 +97,10 @@ def _resolve_shape(old_shape: tuple, new_shape) -> tuple:
     return new_shape
 
 
-def reshape(a, shape=None, order="C", *, copy=None):
+def reshape(a, shape=None, order="C", *, copy=None, out_sharding=None):
     """`a` with a new shape holding the same elements (one dimension may be -1)."""
+    if out_sharding is not None:
+        check_placement("reshape", out_sharding=out_sharding)
     if shape is None:
         raise TypeError("jnp.reshape requires the 'shape' argument")
     x = asarray_operand("reshape", a)
@@ -114,8 +116,10 @@ def reshape(a, shape=None, order="C", *, copy=None):
     raise NotImplementedError(f"reshape with order={order!r} is not supported")
 
 
-def ravel(a, order="C"):
+def ravel(a, order="C", *, out_sharding=None):
     """`a` flattened to one dimension."""
+    if out_sharding is not None:
+        check_placement("ravel", out_sharding=out_sharding)
     x = asarray_operand("ravel", a)
     if order == "C" and x.ndim == 1:
         return x
@@ -283,8 +287,10 @@ def broadcast_shapes(*shapes) -> tuple:
     return promotion.broadcast_shapes(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes])
 
 
-def broadcast_to(array, shape):
+def broadcast_to(array, shape, *, out_sharding=None):
     """`array` broadcast to `shape` (NumPy's rules)."""
+    if out_sharding is not None:
+        check_placement("broadcast_to", out_sharding=out_sharding)
     x = asarray_operand("broadcast_to", array)
     shape = (
         (shape,)

@@ -23,7 +23,7 @@ from tracejit._src import dtypes
 from tracejit._src.lax import dot as lax_dot
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
-from tracejit._src.numpy.promotion import asarray_operand
+from tracejit._src.numpy.promotion import asarray_operand, check_placement
 
 
 def _operands(name: str, a, b):
@@ -43,9 +43,11 @@ def _dot_general(a, b, dimension_numbers, precision, dtype, weak):
     return promotion.convert_element_type(out, dtype, weak)
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's dot: the sum product over the last axis of `a` and the second-to-last of `b`
     (the only one for 1-D `b`); a scalar operand multiplies elementwise."""
+    if out_sharding is not None:
+        check_placement("dot", out_sharding=out_sharding)
     a, b = _operands("dot", a, b)
     dtype, weak = _result_type(a, b, preferred_element_type, "dot")
     if a.ndim == 0 or b.ndim == 0:
@@ -55,8 +57,10 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     return _dot_general(a, b, (contract, ((), ())), precision, dtype, weak)
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's matmul (`a @ b`): matrix products broadcast over leading batch dimensions."""
+    if out_sharding is not None:
+        check_placement("matmul", out_sharding=out_sharding)
     a, b = _operands("matmul", a, b)
     for i, x in enumerate((a, b)):
         if x.ndim == 0:
@@ -217,9 +221,11 @@ def outer(a, b, out=None):
     return ufuncs.multiply(column, row)
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     """The sum product over the last `axes` axes of `a` and the first of `b`, or over the
     axes listed in the pair `axes`."""
+    if out_sharding is not None:
+        check_placement("tensordot", out_sharding=out_sharding)
     a, b = _operands("tensordot", a, b)
     if isinstance(axes, (int, np.integer)):
         n = operator.index(axes)

@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from tracejit._src import dtypes
+from tracejit._src import dtypes, xla_bridge
 from tracejit._src.array import Array, make_array
 from tracejit._src.config import config
 from tracejit._src.core import Tracer
@@ -330,3 +330,18 @@ def canonicalize_shape(shape, name: str = "shape") -> tuple:
     if any(d < 0 for d in result):
         raise ValueError(f"negative dimensions are not allowed, got {name} {result}")
     return result
+
+
+def check_placement(name: str, device=None, out_sharding=None) -> None:
+    """`device=`/`out_sharding=` as jnp takes them: tracejit has one device, where every array
+    already is, so that device (or None) is all it can honour."""
+    if out_sharding is not None:
+        raise NotImplementedError(
+            f"jnp.{name}: out_sharding other than None needs several devices, which tracejit "
+            f"does not support yet; got {out_sharding!r}"
+        )
+    if device is not None and device not in xla_bridge.devices():
+        raise NotImplementedError(
+            f"jnp.{name}: device={device!r} is not this process's device; shardings and other "
+            "devices are not supported yet"
+        )

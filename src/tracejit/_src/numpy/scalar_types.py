@@ -110,7 +110,11 @@ promote_types = dtypes.promote_types
 result_type = dtypes.result_type
 finfo = dtypes.finfo
 iinfo = dtypes.iinfo
-issubdtype = dtypes.issubdtype
+
+
+def issubdtype(arg1, arg2) -> bool:
+    """`jnp.issubdtype` (`jax.dtypes.issubdtype` under NumPy's parameter names)."""
+    return dtypes.issubdtype(arg1, arg2)
 
 
 def can_cast(from_, to, casting="safe"):

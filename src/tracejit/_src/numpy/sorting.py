@@ -37,7 +37,7 @@ from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import sort as lax_sort
 from tracejit._src.numpy import manipulation, promotion, ufuncs
 from tracejit._src.numpy.advanced_indexing import take
-from tracejit._src.numpy.promotion import asarray_operand
+from tracejit._src.numpy.promotion import asarray_operand, check_placement
 
 _BOOL = np.dtype(bool)
 _I32 = np.dtype(np.int32)
@@ -472,10 +472,12 @@ def _unique_result(values, extras, return_index, return_inverse, return_counts):
     return (values, *chosen) if chosen else values
 
 
-def bincount(x, weights=None, minlength=0, *, length=None):
+def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     """Counts of each non-negative integer in the 1-D `x` (sums of `weights` at them): one
     scatter-add. Negative values count as 0 and values past `length` are dropped, as in JAX;
     `length` defaults to max(x) + 1 (at least `minlength`), which needs a concrete `x`."""
+    if out_sharding is not None:
+        check_placement("bincount", out_sharding=out_sharding)
     x = asarray_operand("bincount", x, 0)
     if not dtypes.is_int(x.dtype) or x.dtype == _BOOL:
         raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")

@@ -335,7 +335,7 @@ def ceil(x, /):
     return _e.ceil_p.bind(x)
 
 
-def trunc(x, /):
+def trunc(x):
     """Elementwise rounding toward zero; integers are returned unchanged."""
     x = asarray_operand("trunc", x)
     if not dtypes.is_inexact(x.dtype):
@@ -601,14 +601,21 @@ def isinf(x, /):
     return _full_bool(x, False)
 
 
-def isposinf(x, /):
+def _check_no_out(out) -> None:
+    if out is not None:
+        raise NotImplementedError("The 'out' argument to isneginf/isposinf is not supported.")
+
+
+def isposinf(x, /, out=None):
+    _check_no_out(out)
     x = asarray_operand("isposinf", x)
     if not dtypes.is_float(x.dtype):
         return _full_bool(x, False)
     return equal(x, promotion.weak_scalar(np.inf, x.dtype))
 
 
-def isneginf(x, /):
+def isneginf(x, /, out=None):
+    _check_no_out(out)
     x = asarray_operand("isneginf", x)
     if not dtypes.is_float(x.dtype):
         return _full_bool(x, False)

@@ -1,4 +1,4 @@
-"""Window functions: bartlett, blackman, hamming, hanning.
+"""Window functions: bartlett, blackman, hamming, hanning, kaiser.
 
 Each is a closed form over `iota` in the default float type, of static length `M` (a
 `ConcretizationTypeError` for a traced `M`, as in JAX); windows of length 0 and 1 are ones.
@@ -12,7 +12,8 @@ from tracejit._src import dtypes
 from tracejit._src.core import Tracer, concretization_error
 from tracejit._src.errors import ConcretizationTypeError
 from tracejit._src.lax import shapes as lax_shapes
-from tracejit._src.numpy import creation, ufuncs
+from tracejit._src.numpy import creation, promotion, ufuncs
+from tracejit._src.scipy.special_bessel import numpy_i0
 
 
 def _positions(name: str, M):
@@ -70,3 +71,16 @@ def hanning(M):
     if n is None:
         return _ones(M)
     return ufuncs.multiply(0.5, ufuncs.subtract(1, _cosine(n, M, 2)))
+
+
+def kaiser(M, beta):
+    """The Kaiser window of length `M` and shape `beta`: I0(beta sqrt(1 - (2n/(M-1) - 1)^2))
+    / I0(beta), with I0 the modified Bessel function (`jnp.i0`)."""
+    n, M = _positions("kaiser", M)
+    if n is None:
+        return _ones(M)
+    (beta,) = promotion.promote_args_inexact("kaiser", beta)
+    alpha = (M - 1) / 2.0
+    ratio = ufuncs.divide(ufuncs.subtract(n, alpha), alpha)
+    argument = ufuncs.multiply(beta, ufuncs.sqrt(ufuncs.subtract(1, ufuncs.square(ratio))))
+    return ufuncs.divide(numpy_i0(argument), numpy_i0(beta))
