@@ -82,3 +82,15 @@ def test_from_dlpack_takes_numpy_arrays_in_canonical_dtypes():
 def test_from_dlpack_refuses_objects_without_the_protocol():
     with pytest.raises(TypeError, match="__dlpack__"):
         jnp.from_dlpack([1, 2])
+
+
+def test_the_dlpack_module():
+    import ml_dtypes
+
+    from tracejit import dlpack
+
+    assert dlpack.from_dlpack is jnp.from_dlpack
+    for dtype in (np.bool_, np.int8, np.uint64, np.float16, jnp.bfloat16, np.complex128):
+        assert dlpack.is_supported_dtype(dtype)
+    for dtype in (ml_dtypes.float8_e4m3fn, ml_dtypes.int4, np.dtype("V8")):
+        assert not dlpack.is_supported_dtype(dtype)

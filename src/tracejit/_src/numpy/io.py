@@ -56,3 +56,18 @@ def from_dlpack(x, /, *, device=None, copy=None):
     else:
         array = creation.asarray(value)
     return array if device is None else dispatch.device_put(array, device)
+
+
+_DLPACK_DTYPES = frozenset(
+    np.dtype(t)
+    for t in (
+        np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+        np.uint64, np.float16, dtypes.bfloat16, np.float32, np.float64, np.complex64,
+        np.complex128,
+    )
+)  # fmt: skip
+
+
+def is_supported_dtype(dtype) -> bool:
+    """Whether arrays of `dtype` pass through DLPack (`jax.dlpack.is_supported_dtype`)."""
+    return np.dtype(dtype) in _DLPACK_DTYPES
