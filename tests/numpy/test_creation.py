@@ -250,8 +250,11 @@ def test_scalar_types():
     assert jnp.iinfo(jnp.int8).max == 127
     assert jnp.can_cast(jnp.int8, jnp.int32) and not jnp.can_cast(jnp.float32, jnp.int32)
     assert jnp.isdtype(jnp.float32, "real floating") and jnp.isdtype(np.int8, ("integral",))
-    assert jnp.ndarray is Array
+    assert jnp.ndarray is tracejit.Array  # the abstract base of arrays and tracers, as in JAX
     assert isinstance(jnp.ones(2), jnp.ndarray)
+    traced = []
+    tracejit.jit(lambda x: traced.append(isinstance(x, jnp.ndarray)) or x)(1.0)
+    assert traced == [True]
     assert jnp.ndim(jnp.ones((2, 3))) == 2 and jnp.shape(jnp.ones((2, 3))) == (2, 3)
     assert jnp.size(jnp.ones((2, 3))) == 6 and jnp.size(jnp.ones((2, 3)), 1) == 3
     assert jnp.ndim(1.0) == 0 and jnp.shape([1, 2]) == (2,)

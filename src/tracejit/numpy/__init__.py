@@ -6,7 +6,7 @@ JAX's promotion rules (float32 by default, Python scalars weakly typed).
 
 import numpy as _np
 
-from tracejit._src.array import Array as ndarray  # noqa: F401
+from tracejit._src.basearray import Array as ndarray  # noqa: F401  (`jax.Array`, as in JAX)
 from tracejit._src.numpy import array_methods as _array_methods  # noqa: F401
 from tracejit._src.numpy.advanced_indexing import take, take_along_axis  # noqa: F401
 from tracejit._src.numpy.arithmetic import (  # noqa: F401
