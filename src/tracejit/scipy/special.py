@@ -7,6 +7,7 @@ from tracejit._src.scipy.special import (  # noqa: F401
     betaln,
     boxcox,
     boxcox1p,
+    comb,
     digamma,
     entr,
     erf,
@@ -22,6 +23,7 @@ from tracejit._src.scipy.special import (  # noqa: F401
     kl_div,
     log_ndtr,
     log_softmax,
+    loggamma,
     logit,
     logsumexp,
     multigammaln,
@@ -40,4 +42,6 @@ from tracejit._src.scipy.special_bessel import (  # noqa: F401
     i1,
     i1e,
 )
+from tracejit._src.scipy.special_error import dawsn, erfcx  # noqa: F401
+from tracejit._src.scipy.special_integrals import exp1, expi, expn, spence  # noqa: F401
 from tracejit._src.scipy.special_series import bernoulli, poch, zeta  # noqa: F401

@@ -1,0 +1,313 @@
+"""The exponential integrals `expi`, `exp1`, `expn` and Spence's function (the dilogarithm)
+`spence`, of real operands, as JAX computes them (after Cephes).
+
+expi(x) for x > 0 is a rational approximation on (0, 2] (x P(x)/Q(x) + gamma + log x) and on
+each of (2, 4], (4, 8], ..., (32, 64] and beyond (e^x/x (1 + P(1/x)/(x Q(1/x)))); for x < 0 it is
+-E_1(-x). E_n(x) = expn(n, x) is, elementwise, the power series (x <= 1) or the continued
+fraction (x > 1), each a loop to convergence, an asymptotic formula for n >= 5000, and its
+closed forms at n = 0 and x = 0. Derivatives are closed forms (custom JVPs): expi' = e^x/x,
+E_n' = -E_{n-1}, spence'(x) = log(x)/(1 - x) through autodiff of its approximation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.custom_derivatives import custom_jvp
+from tracejit._src.lax.control_flow.loops import fori_loop, while_loop
+from tracejit._src.numpy import ufuncs as jnp_ufuncs
+from tracejit._src.numpy.arithmetic import remainder
+from tracejit._src.numpy.lib_math import piecewise, polyval
+from tracejit._src.numpy.lib_vectorize import vectorize
+from tracejit._src.numpy.promotion import asarray_operand, promote_args_inexact
+from tracejit._src.scipy.special import gammaln
+
+where, exp, log = jnp_ufuncs.where, jnp_ufuncs.exp, jnp_ufuncs.log
+
+
+def _const(x, value):
+    return np.asarray(value, dtype=x.dtype)
+
+
+def _primal(x):
+    """A custom rule's primal as an Array: `grad` at a Python scalar hands the scalar itself
+    to the rule."""
+    return asarray_operand("scipy.special", x)
+
+
+# --- expi ---------------------------------------------------------------------------------------
+
+_EXPINT1_A = (
+    -5.350447357812543, 218.50491688166133, -4176.572384826693, 55411.76756393557,
+    -331338.13311781443, 1592627.1633849454,
+)  # fmt: skip
+_EXPINT1_B = (
+    1.0, -52.505479591128626, 1259.6161867867906, -17565.495819735348, 149306.2117002726,
+    -729494.9239640528, 1592627.1633849454,
+)  # fmt: skip
+_EXPINT2_A = (
+    0.019818085032596897, -1.2716456259849176, -2.0881603356812284, 2.7555445091879367,
+    -0.44095070487016, 0.046656238059358916, -0.0015450426796734852, 7.059980605299618e-05,
+)  # fmt: skip
+_EXPINT2_B = (
+    1.0, 1.4764986709149215, 0.5629177174822436, 0.16990178978793072, 0.02291647179034212,
+    0.0044501504397287525, 0.00017274396122065214, 3.953167195549672e-05,
+)  # fmt: skip
+_EXPINT3_A = (
+    -1.3732153758712087, -0.7084559133740839, 1.580806855547941, -0.2601500427425623,
+    0.029946746941137137, -0.001038086040188744, 4.371064420753005e-05, 2.141783679522603e-06,
+)  # fmt: skip
+_EXPINT3_B = (
+    1.0, 0.8585231423622028, 0.4483285822873995, 0.07687932158124476, 0.024498682410218877,
+    0.0008832165941927797, 0.00045909522995113536, -4.729848351866523e-06, 2.66519553739071e-06,
+)  # fmt: skip
+_EXPINT4_A = (
+    -2.1069346016919166, 1.7327338696646881, -0.2423619178935842, 0.02322724180937566,
+    0.00023728804404931798, -8.343219561192553e-05, 1.3634087956052505e-05,
+    -3.655412321999254e-07, 1.4649417339759612e-08, 6.17640786371036e-10,
+)  # fmt: skip
+_EXPINT4_B = (
+    1.0, -0.2298062239901678, 0.11050770414740378, -0.015665429666307924, 0.002761106850817353,
+    -0.00020891480122840484, 1.7085289388076754e-05, -4.4593117963566865e-07,
+    1.3946349303538475e-08, 6.150865933977338e-10,
+)  # fmt: skip
+_EXPINT5_A = (
+    -0.24581193676740204, -0.14833822533220778, 0.07248291795735552, -0.013483156873809405,
+    0.001342775069788637, -7.942465637159712e-05, 2.644179518984236e-06, -4.239473659313765e-08,
+)  # fmt: skip
+_EXPINT5_B = (
+    1.0, -0.10442259084438711, -0.26764531281014026, 0.09695000254621984, -0.01601745692712991,
+    0.001496414899205908, -8.462452563778485e-05, 2.7289384034767266e-06, -4.239462431819542e-08,
+)  # fmt: skip
+_EXPINT6_A = (
+    0.12125611181054567, -0.5823133179043894, 0.2348887314557017, -0.030400343181132484,
+    0.0015100821468651906, -2.5231370954995714e-05,
+)  # fmt: skip
+_EXPINT6_B = (
+    1.0, -1.002252150365854, 0.2928709694872224, -0.03337004338674008, 0.0015605448811273888,
+    -2.5231370936032347e-05,
+)  # fmt: skip
+_EXPINT7_A = (
+    -0.7657847078286127, 0.6886192415566705, -0.2132598113545206, 0.033461075523841935,
+    -0.003076541477344756, 0.00017471193164549074, -6.1037116822741705e-06, 1.218032765428652e-07,
+    -1.0860761027932903e-09,
+)  # fmt: skip
+_EXPINT7_B = (
+    1.0, -1.8888028686623086, 1.066691687211409, -0.27519159823063805, 0.039308526882338234,
+    -0.003414684558602365, 0.00018668443707035555, -6.345146083130515e-06, 1.239754287483207e-07,
+    -1.0860761027931265e-09,
+)  # fmt: skip
+
+
+def _polyval(coefficients, x):
+    return polyval(np.array(coefficients, x.dtype), x)
+
+
+def _expint_near_zero(x):
+    """0 < x <= 2."""
+    f = _polyval(_EXPINT1_A, x) / _polyval(_EXPINT1_B, x)
+    return x * f + _const(x, np.euler_gamma) + log(x)
+
+
+def _expint_interval(a, b):
+    """e^x / x (1 + w P(w) / Q(w)) with w = 1/x, for one of the intervals beyond 2."""
+
+    def expint(x):
+        one = _const(x, 1.0)
+        w = one / x
+        f = w * (_polyval(a, w) / _polyval(b, w)) + one
+        return exp(x) * w * f
+
+    return expint
+
+
+_EXPINT_PIECES = [
+    _expint_near_zero,
+    _expint_interval(_EXPINT2_A, _EXPINT2_B),
+    _expint_interval(_EXPINT3_A, _EXPINT3_B),
+    _expint_interval(_EXPINT4_A, _EXPINT4_B),
+    _expint_interval(_EXPINT5_A, _EXPINT5_B),
+    _expint_interval(_EXPINT6_A, _EXPINT6_B),
+    _expint_interval(_EXPINT7_A, _EXPINT7_B),
+]
+
+
+def _expi_positive(x):
+    conds = [(_const(x, 0) < x) & (x <= _const(x, 2))]
+    conds += [(_const(x, 2**i) < x) & (x <= _const(x, 2 ** (i + 1))) for i in range(1, 6)]
+    return piecewise(x, conds, _EXPINT_PIECES)
+
+
+@custom_jvp
+def expi(x):
+    r"""Exponential integral :math:`\mathrm{Ei}(x) = \int_{-\infty}^x e^t / t\,dt` of real x."""
+    (x,) = promote_args_inexact("expi", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("expi does not support complex-valued inputs.")
+    return piecewise(x, [x < 0], [lambda v: -exp1(-v), _expi_positive])
+
+
+def _expi_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    x = _primal(x)
+    return expi(x), exp(x) / x * x_dot
+
+
+expi.defjvp(_expi_jvp)
+
+
+# --- expn ---------------------------------------------------------------------------------------
+
+
+def _expn_series(x, n):
+    """x <= 1: the power series of E_n, with psi(n) summed up to n."""
+    zero, one = _const(x, 0.0), _const(x, 1.0)
+    eps = _const(x, dtypes.finfo(x.dtype).eps)
+    psi = -_const(x, np.euler_gamma) - log(x)
+    psi = fori_loop(_const(n, 1), n, lambda i, psi: psi + one / i, psi)
+    n1 = where(n == _const(n, 1), one + one, n)
+    init = {
+        "x": x, "z": -x, "xk": zero, "yk": one, "pk": one - n,
+        "ans": where(n == _const(n, 1), zero, one / (one - n1)), "t": _const(x, np.inf),
+    }  # fmt: skip
+
+    def body(d):
+        d = dict(d)
+        d["xk"] = d["xk"] + one
+        d["yk"] = d["yk"] * d["z"] / d["xk"]
+        d["pk"] = d["pk"] + one
+        d["ans"] = d["ans"] + where(d["pk"] != zero, d["yk"] / d["pk"], zero)
+        d["t"] = where(d["ans"] != zero, jnp_ufuncs.abs(d["yk"] / d["ans"]), one)
+        return d
+
+    d = while_loop(lambda d: (d["x"] > zero) & (d["t"] > eps), body, init)
+    return d["z"] ** (n - _const(n, 1)) * psi / exp(gammaln(n)) - d["ans"]
+
+
+def _expn_fraction(x, n):
+    """x > 1: the continued fraction of E_n, rescaled before it overflows."""
+    zero, one = _const(x, 0.0), _const(x, 1.0)
+    big, eps = _const(x, 1.44115188075855872e17), _const(x, dtypes.finfo(x.dtype).eps)
+    init = {
+        "k": _const(n, 1), "pkm2": one, "qkm2": x, "pkm1": one, "qkm1": x + n, "ans": one / (x + n),
+        "t": _const(x, np.inf), "r": zero, "x": x,
+    }  # fmt: skip
+
+    def body(d):
+        d = dict(d)
+        x = d["x"]
+        k = d["k"] = d["k"] + _const(d["k"], 1)
+        odd = remainder(k, _const(k, 2)) == _const(k, 1)
+        yk = where(odd, one, x)
+        xk = where(odd, n + (k - _const(k, 1)) / _const(k, 2), k / _const(k, 2))
+        pk = d["pkm1"] * yk + d["pkm2"] * xk
+        qk = d["qkm1"] * yk + d["qkm2"] * xk
+        nonzero = qk != zero
+        r = d["r"] = where(nonzero, pk / qk, d["r"])
+        d["t"] = where(nonzero, jnp_ufuncs.abs((d["ans"] - r) / r), one)
+        d["ans"] = where(nonzero, r, d["ans"])
+        d["pkm2"], d["pkm1"], d["qkm2"], d["qkm1"] = d["pkm1"], pk, d["qkm1"], qk
+        is_big = jnp_ufuncs.abs(pk) > big
+        for key in ("pkm1", "pkm2", "qkm1", "qkm2"):
+            d[key] = where(is_big, d[key] / big, d[key])
+        return d
+
+    d = while_loop(lambda d: (d["x"] > _const(d["k"], 0)) & (d["t"] > eps), body, init)
+    return d["ans"] * exp(-x)
+
+
+def _expn_large_order(x, n):
+    """n >= 5000: the leading terms of the asymptotic expansion in 1/(x + n)."""
+    one = _const(x, 1.0)
+    xk = x + n
+    yk = one / (xk * xk)
+    ans = yk * n * (_const(x, 6) * x * x - _const(x, 8) * n * x + n * n)
+    ans = yk * (ans + n * (n - _const(x, 2) * x))
+    ans = yk * (ans + n)
+    return (ans + one) * exp(-x) / xk
+
+
+@vectorize
+def _expn_elementwise(n, x):
+    zero, one = _const(x, 0), _const(x, 1)
+    conds = [
+        (n < _const(n, 0)) | (x < zero),
+        (x == zero) & (n < _const(n, 2)),
+        (x == zero) & (n >= _const(n, 2)),
+        (n == _const(n, 0)) & (x >= zero),
+        n >= _const(n, 5000),
+        x > one,
+    ]
+    n1 = where(n == _const(n, 1), n + n, n)
+    # Every branch is evaluated (under vmap as in JAX): each loop gets an operand in its own
+    # domain, where it converges, in place of the elements it does not compute.
+    fraction = lambda x, n: _expn_fraction(where(x > one, x, _const(x, 2.0)), n)
+    series = lambda x, n: _expn_series(where(x > one, _const(x, 0.5), x), n)
+    values = [np.nan, np.inf, one / n1, exp(-x) / x, _expn_large_order, fraction]
+    return piecewise(x, conds, [*values, series], n=n)
+
+
+def _expn(n, x):
+    n, x = promote_args_inexact("expn", n, x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("expn does not support complex-valued inputs.")
+    return _expn_elementwise(n, x)
+
+
+expn = custom_jvp(_expn)
+expn.__doc__ = r"""Generalized exponential integral
+:math:`E_n(x) = x^{n-1}\int_x^\infty e^{-t} t^{-n}\,dt` (NaN for n < 0 or x < 0); its
+derivative in x is :math:`-E_{n-1}(x)`, in n zero (as JAX has it)."""
+
+
+def _expn_jvp_x(x_dot, ans, n, x):
+    n, x = _primal(n), _primal(x)
+    return -x_dot * expn(n - _const(n, 1), x)
+
+
+expn.defjvps(None, _expn_jvp_x)
+
+
+def exp1(x):
+    r"""Exponential integral :math:`E_1(x) = \int_x^\infty e^{-t} / t\,dt` of real x."""
+    (x,) = promote_args_inexact("exp1", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("exp1 does not support complex-valued inputs.")
+    return expn(1, x)
+
+
+# --- spence -------------------------------------------------------------------------------------
+
+_SPENCE_A = (
+    4.6512858607399003e-05, 0.007315890452380947, 0.13384763957830903, 0.8796913117545303,
+    2.7114985119655346, 4.256971560081218, 3.297713409852251, 1.0,
+)  # fmt: skip
+_SPENCE_B = (
+    0.0006909904889125533, 0.02540437639325444, 0.2829748606025681, 1.4117259775183106,
+    3.6380053334513707, 5.03278880143317, 3.547713409852251, 1.0,
+)  # fmt: skip
+
+
+def _spence_poly(w):
+    return -w * _polyval(_SPENCE_A, w) / _polyval(_SPENCE_B, w)
+
+
+def _spence_calc(x):
+    inverted = x > 2.0
+    x = piecewise(x, [inverted], [lambda v: 1.0 / v, lambda v: v])
+    above, below = x > 1.5, x < 0.5
+    inverted = inverted | above
+    w = piecewise(x, [above, below], [lambda v: 1.0 / v - 1.0, lambda v: -v, lambda v: v - 1.0])
+    y = _spence_poly(w)
+    y = where(below, np.pi**2 / 6.0 - log(x) * log(1.0 - x) - y, y)
+    return where(inverted, -0.5 * log(x) ** 2 - y, y)
+
+
+def spence(x):
+    r"""Spence's function :math:`\int_1^x \log(t) / (1 - t)\,dt` for real x >= 0 (NaN below);
+    float32 and float64 only, as in JAX."""
+    x = asarray_operand("spence", x)
+    if x.dtype not in (np.float32, np.float64):
+        raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported types.")
+    return piecewise(x, [x < 0.0, x == 1.0, x == 0.0], [np.nan, 0, np.pi**2 / 6, _spence_calc])
