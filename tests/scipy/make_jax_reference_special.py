@@ -78,6 +78,21 @@ EDGES = {
         [[5.0, 5.0, 5.0, -1.0, 0.0, 30.0, 4.5, nan], [2.0, 6.0, -1.0, 0.0, 0.0, 15.0, 2.0, 1.0]],
     ),
     "loggamma": (special.loggamma, [[-inf, -1.5, -1.0, 0.0, 1e-10, 0.5, 1.0, 1e10, inf, nan]]),
+    "owens_t": (
+        special.owens_t,
+        [
+            [0.0, 0.0, 1.0, -1.0, 2.0, 0.5, 3.0, inf, nan, 1.0],
+            [0.5, 1.0, 1.0, 2.0, -3.0, 0.2, 0.1, 1.0, 1.0, inf],
+        ],
+    ),
+    "sici.si": (
+        lambda x: special.sici(x)[0],
+        [[-inf, -1e10, -5.0, 0.0, 1e-10, 4.0, 8.0, 1e10, inf, nan]],
+    ),
+    "sici.ci": (
+        lambda x: special.sici(x)[1],
+        [[-inf, -1e10, -5.0, 0.0, 1e-10, 4.0, 8.0, 1e10, inf, nan]],
+    ),
 }
 
 # name: (function, operands): the dtype and weak type of the result (default 32-bit mode)
@@ -100,6 +115,8 @@ DTYPE_CASES = {
     "spence": (special.spence, [(np.float32(0.5),)]),
     "comb": (special.comb, [(5, 2), (np.int32(5), 2), (5.0, np.float16(2))]),
     "loggamma": (special.loggamma, [(3,), (np.float32(3),)]),
+    "owens_t": (special.owens_t, [(1, 2), (np.float32(1), 0.5), (np.float16(1), 2)]),
+    "sici.si": (lambda x: special.sici(x)[0], [(1,), (np.float16(1),)]),
 }
 
 

@@ -42,6 +42,6 @@ from tracejit._src.scipy.special_bessel import (  # noqa: F401
     i1,
     i1e,
 )
-from tracejit._src.scipy.special_error import dawsn, erfcx  # noqa: F401
-from tracejit._src.scipy.special_integrals import exp1, expi, expn, spence  # noqa: F401
+from tracejit._src.scipy.special_error import dawsn, erfcx, owens_t  # noqa: F401
+from tracejit._src.scipy.special_integrals import exp1, expi, expn, sici, spence  # noqa: F401
 from tracejit._src.scipy.special_series import bernoulli, poch, zeta  # noqa: F401

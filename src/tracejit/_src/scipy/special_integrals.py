@@ -1,12 +1,13 @@
-"""The exponential integrals `expi`, `exp1`, `expn` and Spence's function (the dilogarithm)
-`spence`, of real operands, as JAX computes them (after Cephes).
+"""The exponential integrals `expi`, `exp1`, `expn`, the sine and cosine integrals `sici` and
+Spence's function (the dilogarithm) `spence`, of real operands, as JAX computes them (after
+Cephes).
 
 expi(x) for x > 0 is a rational approximation on (0, 2] (x P(x)/Q(x) + gamma + log x) and on
 each of (2, 4], (4, 8], ..., (32, 64] and beyond (e^x/x (1 + P(1/x)/(x Q(1/x)))); for x < 0 it is
 -E_1(-x). E_n(x) = expn(n, x) is, elementwise, the power series (x <= 1) or the continued
 fraction (x > 1), each a loop to convergence, an asymptotic formula for n >= 5000, and its
 closed forms at n = 0 and x = 0. Derivatives are closed forms (custom JVPs): expi' = e^x/x,
-E_n' = -E_{n-1}, spence'(x) = log(x)/(1 - x) through autodiff of its approximation.
+E_n' = -E_{n-1}, (Si, Ci)' = (sin x / x, cos x / x), spence'(x) = log(x)/(1 - x) through autodiff of its approximation.
 """
 
 from __future__ import annotations
@@ -311,3 +312,112 @@ def spence(x):
     if x.dtype not in (np.float32, np.float64):
         raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported types.")
     return piecewise(x, [x < 0.0, x == 1.0, x == 0.0], [np.nan, 0, np.pi**2 / 6, _spence_calc])
+
+
+# --- sici -------------------------------------------------------------------------------------
+
+# Cephes' rational approximations: Si and Ci as series in x^2 on [0, 4]; beyond, with
+# z = 1/x^2, Si = pi/2 - f cos x - g sin x and Ci = f sin x - g cos x for f and g rational in z,
+# one pair on (4, 8) and one from 8; above 1e9, the leading terms.
+_SICI_SN = (
+    -8.391678279103039e-11, 4.625917144270128e-08, -9.757593038436328e-06, 0.0009769454381704354,
+    -0.04134703162294066, 1.0,
+)  # fmt: skip
+_SICI_SD = (
+    2.0326926619595193e-12, 1.279978911799433e-09, 4.418278428012189e-07, 9.964121220438756e-05,
+    0.01420852393261499, 1.0,
+)  # fmt: skip
+_SICI_CN = (
+    2.0252400238910228e-11, -1.3524950491579076e-08, 3.593250514199931e-06,
+    -0.0004740072068734079, 0.028915965260755523, -1.0,
+)  # fmt: skip
+_SICI_CD = (
+    4.077460400618806e-12, 3.067809975818878e-09, 1.2321035568588342e-06, 0.00031744202477503275,
+    0.051002805623644606, 4.0,
+)  # fmt: skip
+_SICI_FN4 = (
+    4.236128628922166, 5.4593771716181285, 1.6208328770153833, 0.16700661183132304,
+    0.006810201324725182, 0.00010893658065032867, 5.489002234213736e-07,
+)  # fmt: skip
+_SICI_FD4 = (
+    1.0, 8.16496634205391, 7.308288225055645, 1.867922579501842, 0.1787920529631499,
+    0.007017106683227897, 0.00011003435715391573, 5.489002527562557e-07,
+)  # fmt: skip
+_SICI_GN4 = (
+    0.08710016989731142, 0.6113791099522193, 0.3971802963923375, 0.07485277376284691,
+    0.005388686814621773, 0.00016199979459893403, 1.9796387414096365e-06, 7.825790407440903e-09,
+)  # fmt: skip
+_SICI_GD4 = (
+    1.0, 1.6440220241335535, 0.666296701268988, 0.09887717612776888, 0.006223963454417684,
+    0.0001732210814741771, 2.0265918208634397e-06, 7.825792189335346e-09,
+)  # fmt: skip
+_SICI_FN8 = (
+    0.4558808734704653, 0.7137152741001467, 0.16030015822231947, 0.01160642294081244,
+    0.00034955644244785906, 4.8621543082645475e-06, 3.200927900910049e-08, 9.41779576128513e-11,
+    9.70507110881952e-14,
+)  # fmt: skip
+_SICI_FD8 = (
+    1.0, 0.9174636118736841, 0.17868554533207454, 0.012225359477197129, 0.00035869648188185157,
+    4.924350643178815e-06, 3.21956939101046e-08, 9.437205903502767e-11, 9.70507110881952e-14,
+)  # fmt: skip
+_SICI_GN8 = (
+    0.6973599534432762, 0.33041097930563207, 0.03848787676499743, 0.001717182390523479,
+    3.4894116550227946e-05, 3.471311670841167e-07, 1.7040445278204452e-09, 3.859459254302766e-12,
+    3.1404009894636335e-15,
+)  # fmt: skip
+_SICI_GD8 = (
+    1.0, 1.6854889881101165, 0.48785225869530496, 0.04679131942596258, 0.0019028442667439953,
+    3.684755044425611e-05, 3.5704322344374083e-07, 1.7269374896631615e-09, 3.878301660239547e-12,
+    3.1404009894636335e-15,
+)  # fmt: skip
+
+
+def _sici_series(x):
+    t = x * x
+    si = x * _polyval(_SICI_SN, t) / _polyval(_SICI_SD, t)
+    ci = np.euler_gamma + log(x) + t * _polyval(_SICI_CN, t) / _polyval(_SICI_CD, t)
+    return where(x == 0, 0.0, si), where(x == 0, -np.inf, ci)
+
+
+def _sici_asymptotic(x):
+    s, c = jnp_ufuncs.sin(x), jnp_ufuncs.cos(x)
+    z = 1.0 / (x * x)
+    f4 = _polyval(_SICI_FN4, z) / (x * _polyval(_SICI_FD4, z))
+    g4 = z * _polyval(_SICI_GN4, z) / _polyval(_SICI_GD4, z)
+    f8 = _polyval(_SICI_FN8, z) / (x * _polyval(_SICI_FD8, z))
+    g8 = z * _polyval(_SICI_GN8, z) / _polyval(_SICI_GD8, z)
+    below_8 = x < 8.0
+    f, g = where(below_8, f4, f8), where(below_8, g4, g8)
+    return (np.pi / 2) - f * c - g * s, f * s - g * c
+
+
+def _sici_far(x):
+    at_inf = jnp_ufuncs.isposinf(x)
+    si = where(at_inf, np.pi / 2, (np.pi / 2) - jnp_ufuncs.cos(x) / x)
+    return si, where(at_inf, 0.0, jnp_ufuncs.sin(x) / x)
+
+
+@custom_jvp
+def sici(x):
+    r"""Sine and cosine integrals of real x: :math:`(\mathrm{Si}(x), \mathrm{Ci}(x))` with
+    :math:`\mathrm{Si}(x) = \int_0^x \sin t / t\,dt` and
+    :math:`\mathrm{Ci}(x) = \gamma + \log x + \int_0^x (\cos t - 1) / t\,dt`."""
+    (x,) = promote_args_inexact("sici", x)
+    if dtypes.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError(f"Argument `x` to sici must be real-valued. Got dtype {x.dtype}.")
+    x_abs = jnp_ufuncs.abs(x)
+    near, middle = x_abs <= 4, (x_abs > 4) & (x_abs <= 1e9)
+    (si_near, ci_near), (si_mid, ci_mid) = _sici_series(x_abs), _sici_asymptotic(x_abs)
+    si_far, ci_far = _sici_far(x_abs)
+    si = where(near, si_near, where(middle, si_mid, si_far))
+    ci = where(near, ci_near, where(middle, ci_mid, ci_far))
+    return jnp_ufuncs.sign(x) * si, where(jnp_ufuncs.isneginf(x), np.nan, ci)
+
+
+def _sici_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    x = _primal(x)
+    return sici(x), (jnp_ufuncs.sinc(x / np.pi) * t, jnp_ufuncs.cos(x) / x * t)
+
+
+sici.defjvp(_sici_jvp)
