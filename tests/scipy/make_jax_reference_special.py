@@ -93,6 +93,14 @@ EDGES = {
         lambda x: special.sici(x)[1],
         [[-inf, -1e10, -5.0, 0.0, 1e-10, 4.0, 8.0, 1e10, inf, nan]],
     ),
+    "fresnel.s": (
+        lambda x: special.fresnel(x)[0],
+        [[-inf, -4e4, -2.0, 0.0, 1e-10, 1.6, 10.0, 4e4, inf, nan]],
+    ),
+    "fresnel.c": (
+        lambda x: special.fresnel(x)[1],
+        [[-inf, -4e4, -2.0, 0.0, 1e-10, 1.6, 10.0, 4e4, inf, nan]],
+    ),
 }
 
 # name: (function, operands): the dtype and weak type of the result (default 32-bit mode)
@@ -117,6 +125,7 @@ DTYPE_CASES = {
     "loggamma": (special.loggamma, [(3,), (np.float32(3),)]),
     "owens_t": (special.owens_t, [(1, 2), (np.float32(1), 0.5), (np.float16(1), 2)]),
     "sici.si": (lambda x: special.sici(x)[0], [(1,), (np.float16(1),)]),
+    "fresnel.s": (lambda x: special.fresnel(x)[0], [(1,), (np.float16(1),), (np.int32(1),)]),
 }
 
 

@@ -1,5 +1,5 @@
 """The error-function relatives (`erfcx`, `dawsn`, `owens_t`), the exponential integrals
-(`expi`, `exp1`, `expn`), the sine and cosine integrals, Spence's function, `comb` and
+(`expi`, `exp1`, `expn`), the sine, cosine and Fresnel integrals, Spence's function, `comb` and
 `loggamma`: SciPy's values in float32 and float64, JAX's
 at the edges (and where JAX's formulas differ from SciPy's: expn(n, 0) is 1/n there), eager =
 staged = compiled, vmap = a loop, JAX's derivatives, dtypes and weak types."""
@@ -35,6 +35,8 @@ FUNCTIONS = {
     "owens_t": (sp.owens_t, ss.owens_t, [(-5, 5), (-5, 5)], 1e-5),
     "sici.si": (lambda x: sp.sici(x)[0], lambda x: ss.sici(x)[0], [(-40, 40)], 1e-5),
     "sici.ci": (lambda x: sp.sici(x)[1], lambda x: ss.sici(x)[1], [(0.05, 3)], 1e-5),
+    "fresnel.s": (lambda x: sp.fresnel(x)[0], lambda x: ss.fresnel(x)[0], [(-10, 10)], 5e-5),
+    "fresnel.c": (lambda x: sp.fresnel(x)[1], lambda x: ss.fresnel(x)[1], [(-10, 10)], 5e-5),
 }
 
 
@@ -86,6 +88,7 @@ def test_vmap_matches_a_loop(name):
         ("comb", sp.comb, ([7.5, 9.0], [2.5, 3.0])),
         ("owens_t", sp.owens_t, ([-1.5, 0.3, 2.0], [0.4, -2.0, 1.5])),
         ("sici", sp.sici, ([-6.0, 0.5, 3.0, 12.0],)),
+        ("fresnel", sp.fresnel, ([-3.0, 0.5, 1.7, 4.0],)),
     ],
 )
 def test_grads_match_finite_differences(name, fun, args, enable_x64):
@@ -107,6 +110,8 @@ def test_complex_operands_are_refused():
             fun(1j)
     with pytest.raises(NotImplementedError, match="erfcx of complex input"):
         sp.erfcx(1j)
+    with pytest.raises(NotImplementedError, match="complex-valued inputs is not implemented"):
+        sp.fresnel(1j)
 
 
 @pytest.mark.parametrize("arg", [1, np.float16(0.5)])
@@ -115,7 +120,7 @@ def test_spence_refuses_other_dtypes(arg):
         sp.spence(arg)
 
 
-@pytest.mark.parametrize("name", sorted(set(FUNCTIONS) - {"sici.ci"}))
+@pytest.mark.parametrize("name", sorted(set(FUNCTIONS) - {"sici.ci", "fresnel.c"}))
 def test_dtypes_and_weak_types_match_jax(name):
     fun = FUNCTIONS[name][0]
     for args, dtype, weak in reference.dtype_cases(name):

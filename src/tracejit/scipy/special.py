@@ -43,5 +43,12 @@ from tracejit._src.scipy.special_bessel import (  # noqa: F401
     i1e,
 )
 from tracejit._src.scipy.special_error import dawsn, erfcx, owens_t  # noqa: F401
-from tracejit._src.scipy.special_integrals import exp1, expi, expn, sici, spence  # noqa: F401
+from tracejit._src.scipy.special_integrals import (  # noqa: F401
+    exp1,
+    expi,
+    expn,
+    fresnel,
+    sici,
+    spence,
+)
 from tracejit._src.scipy.special_series import bernoulli, poch, zeta  # noqa: F401

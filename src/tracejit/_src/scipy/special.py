@@ -106,9 +106,11 @@ def polygamma(n, x):
     r"""Polygamma :math:`\psi^{(n)}(x)`, the n-th derivative of digamma; `n` must have an
     integer dtype (a non-integer order has no meaning here, and JAX refuses it)."""
     n_dtype = np.result_type(np.asarray(n).dtype if not hasattr(n, "dtype") else n.dtype)
-    if not (np.issubdtype(n_dtype, np.integer) or n_dtype == np.bool_):
+    if not np.issubdtype(n_dtype, np.integer):
         raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype {n_dtype}.")
     n, x = _inexact("polygamma", asarray_operand("polygamma", n), asarray_operand("polygamma", x))
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("polygamma does not support complex-valued inputs.")
     return lax_special.polygamma(n, x)
 
 

@@ -1,5 +1,5 @@
-"""The exponential integrals `expi`, `exp1`, `expn`, the sine and cosine integrals `sici` and
-Spence's function (the dilogarithm) `spence`, of real operands, as JAX computes them (after
+"""The exponential integrals `expi`, `exp1`, `expn`, the sine, cosine and Fresnel integrals
+`sici` and `fresnel`, and Spence's function (the dilogarithm) `spence`, of real operands, as JAX computes them (after
 Cephes).
 
 expi(x) for x > 0 is a rational approximation on (0, 2] (x P(x)/Q(x) + gamma + log x) and on
@@ -18,7 +18,7 @@ from tracejit._src import dtypes
 from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax.control_flow.loops import fori_loop, while_loop
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
-from tracejit._src.numpy.arithmetic import remainder
+from tracejit._src.numpy.arithmetic import fmod, remainder
 from tracejit._src.numpy.lib_math import piecewise, polyval
 from tracejit._src.numpy.lib_vectorize import vectorize
 from tracejit._src.numpy.promotion import asarray_operand, promote_args_inexact
@@ -421,3 +421,138 @@ def _sici_jvp(primals, tangents):
 
 
 sici.defjvp(_sici_jvp)
+
+
+# --- fresnel ----------------------------------------------------------------------------------
+
+# Cephes' `fresnl` (float64) and `fresnlf` (float32, also for half precision, upcast): a series
+# in x^4 for x^2 < 2.5625, auxiliary functions f and g in 1/(pi x^2) up to 36974, the limits
+# (and in float64 their first correction) beyond.
+_FRESNL_SN_32 = (
+    1.6476294637887e-09, -1.522754752581096e-07, 8.4247488085024e-06, -0.0003120693124703272,
+    0.007244727626597022, -0.09228055941124598, 0.5235987735681432,
+)  # fmt: skip
+_FRESNL_SN_64 = (
+    -2991.8191940101983, 708840.0452577386, -62974148.62058625, 2548908805.7337637,
+    -44297951805.96978, 318016297876.5678,
+)  # fmt: skip
+_FRESNL_CN_32 = (
+    1.416802502367354e-08, -1.157231412229871e-06, 5.387223446683264e-05, -0.001604381798862293,
+    0.02818489036795073, -0.2467398198317899, 0.9999999760004487,
+)  # fmt: skip
+_FRESNL_CN_64 = (
+    -4.9884311457357354e-08, 9.504280628298596e-06, -0.0006451914356839651, 0.018884331939670384,
+    -0.20552590095501388, 1.0,
+)  # fmt: skip
+_FRESNL_FN_32 = (
+    -1903009855649.792, 135594238805.0252, -4158143148.511033, 73438484.63587323,
+    -873235.6681548485, 8560.51546627547, -103.2877601091159, 2.999401847870011,
+)  # fmt: skip
+_FRESNL_FN_64 = (
+    0.4215435550436775, 0.1434079197807589, 0.011522095507358577, 0.000345017939782574,
+    4.6361374928786735e-06, 3.055689837902576e-08, 1.0230451416490724e-10, 1.7201074326816183e-13,
+    1.3428327623306275e-16, 3.763297112699879e-20,
+)  # fmt: skip
+_FRESNL_GN_32 = (
+    -186084399762.465, 12783506733.93208, -377938771.3202229, 6492611.570598858,
+    -77877.89623358162, 860.2931494734327, -14.93439396592284, 0.9999841934744914,
+)  # fmt: skip
+_FRESNL_GN_64 = (
+    0.5044420736433832, 0.1971028335255234, 0.018764858409257526, 0.0006840793809153931,
+    1.1513882611188428e-05, 9.828524436884223e-08, 4.4534441586175015e-10, 1.0826804113902088e-12,
+    1.375554606332618e-15, 8.363544356306774e-19, 1.8695871016278324e-22,
+)  # fmt: skip
+_FRESNL_SD_64 = (
+    1.0, 281.3762688899943, 45584.78108065326, 5173438.887700964, 419320245.8981112,
+    22441179564.534092, 607366389490.0846,
+)  # fmt: skip
+_FRESNL_CD_64 = (
+    3.99982968972496e-12, 9.154392157746574e-10, 1.2500186247959882e-07, 1.2226278902417902e-05,
+    0.0008680295429417843, 0.04121420907221998, 1.0,
+)  # fmt: skip
+_FRESNL_FD_64 = (
+    1.0, 0.7515863983533789, 0.11688892585919138, 0.0064405152650885865, 0.00015593440916415301,
+    1.8462756734893055e-06, 1.1269922476399903e-08, 3.6014002958937136e-11, 5.887545336215784e-14,
+    4.5200143407412973e-17, 1.2544323709001127e-20,
+)  # fmt: skip
+_FRESNL_GD_64 = (
+    1.0, 1.4749575992512833, 0.33774898912002, 0.02536037414203388, 0.0008146791071843061,
+    1.2754507566772912e-05, 1.0431458965757199e-07, 4.6068072814652043e-10,
+    1.1027321506624028e-12, 1.3879653125957886e-15, 8.391588162831187e-19, 1.8695871016278324e-22,
+)  # fmt: skip
+
+
+def _sincos_pi_x2_half(x):
+    """sin(pi x^2 / 2) and cos(pi x^2 / 2), accurately for large x: with s = x mod 2, the
+    argument mod 2 is s (x - s/2) mod 2 (SciPy's sinpi and cospi)."""
+    x = jnp_ufuncs.abs(x)
+    s = fmod(x, 2.0)
+    r = fmod(s * (x - s / 2), 2.0)
+    sin = jnp_ufuncs.sin
+    sinpi = where(
+        r < 0.5, sin(np.pi * r), where(r > 1.5, sin(np.pi * (r - 2.0)), -sin(np.pi * (r - 1.0)))
+    )
+    cospi = where(r == 0.5, 0.0, where(r < 1.0, -sin(np.pi * (r - 0.5)), sin(np.pi * (r - 1.5))))
+    return sinpi, cospi
+
+
+def _fresnel_parts(x, x2):
+    """(S, C) of |x| for small and middle x, in float32 or float64."""
+    t = x2 * x2
+    if x.dtype == np.float32:
+        s_small = x * x2 * _polyval(_FRESNL_SN_32, t)
+        c_small = x * _polyval(_FRESNL_CN_32, t)
+    else:
+        s_small = x * x2 * _polyval(_FRESNL_SN_64[:6], t) / _polyval(_FRESNL_SD_64[:7], t)
+        c_small = x * _polyval(_FRESNL_CN_64[:6], t) / _polyval(_FRESNL_CD_64[:7], t)
+    t = np.pi * x2
+    u = 1.0 / (t * t)
+    t = 1.0 / t
+    if x.dtype == np.float32:
+        f = 1.0 - u * _polyval(_FRESNL_FN_32, u)
+        g = t * _polyval(_FRESNL_GN_32, u)
+    else:
+        f = 1.0 - u * _polyval(_FRESNL_FN_64, u) / _polyval(_FRESNL_FD_64, u)
+        g = t * _polyval(_FRESNL_GN_64, u) / _polyval(_FRESNL_GD_64, u)
+    return (s_small, c_small), (f, g)
+
+
+@custom_jvp
+def fresnel(x):
+    r"""The Fresnel integrals :math:`(S(x), C(x))`, :math:`S(x) = \int_0^x \sin(\pi t^2/2)\,dt`,
+    :math:`C(x) = \int_0^x \cos(\pi t^2/2)\,dt`, of real x (accurate on [-10, 10], as
+    Cephes)."""
+    (xxa,) = promote_args_inexact("fresnel", x)
+    original_dtype = xxa.dtype
+    if dtypes.issubdtype(xxa.dtype, np.complexfloating):
+        raise NotImplementedError("Support for complex-valued inputs is not implemented yet.")
+    if xxa.dtype != np.float64:
+        xxa = xxa.astype(np.float32)
+    x = jnp_ufuncs.abs(xxa)
+    x2 = x * x
+    (s_small, c_small), (f, g) = _fresnel_parts(x, x2)
+    sinpi, cospi = _sincos_pi_x2_half(x)
+    if x.dtype == np.float32:
+        s_large = c_large = 0.5
+    else:
+        c_large = 0.5 + 1 / (np.pi * x) * sinpi
+        s_large = 0.5 - 1 / (np.pi * x) * cospi
+    t = np.pi * x
+    c_other = 0.5 + (f * sinpi - g * cospi) / t
+    s_other = 0.5 - (f * cospi + g * sinpi) / t
+    isinf, small, large = jnp_ufuncs.isinf(xxa), x2 < 2.5625, x > 36974.0
+    s = where(isinf, 0.5, where(small, s_small, where(large, s_large, s_other)))
+    c = where(isinf, 0.5, where(small, c_small, where(large, c_large, c_other)))
+    negative = xxa < 0.0
+    s, c = where(negative, -s, s), where(negative, -c, c)
+    return s.astype(original_dtype), c.astype(original_dtype)
+
+
+def _fresnel_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    x = _primal(x)
+    sinpi, cospi = _sincos_pi_x2_half(x)
+    return fresnel(x), (sinpi * x_dot, cospi * x_dot)
+
+
+fresnel.defjvp(_fresnel_jvp)
