@@ -1,5 +1,6 @@
-"""`tracejit.scipy.special`: SciPy's special functions (erf, gammaln, logsumexp, ndtr, ...).
-JAX's others are not built yet, and absent (`hasattr` is False)."""
+"""`tracejit.scipy.special`: SciPy's special functions (erf, gammaln, gammainc, betainc, the
+Bessel functions, zeta, the exponential integrals, ...). JAX's hyp1f1, hyp2f1, sph_harm_y and
+wofz are not built yet, and absent (`hasattr` is False)."""
 
 from tracejit._src.scipy.special import (  # noqa: F401
     beta,
