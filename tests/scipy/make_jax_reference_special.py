@@ -61,6 +61,46 @@ EDGES = {
     ),
     "i0e": (special.i0e, [[0.0, -0.0, 1e-300, -3.0, 8.0, 8.0001, 100.0, inf, -inf, nan]]),
     "i1e": (special.i1e, [[0.0, -0.0, 1e-300, -3.0, 8.0, 8.0001, 100.0, inf, -inf, nan]]),
+    "erfcx": (special.erfcx, [[-inf, -30.0, -1.0, 0.0, 1e-10, 5.0, 26.0, 27.0, 1e10, inf, nan]]),
+    "dawsn": (special.dawsn, [[-inf, -10.0, -3.25, 0.0, 1e-10, 3.25, 6.25, 1e10, inf, nan]]),
+    "expi": (special.expi, [[-inf, -800.0, -1.0, 0.0, -0.0, 1e-10, 2.0, 64.0, 700.0, inf, nan]]),
+    "exp1": (special.exp1, [[-1.0, 0.0, 1e-10, 1.0, 2.0, 700.0, 800.0, inf, nan]]),
+    "expn": (
+        special.expn,
+        [
+            [-1.0, 0.0, 1.0, 2.0, 3.0, 0.0, 5000.0, 2.0, 1.0, 50.0, nan, 2.0],
+            [1.0, 0.0, 0.0, 0.0, 0.0, 2.5, 3.0, -1.0, 1e-10, 0.5, 1.0, inf],
+        ],
+    ),
+    "spence": (special.spence, [[-1.0, 0.0, 1e-10, 0.5, 1.0, 1.5, 2.0, 1e10, inf, nan]]),
+    "comb": (
+        special.comb,
+        [[5.0, 5.0, 5.0, -1.0, 0.0, 30.0, 4.5, nan], [2.0, 6.0, -1.0, 0.0, 0.0, 15.0, 2.0, 1.0]],
+    ),
+    "loggamma": (special.loggamma, [[-inf, -1.5, -1.0, 0.0, 1e-10, 0.5, 1.0, 1e10, inf, nan]]),
+    "owens_t": (
+        special.owens_t,
+        [
+            [0.0, 0.0, 1.0, -1.0, 2.0, 0.5, 3.0, inf, nan, 1.0],
+            [0.5, 1.0, 1.0, 2.0, -3.0, 0.2, 0.1, 1.0, 1.0, inf],
+        ],
+    ),
+    "sici.si": (
+        lambda x: special.sici(x)[0],
+        [[-inf, -1e10, -5.0, 0.0, 1e-10, 4.0, 8.0, 1e10, inf, nan]],
+    ),
+    "sici.ci": (
+        lambda x: special.sici(x)[1],
+        [[-inf, -1e10, -5.0, 0.0, 1e-10, 4.0, 8.0, 1e10, inf, nan]],
+    ),
+    "fresnel.s": (
+        lambda x: special.fresnel(x)[0],
+        [[-inf, -4e4, -2.0, 0.0, 1e-10, 1.6, 10.0, 4e4, inf, nan]],
+    ),
+    "fresnel.c": (
+        lambda x: special.fresnel(x)[1],
+        [[-inf, -4e4, -2.0, 0.0, 1e-10, 1.6, 10.0, 4e4, inf, nan]],
+    ),
 }
 
 # name: (function, operands): the dtype and weak type of the result (default 32-bit mode)
@@ -75,6 +115,17 @@ DTYPE_CASES = {
     "i1": (special.i1, [(1,), (np.float32(1),)]),
     "i1e": (special.i1e, [(1.0,), (np.int8(1),)]),
     "numpy.i0": (jnp.i0, [(1,), (np.int32(1),), (np.float16(1),)]),
+    "erfcx": (special.erfcx, [(1,), (np.float16(1),), (np.int32(1),)]),
+    "dawsn": (special.dawsn, [(1.0,), (jnp.bfloat16(1),)]),
+    "expi": (special.expi, [(1,), (np.float32(1),)]),
+    "exp1": (special.exp1, [(1.0,), (np.float16(1),)]),
+    "expn": (special.expn, [(2, 1.0), (np.int32(2), np.float32(1))]),
+    "spence": (special.spence, [(np.float32(0.5),)]),
+    "comb": (special.comb, [(5, 2), (np.int32(5), 2), (5.0, np.float16(2))]),
+    "loggamma": (special.loggamma, [(3,), (np.float32(3),)]),
+    "owens_t": (special.owens_t, [(1, 2), (np.float32(1), 0.5), (np.float16(1), 2)]),
+    "sici.si": (lambda x: special.sici(x)[0], [(1,), (np.float16(1),)]),
+    "fresnel.s": (lambda x: special.fresnel(x)[0], [(1,), (np.float16(1),), (np.int32(1),)]),
 }
 
 
@@ -94,10 +145,12 @@ def _describe(arg):
 def main():
     out = {"edges": {}, "dtypes": {}}
     for name, (fun, columns) in EDGES.items():
-        operands = [np.asarray(c, np.float64) for c in columns]
+        # one element at a time: batched, JAX runs every branch of `expn`, whose loops need
+        # not stop on the other branches' elements
+        values = [fun(*[np.float64(c[i]) for c in columns]) for i in range(len(columns[0]))]
         out["edges"][name] = {
-            "operands": [_jsonable(c) for c in operands],
-            "values": _jsonable(fun(*operands)),
+            "operands": [_jsonable(c) for c in columns],
+            "values": _jsonable(values),
         }
     jax.config.update("jax_enable_x64", False)
     for name, (fun, cases) in DTYPE_CASES.items():

@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import scipy.special as ss
-from helpers import check_traced_matches_eager
+from helpers import assert_close, check_traced_matches_eager
 
 import tracejit
 import tracejit.numpy as jnp
@@ -188,6 +188,17 @@ def test_polygamma():
     )
     with pytest.raises(ValueError, match="integer type"):
         sp.polygamma(1.5, 2.0)
+    with pytest.raises(ValueError, match="integer type. Got dtype bool"):
+        sp.polygamma(True, 2.0)
+    with pytest.raises(ValueError, match="polygamma does not support complex-valued inputs"):
+        sp.polygamma(1, 1j)
+
+
+@pytest.mark.parametrize("n", [4, 5, 8, 12])
+def test_polygamma_of_every_order(n):
+    x = np.array([0.3, 0.7, 1.5, 4.0, 9.0])
+    assert_close(sp.polygamma(n, jnp.asarray(x, jnp.float32)), ss.polygamma(n, x), 2e-5)
+    assert_close(tracejit.jit(sp.polygamma)(n, x.astype(np.float32)), ss.polygamma(n, x), 2e-5)
 
 
 def test_logsumexp_is_shared_with_nn():

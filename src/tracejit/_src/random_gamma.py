@@ -11,7 +11,8 @@ sample, computed so that small `a` do not underflow to `log(0)`.
 Its derivative in `a` is implicit reparameterization: dx/da = -(dF/da) / (dF/dx) for the
 Gamma CDF F (the regularized incomplete gamma function), which `random_gamma_grad(a, x)`
 computes by the series of `igamma` (x small) or its continued fraction (x large), iterated to
-convergence in a `while_loop` with the derivative carried along, as JAX computes it.
+convergence with the derivative carried along, as JAX computes it (the expansions of
+`lax/control_flow/incomplete.py`).
 
 The module sits with the higher-order primitives: its algorithms stage loops.
 
@@ -38,11 +39,10 @@ from tracejit._src.lax import (
     broadcasting,
     comparison,
     elementwise,
-    reductions,
     selection,
     shapes,
-    special,
 )
+from tracejit._src.lax.control_flow import incomplete
 from tracejit._src.lax.control_flow.loops import while_loop
 from tracejit._src.lowering.lower import lowering_rules, takes_key_words
 
@@ -209,111 +209,12 @@ batch_rules[random_gamma_p] = _random_gamma_batch
 
 # --- random_gamma_grad ----------------------------------------------------------------------
 # The derivative of a Gamma(a) sample x in a: -(dF/da)(a, x) / (dF/dx)(a, x) for the Gamma CDF
-# F(a, x) = P(a, x). With ax = x**a exp(-x) / Gamma(a), both series give P as ax times a sum;
-# the derivative of that sum in a is carried along (`dans_da`). Each loop runs on whole arrays:
-# `enabled` freezes the elements that converged.
-
-
-def _any(predicate):
-    return reductions.reduce_or(predicate, tuple(range(len(shape_of(predicate)))))
-
-
-def _igamma_series_sample_derivative(x, a, enabled):
-    """-(dP/da) / (dP/dx) by P's power series (x <= 1 or x <= a)."""
-    eps = _const(x, dtypes.finfo(get_aval(x).dtype).eps)
-
-    def body(vals):
-        enabled, r, c, ans, x, dc_da, dans_da = vals
-        r = add(r, _const(r, 1.0))
-        dc_da = sub(mul(dc_da, div(x, r)), div(mul(c, x), mul(r, r)))
-        dans_da = add(dans_da, dc_da)
-        c = mul(c, div(x, r))
-        ans = add(ans, c)
-        going = and_(enabled, comparison.gt(abs_(div(dc_da, dans_da)), eps))
-        new = (r, c, ans, x, dc_da, dans_da)
-        return (going, *(select(enabled, n, o) for n, o in zip(new, vals[1:], strict=True)))
-
-    ones, zeros = _full_like(a, 1), _full_like(a, 0)
-    vals = while_loop(lambda v: _any(v[0]), body, (enabled, a, ones, ones, x, zeros, zeros))
-    ans, dans_da = vals[3], vals[6]
-    dlogax_da = sub(log(x), special.digamma(add(a, _const(a, 1))))
-    return div(mul(neg(add(dans_da, mul(ans, dlogax_da))), x), a)
-
-
-def _igammac_fraction_step(vals, eps):
-    """One step of the continued fraction of Q, its derivative in a carried along."""
-    (enabled, ans, t, y, z, c, pkm1, qkm1, pkm2, qkm2) = vals[:10]
-    dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da, dans_da = vals[10:]
-    c = add(c, _const(c, 1))
-    y = add(y, _const(y, 1))
-    z = add(z, _const(z, 2))
-    yc = mul(y, c)
-    pk = sub(mul(pkm1, z), mul(pkm2, yc))
-    qk = sub(mul(qkm1, z), mul(qkm2, yc))
-    qk_is_nonzero = comparison.ne(qk, _const(qk, 0))
-    r = div(pk, qk)
-    t = select(qk_is_nonzero, abs_(div(sub(ans, r), r)), _full_like(r, 1))
-    ans = select(qk_is_nonzero, r, ans)
-    dpk_da = add(sub(sub(mul(dpkm1_da, z), pkm1), mul(dpkm2_da, yc)), mul(pkm2, c))
-    dqk_da = add(sub(sub(mul(dqkm1_da, z), qkm1), mul(dqkm2_da, yc)), mul(qkm2, c))
-    dans_da_new = select(qk_is_nonzero, div(sub(dpk_da, mul(ans, dqk_da)), qk), dans_da)
-    grad_conditional = select(qk_is_nonzero, abs_(sub(dans_da_new, dans_da)), _full_like(r, 1))
-    pkm2, pkm1, qkm2, qkm1 = pkm1, pk, qkm1, qk
-    dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da = dpkm1_da, dqkm1_da, dpk_da, dqk_da
-    rescale = comparison.gt(abs_(pk), div(_const(pk, 1), eps))
-    pkm2, pkm1, qkm2, qkm1, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da = (
-        select(rescale, mul(v, eps), v)
-        for v in (pkm2, pkm1, qkm2, qkm1, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da)
-    )
-    going = and_(enabled, comparison.gt(grad_conditional, eps))
-    new = (ans, t, y, z, None, pkm1, qkm1, pkm2, qkm2, dpkm2_da, dqkm2_da, dpkm1_da, dqkm1_da)
-    new += (dans_da_new,)
-    # the step count `c` (a scalar) advances for every element; the rest only where enabled
-    kept = [c if n is None else select(enabled, n, o) for n, o in zip(new, vals[1:], strict=True)]
-    return (going, *kept)
-
-
-def _igammac_fraction_sample_derivative(x, a, enabled):
-    """The same by the continued fraction of Q = 1 - P (x > 1 and x > a), negated; at most
-    2000 steps."""
-    eps = _const(x, dtypes.finfo(get_aval(x).dtype).eps)
-    y = sub(_const(a, 1), a)
-    z = add(add(x, y), _const(x, 1))
-    pkm1 = add(x, _const(x, 1))
-    qkm1 = mul(z, x)
-    ans = div(pkm1, qkm1)
-    zeros = _full_like(x, 0)
-    dqkm1_da = neg(x)
-    dans_da = div(sub(zeros, mul(ans, dqkm1_da)), qkm1)
-    init = (enabled, ans, _full_like(x, 1), y, z, _const(x, 0), pkm1, qkm1, _full_like(x, 1), x)
-    init += (zeros, zeros, zeros, dqkm1_da, dans_da)
-    vals = while_loop(
-        lambda v: and_(comparison.lt(v[5], _const(v[5], 2000)), _any(v[0])),
-        lambda v: _igammac_fraction_step(v, eps),
-        init,
-    )
-    dlogax_da = sub(log(x), special.digamma(a))
-    return mul(neg(add(vals[14], mul(vals[1], dlogax_da))), x)
+# F(a, x) = P(a, x), by the series of P or the continued fraction of Q that `igamma` sums, in
+# their SAMPLE_DERIVATIVE mode (`lax/control_flow/incomplete.py`).
 
 
 def _gamma_grad_values(a, x):
-    """JAX's `random_gamma_grad_impl`: the series or the continued fraction, NaN outside the
-    domain (x < 0 or a <= 0), 0 at x = 0."""
-    is_nan = or_(comparison.ne(a, a), comparison.ne(x, x))
-    x_is_zero = comparison.eq(x, _const(x, 0))
-    domain_error = or_(comparison.lt(x, _const(x, 0)), comparison.le(a, _const(a, 0)))
-    use_igammac = and_(comparison.gt(x, _const(x, 1)), comparison.gt(x, a))
-    ax = sub(sub(mul(a, log(x)), x), special.lgamma(a))
-    largest = _const(ax, dtypes.finfo(get_aval(a).dtype).max)
-    underflow = comparison.lt(ax, neg(log(largest)))
-    enabled = not_(or_(or_(or_(x_is_zero, domain_error), underflow), is_nan))
-    output = select(
-        use_igammac,
-        neg(_igammac_fraction_sample_derivative(x, a, and_(enabled, use_igammac))),
-        _igamma_series_sample_derivative(x, a, and_(enabled, not_(use_igammac))),
-    )
-    output = select(x_is_zero, _full_like(output, 0), output)
-    return select(or_(domain_error, is_nan), _full_like(a, np.nan), output)
+    return incomplete.incomplete_gamma_derivative(a, x, incomplete.IgammaMode.SAMPLE_DERIVATIVE)
 
 
 @functools.lru_cache(maxsize=64)

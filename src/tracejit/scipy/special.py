@@ -1,5 +1,6 @@
-"""`tracejit.scipy.special`: SciPy's special functions (erf, gammaln, logsumexp, ndtr, ...).
-JAX's others are not built yet, and absent (`hasattr` is False)."""
+"""`tracejit.scipy.special`: SciPy's special functions (erf, gammaln, gammainc, betainc, the
+Bessel functions, zeta, the exponential integrals, ...). JAX's hyp1f1, hyp2f1, sph_harm_y and
+wofz are not built yet, and absent (`hasattr` is False)."""
 
 from tracejit._src.scipy.special import (  # noqa: F401
     beta,
@@ -7,6 +8,7 @@ from tracejit._src.scipy.special import (  # noqa: F401
     betaln,
     boxcox,
     boxcox1p,
+    comb,
     digamma,
     entr,
     erf,
@@ -22,6 +24,7 @@ from tracejit._src.scipy.special import (  # noqa: F401
     kl_div,
     log_ndtr,
     log_softmax,
+    loggamma,
     logit,
     logsumexp,
     multigammaln,
@@ -39,5 +42,14 @@ from tracejit._src.scipy.special_bessel import (  # noqa: F401
     i0e,
     i1,
     i1e,
+)
+from tracejit._src.scipy.special_error import dawsn, erfcx, owens_t  # noqa: F401
+from tracejit._src.scipy.special_integrals import (  # noqa: F401
+    exp1,
+    expi,
+    expn,
+    fresnel,
+    sici,
+    spence,
 )
 from tracejit._src.scipy.special_series import bernoulli, poch, zeta  # noqa: F401

@@ -106,9 +106,11 @@ def polygamma(n, x):
     r"""Polygamma :math:`\psi^{(n)}(x)`, the n-th derivative of digamma; `n` must have an
     integer dtype (a non-integer order has no meaning here, and JAX refuses it)."""
     n_dtype = np.result_type(np.asarray(n).dtype if not hasattr(n, "dtype") else n.dtype)
-    if not (np.issubdtype(n_dtype, np.integer) or n_dtype == np.bool_):
+    if not np.issubdtype(n_dtype, np.integer):
         raise ValueError(f"Argument `n` to polygamma must be of integer type. Got dtype {n_dtype}.")
     n, x = _inexact("polygamma", asarray_operand("polygamma", n), asarray_operand("polygamma", x))
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise ValueError("polygamma does not support complex-valued inputs.")
     return lax_special.polygamma(n, x)
 
 
@@ -163,6 +165,29 @@ def factorial(n, exact=False):
         raise NotImplementedError("factorial with exact=True")
     (n,) = _inexact("factorial", n)
     return where(n < 0, 0, exp(lax_special.lgamma(n + 1)))
+
+
+def loggamma(x):
+    r"""Principal branch of :math:`\log\Gamma(x)`: for real x, gammaln where x > 0 and NaN
+    elsewhere (the complex branch is not built)."""
+    (x,) = _inexact("loggamma", x)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        raise NotImplementedError("loggamma of complex input")
+    return where(x > 0, lax_special.lgamma(x), np.nan)
+
+
+def comb(N, k, *, repetition=False):
+    r"""The number of combinations of N things taken k at a time,
+    :math:`\binom{N}{k} = \exp(\log\Gamma(N+1) - \log\Gamma(k+1) - \log\Gamma(N-k+1))`,
+    in floating point (0 for N < 0, k < 0 or k > N; with `repetition`,
+    :math:`\binom{N+k-1}{k}`)."""
+    N, k = _inexact("comb", N, k)
+    if repetition:
+        return where((k == 0) & (N >= 0), 1.0, comb(N + k - 1, k))
+    valid = (k <= N) & (N >= 0) & (k >= 0)
+    safe_n, safe_k = where(valid, N, 0.0), where(valid, k, 0.0)
+    log_comb = gammaln(safe_n + 1) - gammaln(safe_k + 1) - gammaln(safe_n + 1 - safe_k)
+    return where(valid, exp(log_comb), 0.0)
 
 
 def multigammaln(a, d):
@@ -497,6 +522,7 @@ __all__ = [
     "betaln",
     "boxcox",
     "boxcox1p",
+    "comb",
     "digamma",
     "entr",
     "erf",
@@ -512,6 +538,7 @@ __all__ = [
     "kl_div",
     "log_ndtr",
     "log_softmax",
+    "loggamma",
     "logit",
     "logsumexp",
     "multigammaln",
