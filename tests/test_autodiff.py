@@ -327,3 +327,16 @@ def test_derivatives_have_jax_weak_types(fun, args, weak):
     assert out.dtype == np.float32
     assert out.weak_type == weak
     assert jax.jit(fun)(*args).weak_type == weak
+
+
+def test_custom_rules_see_python_scalar_arguments_as_arrays():
+    """grad(f)(1.0): the primal a custom JVP rule gets is a weakly typed Array, as in JAX."""
+
+    @jax.custom_jvp
+    def f(x):
+        return x * x.dtype.itemsize
+
+    f.defjvp(lambda primals, tangents: (f(primals[0]), tangents[0] * primals[0].dtype.itemsize))
+    assert jax.grad(f)(1.0) == 4.0
+    primal_out, _ = jax.jvp(lambda x: x * 2, (3.0,), (1.0,))
+    assert primal_out.weak_type
