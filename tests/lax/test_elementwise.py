@@ -24,6 +24,7 @@ from helpers import (
 from op_specs.elementwise import ELEMENTWISE
 
 import tracejit
+import tracejit.numpy as jnp
 from tracejit import lax
 from tracejit._src.api import make_jaxpr
 from tracejit._src.jaxpr import check_jaxpr
@@ -347,3 +348,18 @@ def test_complex_integer_pow_of_zero_to_a_negative_power_is_xlas_eagerly_as_unde
     want = np.array([complex(np.inf, np.nan), complex(-np.inf, np.nan), 0.5 - 0.5j])
     for got in (lax.integer_pow(x, -1), tracejit.jit(lambda v: lax.integer_pow(v, -1))(x)):
         np.testing.assert_array_equal(np.asarray(got), want.astype(np.complex64))
+
+
+@pytest.mark.parametrize(
+    "fun",
+    [jnp.sin, jnp.cos, jnp.tan, jnp.square, jnp.sum, jnp.mean, jnp.var, jnp.cumsum, jnp.prod,
+     jnp.cumprod, lambda x: x @ x],
+    ids=["sin", "cos", "tan", "square", "sum", "mean", "var", "cumsum", "prod", "cumprod",
+         "matmul"],
+)  # fmt: skip
+def test_eager_results_at_infinities_raise_no_numpy_warnings(fun):
+    """XLA gives NaN and inf silently; so does eager mode (NumPy would warn)."""
+    x = jnp.array([np.inf, -np.inf, np.nan, -1.0, 0.0, 1e30, -1e30])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fun(x)

@@ -41,6 +41,7 @@ from tracejit._src.lax.standard import (
     is_float,
     is_numeric,
     normalize_axes,
+    quiet,
     weak_if_all_weak,
 )
 from tracejit._src.lowering import stablehlo as hlo
@@ -303,7 +304,7 @@ def cumsum(operand, axis=0, reverse=False):
     )
 
 
-cumsum_p.def_impl(_scan(lambda x, axis: np.cumsum(x, axis=axis, dtype=x.dtype)))
+cumsum_p.def_impl(quiet(_scan(lambda x, axis: np.cumsum(x, axis=axis, dtype=x.dtype))))
 cumsum_p.def_abstract_eval(_cumulative_abstract_eval("cumsum", is_numeric))
 cumsum_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(cumsum_p)
@@ -330,7 +331,7 @@ def cumprod(operand, axis=0, reverse=False):
     )
 
 
-cumprod_p.def_impl(_scan(lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype)))
+cumprod_p.def_impl(quiet(_scan(lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype))))
 cumprod_p.def_abstract_eval(_cumulative_abstract_eval("cumprod", is_numeric))
 cumprod_p.def_weak_type_rule(weak_if_all_weak)
 _cumprod_jvp = _scan_jvp(cumprod_p, _mul_combine)

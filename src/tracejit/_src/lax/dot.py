@@ -46,7 +46,7 @@ from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import conversions, shapes
-from tracejit._src.lax.standard import check_no_sharding, weak_if_all_weak
+from tracejit._src.lax.standard import check_no_sharding, quiet, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
@@ -378,7 +378,6 @@ def dot_general(
     )
 
 
-@dot_general_p.def_impl
 def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     out_dtype = preferred_element_type
     if out_dtype is None:  # (not `or`: a NumPy dtype without fields is falsy)
@@ -394,6 +393,9 @@ def _dot_general_impl(lhs, rhs, *, dimension_numbers, precision, preferred_eleme
     if compute.kind == "c" and out_dtype.kind != "c":
         out = out.real
     return out.astype(out_dtype, copy=False)
+
+
+dot_general_p.def_impl(quiet(_dot_general_impl))
 
 
 @dot_general_p.def_abstract_eval

@@ -571,7 +571,7 @@ def square(x):
     return square_p.bind(x)
 
 
-square_p.def_impl(np.square)
+square_p.def_impl(quiet(np.square))
 square_p.def_abstract_eval(elementwise_abstract_eval("square", is_numeric))
 square_p.def_weak_type_rule(weak_if_all_weak)
 

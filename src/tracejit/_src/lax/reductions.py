@@ -42,6 +42,7 @@ from tracejit._src.lax.standard import (
     is_numeric,
     never_weak,
     normalize_axes,
+    quiet,
     weak_if_all_weak,
 )
 from tracejit._src.lowering import stablehlo as hlo
@@ -301,7 +302,7 @@ def reduce_sum(operand, axes, *, out_sharding=None):
     return reduce_sum_p.bind(operand, axes=_canonical_axes("reduce_sum", operand, axes))
 
 
-reduce_sum_p.def_impl(_accumulating(np.sum))
+reduce_sum_p.def_impl(quiet(_accumulating(np.sum)))
 reduce_sum_p.def_abstract_eval(_reduction_abstract_eval("reduce_sum", is_numeric))
 reduce_sum_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(reduce_sum_p)
@@ -383,7 +384,7 @@ def reduce_prod(operand, axes):
     return reduce_prod_p.bind(operand, axes=_canonical_axes("reduce_prod", operand, axes))
 
 
-reduce_prod_p.def_impl(_accumulating(np.prod))
+reduce_prod_p.def_impl(quiet(_accumulating(np.prod)))
 reduce_prod_p.def_abstract_eval(_reduction_abstract_eval("reduce_prod", is_numeric))
 reduce_prod_p.def_weak_type_rule(weak_if_all_weak)
 

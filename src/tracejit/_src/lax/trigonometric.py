@@ -39,7 +39,7 @@ def sin(x, *, accuracy=None):
     return sin_p.bind(x)
 
 
-sin_p.def_impl(np.sin)
+sin_p.def_impl(quiet(np.sin))
 sin_p.def_abstract_eval(elementwise_abstract_eval("sin", is_float_or_complex))
 sin_p.def_weak_type_rule(weak_if_all_weak)
 
@@ -62,7 +62,7 @@ def cos(x, *, accuracy=None):
     return cos_p.bind(x)
 
 
-cos_p.def_impl(np.cos)
+cos_p.def_impl(quiet(np.cos))
 cos_p.def_abstract_eval(elementwise_abstract_eval("cos", is_float_or_complex))
 cos_p.def_weak_type_rule(weak_if_all_weak)
 
@@ -85,7 +85,7 @@ def tan(x, *, accuracy=None):
     return tan_p.bind(x)
 
 
-tan_p.def_impl(np.tan)
+tan_p.def_impl(quiet(np.tan))
 tan_p.def_abstract_eval(elementwise_abstract_eval("tan", is_float_or_complex))
 tan_p.def_weak_type_rule(weak_if_all_weak)
 
