@@ -61,10 +61,34 @@ def record(fun, operands, argnums):
     return out
 
 
+def record_sph_harm_y():
+    rng = np.random.default_rng(4)
+    n = np.array([0, 1, 1, 2, 2, 3, 4, 5, 6, 6, 8, 8])
+    m = np.array([0, -1, 1, 2, -2, 0, -3, 5, 1, -6, 7, -4])
+    theta, phi = rng.uniform(0, np.pi, n.size), rng.uniform(0, 2 * np.pi, n.size)
+    out = {"n": n.tolist(), "m": m.tolist()}
+    for name, dtype in (("float32", np.float32), ("float64", np.float64)):
+        th, ph = jnp.asarray(theta, dtype), jnp.asarray(phi, dtype)
+        value = sp.sph_harm_y(n, m, th, ph)
+        grads = jax.grad(
+            lambda t, p: jnp.sum(
+                jnp.abs(sp.sph_harm_y(n, m, t, p)) ** 2 + sp.sph_harm_y(n, m, t, p).real
+            ),
+            (0, 1),
+        )(th, ph)
+        out[name] = {
+            "args": [np.asarray(th).tolist(), np.asarray(ph).tolist()],
+            "value": [np.real(value).tolist(), np.imag(value).tolist()],
+            "grad": [np.asarray(g).tolist() for g in grads],
+        }
+    return out
+
+
 def main():
     data = {
         "hyp1f1": record(sp.hyp1f1, hyp1f1_operands(), (0, 1, 2)),
         "hyp2f1": record(sp.hyp2f1, hyp2f1_operands(), (0, 1, 2, 3)),
+        "sph_harm_y": record_sph_harm_y(),
     }
     path = pathlib.Path(__file__).parent / "data" / "jax_special2.json"
     path.write_text(json.dumps(data, allow_nan=True) + "\n")

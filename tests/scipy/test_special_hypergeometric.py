@@ -177,3 +177,92 @@ def test_hypergeometric_refuse_complex_operands():
         sp.hyp1f1(1j, 2.0, 0.5)
     with pytest.raises(TypeError):  # JAX's rem refuses it
         sp.hyp2f1(1j, 2.0, 3.0, 0.5)
+
+
+# --- sph_harm_y -------------------------------------------------------------------------------
+
+DEGREES = np.array([0, 1, 1, 2, 2, 3, 4, 5, 6, 6, 8, 8])
+ORDERS = np.array([0, -1, 1, 2, -2, 0, -3, 5, 1, -6, 7, -4])
+
+
+def angles(dtype, size=DEGREES.size, seed=5):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(0, np.pi, size).astype(dtype), rng.uniform(0, 2 * np.pi, size).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype, tol", [(np.float32, 1e-5), (np.float64, 1e-12)])
+def test_sph_harm_y_matches_scipy(dtype, tol, enable_x64):
+    theta, phi = angles(dtype)
+    out = sp.sph_harm_y(DEGREES, ORDERS, theta, phi)
+    # the sign (-1.0)**|m| of 64-bit orders is float64: complex128 also for float32 angles,
+    # as in JAX
+    assert (out.dtype, out.weak_type) == (np.complex128, False)
+    want = ss.sph_harm_y(DEGREES, ORDERS, theta.astype(np.float64), phi.astype(np.float64))
+    assert_close(out, want, tol, atol=tol)
+    compiled = tracejit.jit(sp.sph_harm_y, static_argnames="n_max")
+    assert_close(compiled(DEGREES, ORDERS, theta, phi, n_max=8), out, tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype, tol", [(np.float32, 1e-5), (np.float64, 1e-12)])
+def test_sph_harm_y_and_its_derivatives_match_jax(dtype, tol, enable_x64):
+    case = RECORDED["sph_harm_y"][np.dtype(dtype).name]
+    n, m = np.array(RECORDED["sph_harm_y"]["n"]), np.array(RECORDED["sph_harm_y"]["m"])
+    theta, phi = (np.array(a, dtype) for a in case["args"])
+    real, imag = (np.array(v, dtype) for v in case["value"])
+    assert_close(sp.sph_harm_y(n, m, theta, phi), real + 1j * imag, tol, atol=tol)
+
+    def loss(theta, phi):
+        y = sp.sph_harm_y(n, m, theta, phi)
+        return jnp.sum(jnp.abs(y) ** 2 + jnp.real(y))
+
+    for got, want in zip(tracejit.grad(loss, (0, 1))(theta, phi), case["grad"], strict=True):
+        assert_close(got, np.array(want, dtype), 100 * tol, atol=100 * tol)
+
+
+def test_sph_harm_y_grads_match_finite_differences(enable_x64):
+    theta, phi = angles(np.float64)
+    check_grads(
+        lambda t, p: sp.sph_harm_y(DEGREES, ORDERS, t, p),
+        (theta, phi),
+        order=1,
+        atol=1e-6,
+        rtol=1e-6,
+    )
+
+
+def test_sph_harm_y_clips_to_n_max_and_reuses_the_last_colatitude():
+    n, m = np.array([0, 1, 2, 3]), np.array([0, -1, 1, 2])
+    theta, phi = angles(np.float32, 4)
+    # degrees past n_max read degree n_max, as JAX
+    clipped = sp.sph_harm_y(n, m, theta, phi, n_max=2)
+    assert_close(clipped, ss.sph_harm_y(np.minimum(n, 2), m, theta, phi), 1e-5, atol=1e-6)
+    # a scalar colatitude, or too few, serve the remaining degrees with the last one
+    assert_close(sp.sph_harm_y(n, m, 0.7, phi), ss.sph_harm_y(n, m, 0.7, phi), 1e-5, atol=1e-6)
+    short = sp.sph_harm_y(n, m, theta[:2], phi)
+    want = ss.sph_harm_y(n, m, np.concatenate([theta[:2], [theta[1]] * 2]), phi)
+    assert_close(short, want, 1e-5, atol=1e-6)
+
+
+def test_sph_harm_y_vmap_matches_a_loop():
+    theta, phi = angles(np.float32, 3 * DEGREES.size)
+    args = [DEGREES, ORDERS, theta.reshape(3, -1), phi.reshape(3, -1)]
+    check_vmap(sp.sph_harm_y, args, (None, None, 0, 0), tol=1e-5, atol=1e-6)
+
+
+def test_sph_harm_y_is_complex64_without_x64():
+    theta, phi = angles(np.float32)
+    out = sp.sph_harm_y(DEGREES, ORDERS, theta, phi)
+    assert (out.dtype, out.weak_type) == (np.complex64, False)
+    assert sp.sph_harm_y(DEGREES, ORDERS, theta.astype(np.float16), phi).dtype == np.complex64
+
+
+def test_sph_harm_y_refusals_match_jax():
+    theta, phi = angles(np.float32)
+    with pytest.raises(tracejit.errors.ConcretizationTypeError, match="n_max"):
+        tracejit.jit(sp.sph_harm_y)(DEGREES, ORDERS, theta, phi)
+    with pytest.raises(NotImplementedError, match="diff_n"):
+        sp.sph_harm_y(DEGREES, ORDERS, theta, phi, diff_n=1)
+    with pytest.raises(TypeError, match="integer or boolean type"):
+        sp.sph_harm_y(DEGREES.astype(float), ORDERS.astype(float), theta, phi)
+    with pytest.raises(TypeError):  # the degrees must be an array (JAX takes len(n))
+        sp.sph_harm_y(2, 1, 0.5, 0.3)
