@@ -1,4 +1,5 @@
-"""The Faddeeva function `wofz` (and the complex `erfcx` made of it), the confluent and Gauss
+"""The Faddeeva function `wofz` (and the complex `erfcx` made of it), the complex `loggamma`,
+the confluent and Gauss
 hypergeometric functions `hyp1f1` and `hyp2f1`, and the spherical harmonics `sph_harm_y`:
 SciPy's values in float32 and float64, JAX's dtypes, weak types and derivatives, eager =
 compiled, vmap = a loop."""
@@ -84,6 +85,40 @@ def test_wofz_vmap_matches_a_loop():
     z = complex_points(np.complex64, n=12).reshape(3, 4)
     check_vmap(sp.wofz, [z], (0,), tol=2e-5, jit=True)
     check_vmap(sp.erfcx, [z], (1,), tol=2e-5)
+
+
+# --- complex loggamma ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype, tol", [(np.complex64, 2e-5), (np.complex128, 1e-13)])
+def test_complex_loggamma_matches_scipy_with_its_branch_cut(dtype, tol, enable_x64):
+    # SciPy's principal branch: one cut along the negative real axis, far into Re z < 0
+    z = complex_points(dtype, scale=20.0)
+    out = check_traced_matches_eager(sp.loggamma, z, rtol=tol, atol=0)
+    assert (out.dtype, out.weak_type) == (dtype, False)
+    assert_close(out, ss.loggamma(z.astype(np.complex128)), tol, atol=tol)
+
+
+def test_complex_loggamma_is_nan_at_poles_and_nan():
+    z = np.array([0j, -3 + 0j, complex(np.nan, 1.0), 1e-3j, -2.5 + 0.5j], np.complex64)
+    out = np.asarray(sp.loggamma(z))
+    assert np.isnan(out[:3].real).all() and np.isnan(out[:3].imag).all()
+    assert_close(out[3:], ss.loggamma(z[3:].astype(np.complex128)), 2e-5)
+    assert sp.loggamma(1 + 1j).dtype == np.complex64
+
+
+def test_complex_loggamma_derivative_is_digamma_forward_only(enable_x64):
+    # JAX's shift is a while loop of data-dependent length: forward mode only
+    z = np.array([1.0 + 1.0j, -2.5 + 1.0j, 4.0 - 3.0j])
+    _, tangent = tracejit.jvp(sp.loggamma, (z,), (np.ones_like(z),))
+    assert_close(tangent, ss.digamma(z), 1e-12)
+    with pytest.raises(ValueError, match="Reverse-mode differentiation does not work"):
+        tracejit.grad(lambda z: jnp.real(sp.loggamma(z)))(1.0 + 1.0j)
+
+
+def test_complex_loggamma_vmap_matches_a_loop():
+    z = complex_points(np.complex64, n=12, scale=10.0).reshape(3, 4)
+    check_vmap(sp.loggamma, [z], (0,), tol=2e-5, atol=1e-5)
 
 
 # --- hyp1f1 and hyp2f1 ------------------------------------------------------------------------
