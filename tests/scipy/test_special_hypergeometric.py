@@ -1,8 +1,7 @@
-"""The Faddeeva function `wofz` (and the complex `erfcx` made of it), the complex `loggamma`,
-the confluent and Gauss
-hypergeometric functions `hyp1f1` and `hyp2f1`, and the spherical harmonics `sph_harm_y`:
-SciPy's values in float32 and float64, JAX's dtypes, weak types and derivatives, eager =
-compiled, vmap = a loop."""
+"""The Faddeeva function `wofz` (and the complex `erfcx` made of it), the complex `loggamma`
+and `gamma`, the confluent and Gauss hypergeometric functions `hyp1f1` and `hyp2f1`, and the
+spherical harmonics `sph_harm_y`: SciPy's values in float32 and float64, JAX's dtypes, weak
+types and derivatives, eager = compiled, vmap = a loop."""
 
 import json
 import pathlib
@@ -119,6 +118,23 @@ def test_complex_loggamma_derivative_is_digamma_forward_only(enable_x64):
 def test_complex_loggamma_vmap_matches_a_loop():
     z = complex_points(np.complex64, n=12, scale=10.0).reshape(3, 4)
     check_vmap(sp.loggamma, [z], (0,), tol=2e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype, tol", [(np.complex64, 5e-5), (np.complex128, 1e-12)])
+def test_complex_gamma_matches_scipy(dtype, tol, enable_x64):
+    z = complex_points(dtype, scale=5.0)
+    out = check_traced_matches_eager(sp.gamma, z, rtol=tol, atol=0)
+    assert (out.dtype, out.weak_type) == (dtype, False)
+    assert_close(out, ss.gamma(z.astype(np.complex128)), tol, atol=tol)
+    poles = sp.gamma(np.array([0j, -2 + 0j, complex(np.nan, 0)], dtype))
+    assert np.isnan(np.asarray(poles)).all()
+
+
+def test_complex_gamma_derivative_is_gamma_times_digamma(enable_x64):
+    z = np.array([1.0 + 1.0j, -2.5 + 0.1j, 3.0 - 2.0j])
+    check_grads(sp.gamma, (z,), order=1, modes=("fwd", "rev"), atol=1e-6, rtol=1e-6)
+    _, tangent = tracejit.jvp(sp.gamma, (z,), (np.ones_like(z),))
+    assert_close(tangent, ss.gamma(z) * ss.digamma(z), 1e-11)
 
 
 # --- hyp1f1 and hyp2f1 ------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """`tracejit.scipy.special`: SciPy's special functions (erf, gammaln, gammainc, betainc, the
-Bessel functions, zeta, the exponential integrals, ...).
-the hypergeometric functions and the spherical harmonics."""
+Bessel functions, zeta, the exponential integrals, the Faddeeva function, the hypergeometric
+functions, the spherical harmonics, ...)."""
 
 from tracejit._src.scipy.special import (  # noqa: F401
     beta,

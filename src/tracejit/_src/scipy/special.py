@@ -156,8 +156,13 @@ def gammasgn(x):
 
 def gamma(x):
     r""":math:`\Gamma(x)` as gammasgn(x) * exp(gammaln(x)) (inf at 0 with 0's sign, NaN at the
-    negative poles, overflowing to inf above about 35 in float32)."""
+    negative poles, overflowing to inf above about 35 in float32); for complex x, the
+    exponential of Lanczos' log Gamma (NaN at the poles)."""
     (x,) = _inexact("gamma", x)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        unsafe = _is_complex_pole(x) | jnp_ufuncs.isnan(x)
+        value = exp(_lanczos_loggamma(where(unsafe, _const(x, 1.0), x)))
+        return where(unsafe, _const(x, complex(np.nan, np.nan)), value)
     return gammasgn(x) * exp(lax_special.lgamma(x))
 
 
@@ -205,12 +210,15 @@ def _lanczos_loggamma(z):
     return where(reflect, _const(z, np.log(np.pi)) - log(sine) - lanczos, lanczos)
 
 
+def _is_complex_pole(z):
+    real = jnp_ufuncs.real(z)
+    return (jnp_ufuncs.imag(z) == 0) & (real == jnp_ufuncs.floor(real)) & (real <= 0)
+
+
 def _complex_loggamma(z):
     """Shifted into the right half plane, log Gamma(z) = log Gamma(z + n) - sum log(z + k),
     which keeps SciPy's single cut; NaN at the poles 0, -1, ... and for NaN, as JAX."""
-    real = jnp_ufuncs.real(z)
-    is_pole = (jnp_ufuncs.imag(z) == 0) & (real == jnp_ufuncs.floor(real)) & (real <= 0)
-    unsafe = is_pole | jnp_ufuncs.isnan(z)
+    unsafe = _is_complex_pole(z) | jnp_ufuncs.isnan(z)
     z = where(unsafe, _const(z, 1.0), z)
     n = jnp_ufuncs.maximum(0, jnp_ufuncs.ceil(0.5 - jnp_ufuncs.real(z)).astype(int))
 
