@@ -1,6 +1,6 @@
 """`tracejit.scipy.special`: SciPy's special functions (erf, gammaln, gammainc, betainc, the
-Bessel functions, zeta, the exponential integrals, ...). JAX's hyp1f1, hyp2f1, sph_harm_y and
-wofz are not built yet, and absent (`hasattr` is False)."""
+Bessel functions, zeta, the exponential integrals, the Faddeeva function, the hypergeometric
+functions, the spherical harmonics, ...)."""
 
 from tracejit._src.scipy.special import (  # noqa: F401
     beta,
@@ -43,7 +43,9 @@ from tracejit._src.scipy.special_bessel import (  # noqa: F401
     i1,
     i1e,
 )
-from tracejit._src.scipy.special_error import dawsn, erfcx, owens_t  # noqa: F401
+from tracejit._src.scipy.special_error import dawsn, erfcx, owens_t, wofz  # noqa: F401
+from tracejit._src.scipy.special_harmonics import sph_harm_y  # noqa: F401
+from tracejit._src.scipy.special_hypergeometric import hyp1f1, hyp2f1  # noqa: F401
 from tracejit._src.scipy.special_integrals import (  # noqa: F401
     exp1,
     expi,

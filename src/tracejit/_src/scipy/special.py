@@ -26,11 +26,14 @@ from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import special as lax_special
 from tracejit._src.lax.control_flow import incomplete as lax_incomplete
+from tracejit._src.lax.control_flow.loops import while_loop
 from tracejit._src.nn.functions import log_softmax as _nn_log_softmax
 from tracejit._src.nn.functions import logsumexp
 from tracejit._src.nn.functions import softmax as _nn_softmax
+from tracejit._src.numpy import reductions
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.arithmetic import fmod
+from tracejit._src.numpy.creation import zeros_like
 from tracejit._src.numpy.promotion import asarray_operand, promote_args_inexact
 
 where, log, log1p, exp = jnp_ufuncs.where, jnp_ufuncs.log, jnp_ufuncs.log1p, jnp_ufuncs.exp
@@ -153,8 +156,13 @@ def gammasgn(x):
 
 def gamma(x):
     r""":math:`\Gamma(x)` as gammasgn(x) * exp(gammaln(x)) (inf at 0 with 0's sign, NaN at the
-    negative poles, overflowing to inf above about 35 in float32)."""
+    negative poles, overflowing to inf above about 35 in float32); for complex x, the
+    exponential of Lanczos' log Gamma (NaN at the poles)."""
     (x,) = _inexact("gamma", x)
+    if np.issubdtype(x.dtype, np.complexfloating):
+        unsafe = _is_complex_pole(x) | jnp_ufuncs.isnan(x)
+        value = exp(_lanczos_loggamma(where(unsafe, _const(x, 1.0), x)))
+        return where(unsafe, _const(x, complex(np.nan, np.nan)), value)
     return gammasgn(x) * exp(lax_special.lgamma(x))
 
 
@@ -169,11 +177,60 @@ def factorial(n, exact=False):
 
 def loggamma(x):
     r"""Principal branch of :math:`\log\Gamma(x)`: for real x, gammaln where x > 0 and NaN
-    elsewhere (the complex branch is not built)."""
+    elsewhere; for complex x, SciPy's branch (one cut, along the negative real axis)."""
     (x,) = _inexact("loggamma", x)
     if np.issubdtype(x.dtype, np.complexfloating):
-        raise NotImplementedError("loggamma of complex input")
+        return _complex_loggamma(x)
     return where(x > 0, lax_special.lgamma(x), np.nan)
+
+
+# Lanczos (1964) with g = 7 and 9 terms, GSL's coefficients (specfunc/gamma.c, lanczos_7_c)
+_LANCZOS_G = 7.0
+_LANCZOS_COEFFS = np.array([
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+    -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
+    1.5056327351493116e-7,
+])  # fmt: skip
+
+
+def _lanczos_loggamma(z):
+    """log Gamma(z) of complex z by Lanczos' approximation, with the reflection formula for
+    Re z < 1/2 (whose branch cuts are not SciPy's)."""
+    reflect = jnp_ufuncs.real(z) < 0.5
+    zz = where(reflect, 1.0 - z, z) - 1.0
+    coeffs = _LANCZOS_COEFFS.astype(z.dtype)
+    series = coeffs[0] + reductions.sum(
+        coeffs[1:] / (zz[..., None] + np.arange(1, 9, dtype=z.dtype)), axis=-1
+    )
+    t = zz + _LANCZOS_G + 0.5
+    lanczos = _const(z, 0.5 * np.log(2.0 * np.pi)) + (zz + 0.5) * log(t) - t + log(series)
+    # a safe operand for the unused reflection, whose NaN would reach the gradient
+    z_reflected = where(reflect, z, _const(z, 0.5))
+    sine = jnp_ufuncs.sin(np.pi * z_reflected)
+    return where(reflect, _const(z, np.log(np.pi)) - log(sine) - lanczos, lanczos)
+
+
+def _is_complex_pole(z):
+    real = jnp_ufuncs.real(z)
+    return (jnp_ufuncs.imag(z) == 0) & (real == jnp_ufuncs.floor(real)) & (real <= 0)
+
+
+def _complex_loggamma(z):
+    """Shifted into the right half plane, log Gamma(z) = log Gamma(z + n) - sum log(z + k),
+    which keeps SciPy's single cut; NaN at the poles 0, -1, ... and for NaN, as JAX."""
+    unsafe = _is_complex_pole(z) | jnp_ufuncs.isnan(z)
+    z = where(unsafe, _const(z, 1.0), z)
+    n = jnp_ufuncs.maximum(0, jnp_ufuncs.ceil(0.5 - jnp_ufuncs.real(z)).astype(int))
+
+    def shift(state):
+        k, sum_log = state
+        inside = k < n
+        term = where(inside, log(where(inside, z + k, _const(z, 1.0))), _const(z, 0.0))
+        return k + 1, sum_log + term
+
+    start = (np.asarray(0, n.dtype), zeros_like(z))
+    _, sum_log = while_loop(lambda state: reductions.any(state[0] < n), shift, start)
+    return where(unsafe, _const(z, complex(np.nan, np.nan)), _lanczos_loggamma(z + n) - sum_log)
 
 
 def comb(N, k, *, repetition=False):
