@@ -28,12 +28,13 @@ where, exp, log = jnp_ufuncs.where, jnp_ufuncs.exp, jnp_ufuncs.log
 
 
 def _const(x, value):
-    return np.asarray(value, dtype=x.dtype)
+    """`value` in `x`'s dtype; one too large for it is inf, silently (as XLA rounds it)."""
+    with np.errstate(over="ignore"):
+        return np.asarray(value, dtype=x.dtype)
 
 
 def _primal(x):
-    """A custom rule's primal as an Array: `grad` at a Python scalar hands the scalar itself
-    to the rule."""
+    """An operand as an Array (the functions below are also called with Python scalars)."""
     return asarray_operand("scipy.special", x)
 
 
@@ -151,7 +152,6 @@ def expi(x):
 
 def _expi_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
-    x = _primal(x)
     return expi(x), exp(x) / x * x_dot
 
 
@@ -263,7 +263,7 @@ derivative in x is :math:`-E_{n-1}(x)`, in n zero (as JAX has it)."""
 
 
 def _expn_jvp_x(x_dot, ans, n, x):
-    n, x = _primal(n), _primal(x)
+    n = _primal(n)  # (exp1 passes n as the Python int 1)
     return -x_dot * expn(n - _const(n, 1), x)
 
 
@@ -416,7 +416,6 @@ def sici(x):
 
 def _sici_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
-    x = _primal(x)
     return sici(x), (jnp_ufuncs.sinc(x / np.pi) * t, jnp_ufuncs.cos(x) / x * t)
 
 
@@ -550,7 +549,6 @@ def fresnel(x):
 
 def _fresnel_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
-    x = _primal(x)
     sinpi, cospi = _sincos_pi_x2_half(x)
     return fresnel(x), (sinpi * x_dot, cospi * x_dot)
 
