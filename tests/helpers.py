@@ -14,10 +14,11 @@ import ml_dtypes
 import numpy as np
 
 import tracejit
-from tracejit._src.api import jvp, make_jaxpr, vmap
+from tracejit._src.api import jvp, make_jaxpr
 from tracejit._src.array import Array
 from tracejit._src.jaxpr import check_jaxpr, eval_jaxpr
 from tracejit._src.tree_util import tree_flatten, tree_leaves, tree_map
+from tracejit._src.vmap import vmap
 from tracejit.test_util import check_grads
 
 # --- dtypes -----------------------------------------------------------------------------------

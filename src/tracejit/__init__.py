@@ -48,7 +48,6 @@ from tracejit._src.api import (
     typeof,
     value_and_grad,
     vjp,
-    vmap,
 )
 from tracejit._src.api_util import ShapeDtypeStruct
 from tracejit._src.basearray import Array
@@ -82,6 +81,7 @@ from tracejit._src.dtypes import float0
 from tracejit._src.interpreters import eval as _eval  # noqa: F401  (installs the eager trace)
 from tracejit._src.interpreters.compile_time_eval import ensure_compile_time_eval
 from tracejit._src.jit import disable_jit, jit
+from tracejit._src.vmap import vmap
 from tracejit._src.xla_bridge import (
     Device,
     clear_caches,

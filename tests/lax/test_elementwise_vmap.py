@@ -13,7 +13,8 @@ from op_specs.elementwise import ELEMENTWISE
 
 import tracejit
 from tracejit import lax
-from tracejit._src.api import make_jaxpr, vmap
+from tracejit._src.api import make_jaxpr
+from tracejit._src.vmap import vmap
 
 B = 3  # batch size
 rng = np.random.default_rng(0)

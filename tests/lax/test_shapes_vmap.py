@@ -8,7 +8,8 @@ from helpers import check_vmap, f32, i32, u8
 
 import tracejit  # noqa: F401  (installs the eager trace)
 from tracejit import lax
-from tracejit._src.api import make_jaxpr, vmap
+from tracejit._src.api import make_jaxpr
+from tracejit._src.vmap import vmap
 
 B = 3  # batch size
 

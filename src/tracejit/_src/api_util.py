@@ -14,7 +14,8 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import ShapedArray, get_aval
+from tracejit._src.array import Array, make_array
+from tracejit._src.core import ShapedArray, Tracer, get_aval
 from tracejit._src.tree_util import keystr, tree_flatten_with_path
 
 
@@ -174,4 +175,18 @@ def _not_an_array_error(fun, x, path: str, transformation: str) -> TypeError:
     return TypeError(
         f"Argument {x!r} of type {type(x)!r} is not a valid JAX type (passed to {transformation} "
         f"of {getattr(fun, '__name__', fun)!r} at path {path})."
+    )
+
+
+def as_array(x):
+    """`x` as the transformations hand values to rules and back to users: an Array (tracers
+    pass), Python scalars weakly typed, NumPy values in their canonical dtype; float0 values
+    (the tangents of integers) stay NumPy arrays."""
+    if type(x) is Array or isinstance(x, Tracer):
+        return x
+    value = np.asarray(x)
+    if value.dtype == dtypes.float0:
+        return value
+    return make_array(
+        np.asarray(value, dtypes.canonicalize_dtype(value.dtype)), dtypes.is_weakly_typed(x)
     )

@@ -35,7 +35,8 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.array import Array, make_array
+from tracejit._src.api_util import as_array
+from tracejit._src.array import Array
 from tracejit._src.core import (
     Primitive,
     ShapedArray,
@@ -52,7 +53,6 @@ from tracejit._src.core import (
 )
 from tracejit._src.interpreters import structural
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules, move_batch_dim
-from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
 from tracejit._src.lowering.lower import lowering_rules
@@ -326,21 +326,12 @@ def jvp_flat(fun, primals, tangents):
     """Runs `fun(*tracers) -> list of outputs` under a new JVP trace; returns the primal and
     tangent outputs (tangents may be symbolic zeros)."""
     trace = JVPTrace(parent=current_trace())
-    primals = [_as_array(p) for p in primals]
+    primals = [as_array(p) for p in primals]
     with new_trace(trace):
         tracers = [trace.new_tracer(p, t) for p, t in zip(primals, tangents, strict=True)]
         outs = fun(*tracers)
         pairs = [trace.to_primal_tangent(o) for o in outs]
     return [p for p, _ in pairs], [t for _, t in pairs]
-
-
-def _as_array(x):
-    """A primal as rules see it: Python scalars and NumPy values become Arrays (Python
-    scalars weakly typed), as JAX's transformations take their arguments."""
-    if isinstance(x, (Tracer, Array)):
-        return x
-    value, weak = to_numpy(x)
-    return make_array(np.asarray(value), weak)
 
 
 def jvp_jaxpr(closed: ClosedJaxpr, nonzeros, instantiate):

@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from tracejit._src import api, dtypes
+from tracejit._src import dtypes, vmap
 from tracejit._src.array import Array, make_array
 from tracejit._src.config import config
 from tracejit._src.core import Tracer, concretization_error
@@ -504,5 +504,5 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
     shape = canonicalize_shape(shape, "shape argument of jnp.fromfunction()")
     for i in range(len(shape)):
         in_axes = [0 if i == j else None for j in range(len(shape))]
-        function = api.vmap(function, in_axes=tuple(in_axes[::-1]))
+        function = vmap.vmap(function, in_axes=tuple(in_axes[::-1]))
     return function(*(arange(s, dtype=dtype) for s in shape), **kwargs)

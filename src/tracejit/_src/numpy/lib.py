@@ -26,7 +26,7 @@ import operator
 
 import numpy as np
 
-from tracejit._src import api, dtypes
+from tracejit._src import dtypes, vmap
 from tracejit._src.core import Tracer, concretization_error
 from tracejit._src.errors import ConcretizationTypeError
 from tracejit._src.lax import binary as lax_binary
@@ -451,9 +451,9 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
         return func1d(slice_1d, *args, **kwargs)
 
     for i in range(1, x.ndim - axis):
-        func = api.vmap(func, in_axes=i, out_axes=-1)
+        func = vmap.vmap(func, in_axes=i, out_axes=-1)
     for _ in range(axis):
-        func = api.vmap(func, in_axes=0, out_axes=0)
+        func = vmap.vmap(func, in_axes=0, out_axes=0)
     return func(x)
 
 

@@ -17,7 +17,7 @@ import builtins
 
 import numpy as np
 
-from tracejit._src import api, dtypes
+from tracejit._src import dtypes, vmap
 from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import shapes as lax_shapes
@@ -162,7 +162,7 @@ def _vectorized_call(fun, x, args, kw):
     flat = manipulation.ravel(x)
     if flat.shape[0] == 0:
         return x
-    out = api.vmap(lambda e: asarray_operand("piecewise", fun(e, *args, **kw)))(flat)
+    out = vmap.vmap(lambda e: asarray_operand("piecewise", fun(e, *args, **kw)))(flat)
     return manipulation.reshape(out, x.shape)
 
 

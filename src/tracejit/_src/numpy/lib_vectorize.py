@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from tracejit._src import api
+from tracejit._src import vmap
 from tracejit._src.numpy import creation, manipulation, promotion
 from tracejit._src.numpy.promotion import asarray_operand
 
@@ -87,13 +87,13 @@ def _flattened(operands, in_cores):
 def _mapped(call, flat, count: int):
     """`call` vmapped over the leading axis of `flat`."""
     if count:
-        return api.vmap(call)(*flat)
+        return vmap.vmap(call)(*flat)
     # vmap needs an element to find the output shapes: map over one zero element and keep none
     # of the results.
     ones = [
         manipulation.concatenate([f, creation.zeros((1,) + f.shape[1:], f.dtype)]) for f in flat
     ]
-    out = api.vmap(call)(*ones)
+    out = vmap.vmap(call)(*ones)
     return tuple(o[:0] for o in out) if isinstance(out, tuple) else out[:0]
 
 

@@ -24,7 +24,7 @@ import operator
 
 import numpy as np
 
-from tracejit._src import api, dtypes
+from tracejit._src import api, dtypes, vmap
 from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import reductions as lax_reductions
 from tracejit._src.lax import shapes as lax_shapes
@@ -308,7 +308,7 @@ class ufunc:
         _check_arraylike(f"{self.__name__}.outer", A, B)
         a = manipulation.ravel(asarray_operand(f"{self.__name__}.outer", A))
         b = manipulation.ravel(asarray_operand(f"{self.__name__}.outer", B, 1))
-        result = api.vmap(api.vmap(self, (None, 0)), (0, None))(a, b)
+        result = vmap.vmap(vmap.vmap(self, (None, 0)), (0, None))(a, b)
         return manipulation.reshape(result, (*np.shape(A), *np.shape(B)))
 
 

@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.api import jvp, vmap
+from tracejit._src.api import jvp
 from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import shapes as lax_shapes
@@ -28,6 +28,7 @@ from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.arithmetic import fmod
 from tracejit._src.numpy.creation import zeros_like
 from tracejit._src.numpy.promotion import promote_args_inexact, promote_dtypes_inexact, to_operand
+from tracejit._src.vmap import vmap
 
 
 def i0e(x):

@@ -12,7 +12,6 @@ from typing import NamedTuple
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.api import vmap
 from tracejit._src.array import Array
 from tracejit._src.lax.sort import sort_key_val
 from tracejit._src.numpy import manipulation, reductions, sorting
@@ -24,6 +23,7 @@ from tracejit._src.numpy.promotion import (
     promote_args_inexact,
 )
 from tracejit._src.numpy.ufuncs import isnan, sqrt, where
+from tracejit._src.vmap import vmap
 
 _NAN_POLICIES = ("propagate", "omit", "raise")
 _RANK_METHODS = ("average", "min", "max", "dense", "ordinal")
