@@ -8,6 +8,7 @@ jax.make_jaxpr(lambda x: jnp.sum(jnp.sin(x) * 3.0))(jnp.ones(8))
 
 from tracejit import (
     ad_checkpoint,
+    core,
     custom_batching,
     custom_derivatives,
     debug,
@@ -15,6 +16,7 @@ from tracejit import (
     dtypes,
     errors,
     experimental,
+    extend,
     image,
     lax,
     monitoring,
@@ -115,6 +117,7 @@ __all__ = [
     "closure_convert",
     "config",
     "copy_to_host_async",
+    "core",
     "custom_batching",
     "custom_derivatives",
     "custom_gradient",
@@ -140,6 +143,7 @@ __all__ = [
     "eval_shape",
     "experimental",
     "explain_cache_misses",
+    "extend",
     "float0",
     "fwd_and_bwd",
     "grad",

@@ -100,6 +100,25 @@ class ShapedArray:
         return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
 
 
+def mapped_aval(size: int, axis, aval: ShapedArray) -> ShapedArray:
+    """`aval` without its mapped axis `axis` (of length `size`); None: not mapped."""
+    if axis is None:
+        return aval
+    if aval.shape[axis] != size:
+        raise ValueError(f"mapped axis {axis} of {aval.str_short()} does not have size {size}")
+    return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1 :])
+
+
+def unmapped_aval(size: int, axis, aval: ShapedArray, explicit_mesh_axis=None) -> ShapedArray:
+    """`aval` with a new axis of length `size` inserted at `axis`; None: not mapped."""
+    if explicit_mesh_axis is not None:
+        raise NotImplementedError("unmapped_aval(explicit_mesh_axis=...) needs device meshes")
+    if axis is None:
+        return aval
+    axis = axis % (len(aval.shape) + 1)
+    return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+
+
 def get_aval(x) -> ShapedArray:
     """The abstract value of anything a primitive accepts: a tracer, an Array, NumPy values and
     Python scalars (weakly typed, but for bool). Dtypes are canonicalized (no 64-bit types unless x64 is on)."""

@@ -17,6 +17,7 @@ current trace, which makes it the building block of every jaxpr-to-jaxpr transfo
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -333,9 +334,11 @@ def literal_operand(literal: Literal):
     return value
 
 
-def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
+def eval_jaxpr(jaxpr: Jaxpr, consts, *args, propagate_source_info=True):
     """Binds the jaxpr's primitives on the current trace: evaluation under the eval trace,
-    re-tracing under any other. Returns the list of outputs."""
+    re-tracing under any other. Returns the list of outputs. (Equations staged again record
+    the user's line where they are staged; `propagate_source_info` is JAX's switch for
+    keeping the original lines, accepted for its callers.)"""
     env = {}
 
     def read(atom):
@@ -356,6 +359,16 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, *args):
         for var, value in zip(eqn.outvars, outs, strict=True):
             env[var] = value
     return [read(atom) for atom in jaxpr.outvars]
+
+
+def jaxpr_as_fun(closed_jaxpr: ClosedJaxpr, *args):
+    """`closed_jaxpr` as a function of its inputs (JAX's curried form: the arguments given
+    here come first): `jaxpr_as_fun(closed)(*args)` evaluates it on the current trace."""
+    return functools.partial(_call_closed, closed_jaxpr, *args)
+
+
+def _call_closed(closed_jaxpr: ClosedJaxpr, *args):
+    return eval_jaxpr(closed_jaxpr.jaxpr, closed_jaxpr.consts, *args)
 
 
 # --------------------------------------------------------------------------------------------
