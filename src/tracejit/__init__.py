@@ -57,7 +57,9 @@ from tracejit._src.callback import pure_callback
 from tracejit._src.checkpoint import checkpoint, checkpoint_policies, remat
 from tracejit._src.config import (
     config,
+    debug_infs,
     debug_key_reuse,
+    debug_nans,
     default_device,
     default_matmul_precision,
     default_prng_impl,
@@ -124,7 +126,9 @@ __all__ = [
     "custom_jvp",
     "custom_vjp",
     "debug",
+    "debug_infs",
     "debug_key_reuse",
+    "debug_nans",
     "default_backend",
     "default_device",
     "default_matmul_precision",

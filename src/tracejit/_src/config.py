@@ -77,6 +77,10 @@ class Config:
         "jax_enable_checks": ("enable_checks", "JAX_ENABLE_CHECKS", False),
         # `jit` raises instead of tracing a function (a test that nothing is retraced).
         "jax_no_tracing": ("no_tracing", "JAX_NO_TRACING", False),
+        # A NaN (or inf) in an operation's result raises FloatingPointError naming the
+        # operation (`interpreters/eval.py`; jitted functions are rerun op by op to find it).
+        "jax_debug_nans": ("debug_nans", "JAX_DEBUG_NANS", False),
+        "jax_debug_infs": ("debug_infs", "JAX_DEBUG_INFS", False),
         # The device new arrays go to: with one device per process, None or that device.
         "jax_default_device": ("default_device", "JAX_DEFAULT_DEVICE", None),
         # The default `precision` of matmuls on 32-bit inputs; XLA's CPU backend computes every
@@ -263,6 +267,8 @@ explain_cache_misses = _flag("jax_explain_cache_misses")
 threefry_partitionable = _flag("jax_threefry_partitionable")
 debug_key_reuse = _flag("jax_debug_key_reuse")
 no_tracing = _flag("jax_no_tracing")
+debug_nans = _flag("jax_debug_nans")
+debug_infs = _flag("jax_debug_infs")
 numpy_rank_promotion = State("jax_numpy_rank_promotion")
 numpy_dtype_promotion = State("jax_numpy_dtype_promotion")
 legacy_prng_key = State("jax_legacy_prng_key")

@@ -31,6 +31,7 @@ from tracejit._src.array import Array, DeviceArray
 from tracejit._src.config import config
 from tracejit._src.core import Primitive, current_trace, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
+from tracejit._src.interpreters import eval as eval_module
 from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
@@ -324,6 +325,8 @@ class Jitted:
             entry = self._compiled.get(_arrays_signature(args))
             if entry is not None:
                 outs = entry.program(args)
+                if eval_module._invalid_value_checks:
+                    self._check_invalid_values(outs, args, kwargs)
                 return outs[0] if entry.out_is_leaf else entry.out_tree.unflatten(outs)
         entry, leaves = self._trace(args, kwargs)
         if eager:  # the common case: run the compiled program
@@ -338,12 +341,28 @@ class Jitted:
                     if len(self._compiled) >= config.compile_cache_size:
                         self._compiled.clear()
                     self._compiled[signature] = entry
-            return tree_unflatten(entry.out_tree, program(leaves))
+            outs = program(leaves)
+            if eval_module._invalid_value_checks:
+                self._check_invalid_values(outs, args, kwargs)
+            return tree_unflatten(entry.out_tree, outs)
         if self.inline:
             outs = eval_jaxpr(entry.jaxpr.jaxpr, entry.jaxpr.consts, *entry.closure, *leaves)
         else:
             outs = jit_p.bind(*entry.closure, *leaves, jaxpr=entry.jaxpr, name=self.name)
         return tree_unflatten(entry.out_tree, outs)
+
+    def _check_invalid_values(self, outs, args, kwargs) -> None:
+        """`jax_debug_nans`/`jax_debug_infs`: an invalid output makes the function run again op
+        by op (as if not jitted), where the first operation that produces one raises."""
+        try:
+            eval_module.check_invalid_values(f"jit({self.name})", outs)
+        except FloatingPointError as err:
+            with disable_jit():
+                self.fun(*args, **kwargs)
+            raise FloatingPointError(
+                f"{err}; the function run op by op (as if not jitted) produced no invalid "
+                "value, so the compiled program computes it differently"
+            ) from None
 
     def lower(self, *args, **kwargs) -> Lowered:
         entry, _ = self._trace(args, kwargs)

@@ -24,6 +24,7 @@ from tracejit._src.core import (
     set_root_trace,
     weak_if_all_weak,
 )
+from tracejit._src.errors import describe_user_location
 from tracejit._src.jaxpr import Literal
 
 
@@ -95,6 +96,8 @@ class EvalTrace(Trace):
         except TypeError:  # unhashable params (say, a list): check every time
             out_avals = self.check_signature(None, primitive, values, params)
         out = primitive.impl(*values, **params) if params else primitive.impl(*values)
+        if _invalid_value_checks:
+            check_invalid_values(primitive.name, out if primitive.multiple_results else [out])
         if primitive.multiple_results:
             return self.wrap_results(primitive, values, weak_types, params, out)
         rule = primitive.weak_type_rule
@@ -135,6 +138,39 @@ class EvalTrace(Trace):
 
 
 _new_object = object.__new__
+
+# --- jax_debug_nans / jax_debug_infs ----------------------------------------------------------
+# Read on every eager operation, so kept in a module global that the options update.
+_invalid_value_checks = False
+
+
+def _update_invalid_value_checks(option_name: str) -> None:
+    global _invalid_value_checks
+    _invalid_value_checks = config.debug_nans or config.debug_infs
+
+
+config.on_update(_update_invalid_value_checks)
+_update_invalid_value_checks("")
+
+
+def check_invalid_values(name: str, values) -> None:
+    """JAX's FloatingPointError if a floating value is NaN (`jax_debug_nans`) or infinite
+    (`jax_debug_infs`), naming the operation `name` and the user's line."""
+    for value in values:
+        value = np.asarray(value)
+        if not dtypes.is_inexact(value.dtype):
+            continue
+        kind = None
+        if config.debug_nans and np.isnan(value).any():
+            kind = "nan"
+        elif config.debug_infs and np.isinf(value).any():
+            kind = "inf"
+        if kind is not None:
+            raise FloatingPointError(
+                f"invalid value ({kind}) encountered in {name} (at {describe_user_location()})"
+            )
+
+
 eval_trace = EvalTrace()
 set_root_trace(eval_trace)
 
