@@ -446,6 +446,7 @@ NOT_FUZZED = {
     "lax.zeta": "XLA's values at the poles q = 0, -1, ... differ from SciPy's: "
     "tests/scipy/test_special_zeta.py",
     "jnp.linalg": "a module (tests/numpy/test_linalg.py)",
+    "lax.linalg": "a module (tests/lax/test_linalg.py)",
     "jnp.empty_like": "NumPy leaves its values undefined (fuzzed for bad input as `empty`)",
     # Array editing, index tricks, partial sorts: signatures of their own (tests/numpy).
     **{

@@ -34,6 +34,8 @@ COVERED_ELSEWHERE = {
     "remat2": "call primitive: tests/test_checkpoint.py",
     "name": "checkpoint_name's identity: tests/test_checkpoint.py",
     "custom_vmap_call": "call primitive: tests/test_custom_batching.py",
+    "cholesky": "linear algebra, checked by its identities: tests/lax/test_linalg.py",
+    "triangular_solve": "linear algebra, checked by its identities: tests/lax/test_linalg.py",
     "custom_jvp_call": "call primitive: tests/test_autodiff.py",
     "custom_vjp_call": "call primitive: tests/test_autodiff.py",
     "custom_lin": "only inside the linearization of a custom_vjp: tests/test_autodiff.py",

@@ -364,3 +364,4 @@ from tracejit._src.lax.trigonometric import (  # noqa: F401
     tanh_p,
 )
 from tracejit._src.random_gamma import random_gamma_grad  # noqa: F401
+from tracejit.lax import linalg  # noqa: F401  (the linear-algebra primitives)

@@ -1,0 +1,259 @@
+"""Linear-algebra primitives (`lax.linalg`): `cholesky` and `triangular_solve` so far.
+
+Both act on the last two axes of their operands and batch over the leading ones. Eagerly,
+`cholesky` is NumPy's LAPACK and `triangular_solve` a substitution vectorized over the batch
+and the right-hand sides; compiled, they are `stablehlo.cholesky` and
+`stablehlo.triangular_solve`, which XLA expands. As in JAX, a matrix that is not positive
+definite gives a Cholesky factor of NaNs, and a singular triangular system gives infinities
+and NaNs, not an exception.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tracejit._src import dtypes
+from tracejit._src.core import Primitive, ShapedArray, get_aval
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.ad import Zero, transpose_rules
+from tracejit._src.interpreters.batching import batch_at_front, batch_rules
+from tracejit._src.lax import binary, dot, elementwise, shapes
+from tracejit._src.lowering.lower import lowering_rules
+
+
+def _matrix_transpose(x):
+    rank = len(x.shape) if hasattr(x, "shape") else np.ndim(x)
+    return shapes.transpose(x, (*range(rank - 2), rank - 1, rank - 2))
+
+
+def _conj(x):
+    """The complex conjugate; real values unchanged (lax.conj makes them complex)."""
+    return elementwise.conj(x) if dtypes.is_complex(get_aval(x).dtype) else x
+
+
+def _adjoint(x):
+    return _conj(_matrix_transpose(x))
+
+
+def _matmul(a, b):
+    """Matrix products over the last two axes, batched over the leading (equal) ones."""
+    batch = tuple(range(len(a.shape) - 2))
+    rank = len(a.shape)
+    return dot.dot_general(a, b, (((rank - 1,), (rank - 2,)), (batch, batch)))
+
+
+def _triangle(shape, dtype, lower: bool, diagonal: float):
+    """A constant of `shape`: ones on the `lower` (else upper) triangle below (above) the
+    diagonal, `diagonal` on it, zeros elsewhere."""
+    n = shape[-1]
+    ones = np.tril(np.ones((n, n)), -1) if lower else np.triu(np.ones((n, n)), 1)
+    return np.broadcast_to((ones + diagonal * np.eye(n)).astype(dtype), shape)
+
+
+def _check_matrices(name: str, *avals: ShapedArray) -> None:
+    for aval in avals:
+        if len(aval.shape) < 2:
+            raise ValueError(f"{name}: operands must have rank at least 2, got {aval.str_short()}")
+        if not dtypes.is_inexact(aval.dtype):
+            raise TypeError(
+                f"{name}: operands must be floating point or complex, got {aval.str_short()}"
+            )
+
+
+# --- cholesky -------------------------------------------------------------------------------
+cholesky_p = Primitive("cholesky")
+
+
+def cholesky(x, *, symmetrize_input: bool = True):
+    """The lower Cholesky factor L of each Hermitian positive-definite matrix, L Lᴴ = x; NaNs
+    where x is not positive definite. `symmetrize_input` averages x with xᴴ first (else only
+    x's lower triangle is read)."""
+    if symmetrize_input:
+        _cholesky_abstract_eval(get_aval(x))  # (its errors name cholesky, not the sum below)
+        x = binary.mul(binary.add(x, _adjoint(x)), np.array(0.5, get_aval(x).dtype))
+    return cholesky_p.bind(x)
+
+
+@cholesky_p.def_impl
+def _cholesky_impl(x):
+    try:
+        return np.linalg.cholesky(x)
+    except np.linalg.LinAlgError:
+        out = np.empty_like(x)
+        flat_in, flat_out = x.reshape(-1, *x.shape[-2:]), out.reshape(-1, *x.shape[-2:])
+        for i, matrix in enumerate(flat_in):
+            try:
+                flat_out[i] = np.linalg.cholesky(matrix)
+            except np.linalg.LinAlgError:
+                flat_out[i] = np.nan
+        return out
+
+
+@cholesky_p.def_abstract_eval
+def _cholesky_abstract_eval(x):
+    _check_matrices("cholesky", x)
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"cholesky: the matrices must be square, got {x.str_short()}")
+    return x.update(weak_type=False)
+
+
+def _cholesky_jvp(primals, tangents):
+    """dL = L φ(L⁻¹ dA L⁻ᴴ), φ taking the lower triangle with the diagonal halved."""
+    (x,), (dx,) = primals, tangents
+    factor = cholesky_p.bind(x)
+    if type(dx) is Zero:
+        return factor, Zero.from_primal_value(factor)
+    right = triangular_solve(factor, dx, left_side=False, lower=True, transpose_a=True,
+                             conjugate_a=True)  # fmt: skip
+    inner = triangular_solve(factor, right, left_side=True, lower=True)
+    aval = get_aval(inner)
+    phi = binary.mul(inner, _triangle(aval.shape, aval.dtype, lower=True, diagonal=0.5))
+    return factor, _matmul(factor, phi)
+
+
+ad.jvp_rules[cholesky_p] = _cholesky_jvp
+batch_rules[cholesky_p] = lambda values, dims: (
+    cholesky_p.bind(batch_at_front(values[0], dims[0], 0)),
+    0,
+)
+lowering_rules[cholesky_p] = lambda ctx, x: ctx.op("stablehlo.cholesky", [x], {"lower": "true"})
+
+
+# --- triangular_solve -----------------------------------------------------------------------
+triangular_solve_p = Primitive("triangular_solve")
+
+
+def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
+                     transpose_a: bool = False, conjugate_a: bool = False,
+                     unit_diagonal: bool = False):  # fmt: skip
+    """x with op(a) x = b (`left_side`) or x op(a) = b, a triangular (its `lower` or upper
+    triangle is read, its diagonal taken as ones with `unit_diagonal`); op(a) is a, aᵀ
+    (`transpose_a`), conj(a) or aᴴ (with `conjugate_a`)."""
+    if conjugate_a and not transpose_a:  # (the primitive conjugates only with the transpose)
+        a, conjugate_a = _conj(a), False
+    return triangular_solve_p.bind(
+        a, b, left_side=bool(left_side), lower=bool(lower), transpose_a=bool(transpose_a),
+        conjugate_a=bool(conjugate_a), unit_diagonal=bool(unit_diagonal),
+    )  # fmt: skip
+
+
+def _effective_matrix(a, lower, transpose_a, conjugate_a, unit_diagonal):
+    """op(a) with the unread triangle zeroed (NumPy), and whether it is lower triangular."""
+    m = np.tril(a) if lower else np.triu(a)
+    if unit_diagonal:
+        m = m.copy()
+        idx = np.arange(a.shape[-1])
+        m[..., idx, idx] = 1
+    if conjugate_a:
+        m = np.conj(m)
+    if transpose_a:
+        m, lower = np.swapaxes(m, -1, -2), not lower
+    return m, lower
+
+
+def _forward_substitution(m, b):
+    """x with m x = b for lower-triangular m, row by row, vectorized over the batch and the
+    right-hand sides (IEEE arithmetic: a zero pivot gives infinities, as XLA's does)."""
+    x = np.zeros(np.broadcast_shapes(m.shape[:-2], b.shape[:-2]) + b.shape[-2:], b.dtype)
+    with np.errstate(all="ignore"):
+        for i in range(m.shape[-1]):
+            partial = np.einsum("...j,...jk->...k", m[..., i, :i], x[..., :i, :])
+            x[..., i, :] = (b[..., i, :] - partial) / m[..., i, i, None]
+    return x
+
+
+@triangular_solve_p.def_impl
+def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, unit_diagonal):
+    m, m_lower = _effective_matrix(a, lower, transpose_a, conjugate_a, unit_diagonal)
+    if not left_side:  # x m = b  <=>  mᵀ xᵀ = bᵀ
+        m, m_lower, b = np.swapaxes(m, -1, -2), not m_lower, np.swapaxes(b, -1, -2)
+    if not m_lower:  # reversing rows and columns makes an upper-triangular system lower
+        x = _forward_substitution(m[..., ::-1, ::-1], b[..., ::-1, :])[..., ::-1, :]
+    else:
+        x = _forward_substitution(m, b)
+    return x if left_side else np.swapaxes(x, -1, -2)
+
+
+@triangular_solve_p.def_abstract_eval
+def _triangular_solve_abstract_eval(a, b, *, left_side, **params):
+    _check_matrices("triangular_solve", a, b)
+    if a.dtype != b.dtype:
+        raise TypeError(
+            f"triangular_solve: a and b must have the same dtype, got {a.str_short()} and "
+            f"{b.str_short()}"
+        )
+    n = a.shape[-1]
+    solved = b.shape[-2] if left_side else b.shape[-1]
+    if a.shape[-2] != n or solved != n or a.shape[:-2] != b.shape[:-2]:
+        raise TypeError(
+            f"triangular_solve: a must be square with its size matching b's "
+            f"{'rows' if left_side else 'columns'} and the same batch dimensions, got "
+            f"a {a.str_short()} and b {b.str_short()} (left_side={left_side})"
+        )
+    return b.update(weak_type=False)
+
+
+def _op(a, transpose_a, conjugate_a):
+    a = _conj(a) if conjugate_a else a
+    return _matrix_transpose(a) if transpose_a else a
+
+
+def _triangular_solve_jvp(primals, tangents, **params):
+    """Linear in b; in a: dx = -op(a)⁻¹ op(da) x (left) or -x op(da) op(a)⁻¹ (right), da
+    restricted to the triangle that is read."""
+    (a, b), (da, db) = primals, tangents
+    x = triangular_solve_p.bind(a, b, **params)
+    rhs = db
+    if type(da) is not Zero:
+        aval = get_aval(a)
+        read = 0.0 if params["unit_diagonal"] else 1.0
+        da = binary.mul(da, _triangle(aval.shape, aval.dtype, params["lower"], diagonal=read))
+        op_da = _op(da, params["transpose_a"], params["conjugate_a"])
+        change = _matmul(op_da, x) if params["left_side"] else _matmul(x, op_da)
+        rhs = elementwise.neg(change) if type(db) is Zero else binary.sub(db, change)
+    if type(rhs) is Zero:
+        return x, Zero.from_primal_value(x)
+    return x, triangular_solve_p.bind(a, rhs, **params)
+
+
+def _triangular_solve_transpose(ct, a, b, **params):
+    """b̄ = op(a)⁻ᵀ x̄ (left) or x̄ op(a)⁻ᵀ: the same solve with `transpose_a` flipped."""
+    if type(ct) is Zero:
+        return [None, Zero(b.aval)]
+    flipped = dict(params, transpose_a=not params["transpose_a"])
+    return [None, triangular_solve(a, ct, **flipped)]
+
+
+ad.jvp_rules[triangular_solve_p] = _triangular_solve_jvp
+ad.mark_linear(triangular_solve_p)
+transpose_rules[triangular_solve_p] = _triangular_solve_transpose
+
+
+def _triangular_solve_batch(values, dims, **params):
+    a, b = values
+    size = next(x.shape[d] for x, d in zip(values, dims, strict=True) if d is not None)
+    a = batch_at_front(a, dims[0], size)
+    b = batch_at_front(b, dims[1], size)
+    return triangular_solve_p.bind(a, b, **params), 0
+
+
+batch_rules[triangular_solve_p] = _triangular_solve_batch
+
+
+def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conjugate_a,
+                               unit_diagonal):  # fmt: skip
+    # (`conjugate_a` comes only with `transpose_a`: the wrapper conjugates a itself otherwise)
+    transpose = ("ADJOINT" if conjugate_a else "TRANSPOSE") if transpose_a else "NO_TRANSPOSE"
+    return ctx.op(
+        "stablehlo.triangular_solve",
+        [a, b],
+        {
+            "left_side": str(left_side).lower(),
+            "lower": str(lower).lower(),
+            "unit_diagonal": str(unit_diagonal).lower(),
+            "transpose_a": f"#stablehlo<transpose {transpose}>",
+        },
+    )
+
+
+lowering_rules[triangular_solve_p] = _triangular_solve_lowering

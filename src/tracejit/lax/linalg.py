@@ -1,0 +1,8 @@
+"""`tracejit.lax.linalg` (`jax.lax.linalg`): the linear-algebra primitives built so far."""
+
+from tracejit._src.lax.linalg import (  # noqa: F401
+    cholesky,
+    cholesky_p,
+    triangular_solve,
+    triangular_solve_p,
+)
