@@ -1,6 +1,7 @@
 """`tracejit.numpy.linalg` (`jnp.linalg`): NumPy's linear algebra names."""
 
 from tracejit._src.numpy.linalg import (  # noqa: F401
+    cholesky,
     cross,
     diagonal,
     matmul,

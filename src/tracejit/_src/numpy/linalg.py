@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.lax import linalg as lax_linalg
 from tracejit._src.numpy import (
     arithmetic,
     lib,
@@ -199,3 +200,13 @@ def multi_dot(arrays, *, precision=None):
     for b in arrays[1:]:
         out = products.matmul(out, b, precision=precision)
     return out
+
+
+def cholesky(a, *, upper=False, symmetrize_input=True):
+    """The Cholesky factor of each Hermitian positive-definite matrix of `a`: lower (L Lᴴ = a),
+    or upper (Uᴴ U = a) with `upper`; NaNs where `a` is not positive definite."""
+    (a,) = promotion.promote_args_inexact("cholesky", a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"cholesky: a must be a (batch of) square matrices, got shape {a.shape}")
+    factor = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
+    return ufuncs.conj(manipulation.matrix_transpose(factor)) if upper else factor
