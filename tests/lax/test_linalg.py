@@ -154,3 +154,44 @@ def test_bad_operands():
         linalg.cholesky(np.eye(2, dtype=np.int32))
     with pytest.raises(TypeError, match="rows"):
         linalg.triangular_solve(np.eye(3), np.ones((2, 1)), left_side=True)
+
+
+# --- lu -------------------------------------------------------------------------------------
+
+
+def _reassembled(factors, permutation):
+    """(P a, L U) from lu's outputs."""
+    n = factors.shape[-1]
+    lower = np.tril(factors, -1) + np.eye(n)
+    upper = np.triu(factors)
+    return permutation, lower @ upper
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+def test_lu_reassembles_and_matches_scipy(dtype):
+    a = RNG.normal(size=(2, 4, 4)).astype(dtype)
+    for fun in (linalg.lu, jax.jit(linalg.lu)):
+        factors, pivots, permutation = map(np.asarray, fun(a))
+        assert pivots.dtype == permutation.dtype == np.int32
+        for m, f, p, perm in zip(a, factors, pivots, permutation, strict=True):
+            want, want_pivots = scipy.linalg.lu_factor(m)
+            np.testing.assert_allclose(f, want, rtol=1e-4, atol=1e-5)
+            np.testing.assert_array_equal(p, want_pivots)
+            rows, product = _reassembled(f, perm)
+            np.testing.assert_allclose(product, m[rows], rtol=1e-4, atol=1e-5)
+
+
+def test_lu_of_a_singular_matrix_factors_without_error():
+    factors, _, permutation = linalg.lu(np.zeros((3, 3)))
+    np.testing.assert_array_equal(factors, np.zeros((3, 3)))
+    np.testing.assert_array_equal(permutation, [0, 1, 2])
+
+
+def test_lu_derivatives_and_batching():
+    a = RNG.normal(size=(3, 3)) + 3 * np.eye(3)
+    check_grads(lambda a: linalg.lu(a)[0], (a,), order=2, modes=["fwd", "rev"])
+    batch = RNG.normal(size=(2, 3, 3))
+    got = jax.vmap(linalg.lu)(batch)
+    for i, m in enumerate(batch):
+        for out, want in zip(got, linalg.lu(m), strict=True):
+            np.testing.assert_array_equal(np.asarray(out)[i], want)

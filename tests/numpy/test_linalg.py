@@ -113,3 +113,30 @@ def test_array_api_products_work_over_the_last_axes():
     a, b = np.ones((2, 3), np.float32), np.ones((3, 4), np.float32)
     np.testing.assert_array_equal(jnp.linalg.tensordot(a, b, axes=1), a @ b)
     np.testing.assert_array_equal(jnp.linalg.matmul(a, b), a @ b)
+
+
+@pytest.mark.parametrize("x64", [False, True])
+def test_solve_and_inv_match_numpy(x64):
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(2, 4, 4)) + 4 * np.eye(4)
+    with jax.enable_x64(x64):
+        tol = 1e-10 if x64 else 1e-4
+        for b in (rng.normal(size=4), rng.normal(size=(2, 4, 3)), rng.normal(size=(4, 3))):
+            want = np.linalg.solve(a, b if b.ndim > 1 else b[:, None])
+            want = want[..., 0] if b.ndim == 1 else want
+            np.testing.assert_allclose(jnp.linalg.solve(a, b), want, rtol=tol, atol=tol)
+            # (a temporary jitted function: its LU callback must be done when it returns)
+            jitted = jax.jit(jnp.linalg.solve)(a, b)
+            np.testing.assert_allclose(jitted, want, rtol=tol, atol=tol)
+        np.testing.assert_allclose(jnp.linalg.inv(a), np.linalg.inv(a), rtol=tol, atol=tol)
+    with pytest.raises(ValueError, match="Invalid shapes for solve"):
+        jnp.linalg.solve(a, np.ones((2, 4)))
+    with pytest.raises(ValueError, match="must have shape"):
+        jnp.linalg.inv(np.ones((2, 3)))
+
+
+def test_solve_and_inv_derivatives():
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(3, 3)) + 3 * np.eye(3)
+    check_grads(jnp.linalg.solve, (a, rng.normal(size=(3, 2))), order=2, modes=["fwd", "rev"])
+    check_grads(jnp.linalg.inv, (a,), order=1)

@@ -36,6 +36,7 @@ COVERED_ELSEWHERE = {
     "custom_vmap_call": "call primitive: tests/test_custom_batching.py",
     "cholesky": "linear algebra, checked by its identities: tests/lax/test_linalg.py",
     "triangular_solve": "linear algebra, checked by its identities: tests/lax/test_linalg.py",
+    "lu": "linear algebra, checked by its identities: tests/lax/test_linalg.py",
     "custom_jvp_call": "call primitive: tests/test_autodiff.py",
     "custom_vjp_call": "call primitive: tests/test_autodiff.py",
     "custom_lin": "only inside the linearization of a custom_vjp: tests/test_autodiff.py",

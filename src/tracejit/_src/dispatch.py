@@ -84,6 +84,9 @@ class CompiledProgram:
         self.key_outputs = [
             i for i, aval in enumerate(closed.out_avals) if aval.dtype == dtypes.key_fry
         ]
+        # A program that calls back into Python finishes before the call returns: its
+        # callables live only as long as the executable, which the caller may drop at once.
+        self.waits = bool(executable.host_callbacks)
 
     def __call__(self, args):
         if self.plain:
@@ -100,6 +103,9 @@ class CompiledProgram:
         return self._outputs(self.executable.execute_one(buffers))
 
     def _outputs(self, buffers) -> list:
+        if self.waits:
+            for buffer in buffers:
+                buffer.block_until_ready()
         outs = [make_device_array(b, w) for b, w in zip(buffers, self.out_weak_types, strict=True)]
         for i in self.key_outputs:  # XLA hands back a key array's words
             outs[i] = make_array(prng.keys_of(outs[i]._value))

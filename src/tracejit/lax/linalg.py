@@ -3,6 +3,8 @@
 from tracejit._src.lax.linalg import (  # noqa: F401
     cholesky,
     cholesky_p,
+    lu,
+    lu_p,
     triangular_solve,
     triangular_solve_p,
 )

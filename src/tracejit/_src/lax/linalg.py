@@ -10,6 +10,8 @@ and NaNs, not an exception.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from tracejit._src import dtypes
@@ -17,7 +19,7 @@ from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, transpose_rules
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules
-from tracejit._src.lax import binary, dot, elementwise, shapes
+from tracejit._src.lax import binary, dot, elementwise, gather, shapes
 from tracejit._src.lowering.lower import lowering_rules
 
 
@@ -257,3 +259,101 @@ def _triangular_solve_lowering(ctx, a, b, *, left_side, lower, transpose_a, conj
 
 
 lowering_rules[triangular_solve_p] = _triangular_solve_lowering
+
+
+# --- lu -------------------------------------------------------------------------------------
+lu_p = Primitive("lu", multiple_results=True)
+
+
+def lu(x):
+    """The LU decomposition with partial pivoting of each square matrix: (lu, pivots,
+    permutation), `lu` holding L (unit diagonal, below it) and U (on and above it), row i
+    swapped with row `pivots[i]` in turn, `permutation` the rows' resulting order, so that
+    x[..., permutation, :] = L U."""
+    return tuple(lu_p.bind(x))
+
+
+def _lu_of_matrix(matrix):
+    """(lu, pivots) of one matrix by LAPACK's getrf (SciPy); a singular one factors too."""
+    import scipy.linalg
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
+        return scipy.linalg.lu_factor(matrix, check_finite=False)
+
+
+@lu_p.def_impl
+def _lu_impl(x):
+    n = x.shape[-1]
+    factors = np.empty_like(x)
+    pivots = np.empty(x.shape[:-1], np.int32)
+    flat_x, flat_f = x.reshape(-1, n, n), factors.reshape(-1, n, n)
+    flat_p = pivots.reshape(-1, n)
+    for i, matrix in enumerate(flat_x):
+        flat_f[i], flat_p[i] = _lu_of_matrix(matrix)
+    permutation = np.broadcast_to(np.arange(n, dtype=np.int32), pivots.shape).copy()
+    flat_perm = permutation.reshape(-1, n)
+    for row in range(n):  # the swaps, in order, applied to the identity permutation
+        target = flat_p[:, row]
+        here, there = flat_perm[:, row].copy(), flat_perm[np.arange(len(target)), target]
+        flat_perm[:, row], flat_perm[np.arange(len(target)), target] = there, here
+    return [factors, pivots, permutation]
+
+
+@lu_p.def_abstract_eval
+def _lu_abstract_eval(x):
+    _check_matrices("lu", x)
+    if x.shape[-1] != x.shape[-2]:
+        raise NotImplementedError(
+            f"lu of non-square matrices is not built yet, got {x.str_short()}"
+        )
+    indices = ShapedArray(x.shape[:-1], np.dtype(np.int32))
+    return [x.update(weak_type=False), indices, indices]
+
+
+def _lu_jvp(primals, tangents):
+    """With P x = L U: L⁻¹ (P dx) U⁻¹ = L⁻¹ dL + dU U⁻¹, the first strictly lower and the
+    second upper triangular, so dL = L tril(X, -1) and dU = triu(X) U."""
+    (x,), (dx,) = primals, tangents
+    factors, pivots, permutation = lu_p.bind(x)
+    zeros = [Zero.from_primal_value(pivots), Zero.from_primal_value(permutation)]
+    if type(dx) is Zero:
+        return [factors, pivots, permutation], [Zero.from_primal_value(factors), *zeros]
+    aval = get_aval(factors)
+    strictly_lower = _triangle(aval.shape, aval.dtype, True, 0.0)
+    upper_mask = _triangle(aval.shape, aval.dtype, False, 1.0)
+    identity = np.broadcast_to(np.eye(aval.shape[-1], dtype=aval.dtype), aval.shape)
+    lower_unit = binary.add(binary.mul(factors, strictly_lower), identity)
+    upper = binary.mul(factors, upper_mask)
+    permuted = permute_rows(dx, permutation)
+    left = triangular_solve(lower_unit, permuted, left_side=True, lower=True, unit_diagonal=True)
+    inner = triangular_solve(upper, left, left_side=False, lower=False)
+    d_lower = _matmul(lower_unit, binary.mul(inner, strictly_lower))
+    d_upper = _matmul(binary.mul(inner, upper_mask), upper)
+    return [factors, pivots, permutation], [binary.add(d_lower, d_upper), *zeros]
+
+
+def permute_rows(x, rows):
+    """x[..., rows, :]: the rows of each matrix in the order `rows` (batched like x) gives."""
+    rank = len(get_aval(x).shape)
+    batch = tuple(range(rank - 2))
+    dnums = gather.GatherDimensionNumbers(
+        offset_dims=(rank - 1,),
+        collapsed_slice_dims=(rank - 2,),
+        start_index_map=(rank - 2,),
+        operand_batching_dims=batch,
+        start_indices_batching_dims=batch,
+    )
+    indices = shapes.reshape(rows, (*get_aval(rows).shape, 1))
+    slice_sizes = (*(1 for _ in batch), 1, get_aval(x).shape[-1])
+    return gather.gather(
+        x, indices, dnums, slice_sizes, mode=gather.GatherScatterMode.PROMISE_IN_BOUNDS
+    )
+
+
+ad.jvp_rules[lu_p] = _lu_jvp
+batch_rules[lu_p] = lambda values, dims: (
+    lu_p.bind(batch_at_front(values[0], dims[0], 0)),
+    [0, 0, 0],
+)
+lowering_rules[lu_p] = lambda ctx, x: ctx.host_callback(_lu_impl, [x], "lu", has_side_effect=False)

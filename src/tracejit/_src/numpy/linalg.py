@@ -17,6 +17,7 @@ from tracejit._src import dtypes
 from tracejit._src.lax import linalg as lax_linalg
 from tracejit._src.numpy import (
     arithmetic,
+    creation,
     lib,
     lib_math,
     manipulation,
@@ -210,3 +211,42 @@ def cholesky(a, *, upper=False, symmetrize_input=True):
         raise ValueError(f"cholesky: a must be a (batch of) square matrices, got shape {a.shape}")
     factor = lax_linalg.cholesky(a, symmetrize_input=symmetrize_input)
     return ufuncs.conj(manipulation.matrix_transpose(factor)) if upper else factor
+
+
+def _lu_solve(factors, permutation, b):
+    """x with a x = b from a's LU factors (b: matrices of right-hand sides, batched as a)."""
+    rows = lax_linalg.permute_rows(b, permutation)
+    y = lax_linalg.triangular_solve(factors, rows, left_side=True, lower=True, unit_diagonal=True)
+    return lax_linalg.triangular_solve(factors, y, left_side=True, lower=False)
+
+
+def solve(a, b):
+    """x with a x = b for each square matrix of `a`: `b` a vector (1-D, shared by the batch)
+    or matrices of right-hand sides (..., n, k), broadcast against `a`'s batch."""
+    a, b = promotion.promote_dtypes_inexact(*promotion.to_operands("solve", (a, b)))
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"solve: a must be a (batch of) square matrices, got shape {a.shape}")
+    n = a.shape[-1]
+    if b.ndim == 1:
+        if b.shape[0] != n:
+            raise ValueError(f"Invalid shapes for solve: {a.shape}, {b.shape}")
+        b, vector = manipulation.broadcast_to(b[:, None], (*a.shape[:-2], n, 1)), True
+    elif b.ndim < 2 or b.shape[-2] != n:
+        raise ValueError(f"Invalid shapes for solve: {a.shape}, {b.shape}")
+    else:
+        vector = False
+    batch = promotion.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = manipulation.broadcast_to(a, (*batch, n, n))
+    b = manipulation.broadcast_to(b, (*batch, *b.shape[-2:]))
+    factors, _, permutation = lax_linalg.lu(a)
+    x = _lu_solve(factors, permutation, b)
+    return x[..., 0] if vector else x
+
+
+def inv(a):
+    """The inverse of each square matrix of `a` (infinities and NaNs where it is singular)."""
+    (a,) = promotion.promote_dtypes_inexact(promotion.asarray_operand("inv", a))
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Argument to inv must have shape [..., n, n], got {a.shape}.")
+    eye = manipulation.broadcast_to(creation.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    return solve(a, eye)
