@@ -241,16 +241,23 @@ scatter_add_p.def_weak_type_rule(_scatter_weak_type)
 ad.defjvp_linear_in(scatter_add_p, 0, 2)  # linear in operand and updates jointly
 
 
-def _scatter_add_transpose(ct, operand, indices, updates, *, dimension_numbers, **params):
-    updates_aval = updates.aval if is_undefined_primal(updates) else ad.get_aval(updates)
-    ct_operand = ct if is_undefined_primal(operand) else None
-    ct_updates = None
-    if is_undefined_primal(updates):
-        ct_updates = _gather_of_updates(ct, indices, updates_aval, dimension_numbers, params)
-    return [ct_operand, None, ct_updates]
+def _additive_scatter_transpose(negate: bool):
+    """The transpose of scatter-add (scatter-sub, `negate`): the operand's cotangent passes
+    through; the updates' is the cotangent gathered at their windows (negated)."""
+
+    def transpose(ct, operand, indices, updates, *, dimension_numbers, **params):
+        updates_aval = updates.aval if is_undefined_primal(updates) else ad.get_aval(updates)
+        ct_operand = ct if is_undefined_primal(operand) else None
+        ct_updates = None
+        if is_undefined_primal(updates):
+            ct_updates = _gather_of_updates(ct, indices, updates_aval, dimension_numbers, params)
+            ct_updates = elementwise.neg(ct_updates) if negate else ct_updates
+        return [ct_operand, None, ct_updates]
+
+    return transpose
 
 
-transpose_rules[scatter_add_p] = _scatter_add_transpose
+transpose_rules[scatter_add_p] = _additive_scatter_transpose(negate=False)
 batch_rules[scatter_add_p] = _scatter_batch(scatter_add_p)
 lowering_rules[scatter_add_p] = _scatter_lowering("stablehlo.add")
 
@@ -276,17 +283,7 @@ scatter_sub_p.def_weak_type_rule(_scatter_weak_type)
 ad.defjvp_linear_in(scatter_sub_p, 0, 2)  # linear in operand and updates jointly
 
 
-def _scatter_sub_transpose(ct, operand, indices, updates, *, dimension_numbers, **params):
-    updates_aval = updates.aval if is_undefined_primal(updates) else ad.get_aval(updates)
-    ct_operand = ct if is_undefined_primal(operand) else None
-    ct_updates = None
-    if is_undefined_primal(updates):
-        gathered = _gather_of_updates(ct, indices, updates_aval, dimension_numbers, params)
-        ct_updates = elementwise.neg(gathered)
-    return [ct_operand, None, ct_updates]
-
-
-transpose_rules[scatter_sub_p] = _scatter_sub_transpose
+transpose_rules[scatter_sub_p] = _additive_scatter_transpose(negate=True)
 batch_rules[scatter_sub_p] = _scatter_batch(scatter_sub_p)
 lowering_rules[scatter_sub_p] = _scatter_lowering("stablehlo.subtract")
 

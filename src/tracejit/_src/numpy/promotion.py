@@ -34,6 +34,7 @@ from tracejit._src.config import config
 from tracejit._src.core import Tracer
 from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.lax.arrays import broadcast_shapes
 
 _convert_impl = lax_conversions.convert_element_type_p.impl
 
@@ -217,30 +218,6 @@ def promote_dtypes_numeric(*operands) -> list:
 
 # --------------------------------------------------------------------------------------------
 # Shape promotion
-
-
-def broadcast_shapes(*shapes) -> tuple:
-    """NumPy's broadcasting of shapes, with JAX's error."""
-    shapes = [tuple(s) for s in shapes]
-    if len(shapes) == 1:
-        return shapes[0]
-    rank = max(len(s) for s in shapes)
-    result = []
-    for i in range(rank):
-        size = 1
-        for s in shapes:
-            j = i - rank + len(s)
-            if j < 0:
-                continue
-            d = s[j]
-            if d != 1:
-                if size != 1 and d != size:
-                    raise ValueError(
-                        f"Incompatible shapes for broadcasting: shapes={[tuple(s) for s in shapes]}"
-                    )
-                size = d
-        result.append(size)
-    return tuple(result)
 
 
 def promote_shapes(name: str, *operands) -> list:
