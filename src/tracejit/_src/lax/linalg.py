@@ -23,28 +23,28 @@ from tracejit._src.lax import binary, dot, elementwise, gather, shapes
 from tracejit._src.lowering.lower import lowering_rules
 
 
-def _matrix_transpose(x):
+def matrix_transpose(x):
     rank = len(x.shape) if hasattr(x, "shape") else np.ndim(x)
     return shapes.transpose(x, (*range(rank - 2), rank - 1, rank - 2))
 
 
-def _conj(x):
+def conj_if_complex(x):
     """The complex conjugate; real values unchanged (lax.conj makes them complex)."""
     return elementwise.conj(x) if dtypes.is_complex(get_aval(x).dtype) else x
 
 
-def _adjoint(x):
-    return _conj(_matrix_transpose(x))
+def adjoint(x):
+    return conj_if_complex(matrix_transpose(x))
 
 
-def _matmul(a, b):
+def matmul(a, b):
     """Matrix products over the last two axes, batched over the leading (equal) ones."""
     batch = tuple(range(len(a.shape) - 2))
     rank = len(a.shape)
     return dot.dot_general(a, b, (((rank - 1,), (rank - 2,)), (batch, batch)))
 
 
-def _triangle(shape, dtype, lower: bool, diagonal: float):
+def triangle_mask(shape, dtype, lower: bool, diagonal: float):
     """A constant of `shape`: ones on the `lower` (else upper) triangle below (above) the
     diagonal, `diagonal` on it, zeros elsewhere."""
     n = shape[-1]
@@ -52,7 +52,7 @@ def _triangle(shape, dtype, lower: bool, diagonal: float):
     return np.broadcast_to((ones + diagonal * np.eye(n)).astype(dtype), shape)
 
 
-def _check_matrices(name: str, *avals: ShapedArray) -> None:
+def check_matrices(name: str, *avals: ShapedArray) -> None:
     for aval in avals:
         if len(aval.shape) < 2:
             raise ValueError(f"{name}: operands must have rank at least 2, got {aval.str_short()}")
@@ -72,7 +72,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
     x's lower triangle is read)."""
     if symmetrize_input:
         _cholesky_abstract_eval(get_aval(x))  # (its errors name cholesky, not the sum below)
-        x = binary.mul(binary.add(x, _adjoint(x)), np.array(0.5, get_aval(x).dtype))
+        x = binary.mul(binary.add(x, adjoint(x)), np.array(0.5, get_aval(x).dtype))
     return cholesky_p.bind(x)
 
 
@@ -93,7 +93,7 @@ def _cholesky_impl(x):
 
 @cholesky_p.def_abstract_eval
 def _cholesky_abstract_eval(x):
-    _check_matrices("cholesky", x)
+    check_matrices("cholesky", x)
     if x.shape[-1] != x.shape[-2]:
         raise ValueError(f"cholesky: the matrices must be square, got {x.str_short()}")
     return x.update(weak_type=False)
@@ -109,8 +109,8 @@ def _cholesky_jvp(primals, tangents):
                              conjugate_a=True)  # fmt: skip
     inner = triangular_solve(factor, right, left_side=True, lower=True)
     aval = get_aval(inner)
-    phi = binary.mul(inner, _triangle(aval.shape, aval.dtype, lower=True, diagonal=0.5))
-    return factor, _matmul(factor, phi)
+    phi = binary.mul(inner, triangle_mask(aval.shape, aval.dtype, lower=True, diagonal=0.5))
+    return factor, matmul(factor, phi)
 
 
 ad.jvp_rules[cholesky_p] = _cholesky_jvp
@@ -132,7 +132,7 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
     triangle is read, its diagonal taken as ones with `unit_diagonal`); op(a) is a, aᵀ
     (`transpose_a`), conj(a) or aᴴ (with `conjugate_a`)."""
     if conjugate_a and not transpose_a:  # (the primitive conjugates only with the transpose)
-        a, conjugate_a = _conj(a), False
+        a, conjugate_a = conj_if_complex(a), False
     return triangular_solve_p.bind(
         a, b, left_side=bool(left_side), lower=bool(lower), transpose_a=bool(transpose_a),
         conjugate_a=bool(conjugate_a), unit_diagonal=bool(unit_diagonal),
@@ -178,7 +178,7 @@ def _triangular_solve_impl(a, b, *, left_side, lower, transpose_a, conjugate_a, 
 
 @triangular_solve_p.def_abstract_eval
 def _triangular_solve_abstract_eval(a, b, *, left_side, **params):
-    _check_matrices("triangular_solve", a, b)
+    check_matrices("triangular_solve", a, b)
     if a.dtype != b.dtype:
         raise TypeError(
             f"triangular_solve: a and b must have the same dtype, got {a.str_short()} and "
@@ -196,8 +196,8 @@ def _triangular_solve_abstract_eval(a, b, *, left_side, **params):
 
 
 def _op(a, transpose_a, conjugate_a):
-    a = _conj(a) if conjugate_a else a
-    return _matrix_transpose(a) if transpose_a else a
+    a = conj_if_complex(a) if conjugate_a else a
+    return matrix_transpose(a) if transpose_a else a
 
 
 def _triangular_solve_jvp(primals, tangents, **params):
@@ -209,9 +209,9 @@ def _triangular_solve_jvp(primals, tangents, **params):
     if type(da) is not Zero:
         aval = get_aval(a)
         read = 0.0 if params["unit_diagonal"] else 1.0
-        da = binary.mul(da, _triangle(aval.shape, aval.dtype, params["lower"], diagonal=read))
+        da = binary.mul(da, triangle_mask(aval.shape, aval.dtype, params["lower"], diagonal=read))
         op_da = _op(da, params["transpose_a"], params["conjugate_a"])
-        change = _matmul(op_da, x) if params["left_side"] else _matmul(x, op_da)
+        change = matmul(op_da, x) if params["left_side"] else matmul(x, op_da)
         rhs = elementwise.neg(change) if type(db) is Zero else binary.sub(db, change)
     if type(rhs) is Zero:
         return x, Zero.from_primal_value(x)
@@ -302,7 +302,7 @@ def _lu_impl(x):
 
 @lu_p.def_abstract_eval
 def _lu_abstract_eval(x):
-    _check_matrices("lu", x)
+    check_matrices("lu", x)
     if x.shape[-1] != x.shape[-2]:
         raise NotImplementedError(
             f"lu of non-square matrices is not built yet, got {x.str_short()}"
@@ -320,16 +320,16 @@ def _lu_jvp(primals, tangents):
     if type(dx) is Zero:
         return [factors, pivots, permutation], [Zero.from_primal_value(factors), *zeros]
     aval = get_aval(factors)
-    strictly_lower = _triangle(aval.shape, aval.dtype, True, 0.0)
-    upper_mask = _triangle(aval.shape, aval.dtype, False, 1.0)
+    strictly_lower = triangle_mask(aval.shape, aval.dtype, True, 0.0)
+    upper_mask = triangle_mask(aval.shape, aval.dtype, False, 1.0)
     identity = np.broadcast_to(np.eye(aval.shape[-1], dtype=aval.dtype), aval.shape)
     lower_unit = binary.add(binary.mul(factors, strictly_lower), identity)
     upper = binary.mul(factors, upper_mask)
     permuted = permute_rows(dx, permutation)
     left = triangular_solve(lower_unit, permuted, left_side=True, lower=True, unit_diagonal=True)
     inner = triangular_solve(upper, left, left_side=False, lower=False)
-    d_lower = _matmul(lower_unit, binary.mul(inner, strictly_lower))
-    d_upper = _matmul(binary.mul(inner, upper_mask), upper)
+    d_lower = matmul(lower_unit, binary.mul(inner, strictly_lower))
+    d_upper = matmul(binary.mul(inner, upper_mask), upper)
     return [factors, pivots, permutation], [binary.add(d_lower, d_upper), *zeros]
 
 
