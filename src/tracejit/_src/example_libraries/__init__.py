@@ -1,0 +1,1 @@
+"""JAX's example libraries: `stax` (neural-network layers) and `optimizers`."""

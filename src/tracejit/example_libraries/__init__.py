@@ -1,0 +1,1 @@
+"""`tracejit.example_libraries` (`jax.example_libraries`): `stax` and `optimizers`."""
