@@ -23,6 +23,9 @@ import numpy as np
 SEEDS = (0, 1, 42, 2**31 - 1, -1)
 DATA = pathlib.Path(__file__).parent / "data" / "reference.npz"
 
+_COV = np.array([[2.0, 0.5], [0.5, 1.0]], np.float32)
+_COV3 = np.array([[1.0, 0.2, 0.1], [0.2, 2.0, -0.3], [0.1, -0.3, 0.5]], np.float32)
+
 # name -> (fun(random, key), exact). `exact`: the sampler is exact arithmetic on the bits
 # (bit-for-bit equal); otherwise it goes through a transcendental function (within 2 ulp).
 CASES = {
@@ -111,6 +114,14 @@ CASES = {
     "f": (lambda r, k: r.f(k, 3.0, 5.0, (4,)), False),
     "generalized_normal": (lambda r, k: r.generalized_normal(k, 1.5, (4,)), False),
     "ball": (lambda r, k: r.ball(k, 3, shape=(2,)), False),
+    "multivariate_normal": (
+        lambda r, k: r.multivariate_normal(k, np.array([1.0, -2.0]), _COV, (3,)),
+        False,
+    ),
+    "multivariate_normal_batch": (
+        lambda r, k: r.multivariate_normal(k, np.zeros((2, 3)), np.stack([_COV3, 2 * _COV3])),
+        False,
+    ),
     "poisson": (lambda r, k: r.poisson(k, np.array([0.0, 0.5, 3.0, 9.9, 12.0, 100.0])), True),
     "poisson_shape": (lambda r, k: r.poisson(k, 4.0, (2, 3)), True),
     "binomial": (lambda r, k: r.binomial(k, np.array([5.0, 20.0, 100.0, 1000.0]), 0.3), True),

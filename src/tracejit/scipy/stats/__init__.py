@@ -1,8 +1,8 @@
 """`tracejit.scipy.stats`: SciPy's distributions (`norm.logpdf`, `poisson.pmf`, ...) and
-`rankdata`, `mode`, `sem`, as JAX has them. JAX's `multivariate_normal` and `gaussian_kde`
-need linear algebra and are absent (`hasattr` is False)."""
+`rankdata`, `mode`, `sem` and `gaussian_kde`, as JAX has them."""
 
 from tracejit._src.scipy.stats.descriptive import mode, rankdata, sem  # noqa: F401
+from tracejit._src.scipy.stats.kde import gaussian_kde  # noqa: F401
 from tracejit.scipy.stats import (  # noqa: F401
     bernoulli,
     beta,
@@ -20,6 +20,7 @@ from tracejit.scipy.stats import (  # noqa: F401
     laplace,
     logistic,
     multinomial,
+    multivariate_normal,
     nbinom,
     norm,
     pareto,
