@@ -15,6 +15,10 @@ import time
 
 import numpy as np
 
+import tracejit as jax
+import tracejit.numpy as jnp
+from tracejit.example_libraries import optimizers
+
 OUT = pathlib.Path(__file__).parent / "out"
 
 
@@ -124,3 +128,66 @@ def print_table(rows: list[tuple[str, str]]) -> None:
     print()
     for name, value in rows:
         print(f"  {name:<{width}}  {value}")
+
+
+def train_classifier(network, image_shape: tuple, args, *, steps: int, title: str) -> dict:
+    """Trains a stax `network` of log-probabilities on the digits (images reshaped to
+    `image_shape`) by momentum SGD, one jitted step per batch of 128; prints progress and a
+    final table, saves the curves unless `args.smoke`."""
+    train_x, train_y, test_x, test_y = digits(args.seed)
+    init_fun, apply_fun = network
+
+    def log_probs(params, images):
+        return apply_fun(params, images.reshape(-1, *image_shape))
+
+    def accuracy(params, images, labels):
+        return float(jnp.mean(jnp.argmax(log_probs(params, images), axis=1) == labels))
+
+    def loss(params, images, labels):
+        return -jnp.mean(jnp.take_along_axis(log_probs(params, images), labels[:, None], axis=1))
+
+    _, params = init_fun(jax.random.PRNGKey(args.seed), (-1, *image_shape))
+    opt_init, opt_update, get_params = optimizers.momentum(0.05, mass=0.9)
+
+    @jax.jit
+    def update(i, opt_state, images, labels):
+        value, grads = jax.value_and_grad(loss)(get_params(opt_state), images, labels)
+        return opt_update(i, grads, opt_state), value
+
+    opt_state, batch_size = opt_init(params), 128
+    stream = batches(train_x, train_y, batch_size, args.seed)
+    history, evaluations = [], []
+    progress = Progress(steps)
+    start = time.perf_counter()
+    for i in range(steps):
+        opt_state, value = update(i, opt_state, *next(stream))
+        history.append(float(value))
+        progress.update(i, batch_size, loss=history[-1])
+        if (i + 1) % max(1, steps // 10) == 0:
+            evaluations.append((i + 1, accuracy(get_params(opt_state), test_x, test_y)))
+    progress.close()
+    seconds = time.perf_counter() - start
+    params = get_params(opt_state)
+    result = {
+        "losses": history,
+        "train_accuracy": accuracy(params, train_x, train_y),
+        "test_accuracy": accuracy(params, test_x, test_y),
+        "steps_per_second": steps / seconds,
+    }
+    print_table([
+        ("training steps", f"{steps} (batch {batch_size})"),
+        ("final training loss", f"{np.mean(history[-20:]):.4f}"),
+        ("train accuracy", f"{result['train_accuracy']:.2%}"),
+        ("test accuracy", f"{result['test_accuracy']:.2%}"),
+        ("steps per second", f"{result['steps_per_second']:.0f} (the first step compiles)"),
+    ])  # fmt: skip
+    if not args.smoke:
+        save_plot(
+            args.plot,
+            {
+                "training loss": (np.arange(1, steps + 1), history),
+                "test error": ([s for s, _ in evaluations], [1 - a for _, a in evaluations]),
+            },
+            xlabel="step", title=title, logy=True,
+        )  # fmt: skip
+    return result

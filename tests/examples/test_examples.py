@@ -36,7 +36,7 @@ def improved(losses, fraction=0.2) -> bool:
 
 def test_each_example_is_tested():
     assert set(SCRIPTS) == {
-        "digits_classifier", "dp_sgd", "newton_cg", "ode_fit", "vae",
+        "digits_classifier", "digits_convnet", "dp_sgd", "newton_cg", "ode_fit", "vae",
     }  # fmt: skip
 
 
@@ -45,6 +45,11 @@ def test_digits_classifier_learns():
     assert improved(result["losses"])
     assert result["test_accuracy"] > 0.5
     assert not (EXAMPLES / "out").exists() or not any((EXAMPLES / "out").iterdir())
+
+
+def test_digits_convnet_learns():
+    result = run("digits_convnet", "--smoke")
+    assert improved(result["losses"])
 
 
 def test_dp_sgd_learns_with_clipped_noised_gradients():
