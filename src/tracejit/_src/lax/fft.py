@@ -87,6 +87,8 @@ def fft(x, fft_type, fft_lengths):
     if isinstance(fft_lengths, (int, np.integer)):
         raise TypeError(f"fft: fft_lengths must be a sequence of integers, got {fft_lengths!r}")
     fft_lengths = static_ints("fft", "fft_lengths", fft_lengths)
+    if fft_type == FftType.RFFT and dtypes.is_complex(dtypes.dtype_of(x)):
+        raise ValueError("only real valued inputs supported for rfft")
     dtype = _input_dtype(fft_type, dtypes.dtype_of(x))
     x = conversions.convert_element_type(x, dtype)
     if not fft_lengths:
@@ -122,24 +124,23 @@ def _transformed_shape(fft_type, fft_lengths) -> tuple:
 
 @fft_p.def_abstract_eval
 def _fft_abstract_eval(x, *, fft_type, fft_lengths):
-    name = fft_type.name
     if fft_type == FftType.RFFT:
         if x.dtype not in (_F32, _F64):
             raise ValueError(f"RFFT input must be float32 or float64, got {x.dtype}")
     elif x.dtype not in (_C64, _C128):
-        raise ValueError(f"{name} input must be complex64 or complex128, got {x.dtype}")
+        raise ValueError(f"{fft_type.name} input must be complex64 or complex128, got {x.dtype}")
     k = len(fft_lengths)
     if not 1 <= k <= 3:
-        raise ValueError(f"{name}: fft_lengths must have 1 to 3 entries, got {fft_lengths}")
+        raise ValueError(f"FFT: fft_lengths must have 1 to 3 entries, got {fft_lengths}")
     if k > len(x.shape):
         raise ValueError(
-            f"{name} input shape {x.shape} must have at least as many input dimensions as "
+            f"FFT input shape {x.shape} must have at least as many input dimensions as "
             f"fft_lengths {fft_lengths}."
         )
     if x.shape[-k:] != _transformed_shape(fft_type, fft_lengths):
         what = "compatible with" if fft_type == FftType.IRFFT else "equal to"
         raise ValueError(
-            f"{name} input shape {x.shape} minor dimensions must be {what} fft_lengths "
+            f"FFT input shape {x.shape} minor dimensions must be {what} fft_lengths "
             f"{fft_lengths}"
             + (" (the last one n // 2 + 1 for a length n)" if fft_type == FftType.IRFFT else "")
         )
