@@ -72,7 +72,7 @@ def _axes_and_lengths(name: str, x, s, axes) -> tuple:
     return normalized, s
 
 
-def _resize(x, axes, lengths):
+def fit_to_lengths(x, axes, lengths):
     """`x` cropped or zero-padded at the end of each of `axes` to `lengths`."""
     limits = list(x.shape)
     for axis, n in zip(axes, lengths, strict=True):
@@ -129,7 +129,7 @@ def _fft_core(name: str, fft_type: FftType, a, s, axes, norm):
         if fft_type == FftType.IRFFT:
             s = (*s[:-1], 2 * (s[-1] - 1))
     stored = s if fft_type != FftType.IRFFT else (*s[:-1], s[-1] // 2 + 1)
-    x = _resize(x, axes, stored)
+    x = fit_to_lengths(x, axes, stored)
     order = (*(d for d in range(x.ndim) if d not in axes), *axes)
     x = _fft_trailing(lax_shapes.transpose(x, order), fft_type, s)
     x = lax_shapes.transpose(x, tuple(np.argsort(order)))
