@@ -256,12 +256,14 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
 
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
-    """The non-negative frequencies of an `rfft` of length `n`: 0, ..., n // 2, over d · n."""
+    """The non-negative frequencies of an `rfft` of length `n`: 0, ..., n // 2, over d · n
+    (as in JAX, d · n is first rounded to an integer `dtype`, and the result is floating)."""
     check_placement("fft.rfftfreq", device=device)
     dtype, compute = _frequency_dtype(dtype)
     result = dtype if dtypes.is_inexact(dtype) else compute
     k = creation.arange(np.asarray(n) // 2 + 1, dtype=result)
-    return _divide(k, _spacing(n, d, result))
+    spacing = lax_conversions.convert_element_type(_spacing(n, d, compute), dtype)
+    return _divide(k, lax_conversions.convert_element_type(spacing, result))
 
 
 def _divide(numerator, denominator):
