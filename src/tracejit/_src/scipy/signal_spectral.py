@@ -200,6 +200,19 @@ def _transforms(x, win, nperseg, noverlap, nfft, detrend, onesided):
     return jnp_fft.rfft(windowed, nfft) if onesided else jnp_fft.fft(windowed, nfft)
 
 
+def _scale_and_frequencies(win, fs, scaling, mode, nfft: int, onesided: bool) -> tuple:
+    """The scale of the transforms (of their products for 'psd': a density, or a power
+    spectrum) and the frequencies, of the window's dtype."""
+    if scaling == "density":
+        scale = 1.0 / (fs * float(np.sum(win.astype(np.float64) ** 2)))
+    else:
+        scale = 1.0 / float(np.sum(win.astype(np.float64))) ** 2
+    if mode == "stft":
+        scale = scale**0.5
+    frequencies = jnp_fft.rfftfreq if onesided else jnp_fft.fftfreq
+    return scale, frequencies(nfft, 1 / fs, dtype=win.dtype)
+
+
 def _spectral_helper(x, y, fs, window, nperseg, noverlap, nfft, detrend, return_onesided,
                      scaling, axis, mode, boundary=None, padded=False):  # fmt: skip
     """(frequencies, segment times, result with the frequencies at `axis` and the segments
@@ -228,29 +241,17 @@ def _spectral_helper(x, y, fs, window, nperseg, noverlap, nfft, detrend, return_
         extra = (-(x.shape[-1] - nperseg) % nstep) % nperseg
         x = jnp_fft.fit_to_lengths(x, (x.ndim - 1,), (x.shape[-1] + extra,))
         y = x if same else jnp_fft.fit_to_lengths(y, (y.ndim - 1,), (y.shape[-1] + extra,))
-    is_complex = dtypes.is_complex(x.dtype) or dtypes.is_complex(y.dtype)
-    onesided = return_onesided and not is_complex
-    if scaling == "density":
-        scale = 1.0 / (fs * float(np.sum(win.astype(np.float64) ** 2)))
-    else:
-        scale = 1.0 / float(np.sum(win.astype(np.float64))) ** 2
-    if mode == "stft":
-        scale = scale**0.5
-    if onesided:
-        freqs = jnp_fft.rfftfreq(nfft, 1 / fs, dtype=real)
-    else:
-        freqs = jnp_fft.fftfreq(nfft, 1 / fs, dtype=real)
+    onesided = return_onesided and not dtypes.is_complex(x.dtype)  # (x, y promoted alike)
+    scale, freqs = _scale_and_frequencies(win, fs, scaling, mode, nfft, onesided)
     result = _transforms(x, win, nperseg, noverlap, nfft, detrend, onesided)
     if mode == "psd":
         y_result = result if same else _transforms(y, win, nperseg, noverlap, nfft, detrend,
                                                    onesided)  # fmt: skip
         result = ufuncs.conjugate(result) * y_result
     result = result * scale
-    if onesided and mode == "psd":
+    if onesided and mode == "psd":  # each inner frequency stands for itself and its mirror
         doubled = np.full(result.shape[-1], 2.0, real)
-        doubled[0] = 1.0
-        if nfft % 2 == 0:
-            doubled[-1] = 1.0
+        doubled[0] = doubled[-1 if nfft % 2 == 0 else 0] = 1.0
         result = result * doubled
     starts = np.arange(nperseg / 2, x.shape[-1] - nperseg / 2 + 1, nstep).astype(real)
     time = asarray(starts) / fs
