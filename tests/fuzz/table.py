@@ -414,6 +414,7 @@ NOT_FUZZED = {
             "AccuracyMode",
             "Tolerance",
             "ScatterDimensionNumbers",
+            "FftType",
         ]
     },
     **{
@@ -447,6 +448,8 @@ NOT_FUZZED = {
     "tests/scipy/test_special_zeta.py",
     "jnp.linalg": "a module (tests/numpy/test_linalg.py)",
     "lax.linalg": "a module (tests/lax/test_linalg.py)",
+    "jnp.fft": "a module (tests/numpy/test_fft.py)",
+    "lax.fft": "not fuzzed yet (own signature): tests/lax/test_fft.py",
     "jnp.empty_like": "NumPy leaves its values undefined (fuzzed for bad input as `empty`)",
     # Array editing, index tricks, partial sorts: signatures of their own (tests/numpy).
     **{

@@ -7,6 +7,7 @@ Primitives without a row are tested where their bodies or axes make them special
 
 from op_specs.binary import BINARY
 from op_specs.elementwise import ELEMENTWISE
+from op_specs.fft import FFT
 from op_specs.indexing import INDEXING
 from op_specs.reductions import REDUCTIONS
 from op_specs.special import SPECIAL
@@ -19,6 +20,7 @@ FAMILIES = {
     "reductions": REDUCTIONS,
     "indexing": INDEXING,
     "special": SPECIAL,
+    "fft": FFT,
 }
 
 ALL_SPECS = [spec for table in FAMILIES.values() for spec in table]

@@ -178,6 +178,7 @@ from tracejit._src.lax.elementwise import (  # noqa: F401
     square,
     square_p,
 )
+from tracejit._src.lax.fft import FftType, fft, fft_p  # noqa: F401
 from tracejit._src.lax.gather import (  # noqa: F401
     GatherDimensionNumbers,
     GatherScatterMode,

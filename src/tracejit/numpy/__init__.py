@@ -452,4 +452,4 @@ inf = _np.inf
 nan = _np.nan
 euler_gamma = _np.euler_gamma
 newaxis = None
-from tracejit.numpy import linalg  # noqa: F401
+from tracejit.numpy import fft, linalg  # noqa: F401

@@ -1,6 +1,5 @@
-"""`tracejit.scipy.signal`: direct N-dimensional convolution and correlation, `detrend`.
-JAX's `fftconvolve`, `stft`, `istft`, `welch` and `csd` need `jnp.fft`: not built yet, and
-absent."""
+"""`tracejit.scipy.signal`: N-dimensional convolution and correlation (direct, or by FFT),
+`detrend`, and the Fourier-based `fftconvolve`, `stft`, `istft`, `welch` and `csd`."""
 
 from tracejit._src.scipy.signal import (  # noqa: F401
     convolve,
@@ -8,4 +7,11 @@ from tracejit._src.scipy.signal import (  # noqa: F401
     correlate,
     correlate2d,
     detrend,
+)
+from tracejit._src.scipy.signal_spectral import (  # noqa: F401
+    csd,
+    fftconvolve,
+    istft,
+    stft,
+    welch,
 )

@@ -9,8 +9,7 @@ the windows are contracted with the flipped kernel:
 
 Gradients and batching come from the gather's and the contraction's rules. The windows take
 prod(out shape) * prod(kernel shape) elements: fine for the kernels signal processing uses.
-JAX's `method='fft'`, `fftconvolve` and the spectral functions (stft, istft, welch, csd) need
-`jnp.fft`, which tracejit does not have yet.
+`method='fft'` is `fftconvolve` (in `signal_spectral`, with the spectral functions).
 
 `detrend` removes the least-squares line from each segment between breakpoints; with only two
 unknowns the fit has a closed form (slope = cov(t, y) / var(t) about the segment's means),
@@ -85,16 +84,24 @@ def _convolve_nd(name, in1, in2, mode, precision):
 
 
 def _check_method(method):
-    if method == "fft":
-        raise NotImplementedError("method='fft' needs jnp.fft, which tracejit does not have yet")
-    if method not in ("direct", "auto"):
+    if method not in ("direct", "auto", "fft"):
         raise ValueError(f"Got {method=}; expected 'auto', 'fft', or 'direct'.")
+
+
+def _fftconvolve(in1, in2, mode):
+    # circle: signal_spectral's estimators detrend with this module's `detrend`
+    from tracejit._src.scipy.signal_spectral import fftconvolve
+
+    return fftconvolve(in1, in2, mode)
 
 
 def convolve(in1, in2, mode="full", method="auto", precision=None):
     """The N-dimensional convolution of `in1` and `in2` (same rank, one no smaller than the
-    other in every dimension); `mode` 'full', 'same' (in1's shape) or 'valid'."""
+    other in every dimension); `mode` 'full', 'same' (in1's shape) or 'valid'. `method`
+    'fft' multiplies spectra (`fftconvolve`); 'auto' computes directly, as JAX does."""
     _check_method(method)
+    if method == "fft":
+        return _fftconvolve(in1, in2, mode)
     return _convolve_nd("convolve", in1, in2, mode, precision)
 
 
@@ -102,7 +109,10 @@ def correlate(in1, in2, mode="full", method="auto", precision=None):
     """The N-dimensional cross-correlation: `convolve` with in2 conjugated and flipped."""
     _check_method(method)
     (in2,) = to_operands("correlate", (in2,))
-    return _convolve_nd("correlate", in1, manipulation.flip(conjugate(in2)), mode, precision)
+    flipped = manipulation.flip(conjugate(in2))
+    if method == "fft":
+        return _fftconvolve(in1, flipped, mode)
+    return _convolve_nd("correlate", in1, flipped, mode, precision)
 
 
 def _check_2d(name, in1, in2, boundary, fillvalue):
