@@ -15,6 +15,7 @@ infinities, whose results are NaNs as JAX's are; a singular tridiagonal system g
 from __future__ import annotations
 
 import enum
+import math
 
 import numpy as np
 
@@ -47,8 +48,9 @@ def _per_matrix(function, x, outs):
     gives each result's trailing shape and dtype, so that an empty batch has results too."""
     batch = x.shape[:-2]
     results = [np.empty((*batch, *shape), dtype) for shape, dtype in outs]
-    flat = [r.reshape(-1, *r.shape[len(batch) :]) for r in results]
-    for i, matrix in enumerate(x.reshape(-1, *x.shape[-2:])):
+    count = math.prod(batch)
+    flat = [r.reshape(count, *r.shape[len(batch) :]) for r in results]
+    for i, matrix in enumerate(x.reshape(count, *x.shape[-2:])):
         for out, value in zip(flat, function(matrix), strict=True):
             out[i] = value
     return results
@@ -404,15 +406,14 @@ def _tridiagonal_solve_impl(dl, d, du, b, *, perturb_singular):
     if perturb_singular:
         return _thomas_perturbed(dl, d, du, b)
     gtsv = _lapack("gtsv", b.dtype)
-    m = d.shape[-1]
-    x = np.empty(b.shape, b.dtype)
-    flat = [v.reshape(-1, *v.shape[len(d.shape) - 1 :]) for v in (dl, d, du, b)]
+    count = math.prod(d.shape[:-1])
+    x = np.empty((count, *b.shape[-2:]), b.dtype)
+    flat = [v.reshape(count, *v.shape[len(d.shape) - 1 :]) for v in (dl, d, du, b)]
     for i, (sub, diag, sup, rhs) in enumerate(zip(*flat, strict=True)):
-        if m == 0:
-            break
-        out = gtsv(sub[1:], diag, sup[:-1], rhs)
-        x.reshape(-1, *b.shape[-2:])[i] = out[3] if out[4] == 0 else np.nan
-    return x
+        if d.shape[-1]:
+            *_, solution, info = gtsv(sub[1:], diag, sup[:-1], rhs)
+            x[i] = solution if info == 0 else np.nan
+    return x.reshape(b.shape)
 
 
 @tridiagonal_solve_p.def_abstract_eval
