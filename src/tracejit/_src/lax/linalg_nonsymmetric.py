@@ -39,7 +39,9 @@ def _check_inexact(name: str, aval: ShapedArray, position: int = 0) -> None:
 
 def _check_square(name: str, aval: ShapedArray) -> None:
     _check_inexact(name, aval)
-    if len(aval.shape) < 2 or aval.shape[-1] != aval.shape[-2]:
+    if len(aval.shape) < 2:
+        raise TypeError(f"Input 0 to {name} must have rank at least 2, but got shape={aval.shape}")
+    if aval.shape[-1] != aval.shape[-2]:
         raise ValueError(f"The input to {name} must be a square matrix. Got shape {aval.shape}.")
 
 
@@ -94,7 +96,8 @@ def _real_dtype(dtype) -> np.dtype:
     return np.finfo(dtype).dtype
 
 
-def _complex_dtype(dtype) -> np.dtype:
+def complex_dtype(dtype) -> np.dtype:
+    """The complex dtype of `dtype`'s precision (complex64 for float32, else complex128)."""
     return np.dtype(np.complex64 if _real_dtype(dtype) == np.float32 else np.complex128)
 
 
@@ -181,7 +184,7 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
 def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **_):
     import scipy.linalg
 
-    n, complex_dtype = x.shape[-1], _complex_dtype(x.dtype)
+    n, dtype = x.shape[-1], complex_dtype(x.dtype)
     left, right = compute_left_eigenvectors, compute_right_eigenvectors
 
     def of_matrix(m):
@@ -190,14 +193,14 @@ def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **_):
         out = scipy.linalg.eig(m, left=left, right=right, check_finite=False)
         return out if isinstance(out, tuple) else (out,)
 
-    outs = [((n,), complex_dtype)] + [((n, n), complex_dtype)] * (left + right)
+    outs = [((n,), dtype)] + [((n, n), dtype)] * (left + right)
     return _per_matrix(of_matrix, x, outs)
 
 
 @eig_p.def_abstract_eval
 def _eig_abstract_eval(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **_):
     _check_square("eig", x)
-    dtype = _complex_dtype(x.dtype)
+    dtype = complex_dtype(x.dtype)
     vectors = ShapedArray(x.shape, dtype)
     count = compute_left_eigenvectors + compute_right_eigenvectors
     return [ShapedArray(x.shape[:-1], dtype), *[vectors] * count]

@@ -271,7 +271,7 @@ def roots(p, *, strip_zeros=True):
     (p,) = promotion.promote_dtypes_inexact(promotion.asarray_operand("roots", p))
     if p.ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
-    empty = creation.zeros((0,), _complex_dtype(p.dtype))
+    empty = creation.zeros((0,), lax_nonsymmetric.complex_dtype(p.dtype))
     if strip_zeros:
         if isinstance(p, Tracer) and p.to_concrete_value() is None:
             raise concretization_error(
