@@ -16,3 +16,28 @@ from tracejit._src.scipy.linalg import (  # noqa: F401
     solve,
     solve_triangular,
 )
+from tracejit._src.scipy.linalg_functions import (  # noqa: F401
+    expm,
+    expm_frechet,
+    funm,
+    solve_sylvester,
+    sqrtm,
+)
+from tracejit._src.scipy.linalg_matrices import (  # noqa: F401
+    block_diag,
+    circulant,
+    companion,
+    convolution_matrix,
+    dft,
+    fiedler,
+    fiedler_companion,
+    hadamard,
+    hankel,
+    helmert,
+    hilbert,
+    invhilbert,
+    invpascal,
+    leslie,
+    pascal,
+    toeplitz,
+)
