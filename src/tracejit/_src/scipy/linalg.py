@@ -102,7 +102,7 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
     eye = creation.eye(n, dtype=a.dtype)
     lower = ufuncs.add(lib.tril(factors, -1), eye)
     upper = lib.triu(factors)
-    p = _permutation_matrix(permutation, a.dtype)
+    p = _permutation_matrix(permutation, np.finfo(a.dtype).dtype)  # (real, as JAX's)
     return (p @ lower, upper) if permute_l else (p, lower, upper)
 
 
