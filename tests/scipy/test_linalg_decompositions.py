@@ -154,7 +154,25 @@ def test_eigh_tridiagonal_edges_and_errors():
     np.testing.assert_allclose(jsl.eigh_tridiagonal(np.ones(1), np.ones(0), eigvals_only=True), [1])
     with pytest.raises(NotImplementedError, match="select='v'"):
         jsl.eigh_tridiagonal(np.ones(3), np.ones(2), eigvals_only=True, select="v")
-    with pytest.raises(NotImplementedError, match="eigenvectors"):
-        jsl.eigh_tridiagonal(np.ones(3), np.ones(2))
     with pytest.raises(TypeError, match="Only float32 and float64"):
         jsl.eigh_tridiagonal(np.ones(3, np.int32), np.ones(2, np.int32), eigvals_only=True)
+
+
+@pytest.mark.parametrize(
+    "d, e",
+    [
+        (RNG.normal(size=8), RNG.normal(size=7)),
+        (np.array([2.0, 1, 2]), np.zeros(2)),  # a repeated eigenvalue
+        (np.ones(6), np.full(5, 1e-9)),  # a tight cluster
+        (np.array([1.0, 2, 3]) + 0j, np.array([1 + 1j, 2j])),  # Hermitian: conj(e) below
+    ],
+    ids=["random", "repeated", "cluster", "complex"],
+)
+def test_eigh_tridiagonal_eigenvectors_are_orthonormal_and_solve_the_problem(d, e):
+    w, v = map(np.asarray, jax.jit(jsl.eigh_tridiagonal)(d, e))
+    t = np.diag(d.real) + np.diag(np.conj(e), -1) + np.diag(e, 1)
+    np.testing.assert_allclose(t @ v, v * w, atol=1e-12)
+    np.testing.assert_allclose(np.conj(v.T) @ v, np.eye(len(d)), atol=1e-12)
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(t), atol=1e-12)
+    _, some = jsl.eigh_tridiagonal(d, e, select="i", select_range=(1, 2))
+    assert some.shape == (len(d), 2)

@@ -1,6 +1,7 @@
 """`tracejit.scipy.linalg`: SciPy's names over `lax.linalg`: the Cholesky, triangular and LU
 families, `solve`/`inv`/`det`, the Schur and Hessenberg decompositions (`rsf2csf` turning a
-real Schur form complex) and `eigh_tridiagonal` (bisection on Sturm counts). Matrix functions
+real Schur form complex) and `eigh_tridiagonal` (bisection on Sturm counts, eigenvectors by
+inverse iteration). Matrix functions
 are in `linalg_functions`, special matrices in `linalg_matrices`."""
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from tracejit._src.numpy.linalg import inv as _jnp_inv
 from tracejit._src.numpy.linalg import solve as _jnp_solve
 from tracejit._src.numpy.linalg_determinants import det as _jnp_det
 from tracejit._src.numpy.promotion import promote_dtypes_inexact, to_operands
+from tracejit._src.random import distributions as random_distributions
+from tracejit._src.random import keys as random_keys
 
 _TRANS = {0: (False, False), "N": (False, False), 1: (True, False), "T": (True, False),
           2: (True, True), "C": (True, True)}  # fmt: skip
@@ -263,13 +266,11 @@ def _sturm_counts(d, e_squared, x):
 
 def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None, tol=None,
                      key=None):  # fmt: skip
-    """The eigenvalues (ascending) of the Hermitian tridiagonal matrix of diagonal `d` and
-    off-diagonal `e`, by bisection of every eigenvalue at once on Sturm counts; `select` 'i'
-    keeps those of indices select_range[0] to select_range[1]. Eigenvectors are not built."""
-    if not eigvals_only:
-        raise NotImplementedError(
-            "eigh_tridiagonal: eigenvectors are not built (pass eigvals_only=True)"
-        )
+    """The eigenvalues (ascending) of the Hermitian tridiagonal matrix T of diagonal `d`,
+    super-diagonal `e` and sub-diagonal conj(e), by bisection of every eigenvalue at once on
+    Sturm counts (to `tol`); `select` 'i' keeps those of indices select_range[0] to
+    select_range[1]. Unless `eigvals_only`, also the eigenvectors (columns), by inverse
+    iteration from random vectors (`key`, a fixed one by default)."""
     d, e = to_operands("eigh_tridiagonal", (d, e))
     if d.dtype not in (np.float32, np.float64) and not dtypes.is_complex(d.dtype):
         raise TypeError(
@@ -282,8 +283,17 @@ def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None,
         raise TypeError(f"eigh_tridiagonal: d (n,) and e (n - 1,) expected, got {d.shape} "
                         f"and {e.shape}")  # fmt: skip
     d = ufuncs.real(d)
-    e_squared = ufuncs.real(e * ufuncs.conj(e))
     first, last = (0, d.shape[0] - 1) if select == "a" else map(int, select_range)
+    w = _bisect_eigenvalues(d, ufuncs.real(e * ufuncs.conj(e)), first, last, tol)
+    if eigvals_only:
+        return w
+    key = random_keys.PRNGKey(0) if key is None else key
+    return w, _inverse_iteration(d, e, w, key)
+
+
+def _bisect_eigenvalues(d, e_squared, first, last, tol):
+    """Eigenvalues `first` to `last` (in ascending order) of the symmetric tridiagonal matrix,
+    each bisected in its Gershgorin interval until its width is `tol`."""
     wanted = creation.arange(first, last + 1, dtype=np.int32)
     lo, hi = _gershgorin_bounds(d, ufuncs.sqrt(e_squared))
     tol = np.finfo(d.dtype).eps * (hi - lo) if tol is None else tol
@@ -303,6 +313,48 @@ def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None,
     start = tuple(manipulation.broadcast_to(x, wanted.shape) for x in (lo, hi))
     lows, highs = loops.while_loop(unresolved, bisect, start)
     return (lows + highs) / 2
+
+
+_INVERSE_ITERATIONS = 3
+_CLUSTER = 1e-3  # (eigenvalues closer than this times ‖T‖ have their vectors orthogonalized)
+
+
+def _inverse_iteration(d, e, w, key):
+    """The eigenvectors of T for the eigenvalues w: x ← (T - w_k)⁻¹ x from random x, all k at
+    once (tridiagonal solves with partial pivoting, the shift nudged off exact singularity),
+    the vectors of each cluster of close eigenvalues orthonormalized after every step."""
+    n, m = d.shape[0], w.shape[0]
+    scale = ufuncs.maximum(reductions.max(ufuncs.abs(d), initial=0.0)
+                           + 2 * reductions.max(ufuncs.abs(e), initial=0.0), 1e-30)  # fmt: skip
+    dtype = e.dtype if dtypes.is_complex(e.dtype) else d.dtype
+    zero = creation.zeros((1,), dtype)
+    sub = manipulation.concatenate([zero, ufuncs.conj(e).astype(dtype)])
+    sup = manipulation.concatenate([e.astype(dtype), zero])
+    shifts = w + np.finfo(d.dtype).eps * scale
+    diagonal = (d[None, :] - shifts[:, None]).astype(dtype)
+    rows = [manipulation.broadcast_to(x, (m, n)) for x in (sub, sup)]
+    x = random_distributions.normal(key, (m, n), d.dtype).astype(dtype)
+    cluster = ufuncs.abs(w[:, None] - w[None, :]) <= _CLUSTER * scale
+    for _ in range(_INVERSE_ITERATIONS):
+        x = lax_nonsymmetric.tridiagonal_solve(rows[0], diagonal, rows[1], x[..., None])[..., 0]
+        x = _orthonormalize_clusters(x, cluster)
+    return manipulation.matrix_transpose(x)
+
+
+def _orthonormalize_clusters(x, cluster):
+    """Gram-Schmidt over the rows of x, each made orthogonal to the earlier rows of its
+    cluster, then of unit norm."""
+    m = x.shape[0]
+    order = creation.arange(m)
+
+    def step(k, x):
+        v = x[k]
+        earlier = ufuncs.logical_and(order < k, cluster[k])
+        overlaps = ufuncs.where(earlier, ufuncs.conj(x) @ v, 0)
+        v = v - overlaps @ x
+        return x.at[k].set(v / ufuncs.sqrt(reductions.sum(ufuncs.abs(v) ** 2)))
+
+    return loops.fori_loop(0, m, step, x)
 
 
 def _gershgorin_bounds(d, radius):
