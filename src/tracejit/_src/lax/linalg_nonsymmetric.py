@@ -215,8 +215,10 @@ def _eigvec_tangent(vectors, inner, w):
     safe_gaps = binary.add(gaps, (~off_diagonal).astype(aval.dtype))  # (its diagonal unused)
     factors = binary.div(off_diagonal.astype(aval.dtype), safe_gaps)
     dv = matmul(vectors, binary.mul(factors, inner))
-    along = elementwise.real(reductions.reduce_sum(binary.mul(elementwise.conj(vectors), dv),
-                                                   (len(get_aval(dv).shape) - 2,)))  # fmt: skip
+    rows = len(get_aval(dv).shape) - 2
+    along = elementwise.real(
+        reductions.reduce_sum(binary.mul(elementwise.conj(vectors), dv), (rows,))
+    )
     along = conversions.convert_element_type(shapes.expand_dims(along, (-2,)), get_aval(dv).dtype)
     return binary.sub(dv, binary.mul(vectors, along))
 
@@ -247,8 +249,8 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
     dw = reductions.reduce_sum(binary.mul(inner, np.eye(n, dtype=get_aval(w).dtype)), (rank - 1,))
     out_tangents = [dw]
     if compute_left_eigenvectors:
-        left_inner = binary.div(adjoint(projected), shapes.expand_dims(elementwise.conj(scale),
-                                                                       (-1,)))  # fmt: skip
+        left_scale = shapes.expand_dims(elementwise.conj(scale), (-1,))
+        left_inner = binary.div(adjoint(projected), left_scale)
         out_tangents.append(_eigvec_tangent(u, left_inner, elementwise.conj(w)))
     if compute_right_eigenvectors:
         out_tangents.append(_eigvec_tangent(v, inner, w))
