@@ -491,6 +491,7 @@ NOT_FUZZED = {
             "r_",
             "ravel_multi_index",
             "rollaxis",
+            "roots",
             "s_",
             "tril_indices",
             "tril_indices_from",

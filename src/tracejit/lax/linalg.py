@@ -8,3 +8,18 @@ from tracejit._src.lax.linalg import (  # noqa: F401
     triangular_solve,
     triangular_solve_p,
 )
+from tracejit._src.lax.linalg_nonsymmetric import (  # noqa: F401
+    EigImplementation,
+    eig,
+    eig_p,
+    hessenberg,
+    hessenberg_p,
+    lu_pivots_to_permutation,
+    lu_pivots_to_permutation_p,
+    schur,
+    schur_p,
+    tridiagonal,
+    tridiagonal_p,
+    tridiagonal_solve,
+    tridiagonal_solve_p,
+)

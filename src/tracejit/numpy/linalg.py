@@ -18,3 +18,11 @@ from tracejit._src.numpy.linalg import (  # noqa: F401
     vecdot,
     vector_norm,
 )
+from tracejit._src.numpy.linalg_determinants import (  # noqa: F401
+    det,
+    eig,
+    eigvals,
+    slogdet,
+    tensorinv,
+    tensorsolve,
+)
