@@ -37,6 +37,10 @@ COVERED_ELSEWHERE = {
     "cholesky": "linear algebra, checked by its identities: tests/lax/test_linalg.py",
     "triangular_solve": "linear algebra, checked by its identities: tests/lax/test_linalg.py",
     "lu": "linear algebra, checked by its identities: tests/lax/test_linalg.py",
+    **dict.fromkeys(
+        ("qr", "eigh", "svd"),
+        "linear algebra, checked by its identities: tests/lax/test_linalg_spectral.py",
+    ),
     "custom_jvp_call": "call primitive: tests/test_autodiff.py",
     "custom_vjp_call": "call primitive: tests/test_autodiff.py",
     "custom_lin": "only inside the linearization of a custom_vjp: tests/test_autodiff.py",

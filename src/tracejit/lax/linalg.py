@@ -8,3 +8,11 @@ from tracejit._src.lax.linalg import (  # noqa: F401
     triangular_solve,
     triangular_solve_p,
 )
+from tracejit._src.lax.linalg_spectral import (  # noqa: F401
+    eigh,
+    eigh_p,
+    qr,
+    qr_p,
+    svd,
+    svd_p,
+)
