@@ -196,6 +196,7 @@ from tracejit._src.numpy.placement import (  # noqa: F401
     put,
     put_along_axis,
 )
+from tracejit._src.numpy.linalg_spectral import polyfit  # noqa: F401
 from tracejit._src.numpy.polynomials import (  # noqa: F401
     poly,
     polyadd,

@@ -18,3 +18,14 @@ from tracejit._src.numpy.linalg import (  # noqa: F401
     vecdot,
     vector_norm,
 )
+from tracejit._src.numpy.linalg_spectral import (  # noqa: F401
+    cond,
+    eigh,
+    eigvalsh,
+    lstsq,
+    matrix_rank,
+    pinv,
+    qr,
+    svd,
+    svdvals,
+)
