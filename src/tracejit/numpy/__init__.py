@@ -131,6 +131,7 @@ from tracejit._src.numpy.lib_math import (  # noqa: F401
     vecmat,
 )
 from tracejit._src.numpy.lib_vectorize import vectorize  # noqa: F401
+from tracejit._src.numpy.linalg_spectral import polyfit  # noqa: F401
 from tracejit._src.numpy.manipulation import (  # noqa: F401
     append,
     array_split,
@@ -196,7 +197,6 @@ from tracejit._src.numpy.placement import (  # noqa: F401
     put,
     put_along_axis,
 )
-from tracejit._src.numpy.linalg_spectral import polyfit  # noqa: F401
 from tracejit._src.numpy.polynomials import (  # noqa: F401
     poly,
     polyadd,
