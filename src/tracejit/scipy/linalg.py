@@ -6,3 +6,10 @@ from tracejit._src.scipy.linalg import (  # noqa: F401
     cholesky,
     solve_triangular,
 )
+from tracejit._src.scipy.linalg_spectral import (  # noqa: F401
+    eigh,
+    polar,
+    qr,
+    qr_multiply,
+    svd,
+)
