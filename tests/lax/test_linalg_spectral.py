@@ -13,6 +13,7 @@ import scipy.linalg
 from helpers import check_vmap, jaxpr_text
 
 import tracejit as jax
+from tracejit._src.lax import linalg_spectral
 from tracejit.lax import linalg
 from tracejit.test_util import check_grads
 
@@ -107,6 +108,25 @@ def test_qr_tangents_are_jaxs(case):
     for i, (p, dp) in enumerate(zip(primal, tangent, strict=True)):
         np.testing.assert_allclose(p, REFERENCE[f"{case}/primal/{i}"], atol=1e-12)
         np.testing.assert_allclose(dp, REFERENCE[f"{case}/tangent/{i}"], atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_householder_form_and_product_are_lapacks(dtype):
+    a = _matrix(2, 4, 3, dtype=dtype)
+    for geqrf, product in (
+        (linalg_spectral.geqrf, linalg.householder_product),
+        (jax.jit(linalg_spectral.geqrf), jax.jit(linalg.householder_product)),
+    ):
+        h, taus = map(np.asarray, geqrf(a))
+        want_h, want_taus = np.linalg.qr(a, mode="raw")
+        np.testing.assert_allclose(h, np.swapaxes(want_h, -1, -2), atol=_tol(dtype))
+        np.testing.assert_allclose(taus, want_taus, atol=_tol(dtype))
+        np.testing.assert_allclose(product(h, taus), np.linalg.qr(a)[0], atol=_tol(dtype) * 10)
+    check_vmap(linalg.householder_product, (h, taus[0]), (0, None), tol=1e-5)
+    with pytest.raises(ValueError, match="at least as many rows as columns"):
+        linalg.householder_product(np.ones((2, 3), dtype), taus[0, :2])
+    with pytest.raises(NotImplementedError, match="'geqrf' not implemented"):
+        jax.jvp(linalg_spectral.geqrf, (a,), (a,))
 
 
 # --- eigh -----------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from tracejit._src.lax.linalg import (  # noqa: F401
 from tracejit._src.lax.linalg_spectral import (  # noqa: F401
     eigh,
     eigh_p,
+    householder_product,
+    householder_product_p,
     qr,
     qr_p,
     svd,

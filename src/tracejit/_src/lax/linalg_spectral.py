@@ -1,8 +1,9 @@
-"""Orthogonal and spectral factorizations (`lax.linalg.qr`, `eigh`, `svd`).
+"""Orthogonal and spectral factorizations (`lax.linalg.qr`, `eigh`, `svd`; QR's Householder
+form `geqrf` and `householder_product`).
 
 Each factors the matrices in the last two axes of its operand and batches over the leading
 ones. Eagerly they are NumPy's LAPACK (geqrf/orgqr, syevd/heevd, gesdd), vectorized over the
-batch; compiled, the same functions are called back from XLA (`ctx.host_callback`), because
+batch (the Householder form matrix by matrix through SciPy's LAPACK); compiled, the same functions are called back from XLA (`ctx.host_callback`), because
 XLA's own QR and eigh expanders measured 3x to 140x slower on CPU (`docs/linalg.md`). As in
 JAX, a matrix with a NaN or an infinity has eigen- and singular values and vectors of NaNs;
 LAPACK never sees such a matrix.
@@ -275,6 +276,101 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
 ad.jvp_rules[qr_p] = _qr_jvp
 batch_rules[qr_p] = _batch_in_front(qr_p)
 lowering_rules[qr_p] = _host_lowering(_qr_impl, "qr")
+
+
+# --- geqrf ----------------------------------------------------------------------------------
+geqrf_p = Primitive("geqrf", multiple_results=True)
+
+
+def geqrf(x):
+    """LAPACK's Householder QR (geqrf) of each matrix (m, n): (a, taus), r on and above a's
+    diagonal, the reflectors' vectors below it (their leading 1 implied), k = min(m, n) taus;
+    `householder_product(a, taus)` makes q of them (`jnp.linalg.qr(mode='raw')`)."""
+    return tuple(geqrf_p.bind(x))
+
+
+@geqrf_p.def_impl
+def _geqrf_impl(x):
+    from scipy.linalg import lapack
+
+    m, n = x.shape[-2:]
+    a, taus = x.copy(), np.zeros((*x.shape[:-2], min(m, n)), x.dtype)
+    if x.size:
+        flat_a, flat_taus = a.reshape(-1, m, n), taus.reshape(-1, min(m, n))
+        for i, matrix in enumerate(x.reshape(-1, m, n)):
+            (routine,) = lapack.get_lapack_funcs(("geqrf",), (matrix,))
+            flat_a[i], flat_taus[i], _, _ = routine(matrix)
+    return [a, taus]
+
+
+@geqrf_p.def_abstract_eval
+def _geqrf_abstract_eval(x):
+    _check_operand("geqrf", x)
+    *batch, m, n = x.shape
+    return [x.update(weak_type=False), ShapedArray((*batch, min(m, n)), x.dtype)]
+
+
+ad.not_differentiable(geqrf_p, "JAX has no derivative of the Householder form either")
+batch_rules[geqrf_p] = _batch_in_front(geqrf_p)
+lowering_rules[geqrf_p] = _host_lowering(_geqrf_impl, "geqrf")
+
+
+# --- householder_product --------------------------------------------------------------------
+householder_product_p = Primitive("householder_product")
+
+
+def householder_product(a, taus):
+    """The first n columns of H₁ H₂ … H_k, Hᵢ = I - τᵢ vᵢ vᵢᴴ with vᵢ the i-th column of a
+    (m x n, m >= n) below the diagonal and a 1 on it: the q of `geqrf`'s (a, taus)."""
+    return householder_product_p.bind(a, taus)
+
+
+@householder_product_p.def_impl
+def _householder_product_impl(a, taus):
+    from scipy.linalg import lapack
+
+    q = np.zeros_like(a)
+    m, n = a.shape[-2:]
+    if q.size:
+        flat_q, flat_taus = q.reshape(-1, m, n), taus.reshape(-1, taus.shape[-1])
+        name = "ungqr" if np.iscomplexobj(a) else "orgqr"
+        for i, matrix in enumerate(a.reshape(-1, m, n)):
+            (routine,) = lapack.get_lapack_funcs((name,), (matrix,))
+            flat_q[i] = routine(matrix, flat_taus[i])[0]
+    return q
+
+
+@householder_product_p.def_abstract_eval
+def _householder_product_abstract_eval(a, taus):
+    _check_operand("householder_product", a)
+    *batch, m, n = a.shape
+    if m < n:
+        raise ValueError(
+            "The first argument to householder_product must have at least as many rows as "
+            f"columns, got shape {a.shape}"
+        )
+    if taus.dtype != a.dtype or tuple(batch) != taus.shape[:-1] or taus.shape[-1] > n:
+        raise ValueError(
+            "householder_product: taus must have a's dtype and batch dimensions and at most "
+            f"{n} elements per matrix, got {a.str_short()} and {taus.str_short()}"
+        )
+    return a.update(weak_type=False)
+
+
+def _householder_product_batch(values, dims):
+    size = next(x.shape[d] for x, d in zip(values, dims, strict=True) if d is not None)
+    a, taus = (batch_at_front(x, d, size) for x, d in zip(values, dims, strict=True))
+    return householder_product_p.bind(a, taus), 0
+
+
+ad.not_differentiable(householder_product_p, "as in JAX")
+batch_rules[householder_product_p] = _householder_product_batch
+lowering_rules[householder_product_p] = lambda ctx, a, taus: ctx.host_callback(
+    lambda a, taus: [_householder_product_impl(a, taus)],
+    [a, taus],
+    "householder_product",
+    has_side_effect=False,
+)[0]
 
 
 # --- eigh -----------------------------------------------------------------------------------

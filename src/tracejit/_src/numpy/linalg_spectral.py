@@ -61,11 +61,12 @@ def _eps(x) -> float:
 
 def qr(a, mode="reduced"):
     """(Q, R) with Q R = a: Q (m, k) and R (k, n), k = min(m, n) ('reduced'), Q (m, m) and
-    R (m, n) ('complete'), or R alone ('r'). NumPy's 'raw' (Householder reflectors) needs a
-    geqrf primitive, which tracejit does not have."""
+    R (m, n) ('complete'), R alone ('r'), or LAPACK's Householder form ('raw': (h, tau), h
+    transposed, as NumPy's)."""
     (a,) = _inexact("jnp.linalg.qr", a)
     if mode == "raw":
-        raise NotImplementedError("jnp.linalg.qr(mode='raw') needs LAPACK's geqrf reflectors")
+        h, taus = lax_spectral.geqrf(a)
+        return QRResult(manipulation.swapaxes(h, -1, -2), taus)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
     q, r = lax_spectral.qr(a, full_matrices=mode == "complete")
