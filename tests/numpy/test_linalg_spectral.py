@@ -84,7 +84,13 @@ def test_svd_is_numpys(hermitian):
     )
     np.testing.assert_allclose(jnp.linalg.svdvals(x), np.linalg.svdvals(x), atol=1e-12)
     np.testing.assert_allclose(
-        jnp.linalg.svd(x, full_matrices=False, subset_by_index=(1, 3)).S, want.S[1:3]
+        jnp.linalg.svd(x, full_matrices=False, subset_by_index=(1, 3), hermitian=hermitian).S,
+        want.S[1:3],
+    )
+    batch = np.stack([x, 2 * x])
+    np.testing.assert_allclose(
+        jnp.linalg.svd(batch, False, False, hermitian=hermitian, subset_by_index=(0, 2)),
+        np.linalg.svd(batch, compute_uv=False)[:, :2],
     )
 
 

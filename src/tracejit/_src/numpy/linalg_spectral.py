@@ -92,17 +92,17 @@ def eigvalsh(a, UPLO="L", *, symmetrize_input=True):
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
-def _hermitian_svd(a, compute_uv):
+def _hermitian_svd(a, compute_uv, subset_by_index):
     """From a = v diag(w) vᴴ: s = |w| descending, u = v in that order, vh = (u sign(w))ᴴ."""
     v, w = lax_spectral.eigh(a)
     order = sorting.argsort(ufuncs.abs(w), axis=-1, descending=True)
-    w = advanced_indexing.take_along_axis(w, order, axis=-1)
-    s = ufuncs.abs(w)
+    keep = slice(None) if subset_by_index is None else slice(*subset_by_index)
+    w = advanced_indexing.take_along_axis(w, order, axis=-1)[..., keep]
     if not compute_uv:
-        return s
-    u = advanced_indexing.take_along_axis(v, order[..., None, :], axis=-1)
+        return ufuncs.abs(w)
+    u = advanced_indexing.take_along_axis(v, order[..., None, :], axis=-1)[..., keep]
     vh = _adjoint(u * ufuncs.sign(w)[..., None, :].astype(u.dtype))
-    return u, s, vh
+    return SVDResult(u, ufuncs.abs(w), vh)
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
@@ -111,12 +111,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index
     keeps those singular values."""
     (a,) = _inexact("jnp.linalg.svd", a)
     if hermitian:
-        out = _hermitian_svd(a, compute_uv)
-        if subset_by_index is not None:
-            keep = slice(*subset_by_index)
-            out = out[keep] if not compute_uv else (out[0][..., keep], out[1][..., keep],
-                                                     out[2][..., keep, :])  # fmt: skip
-        return SVDResult(*out) if compute_uv else out
+        return _hermitian_svd(a, compute_uv, subset_by_index)
     out = lax_spectral.svd(
         a, full_matrices=full_matrices, compute_uv=compute_uv, subset_by_index=subset_by_index
     )
