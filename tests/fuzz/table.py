@@ -486,6 +486,7 @@ NOT_FUZZED = {
             "partition",
             "permute_dims",
             "place",
+            "polyfit",
             "put",
             "put_along_axis",
             "r_",

@@ -90,9 +90,19 @@ def test_the_linalg_products_and_multi_dot():
     np.testing.assert_allclose(jnp.linalg.matrix_transpose(S), np.swapaxes(S, -1, -2))
 
 
-def test_cases_that_need_a_decomposition_say_so():
-    with pytest.raises(NotImplementedError, match="singular values"):
-        jnp.linalg.norm(M, ord=2)
+@pytest.mark.parametrize("ord", [2, -2, "nuc"])
+def test_spectral_norms_are_numpys(ord):
+    x = np.random.default_rng(1).normal(size=(3, 4, 2))
+    np.testing.assert_allclose(jnp.linalg.norm(M, ord=ord), np.linalg.norm(M, ord=ord), rtol=1e-5)
+    for axis, keepdims in [((0, 2), False), ((2, 1), True)]:
+        np.testing.assert_allclose(
+            jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims),
+            np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims),
+            rtol=1e-5,
+        )
+    np.testing.assert_allclose(
+        jnp.linalg.matrix_norm(x, ord=ord), np.linalg.matrix_norm(x, ord=ord), rtol=1e-5
+    )
 
 
 def test_array_api_products_work_over_the_last_axes():

@@ -45,6 +45,10 @@ COVERED_ELSEWHERE = {
     "hessenberg": "linear algebra, checked by its identities: tests/lax/test_linalg_nonsymmetric.py",
     "tridiagonal": "linear algebra, checked by its identities: tests/lax/test_linalg_nonsymmetric.py",
     "tridiagonal_solve": "linear algebra, checked by its identities: tests/lax/test_linalg_nonsymmetric.py",
+    **dict.fromkeys(
+        ("qr", "eigh", "svd", "geqrf", "householder_product"),
+        "linear algebra, checked by its identities: tests/lax/test_linalg_spectral.py",
+    ),
     "custom_jvp_call": "call primitive: tests/test_autodiff.py",
     "custom_vjp_call": "call primitive: tests/test_autodiff.py",
     "custom_lin": "only inside the linearization of a custom_vjp: tests/test_autodiff.py",

@@ -23,3 +23,13 @@ from tracejit._src.lax.linalg_nonsymmetric import (  # noqa: F401
     tridiagonal_solve,
     tridiagonal_solve_p,
 )
+from tracejit._src.lax.linalg_spectral import (  # noqa: F401
+    eigh,
+    eigh_p,
+    householder_product,
+    householder_product_p,
+    qr,
+    qr_p,
+    svd,
+    svd_p,
+)

@@ -132,6 +132,7 @@ from tracejit._src.numpy.lib_math import (  # noqa: F401
 )
 from tracejit._src.numpy.lib_vectorize import vectorize  # noqa: F401
 from tracejit._src.numpy.linalg_determinants import roots  # noqa: F401
+from tracejit._src.numpy.linalg_spectral import polyfit  # noqa: F401
 from tracejit._src.numpy.manipulation import (  # noqa: F401
     append,
     array_split,

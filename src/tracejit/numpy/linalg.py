@@ -26,3 +26,14 @@ from tracejit._src.numpy.linalg_determinants import (  # noqa: F401
     tensorinv,
     tensorsolve,
 )
+from tracejit._src.numpy.linalg_spectral import (  # noqa: F401
+    cond,
+    eigh,
+    eigvalsh,
+    lstsq,
+    matrix_rank,
+    pinv,
+    qr,
+    svd,
+    svdvals,
+)

@@ -41,3 +41,10 @@ from tracejit._src.scipy.linalg_matrices import (  # noqa: F401
     pascal,
     toeplitz,
 )
+from tracejit._src.scipy.linalg_spectral import (  # noqa: F401
+    eigh,
+    polar,
+    qr,
+    qr_multiply,
+    svd,
+)

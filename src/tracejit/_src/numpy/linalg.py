@@ -15,6 +15,7 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.lax import linalg as lax_linalg
+from tracejit._src.lax import linalg_spectral as lax_spectral
 from tracejit._src.numpy import (
     arithmetic,
     creation,
@@ -125,9 +126,9 @@ def _real_dtype(dtype) -> np.dtype:
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
-    """The `ord`-norm of the matrices in the last two axes of `x`: 'fro', or the induced 1
-    (largest column sum), inf (largest row sum), -1 and -inf (smallest). The spectral norms
-    (2, -2, 'nuc') need singular values, which are not built yet."""
+    """The `ord`-norm of the matrices in the last two axes of `x`: 'fro', the induced 1
+    (largest column sum), inf (largest row sum), -1 and -inf (smallest), the spectral 2 and -2
+    (largest and smallest singular value) or 'nuc' (their sum)."""
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
@@ -162,10 +163,9 @@ def norm(x, ord=None, axis=None, keepdims=False):
         out = pick(sums, axis=over, keepdims=True)
         return out if keepdims else manipulation.squeeze(out, axes)
     if ord in (2, -2, "nuc"):
-        raise NotImplementedError(
-            f"jnp.linalg.norm with ord={ord!r} needs singular values (an SVD primitive), "
-            "which tracejit does not have yet"
-        )
+        s = lax_spectral.svd(manipulation.moveaxis(x, axes, (-2, -1)), compute_uv=False)
+        out = {2: s[..., 0], -2: s[..., -1], "nuc": reductions.sum(s, axis=-1)}[ord]
+        return manipulation.expand_dims(out, sorted(axes)) if keepdims else out
     raise ValueError(f"Invalid order '{ord}' for matrix norm.")
 
 
