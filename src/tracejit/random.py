@@ -50,5 +50,5 @@ from tracejit._src.random.keys import (  # noqa: F401
     split,
     wrap_key_data,
 )
-from tracejit._src.random.matrices import multivariate_normal  # noqa: F401
+from tracejit._src.random.matrices import multivariate_normal, orthogonal  # noqa: F401
 from tracejit._src.random_gamma import random_gamma_p  # noqa: F401

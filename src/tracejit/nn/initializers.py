@@ -1,9 +1,9 @@
-"""`tracejit.nn.initializers`: parameter initializers (`jax.nn.initializers`);
-`orthogonal` and `delta_orthogonal` wait for QR and are absent."""
+"""`tracejit.nn.initializers`: parameter initializers (`jax.nn.initializers`)."""
 
 from tracejit._src.nn.initializers import (  # noqa: F401
     Initializer,
     constant,
+    delta_orthogonal,
     glorot_normal,
     glorot_uniform,
     he_normal,
@@ -14,6 +14,7 @@ from tracejit._src.nn.initializers import (  # noqa: F401
     lecun_uniform,
     normal,
     ones,
+    orthogonal,
     truncated_normal,
     uniform,
     variance_scaling,

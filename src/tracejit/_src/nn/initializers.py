@@ -5,7 +5,8 @@
 The factories (`normal(stddev)`, `variance_scaling(scale, mode, distribution)`, ...) return the
 initializer; `zeros`/`ones` are initializers themselves. The variance-scaling family scales
 its draws by the layer's fans, found from the weight's shape (`_compute_fans`).
-`orthogonal`/`delta_orthogonal` wait for QR (the linear-algebra issue) and are absent.
+`orthogonal` reshapes the weight to a matrix (its `column_axis` against the rest) drawn by
+`random.orthogonal`; `delta_orthogonal` puts one at the centre of a convolution kernel.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import typing
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.numpy import manipulation as jnp_manipulation
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.creation import array, full
 from tracejit._src.numpy.creation import ones as _ones
 from tracejit._src.numpy.creation import zeros as _zeros
 from tracejit._src.random import distributions as _random
 from tracejit._src.random import keys as _keys
+from tracejit._src.random import matrices as _random_matrices
 
 
 @typing.runtime_checkable
@@ -219,6 +222,46 @@ def he_normal(in_axis=-2, out_axis=-1, batch_axis=(), dtype=None):
     return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
 
 
+def orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    """An initializer of weights whose matrix form (the `column_axis` against all the other
+    axes) has orthonormal rows or columns, times `scale`."""
+
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        dtype = _default(dtype)
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise ValueError("orthogonal initializer requires at least a 2D shape")
+        n_cols = shape[column_axis]
+        n_rows = math.prod(shape) // n_cols
+        matrix = _random_matrices.orthogonal(key, n_rows, (), dtype, m=n_cols,
+                                             out_sharding=out_sharding)  # fmt: skip
+        others = tuple(np.delete(np.array(shape), column_axis))
+        weights = jnp_manipulation.moveaxis(matrix.reshape((*others, n_cols)), -1, column_axis)
+        return scale * weights
+
+    return init
+
+
+def delta_orthogonal(scale=1.0, column_axis=-1, dtype=None):
+    """An initializer of 1-D, 2-D or 3-D convolution kernels (spatial axes first, then
+    input and output features) that are zero but at the window's centre, where they hold an
+    orthogonal matrix times `scale` (Xiao et al. 2018): the convolution starts as an
+    isometry."""
+
+    def init(key, shape, dtype=dtype, out_sharding=None):
+        dtype = _default(dtype)
+        shape = tuple(shape)
+        if len(shape) not in (3, 4, 5):
+            raise ValueError("Delta orthogonal initializer requires a 3D, 4D or 5D shape.")
+        if shape[-1] < shape[-2]:
+            raise ValueError("`fan_in` must be less or equal than `fan_out`. ")
+        matrix = orthogonal(scale, column_axis, dtype)(key, shape[-2:], out_sharding=out_sharding)
+        centre = tuple((k - 1) // 2 for k in shape[:-2])
+        return _zeros(shape, dtype).at[centre].set(matrix)
+
+    return init
+
+
 xavier_uniform = glorot_uniform
 xavier_normal = glorot_normal
 kaiming_uniform = he_uniform
@@ -227,6 +270,7 @@ kaiming_normal = he_normal
 __all__ = [
     "Initializer",
     "constant",
+    "delta_orthogonal",
     "glorot_normal",
     "glorot_uniform",
     "he_normal",
@@ -237,6 +281,7 @@ __all__ = [
     "lecun_uniform",
     "normal",
     "ones",
+    "orthogonal",
     "truncated_normal",
     "uniform",
     "variance_scaling",

@@ -1,10 +1,15 @@
 """Random vectors and matrices built with linear algebra: `multivariate_normal` (a factor F
-of the covariance, F Fᵀ = cov, applied to standard normals)."""
+of the covariance, F Fᵀ = cov, applied to standard normals) and `orthogonal` (the Q of a
+Gaussian matrix's QR decomposition, its columns' signs fixed by R's diagonal, which makes
+it uniform on the orthogonal group)."""
 
 from __future__ import annotations
 
+import operator
+
+from tracejit._src.lax import elementwise, linalg_spectral
 from tracejit._src.lax import linalg as lax_linalg
-from tracejit._src.numpy import manipulation
+from tracejit._src.numpy import lib, manipulation
 from tracejit._src.numpy.einsum import einsum
 from tracejit._src.numpy.promotion import promote_dtypes_inexact, to_operands
 from tracejit._src.random.distributions import check_shape, normal, parametrized
@@ -18,10 +23,11 @@ def _covariance_factor(cov, method: str):
     """F with F Fᵀ = cov."""
     if method == "cholesky":
         return lax_linalg.cholesky(cov)
-    raise NotImplementedError(
-        f"multivariate_normal(method={method!r}) needs lax.linalg's eigh and svd, which are "
-        "not built yet; method='cholesky' works"
-    )
+    if method == "eigh":
+        vectors, values = linalg_spectral.eigh(cov)
+        return vectors * elementwise.sqrt(values)[..., None, :]
+    u, s, _ = linalg_spectral.svd(cov)
+    return u * elementwise.sqrt(s)[..., None, :]
 
 
 @consumes_key
@@ -54,3 +60,18 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     factor = _covariance_factor(cov, method)
     samples = normal(typed, (*shape, n), dtype)
     return mean + einsum("...ij,...j->...i", factor, samples)
+
+
+@consumes_key
+def orthogonal(key, n, shape=(), dtype=None, m=None, *, out_sharding=None):
+    """Matrices (n, m) with orthonormal columns (n >= m) or rows (n < m), uniform (Haar)
+    on that set; m defaults to n: orthogonal matrices."""
+    typed, dtype = parametrized("orthogonal", key, dtype, out_sharding)
+    shape = canonical_shape(shape)
+    n = operator.index(n)
+    m = n if m is None else operator.index(m)
+    z = normal(typed, (*shape, max(n, m), min(n, m)), dtype)
+    q, r = linalg_spectral.qr(z, full_matrices=False)
+    signs = elementwise.sign(lib.diagonal(r, axis1=-2, axis2=-1))
+    q = q * signs[..., None, :]
+    return manipulation.swapaxes(q, -1, -2) if n < m else q
