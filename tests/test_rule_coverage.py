@@ -121,7 +121,8 @@ def test_linear_primitives_declare_the_operands_they_are_linear_in(name, argnums
 
 def test_only_these_primitives_are_exempt_from_a_rule():
     # random_gamma_grad: second derivatives of gamma samples (JAX's go through while loops);
-    # composite, rng_uniform, scatter_apply, igamma_grad_a, zeta: JAX defines no JVP for them either
+    # composite, rng_uniform, scatter_apply, igamma_grad_a, zeta, select_and_scatter: JAX defines
+    # no JVP for them either
     not_differentiable = {
         "composite",
         "custom_lin",
@@ -132,6 +133,7 @@ def test_only_these_primitives_are_exempt_from_a_rule():
         "random_gamma_grad",
         "rng_uniform",
         "scatter_apply",
+        "select_and_scatter",
         "zeta",
     }
     assert set(names(ad.not_differentiable_reasons)) == not_differentiable
