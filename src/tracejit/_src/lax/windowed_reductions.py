@@ -47,6 +47,7 @@ from tracejit._src.lax import (
 )
 from tracejit._src.lax.standard import (
     check_dtype,
+    is_any,
     is_numeric,
     weak_if_all_weak,
 )
@@ -197,7 +198,7 @@ def _chooser_jvp(select_prim: Primitive):
 reduce_window_max_p.def_impl(
     _window_reduction_impl(reductions.reduce_max_p.impl, reductions._lowest)
 )
-reduce_window_max_p.def_abstract_eval(_window_abstract_eval("reduce_window_max", is_numeric))
+reduce_window_max_p.def_abstract_eval(_window_abstract_eval("reduce_window_max", is_any))
 reduce_window_max_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp(reduce_window_max_p, _chooser_jvp(comparison.ge_p))
 lowering_rules[reduce_window_max_p] = _lower_window_reduction(
@@ -208,7 +209,7 @@ batch_rules[reduce_window_max_p] = _window_batch_rule(reduce_window_max_p)
 reduce_window_min_p.def_impl(
     _window_reduction_impl(reductions.reduce_min_p.impl, reductions._highest)
 )
-reduce_window_min_p.def_abstract_eval(_window_abstract_eval("reduce_window_min", is_numeric))
+reduce_window_min_p.def_abstract_eval(_window_abstract_eval("reduce_window_min", is_any))
 reduce_window_min_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp(reduce_window_min_p, _chooser_jvp(comparison.le_p))
 lowering_rules[reduce_window_min_p] = _lower_window_reduction(
