@@ -112,6 +112,10 @@ def _lower_window_reduction(combiner: str, identity, accumulate: bool = False):
     return rule
 
 
+def _zero(dtype):
+    return 0
+
+
 def _window_batch_rule(primitive: Primitive):
     def rule(values, dims, **params):
         (x,), (bdim,) = values, dims
@@ -122,11 +126,7 @@ def _window_batch_rule(primitive: Primitive):
 
 # --- reduce_window_sum ----------------------------------------------------------------------
 reduce_window_sum_p = Primitive("reduce_window_sum")
-
-
-reduce_window_sum_p.def_impl(
-    _window_reduction_impl(reductions.reduce_sum_p.impl, reductions.additive_identity)
-)
+reduce_window_sum_p.def_impl(_window_reduction_impl(reductions.reduce_sum_p.impl, _zero))
 reduce_window_sum_p.def_abstract_eval(_window_abstract_eval("reduce_window_sum", is_numeric))
 reduce_window_sum_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(reduce_window_sum_p)
@@ -174,7 +174,7 @@ def _reduce_window_sum_transpose(
 
 transpose_rules[reduce_window_sum_p] = _reduce_window_sum_transpose
 lowering_rules[reduce_window_sum_p] = _lower_window_reduction(
-    "stablehlo.add", lambda dtype: 0, accumulate=True
+    "stablehlo.add", _zero, accumulate=True
 )
 batch_rules[reduce_window_sum_p] = _window_batch_rule(reduce_window_sum_p)
 
@@ -223,7 +223,7 @@ reduce_window_p = Primitive("reduce_window", multiple_results=True)
 
 # computation -> (its primitive, its identity for a dtype), where JAX dispatches to one
 _MONOIDS = {
-    binary.add: (reduce_window_sum_p, lambda dtype: 0),
+    binary.add: (reduce_window_sum_p, _zero),
     binary.max: (reduce_window_max_p, reductions._lowest),
     binary.min: (reduce_window_min_p, reductions._highest),
 }
@@ -263,7 +263,7 @@ def reduce_window(
         window_dilation,
     )
     monoid = _monoid_primitive(computation, flat_inits)
-    if monoid is not None and len(flat_operands) == 1:
+    if monoid is not None:
         return tree_unflatten(operand_tree, [monoid.bind(flat_operands[0], **params)])
     closed = _staged_computation(computation, init_tree, flat_inits)
     outs = reduce_window_p.bind(
@@ -451,11 +451,6 @@ def _reduce_window_batch(values, dims, *, jaxpr, consts, **params):
     return outs, [0] * len(outs)
 
 
-def _reduce_window_weak_types(weak_types, params):
-    return all(weak_types[: len(weak_types) // 2])
-
-
-reduce_window_p.def_weak_type_rule(_reduce_window_weak_types)
 ad.jvp_rules[reduce_window_p] = _reduce_window_jvp
 lowering_rules[reduce_window_p] = _reduce_window_lowering
 batch_rules[reduce_window_p] = _reduce_window_batch
