@@ -169,18 +169,18 @@ batch_rules[select_and_gather_add_p] = _both_batched_rule(select_and_gather_add_
 select_and_scatter_add_p = Primitive("select_and_scatter_add")
 
 
-def _selected(replaces, values, valid, window_dimensions, window_strides, out_shape, reverse=False):
+def _selected(keep, values, valid, window_dimensions, window_strides, out_shape):
     """The flat index into `values` (the padded operand) of the element each window selects,
-    -1 where it has none: the first `valid` element, replaced by each next valid one where
-    `replaces(selected value, element)` holds, in row-major order (`reverse`: the first
-    dimension varying fastest). `valid` None: every position is an element."""
+    -1 where it has none: the first `valid` element, replaced by each next valid one (in
+    row-major order) where `keep(selected value, element)` fails. `valid` None: every
+    position is an element."""
     positions = np.arange(values.size).reshape(values.shape)
     ones = (1,) * values.ndim
     value = np.zeros(out_shape, values.dtype)
     selected = np.full(out_shape, -1)
     for offset in np.ndindex(*window_dimensions):
         v = windows.at_offset(values, offset, out_shape, window_strides, ones)
-        take = (selected < 0) | replaces(value, v)
+        take = (selected < 0) | ~keep(value, v)
         if valid is not None:
             take &= windows.at_offset(valid, offset, out_shape, window_strides, ones)
         value = np.where(take, v, value)
@@ -199,7 +199,7 @@ def _select_and_scatter_add_impl(
     out = np.zeros(padded.size, source.dtype)
     if source.size:
         selected = _selected(
-            lambda current, element: ~keep_first(current, element),
+            keep_first,
             padded,
             None,
             window_dimensions,
@@ -354,14 +354,10 @@ def _select_and_scatter_impl(
     if not size:
         return out.reshape(operand.shape)
     select = _batched_computation(select_jaxpr, select_consts, size)
-    if any(lo or hi for lo, hi in padding):  # XLA's CPU backend then asks select(element, current)
-        replaces = lambda current, element: select(element, current)
-    else:
-        replaces = lambda current, element: ~select(current, element)
     values = windows.padded(operand, np.zeros((), operand.dtype), padding)
     valid = windows.padded(np.ones(operand.shape, bool), False, padding)
     index = windows.padded(np.arange(operand.size).reshape(operand.shape), -1, padding)
-    picked = _selected(replaces, values, valid, window_dimensions, window_strides, source.shape)
+    picked = _selected(select, values, valid, window_dimensions, window_strides, source.shape)
     target = np.where(picked >= 0, index.ravel()[picked], -1).ravel()
     order = np.argsort(target, kind="stable")
     starts = np.searchsorted(target[order], target[order])  # first of each equal run
