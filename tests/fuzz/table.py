@@ -398,6 +398,8 @@ NOT_FUZZED = {
         for n in ["broadcast_shapes", "dtype"]
     },
     "lax.reduce": "takes a function: tests/lax/test_reduce.py",
+    "lax.reduce_window": "takes a function: tests/lax/test_windowed_reductions.py",
+    "lax.reduce_window_shape_tuple": "shapes, not arrays: tests/lax/test_windowed_reductions.py",
     **{
         f"lax.{n}": "a parameter type (tests/lax/test_gather.py, test_dot.py, ...)"
         for n in [

@@ -59,6 +59,11 @@ COVERED_ELSEWHERE = {
     "dce_sink": "no outputs to compare: tests/lax/test_lax_small_primitives.py",
     "scatter_apply": "takes a function: tests/lax/test_lax_small_primitives.py",
     "reduce": "takes a function, its body a jaxpr: tests/lax/test_reduce.py",
+    **dict.fromkeys(
+        ("reduce_window", "select_and_scatter", "select_and_gather_add", "select_and_scatter_add"),
+        "takes a function or a selection, checked against NumPy windows and recorded JAX "
+        "gradients: tests/lax/test_windowed_reductions.py",
+    ),
     "iota": "no operands to sample, batch or differentiate: tests/lax/test_shapes.py",
     "psum": COLLECTIVE,
     "pmax": COLLECTIVE,

@@ -4,6 +4,7 @@ once, so low-precision rows get a wider tolerance (`tol`)."""
 
 import numpy as np
 from helpers import FLOATS, INTS, NUMERIC, OpSpec, b, c64, i32, shaped
+from numpy.lib.stride_tricks import sliding_window_view
 
 from tracejit import lax
 
@@ -41,6 +42,19 @@ def _sort_pairs(keys, values):
     return np.take_along_axis(keys, order, 1), np.take_along_axis(values, order, 1)
 
 
+def windowed(name, computation, init, ref, dtypes, **fields):
+    """2x2 windows, two apart along the rows (the geometry's grid: test_windowed_reductions)."""
+    return OpSpec(
+        name,
+        lambda x: lax.reduce_window(x, init, computation, (2, 2), (1, 2), "VALID"),
+        lambda x: ref(sliding_window_view(x, (2, 2))[:, ::2], axis=(2, 3)),
+        dtypes,
+        shapes=SHAPE,
+        grad_argnums=(0,),
+        **fields,
+    )
+
+
 MATMUL = (((1,), (0,)), ((), ()))
 
 
@@ -74,6 +88,9 @@ REDUCTIONS = [
         shapes=SHAPE,
         out=lambda d: i32,
     ),
+    windowed("reduce_window_sum", lax.add, 0, np.sum, NUMERIC, tol=2, linear=True),
+    windowed("reduce_window_max", lax.max, -np.inf, np.max, ORDERED),
+    windowed("reduce_window_min", lax.min, np.inf, np.min, ORDERED),
     cumulative("cumsum", lax.cumsum, np.cumsum, NUMERIC, tol=2, linear=True),
     cumulative("cumprod", lax.cumprod, np.cumprod, NUMERIC, tol=2),
     cumulative("cummax", lax.cummax, np.maximum.accumulate, ORDERED),

@@ -118,6 +118,17 @@ CASES = {
         lambda r, k: r.multivariate_normal(k, np.array([1.0, -2.0]), _COV, (3,)),
         False,
     ),
+    "multivariate_normal_eigh": (
+        lambda r, k: r.multivariate_normal(k, np.zeros(3), _COV3, (2,), method="eigh"),
+        False,
+    ),
+    "multivariate_normal_svd": (
+        lambda r, k: r.multivariate_normal(k, np.zeros(3), _COV3, (2,), method="svd"),
+        False,
+    ),
+    "orthogonal": (lambda r, k: r.orthogonal(k, 3, (2,)), False),
+    "orthogonal_wide": (lambda r, k: r.orthogonal(k, 2, m=4), False),
+    "orthogonal_tall": (lambda r, k: r.orthogonal(k, 4, m=2), False),
     "multivariate_normal_batch": (
         lambda r, k: r.multivariate_normal(k, np.zeros((2, 3)), np.stack([_COV3, 2 * _COV3])),
         False,
@@ -152,6 +163,9 @@ PARTITION_SENSITIVE_X64 = ("bits_u64",)
 # nn.initializers cases: name -> fun(initializers, key) (recorded with the default settings).
 INIT_CASES = {
     "zeros": lambda i, k: i.zeros(k, (2, 3)),
+    "orthogonal": lambda i, k: i.orthogonal()(k, (2, 3)),
+    "orthogonal_columns": lambda i, k: i.orthogonal(scale=2.0, column_axis=0)(k, (3, 2, 2)),
+    "delta_orthogonal": lambda i, k: i.delta_orthogonal()(k, (3, 3, 2, 4)),
     "ones": lambda i, k: i.ones(k, (2, 3), np.float16),
     "constant": lambda i, k: i.constant(-0.5)(k, (3,)),
     "uniform": lambda i, k: i.uniform(0.5)(k, (2, 3)),

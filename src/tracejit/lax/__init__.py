@@ -364,5 +364,18 @@ from tracejit._src.lax.trigonometric import (  # noqa: F401
     tanh,
     tanh_p,
 )
+from tracejit._src.lax.window_selection import (  # noqa: F401
+    select_and_gather_add_p,
+    select_and_scatter_add_p,
+    select_and_scatter_p,
+)
+from tracejit._src.lax.windowed_reductions import (  # noqa: F401
+    reduce_window,
+    reduce_window_max_p,
+    reduce_window_min_p,
+    reduce_window_p,
+    reduce_window_sum_p,
+)
+from tracejit._src.lax.windows import reduce_window_shape_tuple  # noqa: F401
 from tracejit._src.random_gamma import random_gamma_grad  # noqa: F401
 from tracejit.lax import linalg  # noqa: F401  (the linear-algebra primitives)
