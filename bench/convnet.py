@@ -140,7 +140,7 @@ def run_case(python, body, layout, single_thread, rounds, dump=None):
     flags = [env.get("XLA_FLAGS", "")]
     command = [python, "-c", constants + body]
     if single_thread:
-        flags.append("--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+        flags.append("--xla_cpu_multi_thread_eigen=false")
         for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             env[name] = "1"
         command = ["taskset", "-c", "0", *command]

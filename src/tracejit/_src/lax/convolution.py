@@ -177,83 +177,24 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list:
     return pads
 
 
-def _dilated(size: int, dilation: int) -> int:
+def dilated(size: int, dilation: int) -> int:
     return 0 if size == 0 else (size - 1) * dilation + 1
 
 
-def _window_count(padded: int, window: int, stride: int) -> int:
+def window_count(padded: int, window: int, stride: int) -> int:
     """Windows of `window` elements, `stride` apart, that fit in `padded` elements."""
     return max((padded - window) // stride + 1, 0)
 
 
-def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1) -> tuple:
-    """The result shape of a convolution of operands in (N, C, spatial...) and (O, I,
-    spatial...) layout: (N / batch_group_count, O, windows per spatial dimension)."""
-    if isinstance(pads, str):
-        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
-    if len(pads) != len(lhs_shape) - 2:
-        raise TypeError(
-            "Wrong number of explicit pads for convolution: expected "
-            f"{len(lhs_shape) - 2}, got {len(pads)}."
-        )
-    if lhs_shape[0] % batch_group_count:
-        raise ValueError(
-            f"conv_shape_tuple: batch_group_count {batch_group_count} does not divide the lhs "
-            f"batch dimension size {lhs_shape[0]}"
-        )
-    spatial = tuple(
-        _window_count(int(size) + int(lo) + int(hi), int(window), int(stride))
-        for size, window, stride, (lo, hi) in zip(
-            lhs_shape[2:], rhs_shape[2:], strides, pads, strict=True
-        )
-    )
-    return (int(lhs_shape[0]) // batch_group_count, int(rhs_shape[0]), *spatial)
-
-
-def _in_layout(shape, spec) -> tuple:
+def in_layout(shape, spec) -> tuple:
     return tuple(int(shape[d]) for d in spec)
 
 
-def _from_layout(shape_in_layout, spec) -> tuple:
+def from_layout(shape_in_layout, spec) -> tuple:
     out = [0] * len(spec)
     for size, d in zip(shape_in_layout, spec, strict=True):
         out[d] = size
     return tuple(out)
-
-
-def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers):
-    """The result shape of `conv_general_dilated` without dilations or groups."""
-    lhs_spec, rhs_spec, out_spec = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
-    out = conv_shape_tuple(
-        _in_layout(lhs_shape, lhs_spec), _in_layout(rhs_shape, rhs_spec), window_strides, padding
-    )
-    return _from_layout(out, out_spec)
-
-
-def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, dimension_numbers):
-    """The result shape of `conv_transpose` (without kernel dilation): each spatial size times
-    its stride for 'SAME', plus the kernel's overhang `max(window - stride, 0)` for 'VALID';
-    explicit pads apply to the image dilated by the strides."""
-    lhs_spec, rhs_spec, out_spec = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
-    lhs_sizes, rhs_sizes = _in_layout(lhs_shape, lhs_spec), _in_layout(rhs_shape, rhs_spec)
-    if isinstance(padding, str):
-        kind = padding.upper()
-        if kind not in ("SAME", "VALID"):
-            raise ValueError(f"conv_transpose: padding must be 'SAME' or 'VALID', got {padding}")
-        spatial = [
-            size * stride + (max(window - stride, 0) if kind == "VALID" else 0)
-            for size, window, stride in zip(
-                lhs_sizes[2:], rhs_sizes[2:], window_strides, strict=True
-            )
-        ]
-    else:
-        spatial = [
-            _window_count(_dilated(size, stride) + int(lo) + int(hi), window, 1)
-            for size, window, stride, (lo, hi) in zip(
-                lhs_sizes[2:], rhs_sizes[2:], window_strides, padding, strict=True
-            )
-        ]
-    return _from_layout((lhs_sizes[0], rhs_sizes[0], *spatial), out_spec)
 
 
 # --------------------------------------------------------------------------------------------
@@ -285,10 +226,10 @@ def _check_window(lhs_sizes, rhs_sizes, params) -> None:
     for name in ("lhs_dilation", "rhs_dilation"):
         if any(d <= 0 for d in params[name]):
             raise TypeError(f"All dilations must be positive, got {params[name]}.")
-    dilated = [_dilated(n, a) for n, a in zip(lhs_sizes[2:], params["lhs_dilation"], strict=True)]
+    sizes = [dilated(n, a) for n, a in zip(lhs_sizes[2:], params["lhs_dilation"], strict=True)]
     padding = params["padding"]
     if any(
-        -lo > n or -hi > n or n + lo + hi < 0 for n, (lo, hi) in zip(dilated, padding, strict=True)
+        -lo > n or -hi > n or n + lo + hi < 0 for n, (lo, hi) in zip(sizes, padding, strict=True)
     ):
         raise ValueError(
             "Negative padding is larger than the size of the corresponding dimension: got "
@@ -383,7 +324,7 @@ def _canonical_window(lhs_sizes, rhs_sizes, window_strides, padding, lhs_dilatio
             )
         if len(rhs_dilation) != nsp or any(d <= 0 for d in rhs_dilation):
             raise TypeError(f"All dilations must be positive, got {rhs_dilation}.")
-        kernel = [_dilated(k, r) for k, r in zip(rhs_sizes[2:], rhs_dilation, strict=True)]
+        kernel = [dilated(k, r) for k, r in zip(rhs_sizes[2:], rhs_dilation, strict=True)]
         padding = padtype_to_pads(lhs_sizes[2:], kernel, window_strides, padding)
     try:
         padding = tuple((operator.index(lo), operator.index(hi)) for lo, hi in padding)
@@ -405,12 +346,12 @@ def _dilate_and_pad(x, dilation, padding):
     if all(d == 1 for d in dilation) and all(p == (0, 0) for p in padding):
         return x
     grown = tuple(
-        _dilated(n, d) + max(lo, 0) + max(hi, 0)
+        dilated(n, d) + max(lo, 0) + max(hi, 0)
         for n, d, (lo, hi) in zip(x.shape[2:], dilation, padding, strict=True)
     )
     out = np.zeros(x.shape[:2] + grown, x.dtype)
     place = tuple(
-        slice(max(lo, 0), max(lo, 0) + _dilated(n, d), d)
+        slice(max(lo, 0), max(lo, 0) + dilated(n, d), d)
         for n, d, (lo, _) in zip(x.shape[2:], dilation, padding, strict=True)
     )
     out[(slice(None), slice(None), *place)] = x
@@ -424,7 +365,7 @@ def _dilate_and_pad(x, dilation, padding):
 def _windows(x, kernel, rhs_dilation, strides):
     """A strided view (N, C, out spatial..., kernel spatial...) of the padded image `x`."""
     nsp = len(kernel)
-    spans = tuple(_dilated(k, r) for k, r in zip(kernel, rhs_dilation, strict=True))
+    spans = tuple(dilated(k, r) for k, r in zip(kernel, rhs_dilation, strict=True))
     view = np.lib.stride_tricks.sliding_window_view(x, spans, axis=tuple(range(2, 2 + nsp)))
     return view[
         (slice(None), slice(None))
@@ -498,8 +439,8 @@ def conv_general_dilated(
     _check_spec("lhs_spec", dnums.lhs_spec, len(lhs_shape))
     _check_spec("rhs_spec", dnums.rhs_spec, len(rhs_shape))
     window_strides, padding, lhs_dilation, rhs_dilation = _canonical_window(
-        _in_layout(lhs_shape, dnums.lhs_spec),
-        _in_layout(rhs_shape, dnums.rhs_spec),
+        in_layout(lhs_shape, dnums.lhs_spec),
+        in_layout(rhs_shape, dnums.rhs_spec),
         window_strides,
         padding,
         lhs_dilation,
@@ -530,7 +471,7 @@ def _conv_general_dilated_impl(lhs, rhs, **params):
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     image = lhs.transpose(lhs_spec).astype(compute, copy=False)
     kernel = rhs.transpose(rhs_spec).astype(compute, copy=False)
-    out_shape = _in_layout(_conv_shape(lhs.shape, rhs.shape, params), out_spec)
+    out_shape = in_layout(_conv_shape(lhs.shape, rhs.shape, params), out_spec)
     if 0 in out_shape[2:]:  # no window fits
         out = np.zeros(out_shape, compute)
     else:
@@ -566,11 +507,11 @@ def _conv_shape(lhs_shape, rhs_shape, params) -> tuple:
     specs = params["dimension_numbers"]
     for which, spec in zip(("lhs_spec", "rhs_spec", "out_spec"), specs, strict=True):
         _check_spec(which, spec, len(lhs_shape))
-    lhs_sizes, rhs_sizes = _in_layout(lhs_shape, lhs_spec), _in_layout(rhs_shape, rhs_spec)
+    lhs_sizes, rhs_sizes = in_layout(lhs_shape, lhs_spec), in_layout(rhs_shape, rhs_spec)
     _check_window(lhs_sizes, rhs_sizes, params)
     _check_groups(lhs_sizes, rhs_sizes, params["feature_group_count"], params["batch_group_count"])
     spatial = tuple(
-        _window_count(_dilated(n, a) + lo + hi, _dilated(k, r), s)
+        window_count(dilated(n, a) + lo + hi, dilated(k, r), s)
         for n, k, s, (lo, hi), a, r in zip(
             lhs_sizes[2:],
             rhs_sizes[2:],
@@ -582,7 +523,7 @@ def _conv_shape(lhs_shape, rhs_shape, params) -> tuple:
         )
     )
     out = (lhs_sizes[0] // params["batch_group_count"], rhs_sizes[0], *spatial)
-    return _from_layout(out, out_spec)
+    return from_layout(out, out_spec)
 
 
 @conv_general_dilated_p.def_abstract_eval
@@ -640,11 +581,11 @@ def _lhs_cotangent(ct, rhs, lhs_shape, **params):
     if groups > 1:
         kernel = _regroup(kernel, rhs_spec[0], rhs_spec[1], groups)
     padding = tuple(
-        (_dilated(k, r) - 1 - lo, (n - 1) * a - (m - 1) * s + lo)
+        (dilated(k, r) - 1 - lo, (n - 1) * a - (m - 1) * s + lo)
         for n, k, m, s, (lo, _), a, r in zip(
-            _in_layout(lhs_shape, lhs_spec)[2:],
-            _in_layout(rhs_shape, rhs_spec)[2:],
-            _in_layout(shape_of(ct), out_spec)[2:],
+            in_layout(lhs_shape, lhs_spec)[2:],
+            in_layout(rhs_shape, rhs_spec)[2:],
+            in_layout(shape_of(ct), out_spec)[2:],
             params["window_strides"],
             params["padding"],
             params["lhs_dilation"],
@@ -677,11 +618,11 @@ def _rhs_cotangent(ct, lhs, rhs_shape, **params):
     feature groups. The high pads drop the image's elements no window reached."""
     lhs_spec, rhs_spec, out_spec = params["dimension_numbers"]
     padding = tuple(
-        (lo, _dilated(k, r) + _dilated(m, s) - 1 - _dilated(n, a) - lo)
+        (lo, dilated(k, r) + dilated(m, s) - 1 - dilated(n, a) - lo)
         for n, k, m, s, (lo, _), a, r in zip(
-            _in_layout(shape_of(lhs), lhs_spec)[2:],
-            _in_layout(rhs_shape, rhs_spec)[2:],
-            _in_layout(shape_of(ct), out_spec)[2:],
+            in_layout(shape_of(lhs), lhs_spec)[2:],
+            in_layout(rhs_shape, rhs_spec)[2:],
+            in_layout(shape_of(ct), out_spec)[2:],
             params["window_strides"],
             params["padding"],
             params["lhs_dilation"],
