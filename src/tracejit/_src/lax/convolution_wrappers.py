@@ -72,6 +72,8 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding, di
     explicit pads apply to the image dilated by the strides."""
     lhs_spec, rhs_spec, out_spec = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     lhs_sizes, rhs_sizes = in_layout(lhs_shape, lhs_spec), in_layout(rhs_shape, rhs_spec)
+    if isinstance(padding, str) and padding not in ("SAME", "VALID"):
+        raise ValueError(f"conv_transpose: padding must be 'SAME' or 'VALID', got {padding!r}")
     pads = _transpose_pads(lhs_sizes[2:], rhs_sizes[2:], window_strides, padding, False)
     spatial = [
         window_count(dilated(size, stride) + lo + hi, window, 1)
@@ -131,7 +133,9 @@ def _transpose_pads(sizes, windows, strides, padding, use_consistent_padding):
         if use_consistent_padding:  # pads of the forward convolution, as PyTorch's
             return [(w - 1 - lo, w - 1 - hi) for w, (lo, hi) in zip(windows, pads, strict=True)]
         return pads
-    valid = padding.upper() == "VALID"
+    if padding not in ("SAME", "VALID"):  # the convolution's own padding, as JAX has it
+        return padding
+    valid = padding == "VALID"
     forward_sizes = [
         n * s + (max(w - s, 0) if valid else 0)
         for n, w, s in zip(sizes, windows, strides, strict=True)
@@ -159,9 +163,10 @@ def conv_transpose(
 ):
     """The N-d "transposed" convolution, computed directly as a fractionally strided one.
 
-    `padding` 'SAME'/'VALID'/'SAME_LOWER' is the padding of the forward convolution this one
-    transposes; explicit pairs pad the stride-dilated image (with `use_consistent_padding`,
-    they too are the forward convolution's, as in PyTorch). `dimension_numbers` defaults to
+    `padding` 'SAME'/'VALID' is the padding of the forward convolution this one transposes;
+    other strings are this convolution's own (as JAX, only without strides); explicit pairs
+    pad the stride-dilated image (with `use_consistent_padding`, they too are the forward
+    convolution's, as in PyTorch). `dimension_numbers` defaults to
     TensorFlow's ('NHWC', 'HWIO', 'NHWC') and its kin of rank 3 and 5. `transpose_kernel`
     flips the kernel's spatial axes and swaps its input and output features, which makes this
     the gradient of `conv_general_dilated` with the same kernel (Keras' Conv2DTranspose).
