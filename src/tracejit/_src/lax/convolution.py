@@ -283,9 +283,9 @@ def _bits(dtype: np.dtype) -> int:
 def _check_preferred(dtype: np.dtype, preferred: np.dtype) -> None:
     """Integers may accumulate in wider integers or in floats, floats in wider floats, complex
     numbers in wider complex numbers."""
-    integral = dtype == np.bool_ or dtypes.is_integer(dtype)
+    integral = dtype == np.bool_ or dtypes.is_int(dtype)
     compatible = (
-        (integral and (preferred == np.bool_ or dtypes.is_integer(preferred)))
+        (integral and (preferred == np.bool_ or dtypes.is_int(preferred)))
         or (integral and dtypes.is_float(preferred))
         or (dtypes.is_float(dtype) and dtypes.is_float(preferred))
         or (dtypes.is_complex(dtype) and dtypes.is_complex(preferred))
@@ -316,6 +316,8 @@ def _canonical_window(lhs_sizes, rhs_sizes, window_strides, padding, lhs_dilatio
             f"{name} window and window_strides must have the same number of dimensions, but "
             f"got {nsp} and {len(window_strides)}"
         )
+    if any(s <= 0 for s in window_strides):
+        raise ValueError(f"{name} window_strides must be positive, got {window_strides}")
     if isinstance(padding, str):
         if any(d != 1 for d in lhs_dilation):
             raise ValueError(
