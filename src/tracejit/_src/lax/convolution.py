@@ -378,24 +378,24 @@ def _windows(x, kernel, rhs_dilation, strides):
 
 def _grouped_product(windows, kernel, feature_group_count, batch_group_count):
     """out (N / B, O, out spatial...) from windows (N, C, out spatial..., taps...) and kernel
-    (O, I, taps...): one matrix product per group of (pixels x (features, taps)) rows."""
+    (O, I, taps...): one matrix product per group, kernel rows times a ((features, taps) x
+    (batch, pixels)) copy of the windows, whose innermost run is a row of output pixels (the
+    image's own contiguous axis, when the stride is 1)."""
     n, c = windows.shape[:2]
     nsp = kernel.ndim - 2
     out_spatial = windows.shape[2 : 2 + nsp]
-    taps = kernel.shape[2:]
     g, b = feature_group_count, batch_group_count
     groups = g * b
     o = kernel.shape[0]
     split = windows.reshape((b, n // b, g, c // g) + windows.shape[2:])
     spatial_axes = tuple(range(4, 4 + nsp))
     tap_axes = tuple(range(4 + nsp, 4 + 2 * nsp))
-    rows = split.transpose((0, 2, 1, *spatial_axes, 3, *tap_axes)).reshape(
-        groups, (n // b) * math.prod(out_spatial), (c // g) * math.prod(taps)
+    columns = split.transpose((0, 2, 3, *tap_axes, 1, *spatial_axes)).reshape(
+        groups, kernel[0].size, (n // b) * math.prod(out_spatial)
     )
-    columns = kernel.reshape(groups, o // groups, -1).transpose(0, 2, 1)
-    out = np.matmul(rows, columns)  # (groups, batch x pixels, outputs per group)
-    out = out.reshape((b, g, n // b, *out_spatial, o // groups))
-    out = out.transpose((2, 0, 1, 3 + nsp, *range(3, 3 + nsp)))
+    out = np.matmul(kernel.reshape(groups, o // groups, -1), columns)
+    out = out.reshape((b, g, o // groups, n // b, *out_spatial))
+    out = out.transpose((3, 0, 1, 2, *range(4, 4 + nsp)))
     return out.reshape((n // b, o, *out_spatial))
 
 
