@@ -13,8 +13,11 @@ Each framework and thread setting runs in its own process: single-threaded under
 `taskset -c 0` with XLA's `--xla_cpu_multi_thread_eigen=false` (newer XLA builds ignore the
 flag, so the pin is what counts), all cores unpinned. JAX runs in the interpreter `--jax-python`
 names (tracejit never imports it), PyTorch in this interpreter if it imports. `--xla-dump DIR`
-passes `--xla_dump_to` so that the optimized HLO of both can be compared. Prints a table
-(median and best milliseconds per step: the machine may be shared; compile seconds) and writes JSON.
+passes `--xla_dump_to` so that the optimized HLO of both can be compared. Prints a table and
+writes JSON: per step the median and best wall-clock milliseconds and the median CPU
+milliseconds of the process (on a shared machine, what single-threaded runs compare best; on
+all cores it adds up the threads), and the first call's seconds (tracing and compiling, with
+tracejit's persistent cache in a fresh folder).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 LAYOUTS = {"NCHW": ("NCHW", "OIHW", "NCHW"), "NHWC": ("NHWC", "HWIO", "NHWC")}
 # (output channels, kernel size, stride, padding) of each convolution
@@ -76,16 +80,8 @@ def step(params, x, labels):
     new = jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads)
     return new, value
 
-start = time.perf_counter()
-jax.block_until_ready(step(params, x, labels))
-compile_s = time.perf_counter() - start
-times = []
-for _ in range(ROUNDS):
-    start = time.perf_counter()
+def run():
     jax.block_until_ready(step(params, x, labels))
-    times.append(time.perf_counter() - start)
-print(json.dumps({"step_ms": 1e3 * statistics.median(times), "best_ms": 1e3 * min(times),
-                  "compile_s": compile_s}))
 """
 
 _TORCH_STEP = """
@@ -112,16 +108,22 @@ def step():
     value.backward()
     optimizer.step()
 
+run = step
+"""
+
+# Times `run()` (one step, finished): the first call, then ROUNDS calls.
+_TIMING = """
 start = time.perf_counter()
-step()
+run()
 compile_s = time.perf_counter() - start
-times = []
+times, cpu_times = [], []
 for _ in range(ROUNDS):
-    start = time.perf_counter()
-    step()
+    start, cpu_start = time.perf_counter(), time.process_time()
+    run()
     times.append(time.perf_counter() - start)
+    cpu_times.append(time.process_time() - cpu_start)
 print(json.dumps({"step_ms": 1e3 * statistics.median(times), "best_ms": 1e3 * min(times),
-                  "compile_s": compile_s}))
+                  "cpu_ms": 1e3 * statistics.median(cpu_times), "compile_s": compile_s}))
 """
 
 FRAMEWORKS = {
@@ -136,9 +138,9 @@ def run_case(python, body, layout, single_thread, rounds, dump=None):
         f"BATCH, SIZE, CHANNELS, CLASSES = {BATCH}, {SIZE}, {CHANNELS}, {CLASSES}\n"
         f"THREADS = {1 if single_thread else os.cpu_count()}\n"
     )
-    env = dict(os.environ)
+    env = dict(os.environ, TRACEJIT_CACHE_DIR=tempfile.mkdtemp(prefix="tracejit-bench-"))
     flags = [env.get("XLA_FLAGS", "")]
-    command = [python, "-c", constants + body]
+    command = [python, "-c", constants + body + _TIMING]
     if single_thread:
         flags.append("--xla_cpu_multi_thread_eigen=false")
         for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -173,7 +175,7 @@ def main():
     results = {}
     print(
         f"{'framework':<10}{'threads':>8}{'layout':>8}{'step ms':>10}{'best ms':>10}"
-        f"{'compile s':>11}"
+        f"{'cpu ms':>10}{'compile s':>11}"
     )
     for threads in ("1", "all"):
         for layout in LAYOUTS:
@@ -186,7 +188,7 @@ def main():
                 results[f"{name}/{threads}/{layout}"] = row
                 print(
                     f"{name:<10}{threads:>8}{layout:>8}{row['step_ms']:>10.2f}"
-                    f"{row['best_ms']:>10.2f}{row['compile_s']:>11.2f}"
+                    f"{row['best_ms']:>10.2f}{row['cpu_ms']:>10.2f}{row['compile_s']:>11.2f}"
                 )
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
