@@ -1,4 +1,4 @@
-"""Convolutions: the primitive `conv_general_dilated`, its dimension numbers and shape helpers.
+"""Convolutions: the primitive `conv_general_dilated`, its dimension numbers and paddings.
 
 `conv_general_dilated(lhs, rhs)` slides the kernel `rhs` over the image `lhs`, as XLA's
 Convolution: in the layout (N, C, spatial...) of the image and (O, I, spatial...) of the kernel
@@ -22,8 +22,9 @@ grouped convolution needs). Groups are consecutive blocks: group g is `[g * size
       in (c,) }
 
 Eagerly, the padded image is viewed as its windows (`sliding_window_view`, strided), copied once
-into rows of (features x kernel taps) per output pixel and group, and multiplied with the kernel
-in one `np.matmul` per call (BLAS); compiled, it is one `stablehlo.convolution`.
+into a ((features, kernel taps) x output pixels) matrix per group, and multiplied by the kernel
+in one `np.matmul` per call (BLAS); compiled, it is one `stablehlo.convolution`. The shape
+helpers (`conv_shape_tuple`, ...) and the wrappers are in `convolution_wrappers`.
 
 Derivatives: the convolution is bilinear, so its JVP is the sum of the convolutions with each
 operand's tangent, and its transposes are convolutions again (see `_lhs_cotangent` and
