@@ -35,4 +35,6 @@ def test_same_values_as_jax(name):
     assert len(ours) == len(theirs)
     for got, want in zip(ours, theirs, strict=True):
         assert got.shape == want.shape
-        np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-7)
+        # atol: a convolution's sums of ~30 products of O(1) terms round differently in
+        # NumPy's einsum (eager) and XLA's convolution (JAX's eager ops), a few 1e-7 apart
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)

@@ -417,6 +417,25 @@ NOT_FUZZED = {
             "Tolerance",
             "ScatterDimensionNumbers",
             "FftType",
+            "ConvDimensionNumbers",
+            "ConvGeneralDilatedDimensionNumbers",
+        ]
+    },
+    **{
+        f"lax.{n}": "convolutions (own signature): tests/lax/test_convolution.py"
+        for n in [
+            "conv",
+            "conv_dimension_numbers",
+            "conv_general_dilated",
+            "conv_general_dilated_local",
+            "conv_general_dilated_patches",
+            "conv_general_permutations",
+            "conv_general_shape_tuple",
+            "conv_shape_tuple",
+            "conv_transpose",
+            "conv_transpose_shape_tuple",
+            "conv_with_general_padding",
+            "padtype_to_pads",
         ]
     },
     **{

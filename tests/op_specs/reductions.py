@@ -9,6 +9,16 @@ from numpy.lib.stride_tricks import sliding_window_view
 from tracejit import lax
 
 ORDERED = [*FLOATS, *INTS]
+
+
+def _conv_1d(x, w):
+    """The row's convolution, tap by tap: pad 1 before, kernel dilation 2, stride 2."""
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 0)))
+    return sum(
+        np.einsum("ncp,oc->nop", padded[:, :, 2 * k : 2 * k + 5 : 2], w[:, :, k]) for k in (0, 1)
+    )
+
+
 BITWISE = [*INTS, b]
 SHAPE = ((3, 4),)
 
@@ -103,6 +113,16 @@ REDUCTIONS = [
         [*FLOATS, i32, c64],
         shaped(),
         (((2, 3), (3, 4)),),
+        tol=4,
+        grad_argnums=(0, 1),
+    ),
+    OpSpec(
+        "conv_general_dilated",
+        lambda x, w: lax.conv_general_dilated(x, w, (2,), [(1, 0)], rhs_dilation=(2,)),
+        _conv_1d,
+        [*FLOATS, i32, c64],
+        shaped(),
+        (((2, 3, 6), (4, 3, 2)),),
         tol=4,
         grad_argnums=(0, 1),
     ),

@@ -109,6 +109,25 @@ from tracejit._src.lax.conversions import (  # noqa: F401
     reduce_precision,
     reduce_precision_p,
 )
+from tracejit._src.lax.convolution import (  # noqa: F401
+    ConvDimensionNumbers,
+    ConvGeneralDilatedDimensionNumbers,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    conv_general_dilated_p,
+    conv_general_permutations,
+    padtype_to_pads,
+)
+from tracejit._src.lax.convolution_wrappers import (  # noqa: F401
+    conv,
+    conv_general_dilated_local,
+    conv_general_dilated_patches,
+    conv_general_shape_tuple,
+    conv_shape_tuple,
+    conv_transpose,
+    conv_transpose_shape_tuple,
+    conv_with_general_padding,
+)
 from tracejit._src.lax.cumulative import (  # noqa: F401
     cumlogsumexp,
     cumlogsumexp_p,
