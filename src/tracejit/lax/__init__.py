@@ -116,7 +116,6 @@ from tracejit._src.lax.convolution import (  # noqa: F401
     conv_general_dilated,
     conv_general_dilated_p,
     conv_general_permutations,
-    padtype_to_pads,
 )
 from tracejit._src.lax.convolution_wrappers import (  # noqa: F401
     conv,
@@ -395,6 +394,9 @@ from tracejit._src.lax.windowed_reductions import (  # noqa: F401
     reduce_window_p,
     reduce_window_sum_p,
 )
-from tracejit._src.lax.windows import reduce_window_shape_tuple  # noqa: F401
+from tracejit._src.lax.windows import (
+    padtype_to_pads,  # noqa: F401
+    reduce_window_shape_tuple,  # noqa: F401
+)
 from tracejit._src.random_gamma import random_gamma_grad  # noqa: F401
 from tracejit.lax import linalg  # noqa: F401  (the linear-algebra primitives)

@@ -54,6 +54,7 @@ from tracejit._src.lax.standard import (
     quiet,
     weak_if_all_weak,
 )
+from tracejit._src.lax.windows import dilated, padtype_to_pads
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 
@@ -151,35 +152,6 @@ def _canonical_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> Con
 
 # --------------------------------------------------------------------------------------------
 # Shapes
-
-
-def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list:
-    """The explicit (low, high) pads of the padding 'VALID' (none), 'SAME' (the output has
-    ceil(size / stride) elements, the odd pad element at the end) or 'SAME_LOWER' (odd one at
-    the start), for inputs, windows and strides of these sizes."""
-    if not isinstance(padding, str):
-        raise TypeError(f"Unknown padding type: {padding}.")
-    kind = padding.upper()
-    if kind == "VALID":
-        return [(0, 0)] * len(in_shape)
-    if kind not in ("SAME", "SAME_LOWER"):
-        raise RuntimeError(
-            f"Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', got {padding}."
-        )
-    pads = []
-    for size, window, stride in zip(in_shape, window_shape, window_strides, strict=True):
-        size, window, stride = int(size), int(window), int(stride)
-        if stride <= 0:
-            raise ValueError(f"padtype_to_pads: window strides must be positive, got {stride}")
-        out = -(-size // stride)
-        total = max((out - 1) * stride + window - size, 0)
-        small, large = total // 2, total - total // 2
-        pads.append((small, large) if kind == "SAME" else (large, small))
-    return pads
-
-
-def dilated(size: int, dilation: int) -> int:
-    return 0 if size == 0 else (size - 1) * dilation + 1
 
 
 def window_count(padded: int, window: int, stride: int) -> int:

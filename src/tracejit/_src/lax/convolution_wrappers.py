@@ -25,12 +25,11 @@ from tracejit._src.lax.convolution import (
     ConvDimensionNumbers,
     conv_dimension_numbers,
     conv_general_dilated,
-    dilated,
     from_layout,
     in_layout,
-    padtype_to_pads,
     window_count,
 )
+from tracejit._src.lax.windows import dilated, padtype_to_pads
 
 
 def conv_shape_tuple(lhs_shape, rhs_shape, strides, pads, batch_group_count=1) -> tuple:

@@ -1,5 +1,5 @@
-"""The geometry of windowed reductions, shared by `windowed_reductions` and
-`window_selection`: result shapes, padding from 'SAME'/'VALID', the checks of JAX's messages,
+"""The geometry of windows, shared by `windowed_reductions`, `window_selection` and
+`convolution`: result shapes, padding from 'SAME'/'VALID' (`padtype_to_pads`), the checks of JAX's messages,
 the eager views of every window, the lowering's attributes and the batch axis as a window.
 
 A window slides over the operand as in XLA: the operand is first dilated (`base_dilation - 1`
@@ -70,22 +70,29 @@ def padding_pairs(padding, ndim: int) -> tuple:
     return pairs
 
 
-def string_padding(padding: str, shape, window, strides) -> tuple:
-    """'VALID', 'SAME' or 'SAME_LOWER' as pairs: SAME pads so that there is a window for every
-    `stride` elements, the odd element after (SAME_LOWER: before)."""
+def padtype_to_pads(in_shape, window_shape, window_strides, padding) -> list:
+    """The explicit (low, high) pads of the padding 'VALID' (none), 'SAME' (the output has
+    ceil(size / stride) elements, the odd pad element at the end) or 'SAME_LOWER' (odd one at
+    the start), for inputs, windows and strides of these sizes."""
+    if not isinstance(padding, str):
+        raise TypeError(f"Unknown padding type: {padding}.")
     kind = padding.upper()
     if kind == "VALID":
-        return ((0, 0),) * len(shape)
+        return [(0, 0)] * len(in_shape)
     if kind not in ("SAME", "SAME_LOWER"):
         raise RuntimeError(
             f"Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', got {padding}."
         )
-    pairs = []
-    for size, extent, stride in zip(shape, window, strides, strict=True):
-        total = max((-(-size // stride) - 1) * stride + extent - size, 0)
+    pads = []
+    for size, window, stride in zip(in_shape, window_shape, window_strides, strict=True):
+        size, window, stride = int(size), int(window), int(stride)
+        if stride <= 0:
+            raise ValueError(f"padtype_to_pads: window strides must be positive, got {stride}")
+        out = -(-size // stride)
+        total = max((out - 1) * stride + window - size, 0)
         small, large = total // 2, total - total // 2
-        pairs.append((small, large) if kind == "SAME" else (large, small))
-    return tuple(pairs)
+        pads.append((small, large) if kind == "SAME" else (large, small))
+    return pads
 
 
 def window_params(
@@ -105,7 +112,7 @@ def window_params(
     if isinstance(padding, str):
         check_geometry(name, shape, window, strides, ((0, 0),) * ndim, base, dilation)
         extents = [dilated(w, d) for w, d in zip(window, dilation, strict=True)]
-        padding = string_padding(padding, shape, extents, strides)
+        padding = tuple(padtype_to_pads(shape, extents, strides, padding))
     return {
         "window_dimensions": window,
         "window_strides": strides,
