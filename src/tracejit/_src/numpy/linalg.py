@@ -1,10 +1,7 @@
-"""`jnp.linalg`: the parts of NumPy's linear algebra that are compositions of existing
-primitives: norms, matrix powers, and the products `jnp` already has under their `linalg` names.
-
-Decompositions and solvers (Cholesky, LU, QR, eigendecompositions, SVD, triangular solves)
-need primitives of their own; they are not built yet, so their names (`inv`, `solve`, `det`,
-...) are absent, and the cases of present functions that rest on them (the spectral norms, a
-negative matrix power) raise NotImplementedError saying so rather than computing something else.
+"""`jnp.linalg`: norms, matrix powers, the products `jnp` already has under their `linalg`
+names, and the Cholesky and LU solvers (`cholesky`, `solve`, `inv`) over `lax.linalg`. The
+determinants and general eigenproblems are in `linalg_determinants`, what QR, eigh and the SVD
+give in `linalg_spectral`.
 """
 
 from __future__ import annotations
@@ -171,16 +168,13 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 def matrix_power(a, n):
     """`a` (a stack of square matrices) to the integer power `n`, by repeated squaring;
-    `n = 0` gives identities. Negative powers need an inverse, which is not built yet."""
+    `n = 0` gives identities, a negative `n` powers of the inverse."""
     a = promotion.asarray_operand("jnp.linalg.matrix_power", a)
     n = operator.index(n)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise TypeError(f"matrix_power requires a square array, got shape {a.shape}")
     if n < 0:
-        raise NotImplementedError(
-            "jnp.linalg.matrix_power with a negative power needs a matrix inverse (an LU "
-            "primitive), which tracejit does not have yet"
-        )
+        a, n = inv(a), -n
     identity = manipulation.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape)
     result, square = None, a
     while n:
