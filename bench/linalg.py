@@ -30,8 +30,7 @@ ROUTINES = {
     "qr": ("jnp.linalg.qr(a)", "np.linalg.qr(a)"),
     "eigh": ("jnp.linalg.eigh(a)", "np.linalg.eigh(a)"),
     "svd": ("jnp.linalg.svd(a)", "np.linalg.svd(a)"),
-    # The FFT cases (`fft` of 2**20 points, `rfft2` of 1024 x 1024) come here, with their own
-    # input in `_INPUT` below.
+    # The FFT cases (`fft` of 2**20 points, `rfft2` of 1024 x 1024) are bench/fft.py's.
 }
 
 _INPUT = """
