@@ -33,7 +33,8 @@ def test_initializer_matches_jax(name, jitted):
     actual, expected = (x.view(real).astype(np.float64) for x in (actual, expected))
     # within 4 eps of max(|x|, 1) compiled, as the distributions they draw from
     # (test_random.py); eagerly 8: NumPy's erf_inv is a few ulp from XLA's in the tails
-    eps = (4 if jitted else 8) * np.finfo(real).eps
+    # (orthogonal matrices: 32, LAPACK's QR in tracejit and XLA's in JAX round differently)
+    eps = (32 if "orthogonal" in name else 4 if jitted else 8) * np.finfo(real).eps
     bound = eps * np.maximum(np.abs(expected), 1.0)
     assert np.all(np.abs(actual - expected) <= bound)
 
