@@ -329,7 +329,7 @@ def check(pred, msg, *fmt_args, debug=False, **fmt_kwargs) -> None:
     exception = FailedCheckError(describe_user_location(), msg, *fmt_args, **fmt_kwargs)
     code = next(_codes)
     effect = ErrorEffect(FailedCheckError, tuple(_leaf_aval(x) for x in payload))
-    failed = conversions.convert_element_type(bitwise.bitwise_not(pred), np.bool_)
+    failed = bitwise.bitwise_not(pred)
     metadata = {code: tree_flatten(exception)[1]}
     error = update_error(init_error, effect, failed, np.int32(code), payload, metadata)
     _bind_check(error, debug)
