@@ -41,7 +41,7 @@ from tracejit._src.errors import describe_user_location
 from tracejit._src.interpreters import ad, batching
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import Literal, literal_operand
-from tracejit._src.lax import bitwise, conversions, reductions, selection, shapes, slicing
+from tracejit._src.lax import bitwise, reductions, selection, shapes, slicing
 from tracejit._src.lowering.lower import RefusedProgram, lowering_rules
 from tracejit._src.tree_registry import register_pytree_node
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
