@@ -36,7 +36,7 @@ import numpy as np
 from tracejit._src import core
 from tracejit._src.api_util import ShapeDtypeStruct, shaped_abstractify
 from tracejit._src.array import Array, make_array
-from tracejit._src.core import Primitive, Tracer, current_trace
+from tracejit._src.core import Primitive, Tracer
 from tracejit._src.errors import describe_user_location
 from tracejit._src.interpreters import ad, batching
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
@@ -563,13 +563,3 @@ def error_leaves(error: Error) -> list:
 
 def unflatten_error(tree, leaves) -> Error:
     return tree_unflatten(tree, list(leaves))
-
-
-def differentiating() -> bool:
-    """Whether a JVP trace is among the current ones (its rules see what checkify makes)."""
-    trace = current_trace()
-    while trace is not None:
-        if isinstance(trace, ad.JVPTrace):
-            return True
-        trace = trace.parent
-    return False

@@ -15,7 +15,7 @@ Primitives with bodies (`checkify_rules`) carry the error as extra leading input
 their bodies: `jit` and `remat2` once, every branch of `cond`, the carry of `scan`, and the
 carry of `while`, whose body also runs the predicate's checks on the new carry (the predicate
 itself returns only a bool), after they ran once on the initial carry. Custom-derivative calls
-are bound as they are when their bodies check nothing; otherwise their bodies are inlined.
+whose bodies check something carry it too, keeping their rules.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from tracejit._src.checkify import (
     OOBError,
     automatic_checks_of,
     checkify_rules,
-    differentiating,
     error_leaves,
     eval_checked,
     settled,
@@ -40,7 +39,13 @@ from tracejit._src.checkify import (
     unflatten_error,
 )
 from tracejit._src.checkpoint import remat_p
-from tracejit._src.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
+from tracejit._src.custom_derivatives import (
+    CustomJVPCall,
+    CustomVJPCall,
+    custom_jvp_call_p,
+    custom_vjp_call_p,
+)
+from tracejit._src.interpreters.ad import Zero
 from tracejit._src.jit import jit_p
 from tracejit._src.lax import (
     binary,
@@ -55,6 +60,7 @@ from tracejit._src.lax.control_flow.common import reorder_jaxpr
 from tracejit._src.lax.control_flow.conditionals import cond_p
 from tracejit._src.lax.control_flow.loops import while_p
 from tracejit._src.lax.control_flow.scan import scan_p
+from tracejit._src.tree_util import tree_flatten
 
 # --------------------------------------------------------------------------------------------
 # nan_checks
@@ -279,23 +285,40 @@ checkify_rules[remat_p] = _call_rule(remat_p, "jaxpr")
 
 
 def _custom_call_rule(primitive):
-    """A custom-derivative call checks nothing inside: bound as it is, keeping its rules.
-    Else its body is inlined, which a derivative taken outside checkify would differentiate
-    instead of the custom rule: that case is refused."""
+    """A custom-derivative call whose body checks nothing is bound as it is. Otherwise it
+    becomes a custom_jvp call of the checked body, (error, args) -> (error, outs), whose rule
+    is the original one for the outputs (the errors get zero tangents, computed by running
+    the checked body on the primals once more), so that derivatives taken outside checkify
+    still use the custom rule."""
 
-    def rule(ctx, error, values, **params):
-        closed = params["call_jaxpr"]
+    def rule(ctx, error, values, *, name, call_jaxpr, num_consts, symbolic_zeros, **rules):
         before = ctx.num_checks
-        stage_checked(ctx, _call_body(ctx, closed), error, closed.in_avals)
+        _, out_tree = stage_checked(ctx, _call_body(ctx, call_jaxpr), error, call_jaxpr.in_avals)
         if ctx.num_checks == before:
-            return error, primitive.bind(*values, **params)
-        if differentiating():
-            raise NotImplementedError(
-                f"checkify of a {primitive.name} ({params['name']}) whose body checks "
-                "something, differentiated outside checkify: apply checkify outside the "
-                "derivative (checkify(grad(f))) instead."
-            )
-        return eval_checked(ctx, closed, error, values)
+            params = {"name": name, "call_jaxpr": call_jaxpr, "num_consts": num_consts}
+            return error, primitive.bind(*values, symbolic_zeros=symbolic_zeros, **params, **rules)
+        consts, args = values[:num_consts], values[num_consts:]
+        leaves, in_tree = tree_flatten(error)
+        n = len(leaves)
+        if "jvp" in rules:
+            original_jvp = rules["jvp"]
+        else:
+            original_jvp = CustomVJPCall(None, rules["fwd"], rules["bwd"], symbolic_zeros, name).jvp
+
+        def fun(*flat):
+            err = unflatten_error(in_tree, flat[:n])
+            err, outs = eval_checked(ctx, call_jaxpr, err, [*consts, *flat[n:]])
+            return [*error_leaves(err), *outs]
+
+        def jvp(primals, tangents):
+            errors = fun(*primals)[: out_tree.num_leaves]
+            outs, out_tangents = original_jvp(list(primals[n:]), list(tangents[n:]))
+            zeros = [Zero.from_primal_value(e) for e in errors]
+            return [*errors, *outs], [*zeros, *out_tangents]
+
+        call = CustomJVPCall(fun, jvp, symbolic_zeros, name)
+        outs = custom_jvp_call_p.bind_call(call, [*leaves, *args])
+        return unflatten_error(out_tree, outs[: out_tree.num_leaves]), outs[out_tree.num_leaves :]
 
     return rule
 
