@@ -343,6 +343,14 @@ def _cond_rule(ctx, error, values, *, branches):
 checkify_rules[cond_p] = _cond_rule
 
 
+def _consts_first(staged, n: int, num_consts: int, out_order=None):
+    """`staged`, which takes (error, consts, carry, ...), taking (consts, error, carry, ...):
+    the error leads the carry of a loop, whose constants come first."""
+    total = len(staged.in_avals)
+    order = [*range(n, n + num_consts), *range(n), *range(n + num_consts, total)]
+    return reorder_jaxpr(staged, order, out_order)
+
+
 def _scan_rule(ctx, error, values, *, jaxpr, num_consts, num_carry, **params):
     body = _call_body(ctx, jaxpr)
 
@@ -352,13 +360,11 @@ def _scan_rule(ctx, error, values, *, jaxpr, num_consts, num_carry, **params):
 
     error, staged, out_tree = settled(stage, error)
     n = len(error_leaves(error))
-    # staged: (error, consts, carry, xs) -> (error, carry, ys); scan's order leads with consts
-    order = [*range(n, n + num_consts), *range(n), *range(n + num_consts, n + len(values))]
     outs = scan_p.bind(
         *values[:num_consts],
         *error_leaves(error),
         *values[num_consts:],
-        jaxpr=reorder_jaxpr(staged, order),
+        jaxpr=_consts_first(staged, n, num_consts),
         num_consts=num_consts,
         num_carry=n + num_carry,
         **params,
@@ -385,9 +391,6 @@ def _while_rule(ctx, error, values, *, cond_jaxpr, body_jaxpr, cond_nconsts, bod
         err, _ = eval_checked(ctx, cond_jaxpr, err, [*c_consts, *carry])
         return err, carry
 
-    def cond(err, *args):
-        return err, eval_checked(ctx, cond_jaxpr, err, list(args))[1]
-
     def stage(err):
         avals = [
             *cond_jaxpr.in_avals[:cond_nconsts],
@@ -400,17 +403,12 @@ def _while_rule(ctx, error, values, *, cond_jaxpr, body_jaxpr, cond_nconsts, bod
     error, _ = eval_checked(ctx, cond_jaxpr, error, [*cond_consts, *init])
     error, staged_body, out_tree = settled(stage, error)
     n = len(error_leaves(error))
-    staged_cond, _ = stage_checked(ctx, cond, error, cond_jaxpr.in_avals)
-    # staged_cond: (error, consts, carry) -> (error, pred); while wants (consts, error, carry) -> pred
-    cond_order = [
-        *range(n, n + cond_nconsts),
-        *range(n),
-        *range(n + cond_nconsts, n + cond_nconsts + len(init)),
-    ]
-    new_cond = reorder_jaxpr(staged_cond, cond_order, [n])
+    # The predicate itself ignores the error: its checks run in the body, on the new carry.
+    predicate = _call_body(Checkify(frozenset()), cond_jaxpr)
+    new_cond = _consts_first(
+        stage_checked(ctx, predicate, error, cond_jaxpr.in_avals)[0], n, cond_nconsts, [n]
+    )
     nc = cond_nconsts + body_nconsts
-    body_order = [*range(n, n + nc), *range(n), *range(n + nc, n + nc + len(init))]
-    new_body = reorder_jaxpr(staged_body, body_order)
     outs = while_p.bind(
         *cond_consts,
         *cond_consts,
@@ -418,7 +416,7 @@ def _while_rule(ctx, error, values, *, cond_jaxpr, body_jaxpr, cond_nconsts, bod
         *error_leaves(error),
         *init,
         cond_jaxpr=new_cond,
-        body_jaxpr=new_body,
+        body_jaxpr=_consts_first(staged_body, n, nc),
         cond_nconsts=cond_nconsts,
         body_nconsts=nc,
     )
