@@ -188,6 +188,20 @@ def test_io_callback_is_never_dropped(mode):
     assert calls == [2.0]
 
 
+def test_effects_barrier_returns_after_every_effect_so_far():
+    calls = []
+
+    @jax.jit
+    def f(x):
+        io_callback(lambda a: calls.append(float(a)) or a, F32, x)
+        return x + 1
+
+    out = f(2.0)  # not waited for
+    assert jax.effects_barrier() is None
+    assert calls == [2.0]
+    assert float(out) == 3.0
+
+
 def test_io_callback_jaxpr():
     def f(x):
         return io_callback(np.negative, F32_3, x, ordered=True)

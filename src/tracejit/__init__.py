@@ -53,9 +53,11 @@ from tracejit._src.api import (
 )
 from tracejit._src.api_util import ShapeDtypeStruct
 from tracejit._src.basearray import Array
-from tracejit._src.callback import pure_callback
+from tracejit._src.callback import effects_barrier, pure_callback
 from tracejit._src.checkpoint import checkpoint, checkpoint_policies, remat
 from tracejit._src.config import (
+    check_tracer_leaks,
+    checking_leaks,
     config,
     debug_infs,
     debug_key_reuse,
@@ -113,6 +115,8 @@ __all__ = [
     "__version_info__",
     "ad_checkpoint",
     "block_until_ready",
+    "check_tracer_leaks",
+    "checking_leaks",
     "checkpoint",
     "checkpoint_policies",
     "clear_caches",
@@ -140,6 +144,7 @@ __all__ = [
     "disable_jit",
     "dlpack",
     "dtypes",
+    "effects_barrier",
     "enable_checks",
     "enable_x64",
     "ensure_compile_time_eval",

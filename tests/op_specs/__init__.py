@@ -54,6 +54,7 @@ COVERED_ELSEWHERE = {
     "custom_lin": "only inside the linearization of a custom_vjp: tests/test_autodiff.py",
     "linear_solve": "its bodies are the user's functions: tests/lax/test_solves.py",
     "composite": "its body is the user's function: tests/lax/test_composite.py",
+    "check": "no outputs; raises or becomes checkify's error: tests/test_checkify.py",
     "rng_bit_generator": "XLA's bits, recorded from JAX: tests/lax/test_lax_extras_reference.py",
     "rng_uniform": "XLA's stateful samples, not reproducible: tests/lax/test_rng.py",
     "dce_sink": "no outputs to compare: tests/lax/test_lax_small_primitives.py",

@@ -536,3 +536,10 @@ def _no_results(function):
 
     call.__qualname__ = function.__qualname__
     return call
+
+
+# --- effects_barrier --------------------------------------------------------------------------
+def effects_barrier() -> None:
+    """Waits until the functions already called have finished their side effects. Nothing is
+    left to wait for when it is called: eager callbacks run at once, and a compiled program
+    that calls back into Python (`dispatch`) finishes before its call returns."""

@@ -81,6 +81,9 @@ class Config:
         # operation (`interpreters/eval.py`; jitted functions are rerun op by op to find it).
         "jax_debug_nans": ("debug_nans", "JAX_DEBUG_NANS", False),
         "jax_debug_infs": ("debug_infs", "JAX_DEBUG_INFS", False),
+        # A tracer still held, when its jit or vmap trace ends, by anything but the running
+        # functions (a global, an object's attribute) raises (`core.check_leaks`).
+        "jax_check_tracer_leaks": ("check_tracer_leaks", "JAX_CHECK_TRACER_LEAKS", False),
         # The device new arrays go to: with one device per process, None or that device.
         "jax_default_device": ("default_device", "JAX_DEFAULT_DEVICE", None),
         # The default `precision` of matmuls on 32-bit inputs; XLA's CPU backend computes every
@@ -269,6 +272,16 @@ debug_key_reuse = _flag("jax_debug_key_reuse")
 no_tracing = _flag("jax_no_tracing")
 debug_nans = _flag("jax_debug_nans")
 debug_infs = _flag("jax_debug_infs")
+check_tracer_leaks = _flag("jax_check_tracer_leaks")
+
+
+@contextlib.contextmanager
+def checking_leaks():
+    """`jax_check_tracer_leaks` switched on inside the block."""
+    with check_tracer_leaks(True):
+        yield
+
+
 numpy_rank_promotion = State("jax_numpy_rank_promotion")
 numpy_dtype_promotion = State("jax_numpy_dtype_promotion")
 legacy_prng_key = State("jax_legacy_prng_key")

@@ -23,15 +23,18 @@ trace can, when its primal is concrete).
 from __future__ import annotations
 
 import functools
+import gc
 import math
 import os
 import sys
 import threading
+import types
 from contextlib import contextmanager
 
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.config import config
 from tracejit._src.errors import (
     ConcretizationTypeError,
     JaxRuntimeError,
@@ -356,6 +359,10 @@ class Trace:
     its own values by binding primitives on its parent.
     """
 
+    checks_leaks = False
+    """Whether `jax_check_tracer_leaks` looks for this trace's tracers when it ends (JAX looks
+    for those of jit's and vmap's traces)."""
+
     def __init__(self, parent: Trace | None):
         self.parent = parent
         self.is_valid = True
@@ -575,3 +582,65 @@ def new_trace(trace: Trace):
     finally:
         _context.trace = previous
         trace.invalidate()
+    if config.check_tracer_leaks and trace.checks_leaks:
+        check_leaks(trace)
+
+
+# --------------------------------------------------------------------------------------------
+# jax_check_tracer_leaks
+
+
+def check_leaks(trace: Trace) -> None:
+    """Raises JAX's `Exception("Leaked trace ...")` if a tracer of `trace`, which has ended, is
+    still held by anything but the functions running now: a global, or an object a global
+    holds. Followed back through referrers to a module's namespace; frames are not followed
+    (the transformation's own locals still hold its tracers while it returns)."""
+    gc.collect()
+    referrers = gc.get_referrers(trace)
+    leaked = []
+    for tracer in referrers:
+        if isinstance(tracer, Tracer):
+            chain = _global_holder(tracer, {id(referrers), id(leaked)})
+            if chain is not None:
+                leaked.append(f"{tracer!r}\n{chain}")
+    if leaked:  # JAX raises a plain Exception
+        message = f"Leaked trace {trace!r}. Leaked tracer(s):\n\n" + "\n".join(leaked)
+        raise Exception(message)  # noqa: TRY002
+
+
+def _global_holder(obj, ignored: set, max_objects: int = 10_000) -> str | None:
+    """How a module's namespace holds `obj` ("<list 1> is referred to by __main__.leaked"), or
+    None; the objects whose ids are `ignored` (the checker's own lists) are not followed."""
+    namespaces = {id(vars(m)): name for name, m in list(sys.modules.items()) if m is not None}
+    held = {id(obj): None}  # id of a referrer -> the object it refers to, towards obj
+    queue = [obj]
+    ignored = ignored | {id(held), id(queue)}
+    while queue and len(held) < max_objects:
+        current = queue.pop(0)
+        referrers = gc.get_referrers(current)
+        ignored.add(id(referrers))
+        for referrer in referrers:
+            if id(referrer) in held or id(referrer) in ignored:
+                continue
+            if isinstance(referrer, types.FrameType):
+                continue
+            if id(referrer) in namespaces:
+                names = [k for k, v in referrer.items() if v is current] or ["?"]
+                where = f"{namespaces[id(referrer)]}.{names[0]}"
+                return _chain(current, where, held)
+            held[id(referrer)] = current
+            queue.append(referrer)
+    return None
+
+
+def _chain(holder, where: str, held: dict) -> str:
+    lines = [f"<{type(holder).__name__} {id(holder)}> is referred to by {where}"]
+    child = held[id(holder)]
+    while child is not None:
+        lines.insert(
+            0,
+            f"<{type(child).__name__} {id(child)}> is referred to by "
+            f"<{type(holder).__name__} {id(holder)}>",
+        )
+        holder, child = child, held[id(child)]
+    return "\n".join(lines)

@@ -105,6 +105,8 @@ class BatchTracer(Tracer):
 
 
 class BatchTrace(Trace):
+    checks_leaks = True
+
     def __init__(self, parent: Trace, axis_size: int, axis_name=None):
         super().__init__(parent)
         self.axis_size = axis_size

@@ -56,6 +56,7 @@ class DebugInfo:
 
 class StagingTrace(Trace):
     records_source_lines = True  # for error messages that point at the user's line
+    checks_leaks = True
 
     def __init__(self, parent: Trace, debug_info: DebugInfo, axis_env=()):
         super().__init__(parent)

@@ -175,6 +175,12 @@ class LoweringError(Exception):
     """A primitive could not be lowered; names the primitive and the user's source line."""
 
 
+class RefusedProgram(Exception):
+    """Mixed into the error a lowering rule raises for a program the user may not compile
+    (a `check` that checkify did not functionalize): it reaches the user unwrapped, with the
+    class JAX raises."""
+
+
 def lower_jaxpr(block, jaxpr: Jaxpr, consts, args, module, live=None) -> list:
     """Emits `jaxpr` into `block`, reading its invars from `args` (Values); returns the Values
     of its outvars. `live` (a bool per equation, see `live_equations`) skips dead equations.
@@ -209,7 +215,7 @@ def lower_jaxpr(block, jaxpr: Jaxpr, consts, args, module, live=None) -> list:
         block.function.location = f"{eqn.primitive.name}{where}"
         try:
             out = rule(ctx, *map(read, eqn.invars), **eqn.params)
-        except NotImplementedError:
+        except (NotImplementedError, RefusedProgram):
             raise
         except Exception as err:
             raise LoweringError(
