@@ -229,6 +229,7 @@ def lower_jaxpr_to_module(
     kept_inputs=None,
     aliases=None,
     callbacks: list | None = None,
+    replica_axes=(),
 ):
     """The StableHLO module text of a closed jaxpr, as a `main` function of its inputs.
     Its constants are embedded in the module.
@@ -238,6 +239,10 @@ def lower_jaxpr_to_module(
     maps a parameter's index (among the kept) to the output that may reuse its buffer: the
     `tf.aliasing_output` attribute, through which XLA honours buffer donation.
 
+    `replica_axes`, ((name, size), ...), names the axes of a program run as that many replicas
+    (`num_replicas` is their product): its collectives over those names exchange data between
+    replicas.
+
     Host callbacks the module calls are appended to `callbacks`: the executable compiled from
     the text must keep them (their registration ends when the last reference goes). Without a
     list they end with this call, and the text is for reading, not for running.
@@ -246,6 +251,7 @@ def lower_jaxpr_to_module(
     invars = jaxpr.invars
     kept = range(len(invars)) if kept_inputs is None else kept_inputs
     module = hlo.Module(_module_name(name), num_replicas=num_replicas)
+    module.replica_axes = tuple(replica_axes)
     main = module.function(
         "main", [aval_type(invars[i].aval) for i in kept], [aval_type(a) for a in closed.out_avals]
     )

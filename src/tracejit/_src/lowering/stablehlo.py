@@ -288,6 +288,15 @@ class Module:
         self.functions: list[Function] = []
         # objects the compiled program needs alive (host callbacks, whose ids the text holds)
         self.keep_alive: list = []
+        # the named axes the replicas form, ((name, size), ...) in row-major order of replica
+        # ids: what a collective's replica groups are made of (empty: one replica)
+        self.replica_axes: tuple = ()
+        self._channels = 0
+
+    def next_channel(self) -> int:
+        """A fresh channel id for a collective (XLA wants one per collective operation)."""
+        self._channels += 1
+        return self._channels
 
     def function(self, name, arg_types, result_types, public=True) -> Function:
         function = Function(name, arg_types, result_types, public)

@@ -1,0 +1,122 @@
+"""Running one per-device program on every device of a mesh, in one launch.
+
+`shard_map` (and `pmap`, built on it) hands over a per-device body, its mesh and the
+`PartitionSpec`s of its inputs and outputs. The body is compiled once as a program of
+`mesh.size` *replicas* (device assignment: the mesh's devices, row-major), whose collectives
+exchange data over the mesh axes (`Module.replica_axes`, see `lax/parallel.py`). A call places
+each argument's blocks on their devices (an Array already laid out so passes its buffers
+as they are), runs the program once for all devices through PJRT's `[device][argument]`
+table, and returns `ShardedArray`s: one buffer per device, gathered to the host only when
+asked.
+
+XLA's CPU collectives wait at a rendezvous for every participant. Two different programs with
+collectives launched back to back can interleave their devices' parts on the shared thread
+pool and wait for each other for ever; so before a program with collectives starts, the last
+*other* one that had collectives is waited for (the same program launched again keeps its
+order and is not waited for).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+from tracejit._src import dispatch, runtime
+from tracejit._src.array import ShardedArray, make_sharded_array, mark_deleted
+from tracejit._src.core import ShapedArray
+from tracejit._src.lowering.lower import lower_jaxpr_to_module
+from tracejit._src.sharding import NamedSharding
+
+_COLLECTIVE_OPS = ("stablehlo.all_", "stablehlo.collective_", "stablehlo.reduce_scatter")
+
+
+def global_aval(block: ShapedArray, spec, mesh) -> ShapedArray:
+    """The aval of the global array whose blocks (as `spec` lays them over `mesh`) are
+    `block`."""
+    shape = tuple(
+        size * math.prod(mesh.shape[name] for name in spec.axes_of(dim))
+        for dim, size in enumerate(block.shape)
+    )
+    return ShapedArray(shape, block.dtype, block.weak_type)
+
+
+class MeshProgram:
+    """A per-device body compiled for every device of `mesh` (see the module docstring)."""
+
+    def __init__(self, body, mesh, in_specs, out_specs, name: str, donated=None):
+        self.mesh = mesh
+        self.in_shardings = [NamedSharding(mesh, spec) for spec in in_specs]
+        self.out_shardings = [NamedSharding(mesh, spec) for spec in out_specs]
+        self.out_avals = [
+            global_aval(aval, spec, mesh)
+            for aval, spec in zip(body.out_avals, out_specs, strict=True)
+        ]
+        _, aliases = dispatch.plan_parameters(body, donated, keep_unused=True, stacklevel=4)
+        self.donated = frozenset(aliases)
+        self.text = lower_jaxpr_to_module(
+            body,
+            f"pmap_{name}",
+            num_replicas=mesh.size,
+            aliases=aliases,
+            replica_axes=mesh.shape_tuple,
+        )
+        client = runtime.get_client()
+        devices = list(mesh.devices.flat)
+        self.executable = client.compile(
+            self.text, num_replicas=mesh.size, device_assignment=[[d.id] for d in devices]
+        )
+        position = {device.id: p for p, device in enumerate(devices)}
+        # the executable's device order, as positions in the mesh's
+        self.order = [position[device.id] for device in self.executable.devices]
+        self.has_collectives = any(op in self.text for op in _COLLECTIVE_OPS)
+
+    def __call__(self, args) -> list:
+        per_arg = [
+            dispatch.device_buffers(x, sharding)
+            for x, sharding in zip(args, self.in_shardings, strict=True)
+        ]
+        argument_lists = [[buffers[p] for buffers in per_arg] for p in self.order]
+        outputs = _launch(self, argument_lists)
+        for i in self.donated:  # the Array's buffers now belong to the outputs
+            if isinstance(args[i], ShardedArray) and all(
+                b.is_deleted() for b in args[i].placement.buffers
+            ):
+                mark_deleted(args[i])
+        by_mesh = [None] * len(self.order)
+        for p, outs in zip(self.order, outputs, strict=True):
+            by_mesh[p] = outs
+        return [
+            make_sharded_array([outs[i] for outs in by_mesh], sharding, aval)
+            for i, (sharding, aval) in enumerate(
+                zip(self.out_shardings, self.out_avals, strict=True)
+            )
+        ]
+
+
+_launch_lock = threading.Lock()
+_last_collective = [None, ()]  # (program, events) of the last launch with collectives
+
+
+def _launch(program: MeshProgram, argument_lists):
+    if not program.has_collectives:
+        return program.executable.execute(argument_lists)
+    with _launch_lock:
+        previous, events = _last_collective
+        if previous is not None and previous is not program:
+            for event in events:
+                event.wait()
+        outputs, events = program.executable.execute_with_events(argument_lists)
+        _last_collective[:] = [program, events]
+    return outputs
+
+
+_programs = dispatch.LRUCache()
+
+
+def mesh_program(body, mesh, in_specs, out_specs, name: str, donated=None) -> MeshProgram:
+    """The compiled program of a shard_map's body (cached while the body lives)."""
+    key = (body, mesh, in_specs, out_specs, donated)
+    program = _programs.get(key)
+    if program is None:
+        program = _programs[key] = MeshProgram(body, mesh, in_specs, out_specs, name, donated)
+    return program
