@@ -25,6 +25,7 @@ from tracejit import (
     ops,
     random,
     scipy,
+    sharding,
     test_util,
     tree,
     tree_util,
@@ -85,6 +86,11 @@ from tracejit._src.dtypes import float0
 from tracejit._src.interpreters import eval as _eval  # noqa: F401  (installs the eager trace)
 from tracejit._src.interpreters.compile_time_eval import ensure_compile_time_eval
 from tracejit._src.jit import disable_jit, jit
+from tracejit._src.pmap import pmap
+from tracejit._src.pmap import removed_attribute as __getattr__
+from tracejit._src.shard_map import make_mesh, shard_map
+from tracejit._src.sharding import NamedSharding, set_mesh
+from tracejit._src.sharding import PartitionSpec as P
 from tracejit._src.vmap import vmap
 from tracejit._src.xla_bridge import (
     Device,
@@ -108,6 +114,8 @@ from tracejit.version import __version__, __version_info__
 __all__ = [
     "Array",
     "Device",
+    "NamedSharding",
+    "P",
     "ShapeDtypeStruct",
     "__version__",
     "__version_info__",
@@ -170,6 +178,7 @@ __all__ = [
     "local_devices",
     "log_compiles",
     "make_jaxpr",
+    "make_mesh",
     "make_user_context",
     "monitoring",
     "named_call",
@@ -180,6 +189,7 @@ __all__ = [
     "numpy_dtype_promotion",
     "numpy_rank_promotion",
     "ops",
+    "pmap",
     "print_environment_info",
     "process_count",
     "process_index",
@@ -188,6 +198,9 @@ __all__ = [
     "random",
     "remat",
     "scipy",
+    "set_mesh",
+    "shard_map",
+    "sharding",
     "test_util",
     "threefry_partitionable",
     "tree",

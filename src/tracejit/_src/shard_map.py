@@ -38,7 +38,7 @@ from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, t
 from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lax import shapes, slicing
 from tracejit._src.lowering.lower import lowering_rules
-from tracejit._src.sharding import Mesh, PartitionSpec
+from tracejit._src.sharding import AxisType, Mesh, PartitionSpec
 from tracejit._src.tree_util import tree_flatten, tree_structure, tree_unflatten
 from tracejit._src.vmap import vmap
 
@@ -174,7 +174,10 @@ dispatch.device_call_compilers[shard_map_p] = _compile_mesh_call
 
 
 def _flat_specs(specs, tree, what: str, fun_name: str) -> list:
-    """A spec per leaf of `tree` from `specs`, a PartitionSpec or a pytree prefix of them."""
+    """A spec per leaf of `tree` from `specs`, a PartitionSpec or a pytree prefix of them (or
+    `pmap`'s specs, which give their flat list once its body is traced)."""
+    if callable(getattr(specs, "flat", None)):
+        return specs.flat()
     if isinstance(specs, PartitionSpec):
         return [specs] * tree.num_leaves
     is_spec = lambda x: isinstance(x, PartitionSpec) or x is None
@@ -283,3 +286,19 @@ def shard_map(
 
     mapped.__name__ = name
     return mapped
+
+
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:
+    """A mesh of the first `prod(axis_shapes)` devices (or `devices`), row-major; its axes are
+    `Explicit` unless `axis_types` says otherwise, as in JAX 0.10.2."""
+    axis_shapes, axis_names = tuple(axis_shapes), tuple(axis_names)
+    size = math.prod(axis_shapes)
+    available = list(devices) if devices is not None else dispatch.devices()
+    if size > len(available):
+        raise ValueError(
+            f"Number of devices {len(available)} must be >= the product of mesh_shape {axis_shapes}"
+        )
+    types = (AxisType.Explicit,) * len(axis_names) if axis_types is None else axis_types
+    grid = np.empty(size, dtype=object)
+    grid[:] = available[:size]
+    return Mesh(grid.reshape(axis_shapes), axis_names, types)

@@ -16,7 +16,7 @@ The same primitives run across devices: `pmap` and `shard_map` compile their per
 as a program of several replicas, whose named axes (`Module.replica_axes`, row-major in the
 replica ids) the lowering rules turn into StableHLO collectives over replica groups
 (`all_reduce`, `all_gather`, `all_to_all`, `collective_permute`, `reduce_scatter`,
-`replica_id`), each with its own channel. Without devices (the NumPy platform, and every
+`replica_id`). Without devices (the NumPy platform, and every
 transformation of a shard_map but its JVP) the body runs under `vmap` over the mesh axes, and
 the rules above carry the collectives out.
 
@@ -38,7 +38,8 @@ from tracejit._src.interpreters.batching import (
     collective_rules,
     no_batched_operands,
 )
-from tracejit._src.lax import reductions, shapes, slicing
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.lax import binary, comparison, reductions, selection, shapes, slicing
 from tracejit._src.lax.standard import vectorized_batch_rule, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
@@ -140,12 +141,10 @@ def dense_i64(rows) -> str:
 
 
 def collective_attributes(ctx, names) -> dict:
-    """`replica_groups` over `names` and a fresh channel: what every collective carries."""
-    channel = ctx.module.next_channel()
-    return {
-        "replica_groups": dense_i64(replica_groups(ctx, names)),
-        "channel_handle": f"#stablehlo.channel_handle<handle = {channel}, type = 1>",
-    }
+    """`replica_groups` over `names`. No channel: a channel makes this plugin's XLA treat
+    all_gather, all_to_all and reduce_scatter as exchanges between partitions, and these
+    programs are replicas (cross-replica collectives need none)."""
+    return {"replica_groups": dense_i64(replica_groups(ctx, names))}
 
 
 def _combiner_region(ctx, combiner: str, dtype):
@@ -658,13 +657,38 @@ transpose_rules[ppermute_p] = _ppermute_transpose
 
 
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
-    pairs = [(group[s], group[d]) for group in replica_groups(ctx, axis_name) for s, d in perm]
-    channel = ctx.module.next_channel()
-    attributes = {
-        "source_target_pairs": dense_i64(pairs),
-        "channel_handle": f"#stablehlo.channel_handle<handle = {channel}, type = 1>",
-    }
-    return ctx.op("stablehlo.collective_permute", [x], attributes=attributes)
+    """This plugin's XLA runs `collective_permute` only between partitions, and a pmap body is
+    a program of replicas: each member gathers every member's value and keeps its source's
+    (zeros where no pair sends to it)."""
+    (name,) = axis_name
+    size = dict(ctx.module.replica_axes)[name]
+    sources = np.full(size, -1, np.int32)
+    for source, destination in perm:
+        sources[destination] = source
+
+    def permuted(v):
+        gathered = all_gather_p.bind(
+            v,
+            all_gather_dimension=0,
+            axis_index_groups=None,
+            axis_name=axis_name,
+            axis_size=size,
+            tiled=False,
+        )
+        source = slicing.dynamic_index_in_dim(
+            sources, axis_index_p.bind(axis_name=name), keepdims=False
+        )
+        kept = slicing.dynamic_index_in_dim(
+            gathered, binary.max(source, np.int32(0)), keepdims=False
+        )
+        zeros = binary.mul(kept, np.zeros((), kept.dtype))
+        return [selection.select(comparison.ge(source, np.int32(0)), kept, zeros)]
+
+    closed = trace_to_jaxpr(
+        permuted, ctx.avals_in, DebugInfo(None, "ppermute"), ctx.module.replica_axes
+    )
+    (out,) = ctx.lower_sub_jaxpr(ctx.block, closed, [x])
+    return out
 
 
 lowering_rules[ppermute_p] = _ppermute_lowering

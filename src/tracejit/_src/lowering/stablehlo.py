@@ -291,12 +291,6 @@ class Module:
         # the named axes the replicas form, ((name, size), ...) in row-major order of replica
         # ids: what a collective's replica groups are made of (empty: one replica)
         self.replica_axes: tuple = ()
-        self._channels = 0
-
-    def next_channel(self) -> int:
-        """A fresh channel id for a collective (XLA wants one per collective operation)."""
-        self._channels += 1
-        return self._channels
 
     def function(self, name, arg_types, result_types, public=True) -> Function:
         function = Function(name, arg_types, result_types, public)

@@ -1,0 +1,27 @@
+"""`tracejit.sharding`, as `jax.sharding`: meshes, partition specs and shardings."""
+
+from tracejit._src.sharding import (
+    AbstractMesh,
+    AxisType,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    Sharding,
+    SingleDeviceSharding,
+    get_abstract_mesh,
+    get_mesh,
+    set_mesh,
+)
+
+__all__ = [
+    "AbstractMesh",
+    "AxisType",
+    "Mesh",
+    "NamedSharding",
+    "PartitionSpec",
+    "Sharding",
+    "SingleDeviceSharding",
+    "get_abstract_mesh",
+    "get_mesh",
+    "set_mesh",
+]
