@@ -87,7 +87,7 @@ from tracejit._src.interpreters import eval as _eval  # noqa: F401  (installs th
 from tracejit._src.interpreters.compile_time_eval import ensure_compile_time_eval
 from tracejit._src.jit import disable_jit, jit
 from tracejit._src.pmap import pmap
-from tracejit._src.pmap import removed_attribute as __getattr__
+from tracejit._src.pmap import removed_attribute as __getattr__  # noqa: F401  (module attribute hook)
 from tracejit._src.shard_map import make_mesh, shard_map
 from tracejit._src.sharding import NamedSharding, set_mesh
 from tracejit._src.sharding import PartitionSpec as P

@@ -226,9 +226,11 @@ class Sharding:
 
     def is_equivalent_to(self, other, ndim: int) -> bool:
         """Whether both place the same blocks on the same devices."""
-        shape = (1,) * ndim  # (block positions, not sizes, decide)
         mine, theirs = self._device_assignment, getattr(other, "_device_assignment", None)
-        return mine == theirs and self._blocks(shape) == other._blocks(shape)
+        if mine != theirs:
+            return False
+        shape = (len(mine),) * ndim  # (divisible by every split: positions decide, not sizes)
+        return self._blocks(shape) == other._blocks(shape)
 
     def _blocks(self, global_shape) -> list:
         indices = self.devices_indices_map(global_shape)
