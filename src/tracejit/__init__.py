@@ -53,6 +53,7 @@ from tracejit._src.api import (
     vjp,
 )
 from tracejit._src.api_util import ShapeDtypeStruct
+from tracejit._src.array import Shard
 from tracejit._src.basearray import Array
 from tracejit._src.callback import pure_callback
 from tracejit._src.checkpoint import checkpoint, checkpoint_policies, remat
@@ -117,6 +118,7 @@ __all__ = [
     "NamedSharding",
     "P",
     "ShapeDtypeStruct",
+    "Shard",
     "__version__",
     "__version_info__",
     "ad_checkpoint",

@@ -29,13 +29,22 @@ def close(a, b, tol=1e-5):
 """
 
 
-def run_with_devices(source: str, devices: int = 4, timeout: float = 240) -> str:
+def run_with_devices(source: str, devices: int = 4, timeout: float = 240, platform=None) -> str:
+    """Runs `source` after `PRELUDE` with `devices` CPU devices (`platform="numpy"`: on the
+    NumPy evaluator, with as many host devices)."""
     env = dict(os.environ, TRACEJIT_NUM_CPU_DEVICES=str(devices))
+    if platform is not None:
+        env["TRACEJIT_PLATFORM"] = platform
     src = os.path.join(os.path.dirname(__file__), "..", "..", "src")
     env["PYTHONPATH"] = os.pathsep.join([os.path.abspath(src), env.get("PYTHONPATH", "")])
     program = PRELUDE + textwrap.dedent(source)
     done = subprocess.run(
-        [sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-c", program],
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     assert done.returncode == 0, f"subprocess failed:\n{done.stdout}\n{done.stderr}"
     return done.stdout

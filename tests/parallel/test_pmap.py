@@ -6,33 +6,34 @@ from parallel.devices import needs_plugin, run_with_devices
 pytestmark = needs_plugin
 
 
+COLLECTIVES = """
+x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+pm = lambda f, **kw: jax.pmap(f, axis_name="i", **kw)
+close(pm(lambda v: v / lax.psum(v, "i"))(x), x / x.sum(0))
+close(pm(lambda v: lax.pmean(v, "i"))(x), np.broadcast_to(x.mean(0), x.shape))
+close(pm(lambda v: lax.pmax(v, "i") - lax.pmin(v, "i"))(x), np.full((4, 2), 6.0))
+close(pm(lambda v: lax.all_gather(v, "i"))(x), np.broadcast_to(x, (4, 4, 2)))
+close(pm(lambda v: lax.all_gather(v, "i", axis=1))(x), np.broadcast_to(x.T, (4, 2, 4)))
+close(pm(lambda v: lax.all_gather(v, "i", tiled=True))(x), np.tile(x.ravel(), (4, 1)))
+close(pm(lambda v: lax.axis_index("i") + 0 * v)(x), np.repeat(np.arange(4), 2).reshape(4, 2))
+assert pm(lambda v: v * lax.axis_size("i"))(x)[0, 0] == 0.0
+ring = [(0, 1), (1, 2), (2, 3), (3, 0)]
+close(pm(lambda v: lax.ppermute(v, "i", ring))(x), np.roll(x, 1, axis=0))
+close(pm(lambda v: lax.ppermute(v, "i", [(0, 2)]))(x), [[0, 0], [0, 0], [0, 1], [0, 0]])
+close(pm(lambda v: lax.pshuffle(v, "i", [1, 2, 3, 0]))(x), np.roll(x, -1, axis=0))
+y = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+close(pm(lambda v: lax.psum_scatter(v, "i"))(y), y.sum(0))
+close(pm(lambda v: lax.pswapaxes(v, "i", 0))(y), y.T)
+z = np.arange(32.0, dtype=np.float32).reshape(4, 4, 2)
+close(pm(lambda v: lax.all_to_all(v, "i", 0, 1))(z), np.transpose(z, (1, 2, 0)))
+# the same under vmap (the collectives' batching rules) and on the NumPy reference
+for f in (lambda v: v / lax.psum(v, "i"), lambda v: lax.ppermute(v, "i", ring)):
+    close(jax.vmap(f, axis_name="i")(x), pm(f)(x))
+"""
+
+
 def test_collectives_in_pmap_against_numpy():
-    run_with_devices(
-        """
-        x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
-        pm = lambda f, **kw: jax.pmap(f, axis_name="i", **kw)
-        close(pm(lambda v: v / lax.psum(v, "i"))(x), x / x.sum(0))
-        close(pm(lambda v: lax.pmean(v, "i"))(x), np.broadcast_to(x.mean(0), x.shape))
-        close(pm(lambda v: lax.pmax(v, "i") - lax.pmin(v, "i"))(x), np.full((4, 2), 6.0))
-        close(pm(lambda v: lax.all_gather(v, "i"))(x), np.broadcast_to(x, (4, 4, 2)))
-        close(pm(lambda v: lax.all_gather(v, "i", axis=1))(x), np.broadcast_to(x.T, (4, 2, 4)))
-        close(pm(lambda v: lax.all_gather(v, "i", tiled=True))(x), np.tile(x.ravel(), (4, 1)))
-        close(pm(lambda v: lax.axis_index("i") + 0 * v)(x), np.repeat(np.arange(4), 2).reshape(4, 2))
-        assert pm(lambda v: v * lax.axis_size("i"))(x)[0, 0] == 0.0
-        ring = [(0, 1), (1, 2), (2, 3), (3, 0)]
-        close(pm(lambda v: lax.ppermute(v, "i", ring))(x), np.roll(x, 1, axis=0))
-        close(pm(lambda v: lax.ppermute(v, "i", [(0, 2)]))(x), [[0, 0], [0, 0], [0, 1], [0, 0]])
-        close(pm(lambda v: lax.pshuffle(v, "i", [1, 2, 3, 0]))(x), np.roll(x, -1, axis=0))
-        y = np.arange(16.0, dtype=np.float32).reshape(4, 4)
-        close(pm(lambda v: lax.psum_scatter(v, "i"))(y), y.sum(0))
-        close(pm(lambda v: lax.pswapaxes(v, "i", 0))(y), y.T)
-        z = np.arange(32.0, dtype=np.float32).reshape(4, 4, 2)
-        close(pm(lambda v: lax.all_to_all(v, "i", 0, 1))(z), np.transpose(z, (1, 2, 0)))
-        # the same under vmap (the collectives' batching rules) and on the NumPy reference
-        for f in (lambda v: v / lax.psum(v, "i"), lambda v: lax.ppermute(v, "i", ring)):
-            close(jax.vmap(f, axis_name="i")(x), pm(f)(x))
-        """
-    )
+    run_with_devices(COLLECTIVES)
 
 
 def test_pmap_arrays_stay_on_their_devices():
@@ -79,31 +80,32 @@ def test_pmap_compiles_once_and_prints_as_jax():
     )
 
 
+TRANSFORMATIONS = """
+x = jnp.arange(4.0)
+g = lambda v: v * lax.psum(v, "i")
+pm = jax.pmap(g, axis_name="i")
+# grad of pmap and pmap of grad (JAX's values; psum transposes to psum per member)
+close(jax.grad(lambda v: pm(v).sum())(x), np.full(4, 12.0))
+close(jax.pmap(jax.grad(lambda v: lax.psum(v * v, "i")), axis_name="i")(x), 8 * x)
+close(jax.jit(pm)(x), jax.vmap(g, axis_name="i")(x))
+ones = jnp.ones((3, 4))
+close(jax.vmap(jax.pmap(lambda v: v + lax.psum(v, "i"), axis_name="i"))(ones), 5 * ones)
+inner = jax.vmap(lambda v: v + lax.psum(v, "j"), axis_name="j")
+close(jax.pmap(inner, axis_name="i")(ones.T), 4 * ones.T)
+both = jax.vmap(lambda v: lax.psum(v, ("i", "j")), axis_name="j")
+close(jax.pmap(both, axis_name="i")(ones.T), 12 * ones.T)
+loop = lambda v: lax.fori_loop(0, 3, lambda k, c: c + lax.psum(c, "i"), v)
+close(jax.pmap(loop, axis_name="i")(jnp.ones(4)), np.full(4, 125.0))
+# (every member must take the branch holding a collective: it waits for all of them)
+branch = lambda v: lax.cond(lax.psum(v, "i") > 1, lambda u: lax.psum(u, "i"), lambda u: u, v)
+close(jax.pmap(branch, axis_name="i")(x), [6.0] * 4)
+scan = lambda v: lax.scan(lambda c, _: (c + lax.pmax(c, "i"), None), v, None, 2)[0]
+close(jax.pmap(scan, axis_name="i")(x), jax.vmap(scan, axis_name="i")(x))
+"""
+
+
 def test_transformations_of_pmap():
-    run_with_devices(
-        """
-        x = jnp.arange(4.0)
-        g = lambda v: v * lax.psum(v, "i")
-        pm = jax.pmap(g, axis_name="i")
-        # grad of pmap and pmap of grad (JAX's values; psum transposes to psum per member)
-        close(jax.grad(lambda v: pm(v).sum())(x), np.full(4, 12.0))
-        close(jax.pmap(jax.grad(lambda v: lax.psum(v * v, "i")), axis_name="i")(x), 8 * x)
-        close(jax.jit(pm)(x), jax.vmap(g, axis_name="i")(x))
-        ones = jnp.ones((3, 4))
-        close(jax.vmap(jax.pmap(lambda v: v + lax.psum(v, "i"), axis_name="i"))(ones), 5 * ones)
-        inner = jax.vmap(lambda v: v + lax.psum(v, "j"), axis_name="j")
-        close(jax.pmap(inner, axis_name="i")(ones.T), 4 * ones.T)
-        both = jax.vmap(lambda v: lax.psum(v, ("i", "j")), axis_name="j")
-        close(jax.pmap(both, axis_name="i")(ones.T), 12 * ones.T)
-        loop = lambda v: lax.fori_loop(0, 3, lambda k, c: c + lax.psum(c, "i"), v)
-        close(jax.pmap(loop, axis_name="i")(jnp.ones(4)), np.full(4, 125.0))
-        # (every member must take the branch holding a collective: it waits for all of them)
-        branch = lambda v: lax.cond(lax.psum(v, "i") > 1, lambda u: lax.psum(u, "i"), lambda u: u, v)
-        close(jax.pmap(branch, axis_name="i")(x), [6.0] * 4)
-        scan = lambda v: lax.scan(lambda c, _: (c + lax.pmax(c, "i"), None), v, None, 2)[0]
-        close(jax.pmap(scan, axis_name="i")(x), jax.vmap(scan, axis_name="i")(x))
-        """
-    )
+    run_with_devices(TRANSFORMATIONS)
 
 
 def test_data_parallel_sgd_matches_the_single_device_step():

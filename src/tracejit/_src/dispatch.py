@@ -465,24 +465,30 @@ def _write_entry(path: str, header: dict, executable) -> None:
 
 
 class NumpyDevice:
-    """The one device of the NumPy evaluator: the host."""
+    """A device of the NumPy evaluator: the host. There are as many as the CPU device count
+    asks for (`TRACEJIT_NUM_CPU_DEVICES`, `XLA_FLAGS`), so that pmap and shard_map over them
+    evaluate their global form."""
 
-    id = 0
     platform = "cpu"
     kind = "cpu"
     process_index = 0
 
+    def __init__(self, device_id: int):
+        self.id = device_id
+
     def __repr__(self):
-        return "CpuDevice(id=0)"
+        return f"CpuDevice(id={self.id})"
+
+
+@functools.cache  # one list per process: devices are compared by identity
+def _numpy_devices() -> list:
+    return [NumpyDevice(i) for i in range(runtime.configured_cpu_device_count() or 1)]
 
 
 def devices() -> list:
     if backend() == "pjrt":
         return runtime.get_client().devices()
-    return [_NUMPY_DEVICE]
-
-
-_NUMPY_DEVICE = NumpyDevice()
+    return list(_numpy_devices())
 
 
 def default_backend() -> str:

@@ -290,13 +290,13 @@ def _at_front(value, dim, size):
 all_gather_p = Primitive("all_gather")
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=None):
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
     """Every member's `x`, stacked along a new axis `axis` (`tiled=True`: concatenated along
     `axis`), in the members' order; several axis names gather over all of them, the first
     slowest-varying. `to` is JAX's placement of the result (only its default, 'varying', is
     built: the result is held by every member)."""
     names = _names(axis_name, axis_index_groups)
-    if to not in (None, "varying"):
+    if to != "varying":
         raise NotImplementedError(f"all_gather(to={to!r}) is not built yet")
 
     def gather(v):
