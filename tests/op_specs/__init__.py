@@ -58,6 +58,7 @@ COVERED_ELSEWHERE = {
     "ppermute": ON_DEVICES,
     "reduce_scatter": ON_DEVICES,
     "shard_map": "takes a function and a mesh: tests/parallel/test_pmap.py",
+    "sharding_constraint": "takes a sharding: tests/parallel/test_sharded_jit.py",
     **dict.fromkeys(
         (
             "threefry2x32",

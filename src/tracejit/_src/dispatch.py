@@ -306,7 +306,7 @@ def _describe(aval) -> str:
 device_call_compilers: dict = {}
 
 
-def _device_call(closed: ClosedJaxpr):
+def device_call(closed: ClosedJaxpr):
     """The equation of a jaxpr that only passes its inputs to one device call, else None."""
     jaxpr = closed.jaxpr
     if len(jaxpr.eqns) != 1 or jaxpr.constvars:
@@ -325,7 +325,7 @@ def compile_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: b
     `jit`'s `donate_argnums` and `keep_unused`, per flat argument."""
     if backend() == "numpy" or any(a.dtype == dtypes.float0 for a in closed.in_avals):
         return EvaluatedProgram(closed, name)
-    eqn = _device_call(closed)
+    eqn = device_call(closed)
     if eqn is not None:
         return device_call_compilers[eqn.primitive](eqn, name, donated)
     kept, aliases = plan_parameters(closed, donated, keep_unused, stacklevel=3)

@@ -376,3 +376,23 @@ def check_divisible(sharding: NamedSharding, global_shape) -> None:
                 f"partitioned {ways} times, but does not evenly divide the dimension size "
                 f"{size}. Got shape: {tuple(global_shape)} and sharding {sharding!r}"
             )
+
+
+def hlo_sharding(sharding, ndim: int) -> str:
+    """XLA's text form of how `sharding` tiles an array of rank `ndim` over the partitions of
+    a program whose device assignment is the mesh's devices in order: `{replicated}`, or
+    `{devices=[tiles per dimension(, copies)]ids (last_tile_dim_replicate)}`."""
+    if not isinstance(sharding, NamedSharding) or sharding.is_fully_replicated:
+        return "{replicated}"
+    mesh, spec = sharding.mesh, sharding.spec
+    names = list(mesh.axis_names)
+    by_dim = [spec.axes_of(dim) for dim in range(ndim)]
+    used = [name for axes in by_dim for name in axes]
+    unused = [name for name in names if name not in used]
+    order = [names.index(name) for name in used + unused]
+    tiles = [math.prod(mesh.shape[name] for name in axes) for axes in by_dim]
+    copies = math.prod(mesh.shape[name] for name in unused)
+    ids = np.arange(mesh.size).reshape(mesh.axis_sizes).transpose(order).ravel()
+    dims = tiles + ([copies] if copies > 1 else [])
+    text = f"{{devices=[{','.join(map(str, dims))}]{','.join(map(str, ids))}"
+    return text + (" last_tile_dim_replicate}" if copies > 1 else "}")

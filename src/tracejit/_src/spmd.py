@@ -25,7 +25,7 @@ from tracejit._src import dispatch, runtime
 from tracejit._src.array import ShardedArray, make_sharded_array, mark_deleted
 from tracejit._src.core import ShapedArray
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
-from tracejit._src.sharding import NamedSharding
+from tracejit._src.sharding import NamedSharding, PartitionSpec, hlo_sharding
 
 _COLLECTIVE_OPS = ("stablehlo.all_", "stablehlo.collective_", "stablehlo.reduce_scatter")
 
@@ -40,7 +40,34 @@ def global_aval(block: ShapedArray, spec, mesh) -> ShapedArray:
     return ShapedArray(shape, block.dtype, block.weak_type)
 
 
-class MeshProgram:
+class _LaunchedOnMesh:
+    """A program over every device of a mesh: `in_shardings`, `out_shardings`, `out_avals`
+    (global), `order` (the executable's devices as positions in the mesh), `donated`."""
+
+    def __call__(self, args) -> list:
+        per_arg = [
+            dispatch.device_buffers(x, sharding)
+            for x, sharding in zip(args, self.in_shardings, strict=True)
+        ]
+        argument_lists = [[buffers[p] for buffers in per_arg] for p in self.order]
+        outputs = _launch(self, argument_lists)
+        for i in self.donated:  # the Array's buffers now belong to the outputs
+            if isinstance(args[i], ShardedArray) and all(
+                b.is_deleted() for b in args[i].placement.buffers
+            ):
+                mark_deleted(args[i])
+        by_mesh = [None] * len(self.order)
+        for p, outs in zip(self.order, outputs, strict=True):
+            by_mesh[p] = outs
+        return [
+            make_sharded_array([outs[i] for outs in by_mesh], sharding, aval)
+            for i, (sharding, aval) in enumerate(
+                zip(self.out_shardings, self.out_avals, strict=True)
+            )
+        ]
+
+
+class MeshProgram(_LaunchedOnMesh):
     """A per-device body compiled for every device of `mesh` (see the module docstring)."""
 
     def __init__(self, body, mesh, in_specs, out_specs, name: str, donated=None):
@@ -70,27 +97,40 @@ class MeshProgram:
         self.order = [position[device.id] for device in self.executable.devices]
         self.has_collectives = any(op in self.text for op in _COLLECTIVE_OPS)
 
-    def __call__(self, args) -> list:
-        per_arg = [
-            dispatch.device_buffers(x, sharding)
-            for x, sharding in zip(args, self.in_shardings, strict=True)
-        ]
-        argument_lists = [[buffers[p] for buffers in per_arg] for p in self.order]
-        outputs = _launch(self, argument_lists)
-        for i in self.donated:  # the Array's buffers now belong to the outputs
-            if isinstance(args[i], ShardedArray) and all(
-                b.is_deleted() for b in args[i].placement.buffers
-            ):
-                mark_deleted(args[i])
-        by_mesh = [None] * len(self.order)
-        for p, outs in zip(self.order, outputs, strict=True):
-            by_mesh[p] = outs
-        return [
-            make_sharded_array([outs[i] for outs in by_mesh], sharding, aval)
-            for i, (sharding, aval) in enumerate(
-                zip(self.out_shardings, self.out_avals, strict=True)
-            )
-        ]
+
+class PartitionedProgram(_LaunchedOnMesh):
+    """A jitted jaxpr over global arrays, partitioned by XLA (GSPMD): its parameters and
+    results carry `mhlo.sharding` annotations from their shardings, and the program runs as
+    `mesh.size` partitions, one per device, launched once for all of them."""
+
+    def __init__(self, closed, name: str, in_shardings, out_shardings, donated=None):
+        mesh = in_shardings[0].mesh if in_shardings else out_shardings[0].mesh
+        self.mesh = mesh
+        self.in_shardings, self.out_shardings = list(in_shardings), list(out_shardings)
+        self.out_avals = list(closed.out_avals)
+        _, aliases = dispatch.plan_parameters(closed, donated, keep_unused=True, stacklevel=4)
+        self.donated = frozenset(aliases)
+        self.text = lower_jaxpr_to_module(
+            closed,
+            f"jit_{name}",
+            aliases=aliases,
+            num_partitions=mesh.size,
+            arg_shardings=[
+                hlo_sharding(s, len(a.shape))
+                for s, a in zip(in_shardings, closed.in_avals, strict=True)
+            ],
+            result_shardings=[
+                hlo_sharding(s, len(a.shape))
+                for s, a in zip(out_shardings, closed.out_avals, strict=True)
+            ],
+        )
+        devices = list(mesh.devices.flat)
+        self.executable = runtime.get_client().compile(
+            self.text, num_partitions=mesh.size, device_assignment=[[d.id for d in devices]]
+        )
+        position = {device.id: p for p, device in enumerate(devices)}
+        self.order = [position[device.id] for device in self.executable.devices]
+        self.has_collectives = True  # (XLA's partitioner may insert some)
 
 
 _launch_lock = threading.Lock()
@@ -120,3 +160,47 @@ def mesh_program(body, mesh, in_specs, out_specs, name: str, donated=None) -> Me
     if program is None:
         program = _programs[key] = MeshProgram(body, mesh, in_specs, out_specs, name, donated)
     return program
+
+
+def partitioned_program(closed, name: str, in_shardings, out_shardings, donated=None):
+    """The compiled partitioned program of a jitted jaxpr for these shardings (cached)."""
+    key = (closed, tuple(in_shardings), tuple(out_shardings), donated)
+    program = _programs.get(key)
+    if program is None:
+        program = _programs[key] = PartitionedProgram(
+            closed, name, in_shardings, out_shardings, donated
+        )
+    return program
+
+
+def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
+    """(in, out) NamedShardings of a jitted call that XLA partitions, or None when it runs on
+    one device: every sharding given (`in_shardings`/`out_shardings` of jit, or the
+    arguments' own, `arg_shardings`) on one mesh; an argument or result with none is
+    replicated, except a result shaped as a sharded argument, which keeps its sharding (what
+    XLA's propagation gives the element-wise updates of a training step)."""
+    given = [s for s in (*in_shardings, *out_shardings) if s is not None]
+    given += [s for s in arg_shardings if isinstance(s, NamedSharding)]
+    named = [s for s in given if isinstance(s, NamedSharding)]
+    if not named:
+        return None
+    mesh = named[0].mesh
+    if any(s.mesh != mesh for s in named) or len(named) != len(given):
+        raise NotImplementedError(
+            "jit over arrays sharded on different meshes (or on a mesh and a single device) "
+            "is not built yet"
+        )
+    replicated = NamedSharding(mesh, PartitionSpec())
+    ins = [
+        given if given is not None else (arg if isinstance(arg, NamedSharding) else replicated)
+        for given, arg in zip(in_shardings, arg_shardings, strict=True)
+    ]
+    by_shape = {}
+    for sharding, aval in zip(ins, closed.in_avals, strict=True):
+        if sharding != replicated:
+            by_shape.setdefault((aval.shape, aval.dtype), sharding)
+    outs = [
+        given if given is not None else by_shape.get((aval.shape, aval.dtype), replicated)
+        for given, aval in zip(out_shardings, closed.out_avals, strict=True)
+    ]
+    return ins, outs

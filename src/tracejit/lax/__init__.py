@@ -288,6 +288,10 @@ from tracejit._src.lax.shapes import (  # noqa: F401
     transpose,
     transpose_p,
 )
+from tracejit._src.lax.sharding_constraints import (  # noqa: F401
+    sharding_constraint_p,
+    with_sharding_constraint,
+)
 from tracejit._src.lax.slicing import (  # noqa: F401
     dynamic_index_in_dim,
     dynamic_slice,

@@ -256,6 +256,8 @@ class Function:
         # argument index -> {name: value}, e.g. {"tf.aliasing_output": "0 : i32"}: XLA reads
         # input/output aliasing (buffer donation) from these
         self.arg_attributes: dict[int, dict[str, str]] = {}
+        # result index -> {name: value}, e.g. {"mhlo.sharding": '"{replicated}"'}
+        self.result_attributes: dict[int, dict[str, str]] = {}
 
     def new_value(self, type_: str) -> Value:
         value = Value(f"%{self._counter}", type_)
@@ -274,7 +276,10 @@ class Function:
             f"{a.name}: {a.type}{_attribute_dict(self.arg_attributes.get(i))}"
             for i, a in enumerate(self.body.args)
         )
-        results = ", ".join(self.result_types)
+        results = ", ".join(
+            f"{t}{_attribute_dict(self.result_attributes.get(i))}"
+            for i, t in enumerate(self.result_types)
+        )
         visibility = "public" if self.public else "private"
         lines = "".join(f"\n    {line}" for line in self.body.lines)
         return f"  func.func {visibility} @{self.name}({args}) -> ({results}) {{{lines}\n  }}"
