@@ -234,3 +234,49 @@ def test_one_device_process_gives_jax_errors():
         """,
         devices=1,
     )
+
+
+def test_derivatives_of_each_collective_against_finite_differences():
+    run_with_devices(
+        """
+        from tracejit.test_util import check_grads
+        ring = [(0, 1), (1, 2), (2, 3), (3, 0)]
+        collectives = {
+            "psum": lambda v: v * lax.psum(v, "i"),
+            "pmean": lambda v: jnp.sin(lax.pmean(v, "i")),
+            "all_gather": lambda v: jnp.sum(lax.all_gather(v, "i") ** 2, 0) * v,
+            "all_gather_tiled": lambda v: lax.all_gather(v, "i", tiled=True)[:4] * v,
+            "ppermute": lambda v: lax.ppermute(v * v, "i", ring),
+            "psum_scatter": lambda v: lax.psum_scatter(jnp.outer(v, v), "i", tiled=True).ravel()[:2],
+            "all_to_all": lambda v: lax.all_to_all(jnp.outer(v, v)[:, :4], "i", 1, 0, tiled=True).ravel()[:2],
+            "pswapaxes": lambda v: lax.pswapaxes(jnp.tile(v[:1], 4) * v[1], "i", 0)[:2],
+        }
+        x = np.random.default_rng(0).normal(size=(4, 4))
+        for name, f in collectives.items():
+            for mapped in (jax.pmap(f, axis_name="i"), jax.vmap(f, axis_name="i")):
+                check_grads(mapped, (x,), order=1, modes=("rev",), atol=1e-4, rtol=1e-4)
+            # per member, under pmap (JVPs of the body run on the devices)
+            member_jvp = lambda v, t: jax.jvp(f, (v,), (t,))[1]
+            close(
+                jax.pmap(member_jvp, axis_name="i")(x, x + 1),
+                jax.vmap(member_jvp, axis_name="i")(x, x + 1),
+                1e-4,
+            )
+        """
+    )
+
+
+def test_shard_map_prints_and_composes_with_vmap():
+    run_with_devices(
+        """
+        mesh = Mesh(np.array(jax.devices()), ("i",))
+        f = jax.shard_map(lambda v: lax.psum(v, "i"), mesh=mesh, in_specs=P("i"), out_specs=P())
+        text = str(jax.make_jaxpr(f)(jnp.arange(8.0)))
+        assert "b:f32[2] = shard_map[\\n      check_vma=True\\n      in_specs=(P('i',),)" in text
+        assert isinstance(f(jnp.arange(8.0)), jax.Array)
+        close(f(jnp.arange(8.0)), [12.0, 16.0])
+        xs = np.arange(16.0).reshape(2, 8)
+        close(jax.vmap(f)(xs), np.stack([f(row) for row in xs]))
+        close(jax.jit(jax.vmap(f))(xs), np.stack([f(row) for row in xs]))
+        """
+    )

@@ -550,8 +550,10 @@ def _put_sharded(x, sharding: NamedSharding, may_alias):
 def device_buffers(x, sharding: NamedSharding) -> list:
     """One buffer per device of `sharding` (mesh order) holding its block of `x`: the buffers
     of an Array laid out so already (no copy), else copies of the blocks of its value."""
-    if isinstance(x, ShardedArray) and x.sharding.is_equivalent_to(sharding, x.ndim):
-        return list(x.placement.buffers)
+    if type(x) is ShardedArray:
+        placed = x.placement.sharding
+        if placed is sharding or placed == sharding or placed.is_equivalent_to(sharding, x.ndim):
+            return list(x.placement.buffers)
     value = host_value(x)
     sharding.shard_shape(value.shape)
     client = runtime.get_client()

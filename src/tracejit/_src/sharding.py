@@ -154,6 +154,8 @@ class Mesh(AbstractMesh):
             raise ValueError(f"Mesh axis names must be unique, got {tuple(axis_names)}")
         super().__init__(devices.shape, axis_names, axis_types)
         self.devices = devices
+        self._identity = (tuple(d.id for d in devices.flat), *super()._key())
+        self._hash = hash(self._identity)
 
     @property
     def device_ids(self) -> np.ndarray:
@@ -168,7 +170,13 @@ class Mesh(AbstractMesh):
         return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
 
     def _key(self):
-        return (tuple(d.id for d in self.devices.flat), *super()._key())
+        return self._identity
+
+    def __eq__(self, other):
+        return self is other or (type(other) is Mesh and self._identity == other._identity)
+
+    def __hash__(self):
+        return self._hash
 
     def __enter__(self):
         _mesh_stack.append(self)
