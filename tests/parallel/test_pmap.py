@@ -280,3 +280,20 @@ def test_shard_map_prints_and_composes_with_vmap():
         close(jax.jit(jax.vmap(f))(xs), np.stack([f(row) for row in xs]))
         """
     )
+
+
+def test_pmap_options():
+    run_with_devices(
+        """
+        f = jax.pmap(lambda v, k: v * k, static_broadcasted_argnums=1)
+        close(f(jnp.ones((4, 2)), 3), np.full((4, 2), 3.0))
+        devs = jax.devices()[2:]
+        g = jax.pmap(lambda v: v + lax.axis_index("i"), axis_name="i", devices=devs)
+        out = g(jnp.zeros(2))
+        assert [s.device for s in out.addressable_shards] == devs
+        close(out, [0.0, 1.0])
+        tree = jax.pmap(lambda d: {"s": d["a"] + d["b"]}, in_axes=({"a": 0, "b": None},))
+        close(tree({"a": jnp.ones((4, 3)), "b": jnp.ones(3)})["s"], np.full((4, 3), 2.0))
+        close(jax.pmap(lambda v: v, in_axes=1, out_axes=1)(np.ones((3, 4))), np.ones((3, 4)))
+        """
+    )

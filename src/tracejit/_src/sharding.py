@@ -80,7 +80,8 @@ P = PartitionSpec
 class AbstractMesh:
     """A mesh's shape and axis names without its devices (what tracing needs)."""
 
-    def __init__(self, axis_sizes, axis_names, axis_types=None):
+    def __init__(self, axis_sizes, axis_names, axis_types=None, *, device_kind=None, platform=None):
+        self.device_kind, self.platform = device_kind, platform
         self.axis_sizes = tuple(int(s) for s in axis_sizes)
         self.axis_names = tuple(axis_names)
         if len(self.axis_sizes) != len(self.axis_names):
@@ -119,10 +120,15 @@ class AbstractMesh:
             return "()"
         return ", ".join(f"'{n}': {s}" for n, s in self.shape_tuple)
 
-    def __repr__(self):
+    def _types_text(self) -> str:
         types = ", ".join(t.name for t in self.axis_types)
-        types = f"({types},)" if len(self.axis_types) == 1 else f"({types})"
-        return f"AbstractMesh({self._axes_text()}, axis_types={types})"
+        return f"({types},)" if len(self.axis_types) == 1 else f"({types})"
+
+    def __repr__(self):
+        devices = ""
+        if self.platform is not None:
+            devices = f", device_kind={self.device_kind}, num_cores=None, platform={self.platform}"
+        return f"AbstractMesh({self._axes_text()}, axis_types={self._types_text()}{devices})"
 
 
 def _axis_types(axis_types, count: int) -> tuple:
@@ -167,7 +173,14 @@ class Mesh(AbstractMesh):
 
     @property
     def abstract_mesh(self) -> AbstractMesh:
-        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types)
+        first = self.devices.flat[0] if self.devices.size else None
+        return AbstractMesh(
+            self.axis_sizes,
+            self.axis_names,
+            self.axis_types,
+            device_kind=getattr(first, "kind", None),
+            platform=getattr(first, "platform", None),
+        )
 
     def _key(self):
         return self._identity
@@ -186,9 +199,13 @@ class Mesh(AbstractMesh):
         _mesh_stack.pop()
 
     def __repr__(self):
-        types = ", ".join(t.name for t in self.axis_types)
-        types = f"({types},)" if len(self.axis_types) == 1 else f"({types})"
-        return f"Mesh({self._axes_text()}, axis_types={types})"
+        return (
+            f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
+            f"axis_types={self._types_text()})"
+        )
+
+    def __str__(self):
+        return f"Mesh({self._axes_text()}, axis_types={self._types_text()})"
 
 
 _mesh_stack: list = []
@@ -342,7 +359,7 @@ class NamedSharding(Sharding):
         return hash((self.mesh, _trimmed(self.spec)))
 
     def __repr__(self):
-        return f"NamedSharding(mesh={self.mesh!r}, spec={self.spec!r}, memory_kind=device)"
+        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, memory_kind=device)"
 
 
 def _trimmed(spec: PartitionSpec) -> tuple:
