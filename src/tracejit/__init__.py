@@ -89,9 +89,10 @@ from tracejit._src.interpreters.compile_time_eval import ensure_compile_time_eva
 from tracejit._src.jit import disable_jit, jit
 from tracejit._src.pmap import pmap
 from tracejit._src.pmap import removed_attribute as __getattr__  # noqa: F401  (module attribute hook)
-from tracejit._src.shard_map import make_mesh, shard_map
+from tracejit._src.shard_map import make_mesh, reshard, shard_map
 from tracejit._src.sharding import NamedSharding, set_mesh
 from tracejit._src.sharding import PartitionSpec as P
+from tracejit._src.spmd import make_array_from_callback, make_array_from_single_device_arrays
 from tracejit._src.vmap import vmap
 from tracejit._src.xla_bridge import (
     Device,
@@ -179,6 +180,8 @@ __all__ = [
     "local_device_count",
     "local_devices",
     "log_compiles",
+    "make_array_from_callback",
+    "make_array_from_single_device_arrays",
     "make_jaxpr",
     "make_mesh",
     "make_user_context",
@@ -199,6 +202,7 @@ __all__ = [
     "pure_callback",
     "random",
     "remat",
+    "reshard",
     "scipy",
     "set_mesh",
     "shard_map",

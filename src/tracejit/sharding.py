@@ -1,5 +1,6 @@
 """`tracejit.sharding`, as `jax.sharding`: meshes, partition specs and shardings."""
 
+from tracejit._src.shard_map import reshard
 from tracejit._src.sharding import (
     AbstractMesh,
     AxisType,
@@ -10,6 +11,7 @@ from tracejit._src.sharding import (
     SingleDeviceSharding,
     get_abstract_mesh,
     get_mesh,
+    make_single_device_sharding,
     set_mesh,
 )
 
@@ -23,5 +25,7 @@ __all__ = [
     "SingleDeviceSharding",
     "get_abstract_mesh",
     "get_mesh",
+    "make_single_device_sharding",
+    "reshard",
     "set_mesh",
 ]

@@ -72,3 +72,25 @@ def test_bad_shardings_give_jax_errors():
             close(lax.with_sharding_constraint(jnp.ones(4), P("i")), np.ones(4))
         """
     )
+
+
+def test_arrays_made_from_blocks_and_resharded():
+    run_with_devices(
+        """
+        mesh = jax.make_mesh((2, 2), ("x", "y"))
+        sharding = NamedSharding(mesh, P("x", "y"))
+        a = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+        made = jax.make_array_from_callback(a.shape, sharding, lambda index: a[index])
+        assert made.sharding == sharding and made.dtype == np.float32
+        close(made, a)
+        blocks = [jax.device_put(a[s.index], s.device) for s in made.addressable_shards]
+        again = jax.make_array_from_single_device_arrays(a.shape, sharding, blocks)
+        assert [s.device for s in again.addressable_shards] == jax.devices()
+        close(again, a)
+        rows = NamedSharding(mesh, P("x"))
+        moved = jax.reshard(made, rows)
+        assert moved.sharding == rows
+        close(moved, a)
+        close(jax.jit(lambda u: jax.reshard(u * 2, rows))(made), 2 * a)
+        """
+    )

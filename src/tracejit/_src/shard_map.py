@@ -37,6 +37,7 @@ from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lax import shapes, slicing
+from tracejit._src.lax.sharding_constraints import flat_shardings, with_sharding_constraint
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.sharding import AxisType, Mesh, PartitionSpec
 from tracejit._src.tree_util import tree_flatten, tree_structure, tree_unflatten
@@ -302,3 +303,17 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
     grid = np.empty(size, dtype=object)
     grid[:] = available[:size]
     return Mesh(grid.reshape(axis_shapes), axis_names, types)
+
+
+def reshard(xs, out_shardings):
+    """`xs` laid out as `out_shardings` (a Sharding, a PartitionSpec under `set_mesh`, or a
+    pytree prefix of them): moved eagerly, a sharding constraint inside a transformation."""
+    if type(current_trace()) is not EvalTrace:
+        return with_sharding_constraint(xs, out_shardings)
+    leaves, tree = tree_flatten(xs)
+    shardings = flat_shardings(out_shardings, leaves, tree)
+    moved = [
+        leaf if s is None else dispatch.device_put(leaf, s)
+        for leaf, s in zip(leaves, shardings, strict=True)
+    ]
+    return tree_unflatten(tree, moved)

@@ -293,6 +293,10 @@ class SingleDeviceSharding(Sharding):
         return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
 
 
+def make_single_device_sharding(device, *, memory_kind=None) -> SingleDeviceSharding:
+    return SingleDeviceSharding(device, memory_kind=memory_kind)
+
+
 class NamedSharding(Sharding):
     """An array split over a mesh's axes as a `PartitionSpec` says."""
 

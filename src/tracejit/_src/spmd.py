@@ -21,7 +21,9 @@ from __future__ import annotations
 import math
 import threading
 
-from tracejit._src import dispatch, runtime
+import numpy as np
+
+from tracejit._src import dispatch, dtypes, runtime
 from tracejit._src.array import ShardedArray, make_sharded_array, mark_deleted
 from tracejit._src.core import ShapedArray
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
@@ -204,3 +206,56 @@ def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
         for given, aval in zip(out_shardings, closed.out_avals, strict=True)
     ]
     return ins, outs
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None):
+    """A global Array of `shape` laid out as `sharding` says, each device's block being
+    `data_callback(index)` (`index` a tuple of slices into the global array)."""
+    shape = tuple(shape)
+    indices = sharding.devices_indices_map(shape)
+    blocks = [np.asarray(data_callback(indices[d])) for d in sharding._device_assignment]
+    dtype = dtypes.canonicalize_dtype(blocks[0].dtype if dtype is None else dtype)
+    return _assemble(shape, sharding, [b.astype(dtype, copy=False) for b in blocks], dtype)
+
+
+def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None):
+    """A global Array of `shape` from one single-device Array per device of `sharding`, each
+    that device's block (taken where it lies, copied to it otherwise)."""
+    shape = tuple(shape)
+    devices = sharding._device_assignment
+    if len(arrays) != len(devices):
+        raise ValueError(
+            f"make_array_from_single_device_arrays got {len(arrays)} arrays for a sharding "
+            f"over {len(devices)} devices"
+        )
+    by_device = {}
+    for array in arrays:
+        buffer = getattr(array, "_buffer", None)
+        by_device[buffer.device.id if buffer is not None else None] = array
+    ordered = [by_device.get(d.id, arrays[k]) for k, d in enumerate(devices)]
+    expected = sharding.shard_shape(shape)
+    for array in ordered:
+        if tuple(array.shape) != expected:
+            raise ValueError(
+                f"make_array_from_single_device_arrays: a block of shape {tuple(array.shape)}, "
+                f"expected {expected} for shape {shape} and {sharding!r}"
+            )
+    dtype = ordered[0].dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return _assemble(shape, sharding, ordered, dtype)
+
+
+def _assemble(shape, sharding, blocks, dtype):
+    if dispatch.backend() != "pjrt" or not isinstance(sharding, NamedSharding):
+        index = sharding.devices_indices_map(shape)
+        value = np.empty(shape, dtype)
+        for device, block in zip(sharding._device_assignment, blocks, strict=True):
+            value[index[device]] = np.asarray(block)
+        return dispatch.device_put(value, sharding._device_assignment[0])
+    client = runtime.get_client()
+    buffers = []
+    for device, block in zip(sharding._device_assignment, blocks, strict=True):
+        buffer = getattr(block, "_buffer", None)
+        if buffer is None or buffer.device is not device:
+            buffer = client.buffer_from_numpy(np.ascontiguousarray(np.asarray(block)), device)
+        buffers.append(buffer)
+    return make_sharded_array(buffers, sharding, ShapedArray(shape, np.dtype(dtype)))

@@ -32,6 +32,16 @@ def with_sharding_constraint(x, shardings):
     """`x` itself, laid out as `shardings` says (a Sharding, a PartitionSpec under `set_mesh`,
     or a pytree prefix of `x` of them) where XLA partitions the program; elsewhere a no-op."""
     leaves, tree = tree_flatten(x)
+    out = [
+        leaf if sharding is None else _constrain(leaf, sharding)
+        for leaf, sharding in zip(leaves, flat_shardings(shardings, leaves, tree), strict=True)
+    ]
+    return tree_unflatten(tree, out)
+
+
+def flat_shardings(shardings, leaves, tree) -> list:
+    """One NamedSharding (or None) per leaf from a Sharding, a PartitionSpec (of the current
+    mesh, `set_mesh`) or a pytree prefix of them, each checked against its leaf's shape."""
     is_leaf = lambda s: s is None or isinstance(s, (Sharding, PartitionSpec))
     if is_leaf(shardings):
         given = [shardings] * len(leaves)
@@ -52,8 +62,8 @@ def with_sharding_constraint(x, shardings):
             sharding = NamedSharding(mesh, sharding)
         if isinstance(sharding, NamedSharding):
             sharding.shard_shape(getattr(leaf, "shape", ()))  # (JAX's error if indivisible)
-        out.append(leaf if sharding is None else _constrain(leaf, sharding))
-    return tree_unflatten(tree, out)
+        out.append(sharding)
+    return out
 
 
 def _constrain(x, sharding):
