@@ -67,17 +67,19 @@ def _argnums(value) -> tuple:
 
 
 class PmappedFunction:
-    def __init__(self, fun, axis_name, *, in_axes, out_axes, static_broadcasted_argnums,
-                 devices, backend, axis_size, donate_argnums):  # fmt: skip
+    """A pmapped function: keeps one jitted shard_map per signature (mapped size, static
+    arguments, axes, argument tree, donations)."""
+
+    def __init__(self, fun, axis_name, **options):
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.axis_name = _DEFAULT_AXIS if axis_name is None else axis_name
-        self.in_axes, self.out_axes = in_axes, out_axes
-        self.static = _argnums(static_broadcasted_argnums)
-        self.donate = _argnums(donate_argnums)
-        self.devices = devices
-        self.backend = backend
-        self.axis_size = axis_size
+        self.in_axes, self.out_axes = options["in_axes"], options["out_axes"]
+        self.static = _argnums(options["static_broadcasted_argnums"])
+        self.donate = _argnums(options["donate_argnums"])
+        self.devices = options["devices"]
+        self.backend = options["backend"]
+        self.axis_size = options["axis_size"]
         self._jitted: dict = {}  # (size, static values, flat axes, trees) -> jitted function
 
     def __call__(self, *args):
@@ -101,13 +103,13 @@ class PmappedFunction:
         except TypeError:
             raise ValueError("Non-hashable static arguments are not supported") from None
         if jitted is None:
-            jitted = self._jitted[key] = self._build(size, static_values, flat_axes, in_tree,
-                                                     len(args), donated)  # fmt: skip
+            signature = (size, static_values, flat_axes, in_tree, len(args), donated)
+            jitted = self._jitted[key] = self._build(*signature)
         return jitted(*leaves)
 
     def _mapped_size(self, leaves, flat_axes) -> int:
-        sizes = {get_aval(x).shape[ax] for x, ax in zip(leaves, flat_axes, strict=True)
-                 if ax is not None}  # fmt: skip
+        pairs = zip(leaves, flat_axes, strict=True)
+        sizes = {get_aval(x).shape[ax] for x, ax in pairs if ax is not None}
         if not sizes:
             raise ValueError("pmap requires at least one argument with a mapped axis.")
         size = max(sizes)
@@ -155,8 +157,8 @@ class PmappedFunction:
             statics = dict(static_values)
             args = [statics[i] if i in statics else next(dynamic) for i in range(num_args)]
             out_leaves, out_tree = tree_flatten(self.fun(*args))
-            axes = _broadcast_prefix(self.out_axes, tree_unflatten(out_tree, out_leaves),
-                                     "out_axes")  # fmt: skip
+            outs = tree_unflatten(out_tree, out_leaves)
+            axes = _broadcast_prefix(self.out_axes, outs, "out_axes")
             out_axes_of.append((out_tree, axes))
             return [
                 out if ax is None else _unsqueezed(out, ax % (len(get_aval(out).shape) + 1))

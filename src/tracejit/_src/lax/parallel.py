@@ -36,6 +36,7 @@ from tracejit._src.interpreters.batching import (
     batch_rules,
     bound_axis_size,
     collective_rules,
+    move_batch_dim,
     no_batched_operands,
 )
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
@@ -264,12 +265,6 @@ def _single_name(name, primitive: str) -> str:
     return names[0]
 
 
-def _move(x, source: int, destination: int):
-    perm = [d for d in range(len(x.shape) if hasattr(x, "shape") else 0) if d != source]
-    perm.insert(destination, source)
-    return x if source == destination else shapes.transpose(x, tuple(perm))
-
-
 def _merge(x, dim: int):
     """`x` with dimensions `dim` and `dim + 1` merged into one."""
     shape = tuple(x.shape)
@@ -280,10 +275,6 @@ def _split_dim(x, dim: int, parts: int):
     """`x` with dimension `dim` split into (`parts`, size / parts)."""
     shape = tuple(x.shape)
     return shapes.reshape(x, (*shape[:dim], parts, shape[dim] // parts, *shape[dim + 1 :]))
-
-
-def _at_front(value, dim, size):
-    return batch_at_front(value, dim, size)
 
 
 # --- all_gather -----------------------------------------------------------------------------
@@ -390,7 +381,7 @@ def _all_gather_collective(
 ):
     """Every member's value, the members' axis moved to `all_gather_dimension` (merged into
     it when tiled): the same for every member."""
-    out = _move(_at_front(value, dim, trace.axis_size), 0, all_gather_dimension)
+    out = move_batch_dim(batch_at_front(value, dim, trace.axis_size), 0, all_gather_dimension)
     return (_merge(out, all_gather_dimension) if tiled else out), None
 
 
@@ -593,9 +584,9 @@ def _all_to_all_collective(trace, value, dim, *, split_axis, concat_axis, **para
     """Members k at the front, each one's split axis cut into (j, block): moving j to the
     front and k beside the concat axis, then merging them, gives member j's result."""
     size = trace.axis_size
-    blocks = _split_dim(_at_front(value, dim, size), split_axis + 1, size)
-    by_receiver = _move(blocks, split_axis + 1, 0)  # (j, k, ...)
-    placed = _move(by_receiver, 1, concat_axis + 1)
+    blocks = _split_dim(batch_at_front(value, dim, size), split_axis + 1, size)
+    by_receiver = move_batch_dim(blocks, split_axis + 1, 0)  # (j, k, ...)
+    placed = move_batch_dim(by_receiver, 1, concat_axis + 1)
     return _merge(placed, concat_axis + 1), 0
 
 
@@ -696,7 +687,7 @@ batch_rules[ppermute_p] = vectorized_batch_rule(ppermute_p)
 
 
 def _ppermute_collective(trace, value, dim, *, axis_name, perm):
-    members = _at_front(value, dim, trace.axis_size)
+    members = batch_at_front(value, dim, trace.axis_size)
     source_of = {d: s for s, d in perm}
     zeros = None
     rows = []
