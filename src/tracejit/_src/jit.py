@@ -415,7 +415,8 @@ class CacheEntry:
 
 def _arrays_signature(args) -> tuple | None:
     """The signature of a call whose arguments are all Arrays (each a leaf): per Array its
-    shape, dtype and weak type; None if some argument is anything else."""
+    shape, dtype and weak type (and an Array over several devices its sharding); None if some
+    argument is anything else."""
     signature = []
     for x in args:
         kind = type(x)
@@ -425,6 +426,8 @@ def _arrays_signature(args) -> tuple | None:
         elif kind is Array:
             value = x._value
             signature.append((value.shape, value.dtype, x.weak_type))
+        elif kind is ShardedArray:
+            signature.append((x.shape, x.dtype, x.weak_type, x.sharding))
         else:
             return None
     return tuple(signature)

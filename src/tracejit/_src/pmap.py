@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from tracejit._src import dispatch
 from tracejit._src.core import get_aval
 from tracejit._src.jit import jit
@@ -80,32 +82,36 @@ class PmappedFunction:
         self.devices = options["devices"]
         self.backend = options["backend"]
         self.axis_size = options["axis_size"]
-        self._jitted: dict = {}  # (size, static values, flat axes, trees) -> jitted function
+        self._jitted: dict = {}  # (argument tree, shapes, static values) -> jitted function
 
     def __call__(self, *args):
         static = {i % len(args) for i in self.static}
-        dynamic = [a for i, a in enumerate(args) if i not in static]
-        in_axes = self.in_axes
-        if isinstance(in_axes, tuple) and static:
-            in_axes = tuple(ax for i, ax in enumerate(in_axes) if i not in static)
-        flat_axes = _flat_in_axes(in_axes, tuple(dynamic), {})
-        leaves, in_tree = tree_flatten(tuple(dynamic))
-        flat_axes = [
-            None if ax is None else ax % max(len(get_aval(x).shape), 1)
-            for x, ax in zip(leaves, flat_axes, strict=True)
-        ]
-        size = self._mapped_size(leaves, flat_axes)
+        dynamic = tuple(a for i, a in enumerate(args) if i not in static)
+        leaves, in_tree = tree_flatten(dynamic)
         static_values = tuple((i, args[i]) for i in sorted(static))
-        donated = tuple(i for i, a in enumerate(args) if i in self.donate and i not in static)
-        key = (size, static_values, tuple(flat_axes), in_tree, donated)
+        key = (in_tree, tuple(map(np.shape, leaves)), static_values)
         try:
             jitted = self._jitted.get(key)
         except TypeError:
             raise ValueError("Non-hashable static arguments are not supported") from None
         if jitted is None:
-            signature = (size, static_values, flat_axes, in_tree, len(args), donated)
-            jitted = self._jitted[key] = self._build(*signature)
+            jitted = self._jitted[key] = self._new_signature(args, static, leaves, in_tree)
         return jitted(*leaves)
+
+    def _new_signature(self, args, static, leaves, in_tree):
+        """The jitted shard_map for a new argument tree, shapes or static values."""
+        in_axes = self.in_axes
+        if isinstance(in_axes, tuple) and static:
+            in_axes = tuple(ax for i, ax in enumerate(in_axes) if i not in static)
+        dynamic = tuple(a for i, a in enumerate(args) if i not in static)
+        flat_axes = [
+            None if ax is None else ax % max(len(np.shape(x)), 1)
+            for x, ax in zip(leaves, _flat_in_axes(in_axes, dynamic, {}), strict=True)
+        ]
+        size = self._mapped_size(leaves, flat_axes)
+        static_values = tuple((i, args[i]) for i in sorted(static))
+        donated = tuple(i for i in range(len(args)) if i in self.donate and i not in static)
+        return self._build(size, static_values, flat_axes, in_tree, len(args), donated)
 
     def _mapped_size(self, leaves, flat_axes) -> int:
         pairs = zip(leaves, flat_axes, strict=True)

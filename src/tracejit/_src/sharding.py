@@ -307,6 +307,8 @@ class NamedSharding(Sharding):
         check_spec_axes(spec, mesh)
         self.mesh = mesh
         self.spec = spec
+        self._identity = (mesh, _trimmed(spec))
+        self._hash = hash(self._identity)
         self._device_assignment = tuple(mesh.devices.flat) if isinstance(mesh, Mesh) else ()
 
     @property
@@ -353,14 +355,12 @@ class NamedSharding(Sharding):
         return ids
 
     def __eq__(self, other):
-        return (
-            isinstance(other, NamedSharding)
-            and self.mesh == other.mesh
-            and _trimmed(self.spec) == _trimmed(other.spec)
+        return self is other or (
+            isinstance(other, NamedSharding) and self._identity == other._identity
         )
 
     def __hash__(self):
-        return hash((self.mesh, _trimmed(self.spec)))
+        return self._hash
 
     def __repr__(self):
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, memory_kind=device)"
