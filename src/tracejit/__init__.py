@@ -25,6 +25,7 @@ from tracejit import (
     ops,
     random,
     scipy,
+    sharding,
     test_util,
     tree,
     tree_util,
@@ -52,6 +53,7 @@ from tracejit._src.api import (
     vjp,
 )
 from tracejit._src.api_util import ShapeDtypeStruct
+from tracejit._src.array import Shard
 from tracejit._src.basearray import Array
 from tracejit._src.callback import effects_barrier, pure_callback
 from tracejit._src.checkpoint import checkpoint, checkpoint_policies, remat
@@ -87,6 +89,12 @@ from tracejit._src.dtypes import float0
 from tracejit._src.interpreters import eval as _eval  # noqa: F401  (installs the eager trace)
 from tracejit._src.interpreters.compile_time_eval import ensure_compile_time_eval
 from tracejit._src.jit import disable_jit, jit
+from tracejit._src.pmap import pmap
+from tracejit._src.pmap import removed_attribute as __getattr__  # noqa: F401  (module attribute hook)
+from tracejit._src.shard_map import make_mesh, reshard, shard_map
+from tracejit._src.sharding import NamedSharding, set_mesh
+from tracejit._src.sharding import PartitionSpec as P
+from tracejit._src.spmd import make_array_from_callback, make_array_from_single_device_arrays
 from tracejit._src.vmap import vmap
 from tracejit._src.xla_bridge import (
     Device,
@@ -110,7 +118,10 @@ from tracejit.version import __version__, __version_info__
 __all__ = [
     "Array",
     "Device",
+    "NamedSharding",
+    "P",
     "ShapeDtypeStruct",
+    "Shard",
     "__version__",
     "__version_info__",
     "ad_checkpoint",
@@ -174,7 +185,10 @@ __all__ = [
     "local_device_count",
     "local_devices",
     "log_compiles",
+    "make_array_from_callback",
+    "make_array_from_single_device_arrays",
     "make_jaxpr",
+    "make_mesh",
     "make_user_context",
     "monitoring",
     "named_call",
@@ -185,6 +199,7 @@ __all__ = [
     "numpy_dtype_promotion",
     "numpy_rank_promotion",
     "ops",
+    "pmap",
     "print_environment_info",
     "process_count",
     "process_index",
@@ -192,7 +207,11 @@ __all__ = [
     "pure_callback",
     "random",
     "remat",
+    "reshard",
     "scipy",
+    "set_mesh",
+    "shard_map",
+    "sharding",
     "test_util",
     "threefry_partitionable",
     "tree",

@@ -462,6 +462,11 @@ NOT_FUZZED = {
         for n in ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
     },
     **{
+        f"lax.{n}": "needs a named axis: tests/parallel/test_pmap.py, tests/test_collectives.py"
+        for n in ["all_to_all", "axis_size", "ppermute", "pshuffle", "psum_scatter", "pswapaxes"]
+    },
+    "lax.with_sharding_constraint": "takes shardings: tests/parallel/test_sharded_jit.py",
+    **{
         f"lax.{n}": "iterated to convergence, sampled where it converges: tests/scipy/test_special_*.py"
         for n in ["betainc", "igamma", "igammac", "igamma_grad_a", "random_gamma_grad"]
     },

@@ -27,6 +27,7 @@ ALL_SPECS = [spec for table in FAMILIES.values() for spec in table]
 
 CONTROL_FLOW = "higher-order, its bodies are jaxprs: tests/lax/test_control_flow_{}.py"
 COLLECTIVE = "needs a named axis (vmap/pmap): tests/test_collectives.py"
+ON_DEVICES = "needs a named axis: tests/parallel/test_pmap.py, tests/test_collectives.py"
 
 COVERED_ELSEWHERE = {
     "cond": CONTROL_FLOW.format("cond"),
@@ -71,6 +72,11 @@ COVERED_ELSEWHERE = {
     "pmin": COLLECTIVE,
     "all_gather": COLLECTIVE,
     "axis_index": COLLECTIVE,
+    "all_to_all": ON_DEVICES,
+    "ppermute": ON_DEVICES,
+    "reduce_scatter": ON_DEVICES,
+    "shard_map": "takes a function and a mesh: tests/parallel/test_pmap.py",
+    "sharding_constraint": "takes a sharding: tests/parallel/test_sharded_jit.py",
     **dict.fromkeys(
         (
             "threefry2x32",

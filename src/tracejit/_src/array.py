@@ -95,6 +95,7 @@ class Array:
         if buffer is not None:
             buffer.delete()  # deferred by the buffer while NumPy views of it live
 
+    @property
     def is_fully_replicated(self) -> bool:
         return True
 
@@ -303,4 +304,140 @@ def make_device_array(buffer, weak_type: bool = False) -> DeviceArray:
     array = object.__new__(DeviceArray)
     array._buffer = buffer
     array.weak_type = weak_type
+    return array
+
+
+class ShardedArray(Array):
+    """An Array spread over several devices: one buffer per device of its sharding (in the
+    order of `sharding._device_assignment`), each holding that device's block.
+
+    Its shape is the global one; the NumPy value is assembled from the blocks on first use
+    (printing, `np.asarray`, eager operations) and kept. A multi-device program given it with
+    the same sharding reads its buffers where they are: no copy. The buffers, sharding and
+    global aval live in the base class's `_buffer` slot (a `Placement`), so that an Array can
+    become a `DeletedArray` in place; `_buffer` itself reads as absent, which makes
+    single-device programs transfer the assembled value.
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        if name == "_value":
+            placement = self.placement
+            aval = placement.aval
+            value = np.empty(aval.shape, aval.dtype)
+            indices = placement.sharding.devices_indices_map(aval.shape)
+            for device, buffer in zip(placement.devices, placement.buffers, strict=True):
+                value[indices[device]] = np.asarray(buffer)
+            value.flags.writeable = False
+            self._value = value
+            return value
+        raise AttributeError(f"'Array' object has no attribute {name!r}")
+
+    @property
+    def _buffer(self):
+        raise AttributeError("a sharded Array has one buffer per device")
+
+    @property
+    def placement(self) -> Placement:
+        return _buffer_slot.__get__(self)
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self.placement.aval
+
+    @property
+    def shape(self):
+        return self.placement.aval.shape
+
+    @property
+    def dtype(self):
+        return self.placement.aval.dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def sharding(self):
+        return self.placement.sharding
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self.placement.sharding.is_fully_replicated
+
+    def devices(self) -> set:
+        return set(self.placement.devices)
+
+    @property
+    def addressable_shards(self) -> list:
+        placement = self.placement
+        indices = placement.sharding.devices_indices_map(placement.aval.shape)
+        replicas = placement.sharding.replica_ids()
+        return [
+            Shard(device, indices[device], replica, make_device_array(buffer, self.weak_type))
+            for device, buffer, replica in zip(
+                placement.devices, placement.buffers, replicas, strict=True
+            )
+        ]
+
+    def block_until_ready(self) -> ShardedArray:
+        for buffer in self.placement.buffers:
+            buffer.block_until_ready()
+        return self
+
+    def delete(self) -> None:
+        buffers = self.placement.buffers
+        mark_deleted(self)
+        for buffer in buffers:
+            buffer.delete()
+
+
+class Placement:
+    """Where a sharded Array's blocks are: one buffer per device of `sharding`."""
+
+    __slots__ = ("aval", "buffers", "devices", "sharding")
+
+    def __init__(self, buffers, sharding, aval: ShapedArray):
+        self.buffers = tuple(buffers)
+        self.sharding = sharding
+        self.devices = sharding._device_assignment
+        self.aval = aval
+
+
+class Shard:
+    """One device's block of an Array: `device`, `index` (slices into the global array),
+    `replica_id` and `data` (a single-device Array)."""
+
+    __slots__ = ("data", "device", "index", "replica_id")
+
+    def __init__(self, device, index, replica_id, data):
+        self.device = device
+        self.index = index
+        self.replica_id = replica_id
+        self.data = data
+
+    def __repr__(self):
+        return (
+            f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
+            f"data={self.data!r})"
+        )
+
+
+def make_sharded_array(buffers, sharding, aval: ShapedArray) -> ShardedArray:
+    array = object.__new__(ShardedArray)
+    _buffer_slot.__set__(array, Placement(buffers, sharding, aval))
+    array.weak_type = aval.weak_type
     return array

@@ -29,11 +29,21 @@ from tracejit._src import (  # (importing runtime loads neither cffi nor XLA)
     prng,
     runtime,
 )
-from tracejit._src.array import Array, make_array, make_device_array, mark_deleted
+from tracejit._src.array import (
+    Array,
+    Shard,
+    ShardedArray,
+    make_array,
+    make_device_array,
+    make_sharded_array,
+    mark_deleted,
+)
 from tracejit._src.config import config
+from tracejit._src.core import ShapedArray
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr, used_inputs
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
+from tracejit._src.sharding import NamedSharding, Sharding, SingleDeviceSharding
 from tracejit._src.tree_util import tree_map
 
 _backend = None
@@ -123,7 +133,7 @@ class CompiledProgram:
     def transfer(self, x):
         """A device buffer for a host value. An Array keeps it (Arrays are immutable, and the
         buffer aliases the Array's memory), so passing it again costs no transfer."""
-        value = _host_value(x)
+        value = host_value(x)
         if type(x) is not Array:
             return self.client.buffer_from_numpy(value)
         buffer = x._buffer = self.client.buffer_from_numpy(value, zero_copy=True)
@@ -148,7 +158,7 @@ class CompiledProgram:
             buffer = getattr(x, "_buffer", None)  # a DeletedArray raises RuntimeError here
             if buffer is None or (buffer._host is not None and buffer._host.aliased):
                 # NumPy's memory, or a zero-copy buffer over it: donate a copy
-                buffer = self.client.buffer_from_numpy(_host_value(x))
+                buffer = self.client.buffer_from_numpy(host_value(x))
             buffers.append(buffer)
             if isinstance(x, Array):
                 owners.append((x, buffer))
@@ -167,7 +177,7 @@ class CompiledProgram:
         return self.executable.cost_analysis()
 
 
-def _host_value(x) -> np.ndarray:
+def host_value(x) -> np.ndarray:
     """The NumPy value XLA is given for an argument: a key array as its words."""
     value = to_numpy(x)[0]
     return prng.words_of(value) if value.dtype == dtypes.key_fry else value
@@ -290,12 +300,34 @@ def _describe(aval) -> str:
     return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
+# Call primitives whose eager evaluation is itself a program over several devices
+# (`shard_map`) -> `compile(eqn, name, donated)`, its program: a jaxpr that is just such a call
+# runs it directly (`jit(shard_map(f))`, which `pmap` is), with `jit`'s donations.
+device_call_compilers: dict = {}
+
+
+def device_call(closed: ClosedJaxpr):
+    """The equation of a jaxpr that only passes its inputs to one device call, else None."""
+    jaxpr = closed.jaxpr
+    if len(jaxpr.eqns) != 1 or jaxpr.constvars:
+        return None
+    (eqn,) = jaxpr.eqns
+    if eqn.primitive not in device_call_compilers:
+        return None
+    if list(eqn.invars) != list(jaxpr.invars) or list(eqn.outvars) != list(jaxpr.outvars):
+        return None
+    return eqn
+
+
 def compile_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: bool = False):
     """The program of `closed`, compiled now (its executable possibly shared or loaded from
     disk); the caller keeps it. `donated` (a bool per input, or None) and `keep_unused` are
     `jit`'s `donate_argnums` and `keep_unused`, per flat argument."""
     if backend() == "numpy" or any(a.dtype == dtypes.float0 for a in closed.in_avals):
         return EvaluatedProgram(closed, name)
+    eqn = device_call(closed)
+    if eqn is not None:
+        return device_call_compilers[eqn.primitive](eqn, name, donated)
     kept, aliases = plan_parameters(closed, donated, keep_unused, stacklevel=3)
     callbacks: list = []
     try:
@@ -433,24 +465,30 @@ def _write_entry(path: str, header: dict, executable) -> None:
 
 
 class NumpyDevice:
-    """The one device of the NumPy evaluator: the host."""
+    """A device of the NumPy evaluator: the host. There are as many as the CPU device count
+    asks for (`TRACEJIT_NUM_CPU_DEVICES`, `XLA_FLAGS`), so that pmap and shard_map over them
+    evaluate their global form."""
 
-    id = 0
     platform = "cpu"
     kind = "cpu"
     process_index = 0
 
+    def __init__(self, device_id: int):
+        self.id = device_id
+
     def __repr__(self):
-        return "CpuDevice(id=0)"
+        return f"CpuDevice(id={self.id})"
+
+
+@functools.cache  # one list per process: devices are compared by identity
+def _numpy_devices() -> list:
+    return [NumpyDevice(i) for i in range(runtime.configured_cpu_device_count() or 1)]
 
 
 def devices() -> list:
     if backend() == "pjrt":
         return runtime.get_client().devices()
-    return [_NUMPY_DEVICE]
-
-
-_NUMPY_DEVICE = NumpyDevice()
+    return list(_numpy_devices())
 
 
 def default_backend() -> str:
@@ -458,13 +496,14 @@ def default_backend() -> str:
 
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
-    """`x` (an array-like or a pytree of them) committed to `device` (default: the first).
+    """`x` (an array-like or a pytree of them) committed to `device` (default: the first) or
+    laid out as the `Sharding` says (one buffer per device of a `NamedSharding`).
 
-    An Array already on the device is returned itself unless `may_alias=False` asks for a
-    copy (there is one device: `donate` has nothing to give up); host values are transferred."""
+    An Array already placed so is returned itself unless `may_alias=False` asks for a copy;
+    host values are transferred."""
     device_type = runtime.Device if backend() == "pjrt" else NumpyDevice
     for given in (device, src):
-        if given is not None and not isinstance(given, device_type):
+        if given is not None and not isinstance(given, (device_type, Sharding)):
             raise ValueError(
                 "`jax.device_put` only accepts `None`, `jax.sharding.Sharding`, `jax.Device`, "
                 "`Format`, `jax.memory.Space` or a pytree of these values. Received invalid "
@@ -472,10 +511,15 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
             )
     if donate and may_alias:
         raise ValueError("may_alias and donate cannot be True at the same time.")
+    if isinstance(device, SingleDeviceSharding):
+        device = device._device
+    if isinstance(device, NamedSharding):
+        return tree_map(lambda leaf: _put_sharded(leaf, device, may_alias), x)
 
     def put(leaf):
         on_device = backend() != "pjrt" or getattr(leaf, "_buffer", None) is not None
-        if isinstance(leaf, Array) and on_device and may_alias is not False:
+        placed = type(leaf) is not ShardedArray and isinstance(leaf, Array) and on_device
+        if placed and may_alias is not False and device in (None, *_single_device(leaf)):
             return leaf
         value, weak = to_numpy(leaf)
         if backend() != "pjrt" or value.dtype == dtypes.key_fry:  # keys: passed as words
@@ -483,3 +527,58 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         return make_device_array(runtime.get_client().buffer_from_numpy(value, device), weak)
 
     return tree_map(put, x)
+
+
+def _single_device(leaf) -> tuple:
+    buffer = getattr(leaf, "_buffer", None)
+    return (buffer.device,) if buffer is not None else (devices()[0],)
+
+
+def _put_sharded(x, sharding: NamedSharding, may_alias):
+    if isinstance(x, ShardedArray) and x.sharding == sharding and may_alias is not False:
+        return x
+    value, weak = to_numpy(x)
+    if backend() != "pjrt":
+        raise NotImplementedError(
+            "device_put with a NamedSharding needs a PJRT plugin: the NumPy platform has one device"
+        )
+    sharding.shard_shape(value.shape)  # (JAX's error for a dimension that does not divide)
+    aval = ShapedArray(value.shape, value.dtype, weak)
+    return make_sharded_array(device_buffers(value, sharding), sharding, aval)
+
+
+def device_buffers(x, sharding: NamedSharding) -> list:
+    """One buffer per device of `sharding` (mesh order) holding its block of `x`: the buffers
+    of an Array laid out so already (no copy), else copies of the blocks of its value."""
+    if type(x) is ShardedArray:
+        placed = x.placement.sharding
+        if placed is sharding or placed == sharding or placed.is_equivalent_to(sharding, x.ndim):
+            return list(x.placement.buffers)
+    value = host_value(x)
+    sharding.shard_shape(value.shape)
+    client = runtime.get_client()
+    indices = sharding.devices_indices_map(value.shape)
+    return [
+        client.buffer_from_numpy(np.ascontiguousarray(value[indices[device]]), device)
+        for device in sharding._device_assignment
+    ]
+
+
+# --- the placement of single-device Arrays: one shard on the first device -------------------
+
+
+def _array_sharding(self) -> SingleDeviceSharding:
+    return SingleDeviceSharding(_single_device(self)[0])
+
+
+def _array_shards(self) -> list:
+    return [Shard(_single_device(self)[0], (slice(None),) * self.ndim, 0, self)]
+
+
+def _array_devices(self) -> set:
+    return set(_single_device(self))
+
+
+Array.sharding = property(_array_sharding)
+Array.addressable_shards = property(_array_shards)
+Array.devices = _array_devices

@@ -21,13 +21,13 @@ import logging
 import warnings
 import weakref
 
-from tracejit._src import dispatch, monitoring
+from tracejit._src import dispatch, monitoring, spmd
 from tracejit._src.api_util import (
     abstractify_arguments,
     argnums_and_argnames,
     normalize_argnums,
 )
-from tracejit._src.array import Array, DeviceArray
+from tracejit._src.array import Array, DeviceArray, ShardedArray
 from tracejit._src.config import config
 from tracejit._src.core import Primitive, current_trace, set_current_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
@@ -36,6 +36,7 @@ from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from tracejit._src.lowering.lower import lower_jaxpr_to_module, lowering_rules
+from tracejit._src.sharding import Sharding
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 
 logger = logging.getLogger("tracejit")
@@ -166,8 +167,12 @@ class Jitted:
         donate_argnames,
         keep_unused,
         inline=False,
+        in_shardings=None,
+        out_shardings=None,
     ):
         functools.update_wrapper(self, fun)
+        # pytree prefixes of the dynamic arguments and of the outputs (None: unspecified)
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.fun = fun
         static_nums, static_names = argnums_and_argnames(
             fun, static_argnums, static_argnames, "static"
@@ -332,9 +337,7 @@ class Jitted:
         if eager:  # the common case: run the compiled program
             program = entry.program
             if program is None:
-                program = entry.program = dispatch.compile_program(
-                    entry.jaxpr, self.name, entry.donated, self.keep_unused
-                )
+                program = entry.program = self._compile(entry, leaves, args, kwargs)
             if not kwargs and not self.static_argnums:  # next time, the hot path
                 signature = _arrays_signature(args)
                 if signature is not None:
@@ -350,6 +353,29 @@ class Jitted:
         else:
             outs = jit_p.bind(*entry.closure, *leaves, jaxpr=entry.jaxpr, name=self.name)
         return tree_unflatten(entry.out_tree, outs)
+
+    def _compile(self, entry, leaves, args, kwargs):
+        """The program of a new signature: partitioned by XLA over a mesh's devices when its
+        arguments are sharded or shardings are asked for (`spmd.partition_shardings`), else
+        on one device (a jit of nothing but a shard_map runs that on its devices)."""
+        closed = entry.jaxpr
+        partitioned = None
+        if dispatch.device_call(closed) is None and dispatch.backend() == "pjrt":
+            if self.in_shardings is not None and (kwargs or self.static_argnums):
+                raise NotImplementedError(
+                    "jit(in_shardings=) with static or keyword arguments is not built yet"
+                )
+            in_tree = tree_flatten(tuple(args))[1]
+            given_in = _flat_shardings(self.in_shardings, in_tree, len(leaves))
+            given_out = _flat_shardings(self.out_shardings, entry.out_tree, len(closed.out_avals))
+            arg_shardings = [getattr(x, "sharding", None) for x in leaves]
+            arg_shardings = [None] * len(entry.closure) + arg_shardings
+            given_in = [None] * len(entry.closure) + given_in
+            partitioned = spmd.partition_shardings(closed, arg_shardings, given_in, given_out)
+        if partitioned is None:
+            return dispatch.compile_program(closed, self.name, entry.donated, self.keep_unused)
+        ins, outs = partitioned
+        return spmd.partitioned_program(closed, self.name, ins, outs, entry.donated)
 
     def _check_invalid_values(self, outs, args, kwargs) -> None:
         """`jax_debug_nans`/`jax_debug_infs`: an invalid output makes the function run again op
@@ -389,7 +415,8 @@ class CacheEntry:
 
 def _arrays_signature(args) -> tuple | None:
     """The signature of a call whose arguments are all Arrays (each a leaf): per Array its
-    shape, dtype and weak type; None if some argument is anything else."""
+    shape, dtype and weak type (and an Array over several devices its sharding); None if some
+    argument is anything else."""
     signature = []
     for x in args:
         kind = type(x)
@@ -399,16 +426,38 @@ def _arrays_signature(args) -> tuple | None:
         elif kind is Array:
             value = x._value
             signature.append((value.shape, value.dtype, x.weak_type))
+        elif kind is ShardedArray:
+            signature.append((x.shape, x.dtype, x.weak_type, x.sharding))
         else:
             return None
     return tuple(signature)
 
 
+def _flat_shardings(prefix, tree, count: int) -> list:
+    """One sharding (or None) per leaf of `tree` from `prefix` (a Sharding, None, or a pytree
+    prefix of them)."""
+    if prefix is None or tree is None:
+        return [None] * count
+    if isinstance(prefix, Sharding):
+        return [prefix] * count
+    is_leaf = lambda x: x is None or isinstance(x, Sharding)
+    spec_leaves, spec_tree = tree_flatten(prefix, is_leaf=is_leaf)
+    subtrees = spec_tree.flatten_up_to(tree_unflatten(tree, [0] * tree.num_leaves))
+    return [
+        sharding
+        for sharding, sub in zip(spec_leaves, subtrees, strict=True)
+        for _ in range(tree_flatten(sub)[1].num_leaves)
+    ]
+
+
 def _leaf_signature(x):
     """What of an argument the trace depends on: shape, dtype and weak type (a Python scalar:
-    its type, which fixes all three)."""
+    its type, which fixes all three); for an Array over several devices its sharding too,
+    which its program is partitioned for."""
     if type(x) in (int, float, complex, bool):
         return type(x)
+    if type(x) is ShardedArray:
+        return (x.shape, x.dtype, x.weak_type, x.sharding)
     try:
         return (x.shape, x.dtype, getattr(x, "weak_type", False))
     except AttributeError:  # not an array: tracing it raises (`abstractify_arguments`)
@@ -418,8 +467,9 @@ def _leaf_signature(x):
 def _describe_leaf(signature) -> str:
     if isinstance(signature, type):
         return f"Python {signature.__name__}"
-    shape, dtype, weak = signature
-    return f"{dtype}{list(shape)}" + (" (weak)" if weak else "")
+    shape, dtype, weak, *sharding = signature
+    placed = f" on {sharding[0]}" if sharding else ""
+    return f"{dtype}{list(shape)}" + (" (weak)" if weak else "") + placed
 
 
 def _miss_reason(key, previous) -> str:
@@ -492,6 +542,8 @@ def jit(
     fun=_not_specified,
     /,
     *,
+    in_shardings=None,
+    out_shardings=None,
     static_argnums=None,
     static_argnames=None,
     donate_argnums=None,
@@ -511,6 +563,11 @@ def jit(
     transfer them; results are the same either way. `inline=True` traces `fun` into the
     jaxpr of a jitted caller instead of as a nested `jit` equation. `device`/`backend` may name
     only what there is: tracejit compiles for its one default device.
+
+    `in_shardings`/`out_shardings` (a `Sharding`, or a pytree prefix of the positional
+    arguments / the outputs with shardings or None) lay arguments and results over a mesh's
+    devices; XLA then partitions the program, as it does for arguments that are sharded
+    Arrays already. Inside another transformation they are not applied (values are equal).
     """
     _check_placement(device, backend)
     options = {
@@ -520,6 +577,8 @@ def jit(
         "donate_argnames": donate_argnames,
         "keep_unused": keep_unused,
         "inline": inline,
+        "in_shardings": in_shardings,
+        "out_shardings": out_shardings,
     }
     if fun is _not_specified:
         return lambda fun: jit(fun, **options)

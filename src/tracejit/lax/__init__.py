@@ -207,15 +207,23 @@ from tracejit._src.lax.gather import (  # noqa: F401
 from tracejit._src.lax.parallel import (  # noqa: F401
     all_gather,
     all_gather_p,
+    all_to_all,
+    all_to_all_p,
     axis_index,
     axis_index_p,
+    axis_size,
     pmax,
     pmax_p,
     pmean,
     pmin,
     pmin_p,
+    ppermute,
+    ppermute_p,
+    pshuffle,
     psum,
     psum_p,
+    psum_scatter,
+    pswapaxes,
 )
 from tracejit._src.lax.platform import platform_dependent  # noqa: F401
 from tracejit._src.lax.ragged_dot import (  # noqa: F401
@@ -298,6 +306,10 @@ from tracejit._src.lax.shapes import (  # noqa: F401
     stop_gradient_p,
     transpose,
     transpose_p,
+)
+from tracejit._src.lax.sharding_constraints import (  # noqa: F401
+    sharding_constraint_p,
+    with_sharding_constraint,
 )
 from tracejit._src.lax.slicing import (  # noqa: F401
     dynamic_index_in_dim,

@@ -11,7 +11,17 @@ positional one over its batch dimension:
 A collective whose axis no enclosing transformation maps raises NameError (unbound axis name).
 Staged inside a control-flow body under that vmap, a collective is typed with the axis size the
 enclosing vmap gives it (`bound_axis_size`), and carried out when the vmap batches the body.
-The same primitives will serve pmap, whose trace maps axes across devices.
+
+The same primitives run across devices: `pmap` and `shard_map` compile their per-device body
+as a program of several replicas, whose named axes (`Module.replica_axes`, row-major in the
+replica ids) the lowering rules turn into StableHLO collectives over replica groups
+(`all_reduce`, `all_gather`, `all_to_all`, `collective_permute`, `reduce_scatter`,
+`replica_id`). Without devices (the NumPy platform, and every
+transformation of a shard_map but its JVP) the body runs under `vmap` over the mesh axes, and
+the rules above carry the collectives out.
+
+The collectives that move data between members (`all_gather`, `all_to_all`, `ppermute`,
+`reduce_scatter`) name one axis; their wrappers compose them for several.
 """
 
 from __future__ import annotations
@@ -26,10 +36,13 @@ from tracejit._src.interpreters.batching import (
     batch_rules,
     bound_axis_size,
     collective_rules,
+    move_batch_dim,
     no_batched_operands,
 )
-from tracejit._src.lax import reductions, shapes, slicing
+from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.lax import binary, comparison, reductions, selection, shapes, slicing
 from tracejit._src.lax.standard import vectorized_batch_rule, weak_if_all_weak
+from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_map
 
@@ -105,11 +118,62 @@ def _unbound_impl(*args, axis_name, **params):
     raise NameError(f"unbound axis name: {axis_name}")
 
 
-def _lower_like(reduction_p):
-    """A positional collective lowers as the reduction it has become."""
+def replica_groups(ctx, names) -> list:
+    """The replica groups of a collective over the named axes `names` (in that order): the
+    replicas that differ only along them, each group ordered by their position along them."""
+    axes = ctx.module.replica_axes
+    order = [name for name, _ in axes]
+    for name in names:
+        if name not in order:
+            raise NameError(f"unbound axis name: {name}")
+    ids = np.arange(int(np.prod([size for _, size in axes], dtype=np.int64))).reshape(
+        [size for _, size in axes]
+    )
+    moved = [i for i, n in enumerate(order) if n not in names] + [order.index(n) for n in names]
+    size = int(np.prod([dict(axes)[n] for n in names], dtype=np.int64))
+    return ids.transpose(moved).reshape(-1, size).tolist()
+
+
+def dense_i64(rows) -> str:
+    """`dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>`: replica groups, source-target pairs."""
+    rows = [[int(v) for v in row] for row in rows]
+    shape = (len(rows), len(rows[0]) if rows else 0)
+    return f"dense<{rows}> : {hlo.tensor_type(shape, np.int64)}"
+
+
+def collective_attributes(ctx, names) -> dict:
+    """`replica_groups` over `names`. No channel: a channel makes this plugin's XLA treat
+    all_gather, all_to_all and reduce_scatter as exchanges between partitions, and these
+    programs are replicas (cross-replica collectives need none)."""
+    return {"replica_groups": dense_i64(replica_groups(ctx, names))}
+
+
+def _combiner_region(ctx, combiner: str, dtype):
+    scalar = hlo.tensor_type((), dtype)
+    region = ctx.block.region([scalar, scalar])
+    (combined,) = region.op(combiner, region.args, [scalar])
+    region.ret([combined])
+    return region
+
+
+def _lower_like(reduction_p, combiner):
+    """The positional axes reduce as the reduction the collective is over them; the named ones
+    (a program of replicas) are an `all_reduce` over their replica groups."""
 
     def lowering(ctx, x, *, axes, axis_index_groups):
-        return lowering_rules[reduction_p](ctx, x, axes=axes)
+        positional = tuple(a for a in axes if isinstance(a, int))
+        named = tuple(a for a in axes if not isinstance(a, int))
+        if positional:
+            x = lowering_rules[reduction_p](ctx, x, axes=positional)
+        if not named:
+            return x
+        dtype = ctx.avals_out[0].dtype
+        return ctx.op(
+            "stablehlo.all_reduce",
+            [x],
+            attributes=collective_attributes(ctx, named),
+            regions=[_combiner_region(ctx, combiner, dtype)],
+        )
 
     return lowering
 
@@ -131,13 +195,19 @@ ad.deflinear(psum_p)
 
 
 def _psum_transpose(ct, x, *, axes, axis_index_groups):
+    """Over positional axes, a broadcast; over named ones a psum, as JAX transposes psum in
+    per-member code (`pmap`, `shard_map(check_vma=False)`, `vmap`): each member's operand
+    reaches every member's result."""
+    named = tuple(a for a in axes if not isinstance(a, int))
+    if named:
+        ct = psum_p.bind(ct, axes=named, axis_index_groups=axis_index_groups)
     shape = x.aval.shape
     kept = tuple(i for i in range(len(shape)) if i not in axes)
     return [shapes.broadcast_in_dim(ct, shape, kept)]
 
 
 transpose_rules[psum_p] = _psum_transpose
-lowering_rules[psum_p] = _lower_like(reductions.reduce_sum_p)
+lowering_rules[psum_p] = _lower_like(reductions.reduce_sum_p, "stablehlo.add")
 batch_rules[psum_p] = _collective_batch_rule(psum_p)
 collective_rules[psum_p] = _collective_batch(psum_p, lambda x, n: x * n)
 
@@ -157,7 +227,7 @@ pmax_p.def_weak_type_rule(weak_if_all_weak)
 ad.not_differentiable(
     pmax_p, "JAX defines none either; jnp.max of all_gather(x, axis_name) has one"
 )
-lowering_rules[pmax_p] = _lower_like(reductions.reduce_max_p)
+lowering_rules[pmax_p] = _lower_like(reductions.reduce_max_p, "stablehlo.maximum")
 batch_rules[pmax_p] = _collective_batch_rule(pmax_p)
 collective_rules[pmax_p] = _collective_batch(pmax_p, lambda x, n: x)
 
@@ -177,7 +247,7 @@ pmin_p.def_weak_type_rule(weak_if_all_weak)
 ad.not_differentiable(
     pmin_p, "JAX defines none either; jnp.min of all_gather(x, axis_name) has one"
 )
-lowering_rules[pmin_p] = _lower_like(reductions.reduce_min_p)
+lowering_rules[pmin_p] = _lower_like(reductions.reduce_min_p, "stablehlo.minimum")
 batch_rules[pmin_p] = _collective_batch_rule(pmin_p)
 collective_rules[pmin_p] = _collective_batch(pmin_p, lambda x, n: x)
 
@@ -188,58 +258,470 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     return tree_map(lambda v: v / size, psum(x, axis_name, axis_index_groups=axis_index_groups))
 
 
+def _single_name(name, primitive: str) -> str:
+    names = _names(name)
+    if len(names) != 1:
+        raise NotImplementedError(f"{primitive} over several axes at once is not built yet")
+    return names[0]
+
+
+def _merge(x, dim: int):
+    """`x` with dimensions `dim` and `dim + 1` merged into one."""
+    shape = tuple(x.shape)
+    return shapes.reshape(x, (*shape[:dim], shape[dim] * shape[dim + 1], *shape[dim + 2 :]))
+
+
+def _split_dim(x, dim: int, parts: int):
+    """`x` with dimension `dim` split into (`parts`, size / parts)."""
+    shape = tuple(x.shape)
+    return shapes.reshape(x, (*shape[:dim], parts, shape[dim] // parts, *shape[dim + 1 :]))
+
+
 # --- all_gather -----------------------------------------------------------------------------
 all_gather_p = Primitive("all_gather")
 
 
-def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False):
-    """Every member's `x`, stacked along a new leading axis (each member gets all of them)."""
-    if axis != 0 or tiled:
-        raise NotImplementedError("all_gather with axis != 0 or tiled=True is not built yet")
-    return all_gather_p.bind(x, axis_name=axis_name)
+def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to="varying"):
+    """Every member's `x`, stacked along a new axis `axis` (`tiled=True`: concatenated along
+    `axis`), in the members' order; several axis names gather over all of them, the first
+    slowest-varying. `to` is JAX's placement of the result (only its default, 'varying', is
+    built: the result is held by every member)."""
+    names = _names(axis_name, axis_index_groups)
+    if to != "varying":
+        raise NotImplementedError(f"all_gather(to={to!r}) is not built yet")
+
+    def gather(v):
+        rank = len(getattr(v, "shape", ()))
+        dim = axis + (rank + (not tiled) if axis < 0 else 0)
+        if not 0 <= dim <= rank - tiled:
+            raise ValueError(f"axis {axis} is out of bounds for array of dimension {rank}")
+        out = v
+        for k, name in enumerate(reversed(names)):
+            out = all_gather_p.bind(
+                out,
+                all_gather_dimension=dim,
+                axis_index_groups=None,
+                axis_name=(name,),
+                axis_size=bound_axis_size(name),
+                tiled=tiled or k > 0,
+            )
+        return out
+
+    return tree_map(gather, x)
 
 
 all_gather_p.def_impl(_unbound_impl)
 
 
+def _gathered_shape(shape, dim, size, tiled) -> tuple:
+    if tiled:
+        return (*shape[:dim], shape[dim] * size, *shape[dim + 1 :])
+    return (*shape[:dim], size, *shape[dim:])
+
+
 @all_gather_p.def_abstract_eval
-def _all_gather_abstract_eval(x, *, axis_name):
-    return ShapedArray((bound_axis_size(axis_name), *x.shape), x.dtype, x.weak_type)
+def _all_gather_abstract_eval(
+    x, *, all_gather_dimension, axis_index_groups, axis_name, axis_size, tiled
+):
+    bound_axis_size(axis_name[0])
+    shape = _gathered_shape(x.shape, all_gather_dimension, axis_size, tiled)
+    return ShapedArray(shape, x.dtype, x.weak_type)
 
 
 all_gather_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(all_gather_p)
 
 
-def _all_gather_transpose(ct, x, *, axis_name):
-    """Each member's operand is row `axis_index` of every member's result, so its cotangent is
-    the sum of that row over the members: a reduce-scatter, as the psum of the cotangent sliced
-    to this member's row."""
-    summed = psum_p.bind(ct, axes=(axis_name,), axis_index_groups=None)
-    row = slicing.dynamic_index_in_dim(
-        summed, axis_index(axis_name), keepdims=False, allow_negative_indices=False
+def _all_gather_transpose(
+    ct, x, *, all_gather_dimension, axis_index_groups, axis_name, axis_size, tiled
+):
+    """Each member's operand is block `axis_index` of every member's result, so its cotangent
+    is the sum of that block over the members: a reduce-scatter."""
+    summed = reduce_scatter_p.bind(
+        ct,
+        scatter_dimension=all_gather_dimension,
+        axis_index_groups=None,
+        axis_name=axis_name,
+        axis_size=axis_size,
+        tiled=True,
     )
-    return [row]
+    return [summed if tiled else shapes.reshape(summed, x.aval.shape)]
 
 
 transpose_rules[all_gather_p] = _all_gather_transpose
-lowering_rules[all_gather_p] = lambda ctx, x, *, axis_name: _unbound_impl(axis_name=axis_name)
-batch_rules[all_gather_p] = vectorized_batch_rule(all_gather_p)
 
 
-def _all_gather_collective(trace, value, dim, *, axis_name):
-    return batch_at_front(value, dim, trace.axis_size), None
+def _all_gather_lowering(
+    ctx, x, *, all_gather_dimension, axis_index_groups, axis_name, axis_size, tiled
+):
+    dim = all_gather_dimension
+    if not tiled:  # gathered along a unit axis inserted first
+        aval = ctx.avals_in[0]
+        shape = (*aval.shape[:dim], 1, *aval.shape[dim:])
+        x = ctx.block.op1("stablehlo.reshape", [x], hlo.tensor_type(shape, aval.dtype))
+    attributes = {"all_gather_dim": f"{dim} : i64", **collective_attributes(ctx, axis_name)}
+    return ctx.op("stablehlo.all_gather", [x], attributes=attributes)
+
+
+lowering_rules[all_gather_p] = _all_gather_lowering
+
+
+def _all_gather_batch(values, dims, *, all_gather_dimension, **params):
+    (x,), (dim,) = values, dims
+    gather = all_gather_dimension
+    out = all_gather_p.bind(x, all_gather_dimension=gather + (dim <= gather), **params)
+    return out, dim + (not params["tiled"] and dim > gather)
+
+
+batch_rules[all_gather_p] = _all_gather_batch
+
+
+def _all_gather_collective(
+    trace, value, dim, *, all_gather_dimension, axis_index_groups, axis_name, axis_size, tiled
+):
+    """Every member's value, the members' axis moved to `all_gather_dimension` (merged into
+    it when tiled): the same for every member."""
+    out = move_batch_dim(batch_at_front(value, dim, trace.axis_size), 0, all_gather_dimension)
+    return (_merge(out, all_gather_dimension) if tiled else out), None
 
 
 collective_rules[all_gather_p] = _all_gather_collective
+
+# --- psum_scatter (reduce_scatter) ----------------------------------------------------------
+reduce_scatter_p = Primitive("reduce_scatter")
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
+    """The psum of `x`, of which member j keeps block j along `scatter_dimension` (`tiled=False`:
+    that dimension's size is the number of members and is dropped)."""
+    name = _single_name(_names(axis_name, axis_index_groups), "psum_scatter")
+    size = bound_axis_size(name)
+
+    def scatter(v):
+        shape = tuple(v.shape)
+        dim = scatter_dimension % max(len(shape), 1)
+        if not tiled and (len(shape) <= dim or shape[dim] != size):
+            raise ValueError(
+                f"psum_scatter requires the size of the mapped axis {name} to equal "
+                f"x.shape[scatter_dimension], but they are {size} and "
+                f"{shape[dim] if len(shape) > dim else None} respectively."
+            )
+        out = reduce_scatter_p.bind(
+            v,
+            scatter_dimension=dim,
+            axis_index_groups=None,
+            axis_name=(name,),
+            axis_size=size,
+            tiled=True,
+        )
+        return out if tiled else shapes.squeeze(out, (dim,))
+
+    return tree_map(scatter, x)
+
+
+reduce_scatter_p.def_impl(_unbound_impl)
+
+
+@reduce_scatter_p.def_abstract_eval
+def _reduce_scatter_abstract_eval(x, *, scatter_dimension, axis_name, axis_size, **params):
+    bound_axis_size(axis_name[0])
+    dim, shape = scatter_dimension, list(x.shape)
+    if shape[dim] % axis_size:
+        raise ValueError(
+            f"psum_scatter: dimension {dim} of shape {tuple(shape)} does not divide over the "
+            f"{axis_size} members of axis {axis_name[0]}"
+        )
+    shape[dim] //= axis_size
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+reduce_scatter_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(reduce_scatter_p)
+
+
+def _reduce_scatter_transpose(ct, x, *, scatter_dimension, axis_name, axis_size, **params):
+    """Member j's block reached every member's operand: the transpose gathers the blocks."""
+    out = all_gather_p.bind(
+        ct,
+        all_gather_dimension=scatter_dimension,
+        axis_index_groups=None,
+        axis_name=axis_name,
+        axis_size=axis_size,
+        tiled=True,
+    )
+    return [out]
+
+
+transpose_rules[reduce_scatter_p] = _reduce_scatter_transpose
+
+
+def _reduce_scatter_lowering(ctx, x, *, scatter_dimension, axis_name, **params):
+    attributes = {"scatter_dimension": f"{scatter_dimension} : i64"}
+    attributes.update(collective_attributes(ctx, axis_name))
+    region = _combiner_region(ctx, "stablehlo.add", ctx.avals_in[0].dtype)
+    return ctx.op("stablehlo.reduce_scatter", [x], attributes=attributes, regions=[region])
+
+
+lowering_rules[reduce_scatter_p] = _reduce_scatter_lowering
+
+
+def _reduce_scatter_batch(values, dims, *, scatter_dimension, **params):
+    (x,), (dim,) = values, dims
+    out = reduce_scatter_p.bind(
+        x, scatter_dimension=scatter_dimension + (dim <= scatter_dimension), **params
+    )
+    return out, dim
+
+
+batch_rules[reduce_scatter_p] = _reduce_scatter_batch
+
+
+def _reduce_scatter_collective(trace, value, dim, *, scatter_dimension, **params):
+    """The sum over the members, cut into blocks along `scatter_dimension`: member j's is
+    block j (the blocks' axis is the batch dimension)."""
+    if dim is None:
+        summed = value * trace.axis_size
+    else:
+        summed = reductions.reduce_sum(value, (dim,))
+    return _split_dim(summed, scatter_dimension, trace.axis_size), scatter_dimension
+
+
+collective_rules[reduce_scatter_p] = _reduce_scatter_collective
+
+# --- all_to_all -----------------------------------------------------------------------------
+all_to_all_p = Primitive("all_to_all")
+
+
+def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
+    """Member j receives block j of every member's `x` along `split_axis`, concatenated along
+    `concat_axis` in the members' order (`tiled=False`: `split_axis` has one entry per member
+    and is dropped, and the members' axis is inserted at `concat_axis`)."""
+    name = _single_name(_names(axis_name, axis_index_groups), "all_to_all")
+    size = bound_axis_size(name)
+
+    def exchange(v):
+        rank = len(v.shape)
+        split, concat = split_axis % rank, concat_axis % rank
+        if tiled:
+            return _bind_all_to_all(v, name, size, split, concat)
+        if v.shape[split] != size:
+            raise ValueError(
+                f"all_to_all requires the size of the mapped axis axis_name to equal "
+                f"x.shape[split_axis], but they are {size} and {v.shape[split]} respectively."
+            )
+        if concat <= split:
+            y = shapes.expand_dims(v, (concat,))
+            out = _bind_all_to_all(y, name, size, split + 1, concat)
+            return shapes.squeeze(out, (split + 1,))
+        y = shapes.expand_dims(v, (concat + 1,))
+        return shapes.squeeze(_bind_all_to_all(y, name, size, split, concat + 1), (split,))
+
+    return tree_map(exchange, x)
+
+
+def _bind_all_to_all(x, name, size, split, concat):
+    return all_to_all_p.bind(
+        x,
+        axis_index_groups=None,
+        axis_name=(name,),
+        concat_axis=concat,
+        split_axis=split,
+        tiled=True,
+    )
+
+
+all_to_all_p.def_impl(_unbound_impl)
+
+
+@all_to_all_p.def_abstract_eval
+def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, **params):
+    size = bound_axis_size(axis_name[0])
+    shape = list(x.shape)
+    if shape[split_axis] % size:
+        raise ValueError(
+            f"all_to_all: split_axis {split_axis} of shape {tuple(shape)} does not divide over "
+            f"the {size} members of axis {axis_name[0]}"
+        )
+    shape[split_axis] //= size
+    shape[concat_axis] *= size
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+all_to_all_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(all_to_all_p)
+
+
+def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
+    return [all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)]
+
+
+transpose_rules[all_to_all_p] = _all_to_all_transpose
+
+
+def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, **params):
+    attributes = {
+        "split_dimension": f"{split_axis} : i64",
+        "concat_dimension": f"{concat_axis} : i64",
+        "split_count": f"{len(replica_groups(ctx, axis_name)[0])} : i64",
+        **collective_attributes(ctx, axis_name),
+    }
+    return ctx.op("stablehlo.all_to_all", [x], attributes=attributes)
+
+
+lowering_rules[all_to_all_p] = _all_to_all_lowering
+
+
+def _all_to_all_batch(values, dims, *, split_axis, concat_axis, **params):
+    (x,), (dim,) = values, dims
+    split, concat = split_axis + (dim <= split_axis), concat_axis + (dim <= concat_axis)
+    return all_to_all_p.bind(x, split_axis=split, concat_axis=concat, **params), dim
+
+
+batch_rules[all_to_all_p] = _all_to_all_batch
+
+
+def _all_to_all_collective(trace, value, dim, *, split_axis, concat_axis, **params):
+    """Members k at the front, each one's split axis cut into (j, block): moving j to the
+    front and k beside the concat axis, then merging them, gives member j's result."""
+    size = trace.axis_size
+    blocks = _split_dim(batch_at_front(value, dim, size), split_axis + 1, size)
+    by_receiver = move_batch_dim(blocks, split_axis + 1, 0)  # (j, k, ...)
+    placed = move_batch_dim(by_receiver, 1, concat_axis + 1)
+    return _merge(placed, concat_axis + 1), 0
+
+
+collective_rules[all_to_all_p] = _all_to_all_collective
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """Swaps the mapped axis `axis_name` with the positional axis `axis` (whose size must be
+    the number of members): member j gets entry j of every member's `axis`."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+# --- ppermute -------------------------------------------------------------------------------
+ppermute_p = Primitive("ppermute")
+
+
+def ppermute(x, axis_name, perm):
+    """Sends member `source`'s `x` to member `destination` for each (source, destination) of
+    `perm`; a member no pair sends to gets zeros."""
+    name = _single_name(_names(axis_name), "ppermute")
+    size = bound_axis_size(name)
+    perm = tuple((int(s), int(d)) for s, d in perm)
+    sources, destinations = [s for s, _ in perm], [d for _, d in perm]
+    if len(set(sources)) != len(sources) or len(set(destinations)) != len(destinations):
+        raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
+    if any(not 0 <= i < size for pair in perm for i in pair):
+        raise ValueError(
+            f"ppermute permutation {perm} has an index outside the {size} members of axis {name}"
+        )
+    return tree_map(lambda v: ppermute_p.bind(v, axis_name=(name,), perm=perm), x)
+
+
+def pshuffle(x, axis_name, perm):
+    """Member i receives member `perm[i]`'s `x`."""
+    perm = [int(p) for p in perm]
+    if sorted(perm) != list(range(len(perm))):
+        raise ValueError(f"`perm` does not represent a permutation: {perm}")
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)), strict=True)))
+
+
+ppermute_p.def_impl(_unbound_impl)
+
+
+@ppermute_p.def_abstract_eval
+def _ppermute_abstract_eval(x, *, axis_name, perm):
+    bound_axis_size(axis_name[0])
+    return x
+
+
+ppermute_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(ppermute_p)
+
+
+def _ppermute_transpose(ct, x, *, axis_name, perm):
+    return [ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))]
+
+
+transpose_rules[ppermute_p] = _ppermute_transpose
+
+
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+    """This plugin's XLA runs `collective_permute` only between partitions, and a pmap body is
+    a program of replicas: each member gathers every member's value and keeps its source's
+    (zeros where no pair sends to it)."""
+    (name,) = axis_name
+    size = dict(ctx.module.replica_axes)[name]
+    sources = np.full(size, -1, np.int32)
+    for source, destination in perm:
+        sources[destination] = source
+
+    def permuted(v):
+        gathered = all_gather_p.bind(
+            v,
+            all_gather_dimension=0,
+            axis_index_groups=None,
+            axis_name=axis_name,
+            axis_size=size,
+            tiled=False,
+        )
+        source = slicing.dynamic_index_in_dim(
+            sources, axis_index_p.bind(axis_name=name), keepdims=False
+        )
+        kept = slicing.dynamic_index_in_dim(
+            gathered, binary.max(source, np.int32(0)), keepdims=False
+        )
+        zeros = binary.mul(kept, np.zeros((), kept.dtype))
+        return [selection.select(comparison.ge(source, np.int32(0)), kept, zeros)]
+
+    closed = trace_to_jaxpr(
+        permuted, ctx.avals_in, DebugInfo(None, "ppermute"), ctx.module.replica_axes
+    )
+    (out,) = ctx.lower_sub_jaxpr(ctx.block, closed, [x])
+    return out
+
+
+lowering_rules[ppermute_p] = _ppermute_lowering
+batch_rules[ppermute_p] = vectorized_batch_rule(ppermute_p)
+
+
+def _ppermute_collective(trace, value, dim, *, axis_name, perm):
+    members = batch_at_front(value, dim, trace.axis_size)
+    source_of = {d: s for s, d in perm}
+    zeros = None
+    rows = []
+    for member in range(trace.axis_size):
+        if member in source_of:
+            rows.append(slicing.index_in_dim(members, source_of[member], 0, keepdims=True))
+            continue
+        if zeros is None:
+            row_shape = (1, *members.shape[1:])
+            zero = np.zeros((), members.dtype)
+            zeros = shapes.broadcast_in_dim(zero, row_shape, ())
+        rows.append(zeros)
+    return shapes.concatenate(rows, 0), 0
+
+
+collective_rules[ppermute_p] = _ppermute_collective
 
 # --- axis_index -----------------------------------------------------------------------------
 axis_index_p = Primitive("axis_index")
 
 
 def axis_index(axis_name):
-    """The position of the current member along the mapped axis `axis_name` (int32)."""
-    return axis_index_p.bind(axis_name=axis_name)
+    """The position of the current member along the mapped axis `axis_name` (int32); over
+    several names, the position in their product, the first slowest-varying."""
+    names = _names(axis_name)
+    index = axis_index_p.bind(axis_name=names[0])
+    for name in names[1:]:
+        index = index * np.int32(bound_axis_size(name)) + axis_index_p.bind(axis_name=name)
+    return index
+
+
+def axis_size(axis_name):
+    """The number of members of the mapped axis `axis_name` (the product, for several)."""
+    return int(np.prod([bound_axis_size(name) for name in _names(axis_name)], dtype=np.int64))
 
 
 axis_index_p.def_impl(_unbound_impl)
@@ -252,7 +734,25 @@ def _axis_index_abstract_eval(*, axis_name):
 
 
 ad.defjvp_zero(axis_index_p)
-lowering_rules[axis_index_p] = lambda ctx, *, axis_name: _unbound_impl(axis_name=axis_name)
+
+
+def _axis_index_lowering(ctx, *, axis_name):
+    """The replica's coordinate along `axis_name`: (replica_id // stride) % size."""
+    axes = ctx.module.replica_axes
+    names = [name for name, _ in axes]
+    if axis_name not in names:
+        raise NameError(f"unbound axis name: {axis_name}")
+    position = names.index(axis_name)
+    stride = int(np.prod([size for _, size in axes[position + 1 :]], dtype=np.int64))
+    block = ctx.block
+    replica = block.op1("stablehlo.replica_id", [], hlo.tensor_type((), np.uint32))
+    index = block.convert(replica, np.int32)
+    index = block.op1("stablehlo.divide", [index, block.constant(np.int32(stride))], index.type)
+    size = block.constant(np.int32(axes[position][1]))
+    return block.op1("stablehlo.remainder", [index, size], index.type)
+
+
+lowering_rules[axis_index_p] = _axis_index_lowering
 
 
 def _axis_index_collective(trace, *, axis_name):

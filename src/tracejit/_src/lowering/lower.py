@@ -235,6 +235,10 @@ def lower_jaxpr_to_module(
     kept_inputs=None,
     aliases=None,
     callbacks: list | None = None,
+    replica_axes=(),
+    num_partitions: int = 1,
+    arg_shardings=None,
+    result_shardings=None,
 ):
     """The StableHLO module text of a closed jaxpr, as a `main` function of its inputs.
     Its constants are embedded in the module.
@@ -244,6 +248,14 @@ def lower_jaxpr_to_module(
     maps a parameter's index (among the kept) to the output that may reuse its buffer: the
     `tf.aliasing_output` attribute, through which XLA honours buffer donation.
 
+    A program partitioned by XLA over `num_partitions` devices gives the HLO sharding
+    (`sharding.hlo_sharding`) of each kept parameter in `arg_shardings` and of each result in
+    `result_shardings` (`mhlo.sharding` attributes).
+
+    `replica_axes`, ((name, size), ...), names the axes of a program run as that many replicas
+    (`num_replicas` is their product): its collectives over those names exchange data between
+    replicas.
+
     Host callbacks the module calls are appended to `callbacks`: the executable compiled from
     the text must keep them (their registration ends when the last reference goes). Without a
     list they end with this call, and the text is for reading, not for running.
@@ -251,12 +263,17 @@ def lower_jaxpr_to_module(
     jaxpr = closed.jaxpr
     invars = jaxpr.invars
     kept = range(len(invars)) if kept_inputs is None else kept_inputs
-    module = hlo.Module(_module_name(name), num_replicas=num_replicas)
+    module = hlo.Module(_module_name(name), num_replicas, num_partitions)
+    module.replica_axes = tuple(replica_axes)
     main = module.function(
         "main", [aval_type(invars[i].aval) for i in kept], [aval_type(a) for a in closed.out_avals]
     )
     for parameter, output in (aliases or {}).items():
         main.arg_attributes[parameter] = {"tf.aliasing_output": f"{output} : i32"}
+    for parameter, sharding in enumerate(arg_shardings or ()):
+        main.arg_attributes.setdefault(parameter, {})["mhlo.sharding"] = f'"{sharding}"'
+    for result, sharding in enumerate(result_shardings or ()):
+        main.result_attributes[result] = {"mhlo.sharding": f'"{sharding}"'}
     args = [None] * len(invars)  # a left-out input is never read (only dead equations may)
     for i, value in zip(kept, main.body.args, strict=True):
         args[i] = value

@@ -256,6 +256,8 @@ class Function:
         # argument index -> {name: value}, e.g. {"tf.aliasing_output": "0 : i32"}: XLA reads
         # input/output aliasing (buffer donation) from these
         self.arg_attributes: dict[int, dict[str, str]] = {}
+        # result index -> {name: value}, e.g. {"mhlo.sharding": '"{replicated}"'}
+        self.result_attributes: dict[int, dict[str, str]] = {}
 
     def new_value(self, type_: str) -> Value:
         value = Value(f"%{self._counter}", type_)
@@ -274,7 +276,10 @@ class Function:
             f"{a.name}: {a.type}{_attribute_dict(self.arg_attributes.get(i))}"
             for i, a in enumerate(self.body.args)
         )
-        results = ", ".join(self.result_types)
+        results = ", ".join(
+            f"{t}{_attribute_dict(self.result_attributes.get(i))}"
+            for i, t in enumerate(self.result_types)
+        )
         visibility = "public" if self.public else "private"
         lines = "".join(f"\n    {line}" for line in self.body.lines)
         return f"  func.func {visibility} @{self.name}({args}) -> ({results}) {{{lines}\n  }}"
@@ -288,6 +293,9 @@ class Module:
         self.functions: list[Function] = []
         # objects the compiled program needs alive (host callbacks, whose ids the text holds)
         self.keep_alive: list = []
+        # the named axes the replicas form, ((name, size), ...) in row-major order of replica
+        # ids: what a collective's replica groups are made of (empty: one replica)
+        self.replica_axes: tuple = ()
 
     def function(self, name, arg_types, result_types, public=True) -> Function:
         function = Function(name, arg_types, result_types, public)

@@ -1,0 +1,319 @@
+"""`shard_map`: a per-device function over blocks of global arrays, with collectives.
+
+`shard_map(f, mesh=, in_specs=, out_specs=)` cuts each argument into the blocks its
+`PartitionSpec` lays over the mesh, runs `f` on every device's blocks (`f` sees block shapes,
+and the mesh axes are named axes its collectives reduce over), and puts the outputs' blocks
+together as `out_specs` says. It stages as one equation holding the per-device body:
+
+    shard_map[check_vma=False in_specs=(P('i',),) jaxpr={ lambda ; c:f32[2]. let
+        d:f32[2] = psum[axes=('i',) axis_index_groups=None] c  in (d,) }
+      mesh=Mesh('i': 4, axis_types=(Auto,)) newly_manual_axes=frozenset({'i'})
+      out_specs=(P(),)] a
+
+What an equation means:
+- eagerly on a PJRT platform, one program of `mesh.size` replicas runs the body on every
+  device (`spmd.py`); a `jit` of nothing but a shard_map (which `pmap` is) runs it the same way;
+- everywhere else (the NumPy platform, JVP, vmap, and inside a larger compiled program) it is
+  its *global form*: the body under one `vmap` per mesh axis, named as the axis, over the
+  blocks stacked along new leading axes, whose batching rules carry out the collectives. It
+  computes the same values on one device, and every transformation of it is a transformation
+  of ordinary primitives (`grad` of a shard_map included).
+
+Every mesh axis is manual in the body (JAX's default); `axis_names=` naming fewer, or
+`check_vma=True`'s varying-type checks, are not built: check_vma is recorded, not checked.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tracejit._src import dispatch, spmd
+from tracejit._src.api import jvp as jvp_fun
+from tracejit._src.core import Primitive, ShapedArray, current_trace, get_aval
+from tracejit._src.interpreters import ad, batching
+from tracejit._src.interpreters.eval import EvalTrace
+from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
+from tracejit._src.jaxpr import eval_jaxpr
+from tracejit._src.lax import shapes, slicing
+from tracejit._src.lax.sharding_constraints import flat_shardings, with_sharding_constraint
+from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.sharding import AxisType, Mesh, PartitionSpec
+from tracejit._src.tree_util import tree_flatten, tree_structure, tree_unflatten
+from tracejit._src.vmap import vmap
+
+
+# --- the primitive ----------------------------------------------------------------------------
+class ShardMapPrimitive(Primitive):
+    call_jaxpr_param = "jaxpr"
+
+    def bind(self, *args, **params):
+        trace = current_trace()
+        if type(trace) is EvalTrace:  # the Arrays themselves, not their NumPy values
+            return _shard_map_impl(*args, **params)
+        return trace.process_primitive(self, args, params)
+
+
+shard_map_p = ShardMapPrimitive("shard_map", multiple_results=True)
+
+
+def _block_aval(aval, spec, mesh) -> ShapedArray:
+    shape = tuple(
+        size // math.prod(mesh.shape[name] for name in spec.axes_of(dim))
+        for dim, size in enumerate(aval.shape)
+    )
+    return ShapedArray(shape, aval.dtype, aval.weak_type)
+
+
+@shard_map_p.def_abstract_eval
+def _shard_map_abstract_eval(*avals, jaxpr, mesh, in_specs, out_specs, **params):
+    return [
+        spmd.global_aval(aval, spec, mesh)
+        for aval, spec in zip(jaxpr.out_avals, out_specs, strict=True)
+    ]
+
+
+def _to_members(x, spec, mesh):
+    """`x`'s blocks stacked along new leading axes, one per mesh axis the spec names (in mesh
+    order), and the names of those axes."""
+    shape = list(np.shape(x))
+    split_shape, order = [], []  # the shape with each split dim cut, and where its axes went
+    for dim, size in enumerate(shape):
+        axes = spec.axes_of(dim)
+        ways = [mesh.shape[name] for name in axes]
+        for name, ways_of in zip(axes, ways, strict=True):
+            order.append((name, len(split_shape)))
+            split_shape.append(ways_of)
+        split_shape.append(size // math.prod(ways))
+    cut = shapes.reshape(x, tuple(split_shape))
+    present = [name for name in mesh.axis_names if name in dict(order)]
+    positions = dict(order)
+    front = [positions[name] for name in present]
+    rest = [d for d in range(len(split_shape)) if d not in front]
+    return shapes.transpose(cut, tuple(front + rest)), present
+
+
+def _from_members(out, spec, mesh):
+    """The global array of a body output given for all members (mesh axes leading, in mesh
+    order): members along the axes the spec leaves out are taken as equal (member 0)."""
+    names = list(mesh.axis_names)
+    named = spec.mesh_axes()
+    for position in reversed(range(len(names))):
+        if names[position] not in named:
+            out = slicing.index_in_dim(out, 0, position, keepdims=False)
+            del names[position]
+    block = tuple(out.shape[len(names) :])
+    perm, merged = [], []
+    for dim, size in enumerate(block):
+        axes = spec.axes_of(dim)
+        perm += [names.index(name) for name in axes] + [len(names) + dim]
+        merged.append(size * math.prod(mesh.shape[name] for name in axes))
+    return shapes.reshape(shapes.transpose(out, tuple(perm)), tuple(merged))
+
+
+def _global_form(*args, jaxpr, mesh, in_specs, out_specs, **params):
+    """The shard_map computed on one device (see the module docstring)."""
+    members = [_to_members(x, spec, mesh) for x, spec in zip(args, in_specs, strict=True)]
+    body = lambda *blocks: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
+    present = [list(names) for _, names in members]
+    for name in reversed(mesh.axis_names):
+        in_axes = [0 if name in names else None for names in present]
+        body = vmap(body, in_axes=in_axes, out_axes=0, axis_name=name, axis_size=mesh.shape[name])
+    outs = body(*[value for value, _ in members])
+    return [_from_members(out, spec, mesh) for out, spec in zip(outs, out_specs, strict=True)]
+
+
+def _shard_map_impl(*args, jaxpr, mesh, **params):
+    """Eagerly: on the mesh's devices, or (the NumPy platform) its global form."""
+    if dispatch.backend() == "pjrt" and isinstance(mesh, Mesh):
+        program = spmd.mesh_program(jaxpr, mesh, params["in_specs"], params["out_specs"], "fun")
+        return program(args)
+    return _global_form(*args, jaxpr=jaxpr, mesh=mesh, **params)
+
+
+shard_map_p.def_impl(_shard_map_impl)
+
+
+def _shard_map_jvp(primals, tangents, **params):
+    tangents = [ad.instantiate_zeros(t) for t in tangents]
+    return jvp_fun(lambda *xs: _global_form(*xs, **params), list(primals), tangents)
+
+
+ad.jvp_rules[shard_map_p] = _shard_map_jvp
+
+
+def _shard_map_batch(values, dims, **params):
+    outs = vmap(lambda *xs: _global_form(*xs, **params), in_axes=list(dims), out_axes=0)(*values)
+    return outs, [0] * len(outs)
+
+
+batching.batch_rules[shard_map_p] = _shard_map_batch
+
+
+def _shard_map_lowering(ctx, *args, **params):
+    """Inside a larger program: its global form, on the program's one device."""
+    closed = trace_to_jaxpr(
+        lambda *xs: _global_form(*xs, **params), ctx.avals_in, DebugInfo(None, "shard_map")
+    )
+    return ctx.lower_sub_jaxpr(ctx.block, closed, args)
+
+
+lowering_rules[shard_map_p] = _shard_map_lowering
+
+
+def _compile_mesh_call(eqn, name: str, donated):
+    params = eqn.params
+    return spmd.mesh_program(
+        params["jaxpr"], params["mesh"], params["in_specs"], params["out_specs"], name, donated
+    )
+
+
+dispatch.device_call_compilers[shard_map_p] = _compile_mesh_call
+
+# --- the API ----------------------------------------------------------------------------------
+
+
+def _flat_specs(specs, tree, what: str, fun_name: str) -> list:
+    """A spec per leaf of `tree` from `specs`, a PartitionSpec or a pytree prefix of them (or
+    `pmap`'s specs, which give their flat list once its body is traced)."""
+    if callable(getattr(specs, "flat", None)):
+        return specs.flat()
+    if isinstance(specs, PartitionSpec):
+        return [specs] * tree.num_leaves
+    is_spec = lambda x: isinstance(x, PartitionSpec) or x is None
+    spec_leaves, spec_tree = tree_flatten(specs, is_leaf=is_spec)
+    try:
+        subtrees = spec_tree.flatten_up_to(tree_unflatten(tree, [0] * tree.num_leaves))
+    except (ValueError, TypeError) as err:
+        raise ValueError(
+            f"shard_map {what} specification must be a tree prefix of the corresponding value, "
+            f"got specification {specs!r} for value tree {tree} (function {fun_name})."
+        ) from err
+    return [
+        PartitionSpec() if spec is None else spec
+        for spec, sub in zip(spec_leaves, subtrees, strict=True)
+        for _ in range(tree_structure(sub).num_leaves)
+    ]
+
+
+def _check_specs(specs, mesh, what: str) -> None:
+    for spec in specs:
+        for name in spec.mesh_axes():
+            if name not in mesh.axis_names:
+                raise ValueError(
+                    f"shard_map {what} argument must refer to an axis marked as manual "
+                    f"({frozenset(mesh.axis_names)}), but:\n\n  {what} refers to {name!r}\n\n"
+                    f"Check the {what} values passed to shard_map."
+                )
+
+
+def _check_divisible(fun_name, leaves, specs, mesh) -> None:
+    for i, (x, spec) in enumerate(zip(leaves, specs, strict=True)):
+        aval = get_aval(x)
+        for dim in range(len(spec)):
+            ways = math.prod(mesh.shape[name] for name in spec.axes_of(dim))
+            if dim >= len(aval.shape) or aval.shape[dim] % ways:
+                raise ValueError(
+                    f"shard_map applied to the function '{fun_name}' was given argument arrays "
+                    "with axis sizes that are not evenly divisible by the corresponding mesh "
+                    f"axis sizes:\n\nThe mesh given has shape {mesh.axis_sizes} with "
+                    f"corresponding axis names {mesh.axis_names}.\n\nthe argument {i} of shape "
+                    f"{aval.dtype.name}{list(aval.shape)} corresponds to in_specs of value "
+                    f"{spec!r}, which maps array axis {dim} to mesh axes {spec.axes_of(dim)} "
+                    f"(total size {ways})"
+                )
+
+
+def shard_map(
+    f=None, /, *, out_specs, in_specs=None, mesh=None, axis_names=frozenset(), check_vma=True
+):
+    """`f` over the blocks of its arguments on every device of `mesh` (see the module
+    docstring); usable as a decorator with the keyword arguments alone."""
+    if f is None:
+        return lambda g: shard_map(
+            g,
+            out_specs=out_specs,
+            in_specs=in_specs,
+            mesh=mesh,
+            axis_names=axis_names,
+            check_vma=check_vma,
+        )
+    if mesh is None:
+        raise ValueError("shard_map requires a `mesh=` (a `jax.sharding.Mesh`) in tracejit")
+    if axis_names and set(axis_names) != set(mesh.axis_names):
+        raise NotImplementedError(
+            "shard_map over some of the mesh's axes (axis_names=) is not built yet: every mesh "
+            "axis is manual"
+        )
+    name = getattr(f, "__name__", "fun")
+
+    def mapped(*args):
+        leaves, in_tree = tree_flatten(args)
+        specs = _flat_specs(
+            in_specs if in_specs is not None else PartitionSpec(), in_tree, "in_specs", name
+        )
+        _check_specs(specs, mesh, "in_specs")
+        _check_divisible(name, leaves, specs, mesh)
+        blocks = [_block_aval(get_aval(x), s, mesh) for x, s in zip(leaves, specs, strict=True)]
+        out_trees = []
+
+        def flat_body(*flat):
+            out_leaves, out_tree = tree_flatten(f(*tree_unflatten(in_tree, flat)))
+            out_trees.append(out_tree)
+            return out_leaves
+
+        body = trace_to_jaxpr(
+            flat_body, blocks, DebugInfo(f, "shard_map"), axis_env=mesh.shape_tuple
+        )
+        body, closure = hoist_tracer_consts(body)
+        if closure:
+            raise NotImplementedError(
+                "shard_map of a function closing over traced values is not built yet: pass "
+                "them as arguments"
+            )
+        outs_specs = _flat_specs(out_specs, out_trees[0], "out_specs", name)
+        _check_specs(outs_specs, mesh, "out_specs")
+        outs = shard_map_p.bind(
+            *leaves,
+            jaxpr=body,
+            mesh=mesh,
+            in_specs=tuple(specs),
+            out_specs=tuple(outs_specs),
+            check_vma=bool(check_vma),
+            newly_manual_axes=frozenset(mesh.axis_names),
+        )
+        return tree_unflatten(out_trees[0], outs)
+
+    mapped.__name__ = name
+    return mapped
+
+
+def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:
+    """A mesh of the first `prod(axis_shapes)` devices (or `devices`), row-major; its axes are
+    `Explicit` unless `axis_types` says otherwise, as in JAX 0.10.2."""
+    axis_shapes, axis_names = tuple(axis_shapes), tuple(axis_names)
+    size = math.prod(axis_shapes)
+    available = list(devices) if devices is not None else dispatch.devices()
+    if size > len(available):
+        raise ValueError(
+            f"Number of devices {len(available)} must be >= the product of mesh_shape {axis_shapes}"
+        )
+    types = (AxisType.Explicit,) * len(axis_names) if axis_types is None else axis_types
+    grid = np.empty(size, dtype=object)
+    grid[:] = available[:size]
+    return Mesh(grid.reshape(axis_shapes), axis_names, types)
+
+
+def reshard(xs, out_shardings):
+    """`xs` laid out as `out_shardings` (a Sharding, a PartitionSpec under `set_mesh`, or a
+    pytree prefix of them): moved eagerly, a sharding constraint inside a transformation."""
+    if type(current_trace()) is not EvalTrace:
+        return with_sharding_constraint(xs, out_shardings)
+    leaves, tree = tree_flatten(xs)
+    shardings = flat_shardings(out_shardings, leaves, tree)
+    moved = [
+        leaf if s is None else dispatch.device_put(leaf, s)
+        for leaf, s in zip(leaves, shardings, strict=True)
+    ]
+    return tree_unflatten(tree, moved)

@@ -1,0 +1,261 @@
+"""Running one per-device program on every device of a mesh, in one launch.
+
+`shard_map` (and `pmap`, built on it) hands over a per-device body, its mesh and the
+`PartitionSpec`s of its inputs and outputs. The body is compiled once as a program of
+`mesh.size` *replicas* (device assignment: the mesh's devices, row-major), whose collectives
+exchange data over the mesh axes (`Module.replica_axes`, see `lax/parallel.py`). A call places
+each argument's blocks on their devices (an Array already laid out so passes its buffers
+as they are), runs the program once for all devices through PJRT's `[device][argument]`
+table, and returns `ShardedArray`s: one buffer per device, gathered to the host only when
+asked.
+
+XLA's CPU collectives wait at a rendezvous for every participant. Two different programs with
+collectives launched back to back can interleave their devices' parts on the shared thread
+pool and wait for each other for ever; so before a program with collectives starts, the last
+*other* one that had collectives is waited for (the same program launched again keeps its
+order and is not waited for).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+
+from tracejit._src import dispatch, dtypes, runtime
+from tracejit._src.array import ShardedArray, make_sharded_array, mark_deleted
+from tracejit._src.core import ShapedArray
+from tracejit._src.lowering.lower import lower_jaxpr_to_module
+from tracejit._src.sharding import NamedSharding, PartitionSpec, hlo_sharding
+
+_COLLECTIVE_OPS = ("stablehlo.all_", "stablehlo.collective_", "stablehlo.reduce_scatter")
+
+
+def global_aval(block: ShapedArray, spec, mesh) -> ShapedArray:
+    """The aval of the global array whose blocks (as `spec` lays them over `mesh`) are
+    `block`."""
+    shape = tuple(
+        size * math.prod(mesh.shape[name] for name in spec.axes_of(dim))
+        for dim, size in enumerate(block.shape)
+    )
+    return ShapedArray(shape, block.dtype, block.weak_type)
+
+
+class _LaunchedOnMesh:
+    """A program over every device of a mesh: `in_shardings`, `out_shardings`, `out_avals`
+    (global), `order` (the executable's devices as positions in the mesh), `donated`."""
+
+    def __call__(self, args) -> list:
+        per_arg = [
+            dispatch.device_buffers(x, sharding)
+            for x, sharding in zip(args, self.in_shardings, strict=True)
+        ]
+        argument_lists = [[buffers[p] for buffers in per_arg] for p in self.order]
+        outputs = _launch(self, argument_lists)
+        for i in self.donated:  # the Array's buffers now belong to the outputs
+            if isinstance(args[i], ShardedArray) and all(
+                b.is_deleted() for b in args[i].placement.buffers
+            ):
+                mark_deleted(args[i])
+        by_mesh = [None] * len(self.order)
+        for p, outs in zip(self.order, outputs, strict=True):
+            by_mesh[p] = outs
+        return [
+            make_sharded_array([outs[i] for outs in by_mesh], sharding, aval)
+            for i, (sharding, aval) in enumerate(
+                zip(self.out_shardings, self.out_avals, strict=True)
+            )
+        ]
+
+
+class MeshProgram(_LaunchedOnMesh):
+    """A per-device body compiled for every device of `mesh` (see the module docstring)."""
+
+    def __init__(self, body, mesh, in_specs, out_specs, name: str, donated=None):
+        self.mesh = mesh
+        self.in_shardings = [NamedSharding(mesh, spec) for spec in in_specs]
+        self.out_shardings = [NamedSharding(mesh, spec) for spec in out_specs]
+        self.out_avals = [
+            global_aval(aval, spec, mesh)
+            for aval, spec in zip(body.out_avals, out_specs, strict=True)
+        ]
+        _, aliases = dispatch.plan_parameters(body, donated, keep_unused=True, stacklevel=4)
+        self.donated = frozenset(aliases)
+        self.text = lower_jaxpr_to_module(
+            body,
+            f"pmap_{name}",
+            num_replicas=mesh.size,
+            aliases=aliases,
+            replica_axes=mesh.shape_tuple,
+        )
+        client = runtime.get_client()
+        devices = list(mesh.devices.flat)
+        self.executable = client.compile(
+            self.text, num_replicas=mesh.size, device_assignment=[[d.id] for d in devices]
+        )
+        position = {device.id: p for p, device in enumerate(devices)}
+        # the executable's device order, as positions in the mesh's
+        self.order = [position[device.id] for device in self.executable.devices]
+        self.has_collectives = any(op in self.text for op in _COLLECTIVE_OPS)
+
+
+class PartitionedProgram(_LaunchedOnMesh):
+    """A jitted jaxpr over global arrays, partitioned by XLA (GSPMD): its parameters and
+    results carry `mhlo.sharding` annotations from their shardings, and the program runs as
+    `mesh.size` partitions, one per device, launched once for all of them."""
+
+    def __init__(self, closed, name: str, in_shardings, out_shardings, donated=None):
+        mesh = in_shardings[0].mesh if in_shardings else out_shardings[0].mesh
+        self.mesh = mesh
+        self.in_shardings, self.out_shardings = list(in_shardings), list(out_shardings)
+        self.out_avals = list(closed.out_avals)
+        _, aliases = dispatch.plan_parameters(closed, donated, keep_unused=True, stacklevel=4)
+        self.donated = frozenset(aliases)
+        self.text = lower_jaxpr_to_module(
+            closed,
+            f"jit_{name}",
+            aliases=aliases,
+            num_partitions=mesh.size,
+            arg_shardings=[
+                hlo_sharding(s, len(a.shape))
+                for s, a in zip(in_shardings, closed.in_avals, strict=True)
+            ],
+            result_shardings=[
+                hlo_sharding(s, len(a.shape))
+                for s, a in zip(out_shardings, closed.out_avals, strict=True)
+            ],
+        )
+        devices = list(mesh.devices.flat)
+        self.executable = runtime.get_client().compile(
+            self.text, num_partitions=mesh.size, device_assignment=[[d.id for d in devices]]
+        )
+        position = {device.id: p for p, device in enumerate(devices)}
+        self.order = [position[device.id] for device in self.executable.devices]
+        self.has_collectives = True  # (XLA's partitioner may insert some)
+
+
+_launch_lock = threading.Lock()
+_last_collective = [None, ()]  # (program, events) of the last launch with collectives
+
+
+def _launch(program: MeshProgram, argument_lists):
+    if not program.has_collectives:
+        return program.executable.execute(argument_lists)
+    with _launch_lock:
+        previous, events = _last_collective
+        if previous is not None and previous is not program:
+            for event in events:
+                event.wait()
+        outputs, events = program.executable.execute_with_events(argument_lists)
+        _last_collective[:] = [program, events]
+    return outputs
+
+
+_programs = dispatch.LRUCache()
+
+
+def mesh_program(body, mesh, in_specs, out_specs, name: str, donated=None) -> MeshProgram:
+    """The compiled program of a shard_map's body (cached while the body lives)."""
+    key = (body, mesh, in_specs, out_specs, donated)
+    program = _programs.get(key)
+    if program is None:
+        program = _programs[key] = MeshProgram(body, mesh, in_specs, out_specs, name, donated)
+    return program
+
+
+def partitioned_program(closed, name: str, in_shardings, out_shardings, donated=None):
+    """The compiled partitioned program of a jitted jaxpr for these shardings (cached)."""
+    key = (closed, tuple(in_shardings), tuple(out_shardings), donated)
+    program = _programs.get(key)
+    if program is None:
+        program = _programs[key] = PartitionedProgram(
+            closed, name, in_shardings, out_shardings, donated
+        )
+    return program
+
+
+def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
+    """(in, out) NamedShardings of a jitted call that XLA partitions, or None when it runs on
+    one device: every sharding given (`in_shardings`/`out_shardings` of jit, or the
+    arguments' own, `arg_shardings`) on one mesh; an argument or result with none is
+    replicated, except a result shaped as a sharded argument, which keeps its sharding (what
+    XLA's propagation gives the element-wise updates of a training step)."""
+    given = [s for s in (*in_shardings, *out_shardings) if s is not None]
+    given += [s for s in arg_shardings if isinstance(s, NamedSharding)]
+    named = [s for s in given if isinstance(s, NamedSharding)]
+    if not named:
+        return None
+    mesh = named[0].mesh
+    if any(s.mesh != mesh for s in named) or len(named) != len(given):
+        raise NotImplementedError(
+            "jit over arrays sharded on different meshes (or on a mesh and a single device) "
+            "is not built yet"
+        )
+    replicated = NamedSharding(mesh, PartitionSpec())
+    ins = [
+        given if given is not None else (arg if isinstance(arg, NamedSharding) else replicated)
+        for given, arg in zip(in_shardings, arg_shardings, strict=True)
+    ]
+    by_shape = {}
+    for sharding, aval in zip(ins, closed.in_avals, strict=True):
+        if sharding != replicated:
+            by_shape.setdefault((aval.shape, aval.dtype), sharding)
+    outs = [
+        given if given is not None else by_shape.get((aval.shape, aval.dtype), replicated)
+        for given, aval in zip(out_shardings, closed.out_avals, strict=True)
+    ]
+    return ins, outs
+
+
+def make_array_from_callback(shape, sharding, data_callback, dtype=None):
+    """A global Array of `shape` laid out as `sharding` says, each device's block being
+    `data_callback(index)` (`index` a tuple of slices into the global array)."""
+    shape = tuple(shape)
+    indices = sharding.devices_indices_map(shape)
+    blocks = [np.asarray(data_callback(indices[d])) for d in sharding._device_assignment]
+    dtype = dtypes.canonicalize_dtype(blocks[0].dtype if dtype is None else dtype)
+    return _assemble(shape, sharding, [b.astype(dtype, copy=False) for b in blocks], dtype)
+
+
+def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None):
+    """A global Array of `shape` from one single-device Array per device of `sharding`, each
+    that device's block (taken where it lies, copied to it otherwise)."""
+    shape = tuple(shape)
+    devices = sharding._device_assignment
+    if len(arrays) != len(devices):
+        raise ValueError(
+            f"make_array_from_single_device_arrays got {len(arrays)} arrays for a sharding "
+            f"over {len(devices)} devices"
+        )
+    by_device = {}
+    for array in arrays:
+        buffer = getattr(array, "_buffer", None)
+        by_device[buffer.device.id if buffer is not None else None] = array
+    ordered = [by_device.get(d.id, arrays[k]) for k, d in enumerate(devices)]
+    expected = sharding.shard_shape(shape)
+    for array in ordered:
+        if tuple(array.shape) != expected:
+            raise ValueError(
+                f"make_array_from_single_device_arrays: a block of shape {tuple(array.shape)}, "
+                f"expected {expected} for shape {shape} and {sharding!r}"
+            )
+    dtype = ordered[0].dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    return _assemble(shape, sharding, ordered, dtype)
+
+
+def _assemble(shape, sharding, blocks, dtype):
+    if dispatch.backend() != "pjrt" or not isinstance(sharding, NamedSharding):
+        index = sharding.devices_indices_map(shape)
+        value = np.empty(shape, dtype)
+        for device, block in zip(sharding._device_assignment, blocks, strict=True):
+            value[index[device]] = np.asarray(block)
+        return dispatch.device_put(value, sharding._device_assignment[0])
+    client = runtime.get_client()
+    buffers = []
+    for device, block in zip(sharding._device_assignment, blocks, strict=True):
+        buffer = getattr(block, "_buffer", None)
+        if buffer is None or buffer.device is not device:
+            buffer = client.buffer_from_numpy(np.ascontiguousarray(np.asarray(block)), device)
+        buffers.append(buffer)
+    return make_sharded_array(buffers, sharding, ShapedArray(shape, np.dtype(dtype)))

@@ -1,0 +1,31 @@
+"""`tracejit.sharding`, as `jax.sharding`: meshes, partition specs and shardings."""
+
+from tracejit._src.shard_map import reshard
+from tracejit._src.sharding import (
+    AbstractMesh,
+    AxisType,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    Sharding,
+    SingleDeviceSharding,
+    get_abstract_mesh,
+    get_mesh,
+    make_single_device_sharding,
+    set_mesh,
+)
+
+__all__ = [
+    "AbstractMesh",
+    "AxisType",
+    "Mesh",
+    "NamedSharding",
+    "PartitionSpec",
+    "Sharding",
+    "SingleDeviceSharding",
+    "get_abstract_mesh",
+    "get_mesh",
+    "make_single_device_sharding",
+    "reshard",
+    "set_mesh",
+]

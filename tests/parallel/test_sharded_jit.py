@@ -1,0 +1,96 @@
+"""jit of sharded Arrays and jit(in_shardings=, out_shardings=): XLA partitions the program
+over the mesh's devices (GSPMD annotations); `with_sharding_constraint` inside. 4 devices,
+each test in its own process."""
+
+from parallel.devices import needs_plugin, run_with_devices
+
+pytestmark = needs_plugin
+
+
+def test_xla_partitions_a_2x2_matmul_over_sharded_arguments():
+    run_with_devices(
+        """
+        mesh = jax.make_mesh((2, 2), ("x", "y"))
+        a = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+        b = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+        A = jax.device_put(a, NamedSharding(mesh, P("x", "y")))
+        B = jax.device_put(b, NamedSharding(mesh, P("y", None)))
+        out = jax.jit(lambda u, v: jnp.tanh(u @ v))(A, B)
+        assert len(out.addressable_shards) == 4
+        close(out, np.tanh(a @ b))
+        doubled = jax.jit(lambda u: u * 2 + 1)(A)
+        assert doubled.sharding == A.sharding  # an element-wise result keeps the layout
+        assert [s.data.shape for s in doubled.addressable_shards] == [(2, 2)] * 4
+        close(doubled, a * 2 + 1)
+        rows = NamedSharding(mesh, P("x", None))
+        h = jax.jit(lambda u, v: u @ v, in_shardings=(rows, None), out_shardings=rows)
+        out = h(a, b)
+        assert out.sharding == rows and out.addressable_shards[2].index[0] == slice(2, 4)
+        close(out, a @ b)
+        constrained = jax.jit(lambda u: lax.with_sharding_constraint(u * 3, rows) + 1)
+        close(constrained(A), a * 3 + 1)
+        close(constrained(a), a * 3 + 1)  # unpartitioned: the identity
+        close(jax.grad(lambda u: jnp.sum(lax.with_sharding_constraint(u * u, rows)))(a), 2 * a)
+        close(jax.vmap(lambda u: lax.with_sharding_constraint(u, rows))(a[None]), a[None])
+        """
+    )
+
+
+def test_data_parallel_sgd_as_sharded_jit():
+    run_with_devices(
+        """
+        rng = np.random.default_rng(0)
+        params = [jnp.asarray(rng.normal(0, 0.1, s).astype(np.float32)) for s in [(8, 16), (16, 4)]]
+        xs = rng.normal(size=(32, 8)).astype(np.float32)
+        ys = rng.normal(size=(32, 4)).astype(np.float32)
+        def loss(p, x, y):
+            return jnp.mean((jnp.tanh(x @ p[0]) @ p[1] - y) ** 2)
+        def step(p, x, y):
+            g = jax.grad(loss)(p, x, y)
+            return [w - 0.1 * gw for w, gw in zip(p, g)]
+        expected = jax.jit(step)(params, xs, ys)
+        mesh = Mesh(np.array(jax.devices()), ("batch",))
+        batch = NamedSharding(mesh, P("batch"))
+        X, Y = jax.device_put(xs, batch), jax.device_put(ys, batch)
+        got = jax.jit(step)(params, X, Y)
+        for e, g in zip(expected, got):
+            close(g, e, 1e-5)
+        """
+    )
+
+
+def test_bad_shardings_give_jax_errors():
+    run_with_devices(
+        """
+        import pytest
+        mesh = Mesh(np.array(jax.devices()), ("i",))
+        with pytest.raises(ValueError, match="does not evenly divide"):
+            jax.jit(lambda u: u, in_shardings=NamedSharding(mesh, P("i")))(jnp.ones(6))
+        with pytest.raises(ValueError, match="requires a non-empty mesh"):
+            lax.with_sharding_constraint(jnp.ones(4), P("i"))
+        with jax.set_mesh(mesh):
+            close(lax.with_sharding_constraint(jnp.ones(4), P("i")), np.ones(4))
+        """
+    )
+
+
+def test_arrays_made_from_blocks_and_resharded():
+    run_with_devices(
+        """
+        mesh = jax.make_mesh((2, 2), ("x", "y"))
+        sharding = NamedSharding(mesh, P("x", "y"))
+        a = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+        made = jax.make_array_from_callback(a.shape, sharding, lambda index: a[index])
+        assert made.sharding == sharding and made.dtype == np.float32
+        close(made, a)
+        blocks = [jax.device_put(a[s.index], s.device) for s in made.addressable_shards]
+        again = jax.make_array_from_single_device_arrays(a.shape, sharding, blocks)
+        assert [s.device for s in again.addressable_shards] == jax.devices()
+        close(again, a)
+        rows = NamedSharding(mesh, P("x"))
+        moved = jax.reshard(made, rows)
+        assert moved.sharding == rows
+        close(moved, a)
+        close(jax.jit(lambda u: jax.reshard(u * 2, rows))(made), 2 * a)
+        """
+    )
