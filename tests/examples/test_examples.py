@@ -2,6 +2,7 @@
 and its training makes progress; `--help` works."""
 
 import importlib.util
+import os
 import pathlib
 import subprocess
 import sys
@@ -36,7 +37,8 @@ def improved(losses, fraction=0.2) -> bool:
 
 def test_each_example_is_tested():
     assert set(SCRIPTS) == {
-        "digits_classifier", "digits_convnet", "dp_sgd", "newton_cg", "ode_fit", "vae",
+        "digits_classifier", "digits_convnet", "dp_sgd", "newton_cg", "ode_fit",
+        "pmap_training", "vae",
     }  # fmt: skip
 
 
@@ -70,6 +72,18 @@ def test_newton_cg_objectives_agree_with_numpy():
     rows = run("newton_cg", "--smoke")
     assert all(abs(r["numpy_objective"] - r["jit_objective"]) <= 1e-4 * abs(r["numpy_objective"])
                for r in rows.values())  # fmt: skip
+
+
+def test_pmap_training_matches_one_device():
+    """Run as a script in its own process, which starts the runtime with 2 CPU devices."""
+    env = {**os.environ, "TRACEJIT_NUM_CPU_DEVICES": "2"}
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / "pmap_training.py"), "--smoke", "--devices", "2"],
+        capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
+    assert "data-parallel training on 2 devices" in out.stdout
+    difference = float(out.stdout.split("largest loss difference")[1].split()[0])
+    assert difference < 1e-5
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
