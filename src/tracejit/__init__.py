@@ -18,6 +18,7 @@ from tracejit import (
     experimental,
     extend,
     image,
+    interpreters,
     lax,
     monitoring,
     nn,
@@ -25,6 +26,7 @@ from tracejit import (
     ops,
     random,
     scipy,
+    stages,
     test_util,
     tree,
     tree_util,
@@ -52,6 +54,7 @@ from tracejit._src.api import (
     vjp,
 )
 from tracejit._src.api_util import ShapeDtypeStruct
+from tracejit._src.as_jax import install_as_jax
 from tracejit._src.basearray import Array
 from tracejit._src.callback import pure_callback
 from tracejit._src.checkpoint import checkpoint, checkpoint_policies, remat
@@ -156,6 +159,8 @@ __all__ = [
     "host_id",
     "host_ids",
     "image",
+    "install_as_jax",
+    "interpreters",
     "jacfwd",
     "jacobian",
     "jacrev",
@@ -188,6 +193,7 @@ __all__ = [
     "random",
     "remat",
     "scipy",
+    "stages",
     "test_util",
     "threefry_partitionable",
     "tree",

@@ -375,6 +375,18 @@ def _call_closed(closed_jaxpr: ClosedJaxpr, *args):
 # Dead code
 
 
+def jaxprs_in_params(params) -> list[Jaxpr]:
+    """The jaxprs an equation's params hold (a loop's body, the branches of `cond`), open."""
+    found = []
+    for value in params.values():
+        for item in value if isinstance(value, (tuple, list)) else (value,):
+            if isinstance(item, ClosedJaxpr):
+                found.append(item.jaxpr)
+            elif isinstance(item, Jaxpr):
+                found.append(item)
+    return found
+
+
 def has_side_effects(eqn: JaxprEqn) -> bool:
     """Whether `eqn` must run although nothing reads its outputs: its primitive declares
     `has_side_effects` (host callbacks with effects), or a jaxpr in its params (a call's
