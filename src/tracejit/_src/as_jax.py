@@ -79,6 +79,12 @@ def _serve_version(module) -> None:
 
 def _serve_traceback_util(module) -> None:
     module.register_exclusion = errors.register_exclusion
+    module.include_filename = errors.is_user_file
+    module.include_frame = _include_frame
+
+
+def _include_frame(frame) -> bool:
+    return errors.is_user_file(frame.f_code.co_filename)
 
 
 def _serve_nothing(module) -> None:

@@ -23,8 +23,8 @@ def register_exclusion(path: str) -> None:
     _EXCLUDED_PREFIXES.append(path)
 
 
-def _is_excluded(filename: str) -> bool:
-    return filename.startswith(tuple(_EXCLUDED_PREFIXES))
+def is_user_file(filename: str) -> bool:
+    return not filename.startswith(tuple(_EXCLUDED_PREFIXES))
 
 
 class JAXTypeError(TypeError):
@@ -114,7 +114,7 @@ def user_location() -> SourceLocation | None:
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        if not _is_excluded(code.co_filename):
+        if is_user_file(code.co_filename):
             return SourceLocation(code.co_filename, frame.f_lineno, code.co_name)
         frame = frame.f_back
     return None
@@ -123,7 +123,7 @@ def user_location() -> SourceLocation | None:
 def warn_at_user_line(message: str, category=UserWarning) -> None:
     """`warnings.warn`, attributed to the innermost line outside tracejit."""
     frame, level = sys._getframe(1), 2
-    while frame is not None and _is_excluded(frame.f_code.co_filename):
+    while frame is not None and not is_user_file(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
 
