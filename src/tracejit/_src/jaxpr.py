@@ -61,6 +61,9 @@ class Literal:
         return f"{self.val}:{self.aval.str_short()}"
 
 
+Atom = Var | Literal  # what an equation reads: a variable or a literal (`jax.core.Atom`)
+
+
 class JaxprEqn:
     __slots__ = ("invars", "outvars", "params", "primitive", "source_info")
 
