@@ -29,6 +29,8 @@ pytestmark = pytest.mark.skipif(
 WAITING = {
     ("optax_optimizers", "noisy_sgd"): "issue 18: jax.typeof(x).sharding (optax's tree_utils)",
     ("optax_optimizers", "contrib_sophia"): "issue 18: jax.typeof(x).sharding",
+    ("equinox_models", "conv2d"): "lax.conv_general_dilated (the convolutions helper)",
+    ("equinox_models", "max_pool2d"): "lax.reduce_window (the windowed-reductions helper)",
 }
 
 

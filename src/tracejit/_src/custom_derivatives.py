@@ -437,8 +437,11 @@ def _flatten_cotangents(cts_in, args, rule: str) -> list:
         if ct is None:
             flat.extend([None] * len(leaves))
             continue
-        ct_leaves = tree_flatten(ct, is_leaf=lambda x: x is None)[0]
-        if len(ct_leaves) != len(leaves):
+        try:  # None stands for the zero cotangents of a whole subtree, a leaf included
+            ct_leaves = tree_structure(arg).flatten_up_to(ct)
+        except (TypeError, ValueError):
+            ct_leaves = None
+        if ct_leaves is None or len(ct_leaves) != len(leaves):
             raise TypeError(
                 f"Custom VJP bwd rule {rule} must produce an output with the same container "
                 f"(pytree) structure as the args tuple of the primal function, but at output[{i}] got "

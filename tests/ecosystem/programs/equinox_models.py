@@ -9,6 +9,7 @@ import json
 import sys
 
 import equinox as eqx
+import equinox.internal as eqxi
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -81,6 +82,32 @@ def error_if():
     return [[float(ok)], [float(raised is True)]]
 
 
+def checkpointed_while_loop():
+    """equinox's checkpointed while loop (its own custom_vjp with symbolic zeros) under grad."""
+
+    def f(x):
+        def body(carry):
+            return carry[0] + 1, carry[1] * 1.1 + jnp.sin(carry[1])
+
+        carry = (0, x)
+        out = eqxi.while_loop(
+            lambda c: c[0] < 10, body, carry, max_steps=16, kind="checkpointed", checkpoints=4
+        )
+        return out[1].sum()
+
+    x = jnp.arange(3.0) / 4
+    return as_list([jax.grad(f)(x), jax.jit(jax.grad(f))(x)])
+
+
+def conv2d():
+    model = eqx.nn.Conv2d(2, 3, 3, padding=1, key=jax.random.key(5))
+    return as_list(model(X.reshape(2, 4, 4)))
+
+
+def max_pool2d():
+    return as_list(eqx.nn.MaxPool2d(2, stride=1)(X.reshape(2, 4, 4)))
+
+
 def train():
     model = eqx.nn.MLP(4, 1, 16, 2, key=jax.random.key(4))
     optimizer = optax.adam(1e-2)
@@ -103,7 +130,19 @@ def train():
     return [losses]
 
 
-CASES = [mlp, mlp_scan, linear, layer_norm, dropout, ensemble, error_if, train]
+CASES = [
+    mlp,
+    mlp_scan,
+    linear,
+    layer_norm,
+    dropout,
+    ensemble,
+    error_if,
+    checkpointed_while_loop,
+    conv2d,
+    max_pool2d,
+    train,
+]
 
 
 def main(names):
