@@ -366,6 +366,12 @@ class Trace:
         self.parent = parent
         self.is_valid = True
 
+    @property
+    def main(self) -> Trace:
+        """What identifies this transformation among others of its kind: the trace itself (JAX
+        keeps `trace.main` for libraries that tell their own tracers apart by it)."""
+        return self
+
     def process_primitive(self, primitive: Primitive, args, params):
         raise NotImplementedError
 

@@ -68,6 +68,12 @@ def ensemble():
     return as_list(eqx.filter(g, eqx.is_array))
 
 
+def filter_jvp():
+    model = eqx.nn.Linear(4, 2, key=jax.random.key(6))
+    out, tangent = eqx.filter_jvp(lambda x: jnp.tanh(model(x)), (X[0],), (jnp.ones(4),))
+    return as_list([out, tangent])
+
+
 def error_if():
     @eqx.filter_jit
     def f(x):
@@ -137,6 +143,7 @@ CASES = [
     layer_norm,
     dropout,
     ensemble,
+    filter_jvp,
     error_if,
     checkpointed_while_loop,
     conv2d,
