@@ -303,3 +303,13 @@ def test_like_functions_take_a_shape_dtype_struct():
     np.testing.assert_array_equal(tracejit.jit(lambda: jnp.ones_like(spec))(), np.ones((2, 3)))
     assert jnp.iscomplexobj(tracejit.ShapeDtypeStruct((), np.complex64))
     assert jnp.isrealobj(spec)
+
+
+def test_an_int_beyond_the_default_int_fits_a_named_dtype():
+    """`jnp.array(2**32 - 1, jnp.uint32)` (optax's safe_increment): JAX converts an int that
+    fits the dtype asked for; one that fits neither is an OverflowError."""
+    assert jnp.array(4294967295, jnp.uint32) == np.uint32(4294967295)
+    assert jnp.full((), 4294967295, jnp.uint32).dtype == u32
+    assert jnp.asarray(4294967295, dtype=jnp.uint32).dtype == u32
+    with pytest.raises(OverflowError):
+        jnp.array(2**32, jnp.uint32)

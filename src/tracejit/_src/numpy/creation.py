@@ -101,7 +101,7 @@ def _array(a, dtype, name: str, copy: bool):
         if dtype is None:
             dtype, weak = dtypes.result_type(a, return_weak_type_flag=True)
             return promotion.convert_element_type(a, dtype, weak)
-        return make_array(promotion.scalar_value(a, dtype), False)
+        return make_array(promotion.scalar_value(a, dtype, named_dtype=True), False)
     if isinstance(a, (Tracer, Array)):
         if copy:
             a = _copy(a)
@@ -204,7 +204,7 @@ def _fill_value(fill_value, dtype, weak: bool):
     if type(fill_value) in PYTHON_SCALARS:
         if weak:
             return promotion.weak_scalar(fill_value, dtype)
-        return make_array(promotion.scalar_value(fill_value, dtype), False)
+        return make_array(promotion.scalar_value(fill_value, dtype, named_dtype=True), False)
     return promotion.convert_element_type(promotion.to_operand("full", fill_value), dtype, weak)
 
 
