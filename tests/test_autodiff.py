@@ -340,3 +340,65 @@ def test_custom_rules_see_python_scalar_arguments_as_arrays():
     assert jax.grad(f)(1.0) == 4.0
     primal_out, _ = jax.jvp(lambda x: x * 2, (3.0,), (1.0,))
     assert primal_out.weak_type
+
+
+def test_custom_vjp_with_symbolic_zeros():
+    """fwd sees `CustomVJPPrimal`s saying which inputs are differentiated; bwd sees a
+    `SymbolicZero` for each output whose cotangent is zero, and may return one or None (the
+    calls and values recorded from JAX 0.10.2)."""
+    from tracejit.custom_derivatives import CustomVJPPrimal, SymbolicZero
+
+    calls = []
+
+    @jax.custom_vjp
+    def f(x, y):
+        return x * y, jnp.sin(x)
+
+    def f_fwd(x, y):
+        assert type(x) is CustomVJPPrimal and type(y) is CustomVJPPrimal
+        calls.append(("fwd", x.perturbed, y.perturbed))
+        return f(x.value, y.value), (x.value, y.value)
+
+    def f_bwd(res, cts):
+        (x, y), (a, b) = res, cts
+        calls.append(("bwd", isinstance(a, SymbolicZero), isinstance(b, SymbolicZero)))
+        if isinstance(a, SymbolicZero):
+            assert a.shape == () and a.dtype == np.float32
+            return jnp.cos(x) * b, None
+        db = 0.0 if isinstance(b, SymbolicZero) else jnp.cos(x) * b
+        return a * y + db, SymbolicZero(jax.typeof(y).to_tangent_aval())
+
+    f.defvjp(f_fwd, f_bwd, symbolic_zeros=True)
+    x, y = np.float32(0.5), np.float32(2.0)
+    assert_close(jax.grad(lambda x: f(x, y)[0])(x), 2.0, 0)
+    assert calls == [("fwd", True, False), ("bwd", False, True)]
+    assert_close(jax.grad(lambda x: f(x, y)[1])(x), np.cos(0.5), 1e-6)
+    assert calls[-1] == ("bwd", True, False)
+    grads = jax.grad(lambda x, y: f(x, y)[0] + f(x, y)[1], argnums=(0, 1))(x, y)
+    assert_close(grads, (2.0 + np.cos(0.5), 0.0), 1e-6)
+    assert_close(jax.jit(jax.grad(lambda x: f(x, y)[0]))(x), 2.0, 0)
+    assert_close(jax.vmap(jax.grad(lambda x: f(x, y)[0]))(jnp.arange(3.0)), [2.0] * 3, 0)
+
+
+def test_custom_jvp_with_symbolic_zeros():
+    from tracejit.custom_derivatives import SymbolicZero
+
+    seen = []
+
+    @jax.custom_jvp
+    def g(x, y):
+        return x * y
+
+    def g_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        seen.append((isinstance(tx, SymbolicZero), isinstance(ty, SymbolicZero)))
+        if isinstance(tx, SymbolicZero) and isinstance(ty, SymbolicZero):
+            return x * y, SymbolicZero(jax.typeof(x * y).to_tangent_aval())
+        dx = 0.0 if isinstance(tx, SymbolicZero) else tx * y
+        return x * y, dx + (0.0 if isinstance(ty, SymbolicZero) else ty * x)
+
+    g.defjvp(g_jvp, symbolic_zeros=True)
+    assert_close(jax.grad(g)(np.float32(0.5), np.float32(2.0)), 2.0, 0)
+    assert seen == [(False, True)]
+    assert_close(jax.jvp(lambda y: g(3.0, y), (2.0,), (1.0,))[1], 3.0, 0)
+    assert seen[-1] == (True, False)

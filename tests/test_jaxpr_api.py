@@ -76,3 +76,23 @@ def test_a_primitive_of_ones_own(own_primitive):
     text = str(jax.make_jaxpr(twice_p.bind)(jnp.ones(2)))
     assert "twice a" in text
     assert isinstance(jax.make_jaxpr(lambda x: x)(1.0).jaxpr.invars[0].aval, core.ShapedArray)
+
+
+def test_atoms_jaxprs_in_params_and_the_top_trace():
+    closed = jax.make_jaxpr(lambda x: jax.lax.cond(x > 0, jnp.sin, jnp.cos, x) * 2.0)(1.0)
+    cond_eqn = next(e for e in closed.jaxpr.eqns if e.primitive.name == "cond")
+    assert all(isinstance(atom, core.Atom) for atom in closed.jaxpr.eqns[-1].invars)
+    inner = ext.jaxprs_in_params(cond_eqn.params)
+    assert len(inner) == 2 and all(isinstance(j, ext.Jaxpr) for j in inner)
+    assert ext.jaxprs_in_params({"x": 1}) == []
+
+    seen = []
+
+    def f(x):
+        inner_trace = ext.find_top_trace([x])
+        seen.append(inner_trace is ext.find_top_trace([1.0, x]))
+        seen.append(type(inner_trace).__name__)
+        return x * 2
+
+    jax.jvp(lambda y: jax.vmap(f)(y), (jnp.ones(2),), (jnp.ones(2),))
+    assert seen == [True, "BatchTrace"]

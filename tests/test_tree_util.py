@@ -650,3 +650,26 @@ def test_tree_module_aliases():
     assert tree.flatten_with_path([1])[0] == [((SequenceKey(0),), 1)]
     assert tree.map_with_path(lambda p, x: p[0].idx + x, [10, 20]) == [10, 21]
     assert tree.broadcast((1, 2), ((3, 4), 5)) == ((1, 1), 2)
+
+
+def test_treedef_hash_leaves_aux_data_out():
+    """As in JAX: custom nodes' aux data (possibly unhashable) and dict keys are not hashed,
+    so such a treedef can key a cache; equality still compares them."""
+
+    @tu.register_pytree_node_class
+    class Tagged:
+        def __init__(self, x, meta):
+            self.x, self.meta = x, meta
+
+        def tree_flatten(self):
+            return (self.x,), self.meta
+
+        @classmethod
+        def tree_unflatten(cls, meta, children):
+            return cls(children[0], meta)
+
+    one, other = tu.tree_structure(Tagged(1, [1, 2])), tu.tree_structure(Tagged(1, [3]))
+    assert hash(one) == hash(other) and one != other
+    assert one == tu.tree_structure(Tagged(2, [1, 2]))
+    assert hash(tu.tree_structure({"a": 1})) == hash(tu.tree_structure({"b": 1}))
+    assert len({one, other, tu.tree_structure(Tagged(5, [1, 2]))}) == 2

@@ -18,6 +18,7 @@ from tracejit import (
     experimental,
     extend,
     image,
+    interpreters,
     lax,
     monitoring,
     nn,
@@ -26,6 +27,7 @@ from tracejit import (
     random,
     scipy,
     sharding,
+    stages,
     test_util,
     tree,
     tree_util,
@@ -54,6 +56,7 @@ from tracejit._src.api import (
 )
 from tracejit._src.api_util import ShapeDtypeStruct
 from tracejit._src.array import Shard
+from tracejit._src.as_jax import install_as_jax
 from tracejit._src.basearray import Array
 from tracejit._src.callback import effects_barrier, pure_callback
 from tracejit._src.checkpoint import checkpoint, checkpoint_policies, remat
@@ -172,6 +175,8 @@ __all__ = [
     "host_id",
     "host_ids",
     "image",
+    "install_as_jax",
+    "interpreters",
     "jacfwd",
     "jacobian",
     "jacrev",
@@ -212,6 +217,7 @@ __all__ = [
     "set_mesh",
     "shard_map",
     "sharding",
+    "stages",
     "test_util",
     "threefry_partitionable",
     "tree",

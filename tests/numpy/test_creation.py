@@ -288,3 +288,28 @@ def test_placement_arguments_take_the_one_device():
         jnp.ones(2, out_sharding="x")
     with pytest.raises(NotImplementedError, match="device"):
         jnp.asarray([1.0], device="gpu:0")
+
+
+def test_like_functions_take_a_shape_dtype_struct():
+    """As in JAX: anything with a shape and a dtype is a prototype; the result is strong."""
+    spec = tracejit.ShapeDtypeStruct((2, 3), np.int8)
+    for result in (jnp.zeros_like(spec), jnp.empty_like(spec), jnp.full_like(spec, 2.5)):
+        assert result.shape == (2, 3) and result.dtype == i8 and not result.weak_type
+    np.testing.assert_array_equal(jnp.full_like(spec, 2.5), np.full((2, 3), 2, np.int8))
+    assert jnp.ones_like(spec, dtype=jnp.float32).dtype == f32
+    assert jnp.zeros_like(spec, shape=(4,)).shape == (4,)
+    weak = tracejit.ShapeDtypeStruct((2,), np.float32, weak_type=True)
+    assert not jnp.zeros_like(weak).weak_type
+    np.testing.assert_array_equal(tracejit.jit(lambda: jnp.ones_like(spec))(), np.ones((2, 3)))
+    assert jnp.iscomplexobj(tracejit.ShapeDtypeStruct((), np.complex64))
+    assert jnp.isrealobj(spec)
+
+
+def test_an_int_beyond_the_default_int_fits_a_named_dtype():
+    """`jnp.array(2**32 - 1, jnp.uint32)` (optax's safe_increment): JAX converts an int that
+    fits the dtype asked for; one that fits neither is an OverflowError."""
+    assert jnp.array(4294967295, jnp.uint32) == np.uint32(4294967295)
+    assert jnp.full((), 4294967295, jnp.uint32).dtype == u32
+    assert jnp.asarray(4294967295, dtype=jnp.uint32).dtype == u32
+    with pytest.raises(OverflowError):
+        jnp.array(2**32, jnp.uint32)

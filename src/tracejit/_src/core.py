@@ -83,6 +83,12 @@ class ShapedArray:
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
+    def to_tangent_aval(self) -> ShapedArray:
+        """The aval of this value's tangents: inexact values have tangents of their own dtype,
+        integers and booleans `float0` ones."""
+        dtype = self.dtype if dtypes.is_inexact(self.dtype) else dtypes.float0
+        return ShapedArray(self.shape, dtype, self.weak_type)
+
     def str_short(self) -> str:
         """The jaxpr printer's type: `f32[8,3]`."""
         return f"{dtypes.short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
@@ -367,6 +373,12 @@ class Trace:
         self.parent = parent
         self.is_valid = True
 
+    @property
+    def main(self) -> Trace:
+        """What identifies this transformation among others of its kind: the trace itself (JAX
+        keeps `trace.main` for libraries that tell their own tracers apart by it)."""
+        return self
+
     def process_primitive(self, primitive: Primitive, args, params):
         raise NotImplementedError
 
@@ -553,6 +565,19 @@ _context = _TraceContext()
 
 def current_trace() -> Trace:
     return _context.trace
+
+
+def find_top_trace(xs) -> Trace:
+    """The trace an operation on the values `xs` runs on: that of the innermost tracer among
+    them (the one whose trace descends from all the others'), else the current trace."""
+    traces = {x._trace for x in xs if isinstance(x, Tracer)}
+    if not traces:
+        return current_trace()
+
+    def depth(trace):
+        return 0 if trace is None else 1 + depth(trace.parent)
+
+    return max(traces, key=depth)
 
 
 def set_root_trace(trace: Trace) -> None:

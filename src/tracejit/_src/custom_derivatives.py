@@ -43,6 +43,63 @@ from tracejit._src.tree_util import (
 )
 
 
+class SymbolicZero:
+    """A zero tangent or cotangent handed to a rule defined with `symbolic_zeros=True`, in
+    place of an array of zeros: the rule can skip work for it, and may return one for an output
+    that does not depend on the inputs. Reads as its aval (`.shape`, `.dtype`)."""
+
+    def __init__(self, aval: ShapedArray):
+        self.aval = aval
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["aval"], name)
+
+    @staticmethod
+    def from_primal_value(value) -> SymbolicZero:
+        return SymbolicZero(tangent_aval(get_aval(value)))
+
+    def __repr__(self):
+        return "SymbolicZero"
+
+
+def zero_from_primal(value, symbolic_zeros: bool = False):
+    """The zero tangent of a pytree of primal values: `SymbolicZero`s, or arrays of zeros."""
+    if symbolic_zeros:
+        return tree_map(SymbolicZero.from_primal_value, value)
+    return tree_map(lambda x: ad.zeros_like_aval(tangent_aval(get_aval(x))), value)
+
+
+class CustomVJPPrimal:
+    """An argument of a custom_vjp `fwd` rule defined with `symbolic_zeros=True`: the value,
+    and whether it is `perturbed` (differentiated with respect to; if not, no cotangent of it
+    is asked for)."""
+
+    __slots__ = ("perturbed", "value")
+
+    def __init__(self, value, perturbed: bool):
+        self.value, self.perturbed = value, perturbed
+
+    def __repr__(self):
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed!r})"
+
+
+def custom_vjp_primal_tree_values(tree):
+    """The values of a pytree whose leaves may be `CustomVJPPrimal`s."""
+    return tree_map(
+        lambda x: x.value if isinstance(x, CustomVJPPrimal) else x,
+        tree,
+        is_leaf=lambda x: isinstance(x, CustomVJPPrimal),
+    )
+
+
+def _to_symbolic(t):
+    return SymbolicZero(t.aval) if type(t) is Zero else t
+
+
+def _from_symbolic(t):
+    return Zero(t.aval) if isinstance(t, SymbolicZero) else t
+
+
 class CustomJVPCall:
     """What a trace needs to process a custom_jvp call: flat `fun(*args) -> list` and
     `jvp(primals, tangents) -> (primals_out, tangents_out)`."""
@@ -63,10 +120,16 @@ class CustomVJPCall:
         self.fun, self.fwd, self.bwd = fun, fwd, bwd
         self.symbolic_zeros, self.name = symbolic_zeros, name
 
+    def run_fwd(self, primals, perturbed):
+        """`fwd` of the primals; with symbolic zeros, each is a `CustomVJPPrimal`."""
+        if self.symbolic_zeros:
+            primals = [CustomVJPPrimal(p, q) for p, q in zip(primals, perturbed, strict=True)]
+        return self.fwd(*primals)
+
     def jvp(self, primals, tangents):
         """Forward mode runs `fwd`; the output tangents are a `custom_lin` of the input
         tangents, which only reverse mode can give a meaning to (its transpose is `bwd`)."""
-        primals_out, residuals = self.fwd(*primals)
+        primals_out, residuals = self.run_fwd(primals, [type(t) is not Zero for t in tangents])
         tangents_out = custom_lin_p.bind(
             *residuals,
             *map(ad.instantiate_zeros, tangents),
@@ -149,9 +212,10 @@ lowering_rules[custom_vjp_call_p] = _call_lowering
 class _Named:
     """A flat wrapper of a user function that prints as that function's name in jaxprs."""
 
-    def __init__(self, fn, user_fn):
+    def __init__(self, fn, user_fn, symbolic_zeros=False):
         self.fn = fn
         self.name = getattr(user_fn, "__name__", repr(user_fn))
+        self.symbolic_zeros = symbolic_zeros  # of a bwd rule: it takes `SymbolicZero`s
 
     def __call__(self, *args):
         return self.fn(*args)
@@ -257,6 +321,8 @@ class custom_jvp:
             return out_flat
 
         def jvp(primals, tangents):
+            if self.symbolic_zeros:
+                tangents = [_to_symbolic(t) for t in tangents]
             primals_tree = tree_unflatten(in_tree, primals)
             tangents_tree = tree_unflatten(in_tree, tangents)
             nondiff = [static[i] for i in self.nondiff_argnums]
@@ -269,7 +335,7 @@ class custom_jvp:
                 )
             primal_out, tangent_out = out
             primals_out, out_tree = tree_flatten(primal_out)
-            tangents_out = tree_flatten(tangent_out)[0]
+            tangents_out = [_from_symbolic(t) for t in tree_flatten(tangent_out)[0]]
             if tree_structure(tangent_out) != out_tree:
                 raise TypeError(
                     f"Custom JVP rule {self.jvp.__name__} for function {self.__name__} must "
@@ -345,7 +411,7 @@ class custom_vjp:
         call = CustomVJPCall(
             _Named(fun, self.fun),
             _Named(fwd, self.fwd),
-            _Named(bwd, self.bwd),
+            _Named(bwd, self.bwd, symbolic_zeros=self.symbolic_zeros),
             self.symbolic_zeros,
             self.__name__,
         )
@@ -371,13 +437,17 @@ def _flatten_cotangents(cts_in, args, rule: str) -> list:
         if ct is None:
             flat.extend([None] * len(leaves))
             continue
-        ct_leaves = tree_flatten(ct, is_leaf=lambda x: x is None)[0]
-        if len(ct_leaves) != len(leaves):
+        try:  # None stands for the zero cotangents of a whole subtree, a leaf included
+            ct_leaves = tree_structure(arg).flatten_up_to(ct)
+        except (TypeError, ValueError):
+            ct_leaves = None
+        if ct_leaves is None or len(ct_leaves) != len(leaves):
             raise TypeError(
                 f"Custom VJP bwd rule {rule} must produce an output with the same container "
                 f"(pytree) structure as the args tuple of the primal function, but at output[{i}] got "
                 f"{tree_structure(ct)} for primal input structure {tree_structure(arg)}."
             )
+        ct_leaves = [None if isinstance(c, SymbolicZero) else c for c in ct_leaves]
         for c, leaf in zip(ct_leaves, leaves, strict=True):
             if c is not None and get_aval(c).shape != get_aval(leaf).shape:
                 raise ValueError(
@@ -474,7 +544,7 @@ def batch_custom_vjp_call(trace, primitive, call, args):
     num_outs = []
 
     def flat_fwd(*xs):
-        outs, residuals = call.fwd(*xs)
+        outs, residuals = call.run_fwd(xs, [True] * len(xs))
         num_outs[:] = [len(outs)]
         return [*outs, *residuals]
 
@@ -521,8 +591,11 @@ ad.mark_linear(custom_lin_p)  # in its tangents, the operands after the num_res 
 
 def _custom_lin_transpose(cts, *operands, num_res, bwd, out_avals, in_avals):
     residuals = operands[:num_res]
-    cts = [ad.zeros_like_aval(tangent_aval(a)) if type(c) is Zero else c
-           for c, a in zip(cts, out_avals, strict=True)]  # fmt: skip
+    if getattr(bwd, "symbolic_zeros", False):
+        cts = [_to_symbolic(c) for c in cts]
+    else:
+        cts = [ad.zeros_like_aval(tangent_aval(a)) if type(c) is Zero else c
+               for c, a in zip(cts, out_avals, strict=True)]  # fmt: skip
     cts_in = [Zero(tangent_aval(a)) if c is None else c
               for c, a in zip(bwd(residuals, cts), in_avals, strict=True)]  # fmt: skip
     return [None] * num_res + cts_in

@@ -13,6 +13,18 @@ import sys
 import warnings
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Where frames are not the user's: tracejit's own files, and those a library built on it
+# registers (`jax._src.traceback_util.register_exclusion`, as equinox does for its wrappers).
+_EXCLUDED_PREFIXES = [_PACKAGE_DIR]
+
+
+def register_exclusion(path: str) -> None:
+    """Frames from files under `path` are not the user's line in messages and warnings."""
+    _EXCLUDED_PREFIXES.append(path)
+
+
+def is_user_file(filename: str) -> bool:
+    return not filename.startswith(tuple(_EXCLUDED_PREFIXES))
 
 
 class JAXTypeError(TypeError):
@@ -102,7 +114,7 @@ def user_location() -> SourceLocation | None:
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        if not code.co_filename.startswith(_PACKAGE_DIR):
+        if is_user_file(code.co_filename):
             return SourceLocation(code.co_filename, frame.f_lineno, code.co_name)
         frame = frame.f_back
     return None
@@ -111,7 +123,7 @@ def user_location() -> SourceLocation | None:
 def warn_at_user_line(message: str, category=UserWarning) -> None:
     """`warnings.warn`, attributed to the innermost line outside tracejit."""
     frame, level = sys._getframe(1), 2
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while frame is not None and not is_user_file(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
 

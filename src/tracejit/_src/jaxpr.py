@@ -61,6 +61,9 @@ class Literal:
         return f"{self.val}:{self.aval.str_short()}"
 
 
+Atom = Var | Literal  # what an equation reads: a variable or a literal (`jax.core.Atom`)
+
+
 class JaxprEqn:
     __slots__ = ("invars", "outvars", "params", "primitive", "source_info")
 
@@ -373,6 +376,18 @@ def _call_closed(closed_jaxpr: ClosedJaxpr, *args):
 
 # --------------------------------------------------------------------------------------------
 # Dead code
+
+
+def jaxprs_in_params(params) -> list[Jaxpr]:
+    """The jaxprs an equation's params hold (a loop's body, the branches of `cond`), open."""
+    found = []
+    for value in params.values():
+        for item in value if isinstance(value, (tuple, list)) else (value,):
+            if isinstance(item, ClosedJaxpr):
+                found.append(item.jaxpr)
+            elif isinstance(item, Jaxpr):
+                found.append(item)
+    return found
 
 
 def has_side_effects(eqn: JaxprEqn) -> bool:

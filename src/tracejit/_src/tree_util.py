@@ -183,6 +183,12 @@ def _node_repr(node) -> str:
     return f"CustomNode({node_type.label(aux)}, [{', '.join(parts)}])"
 
 
+def _without_aux(node):
+    if node is None:
+        return None
+    return (node[0], tuple([_without_aux(child) for child in node[2]]))
+
+
 def _replace_leaves(node, replacement):
     if node is None:
         return replacement
@@ -194,7 +200,8 @@ class PyTreeDef:
     """The structure of a pytree with the leaves taken out: what `tree_unflatten` needs to put
     new leaves back, and what `jit` compares to decide whether a call can reuse a compilation.
 
-    Immutable; equal when the node types, their static data and the nesting agree.
+    Immutable; equal when the node types, their static data and the nesting agree; its hash
+    leaves the static data out.
     """
 
     __slots__ = ("_hash", "_node", "_num_leaves")
@@ -265,8 +272,10 @@ class PyTreeDef:
         )
 
     def __hash__(self):
+        """Hashes the node types and the nesting only: custom nodes' aux data may be
+        unhashable, and dict keys go along with it (as in JAX); equality still compares them."""
         if self._hash is None:
-            self._hash = hash(self._node)
+            self._hash = hash(_without_aux(self._node))
         return self._hash
 
     def __repr__(self):

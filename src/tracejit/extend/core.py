@@ -2,7 +2,7 @@
 with the attributes libraries read (`closed.jaxpr.eqns`, `eqn.primitive.name`, `eqn.params`,
 `eqn.invars`, `var.aval`, `closed.consts`, `closed.in_avals`, ...)."""
 
-from tracejit._src.core import Primitive, mapped_aval, unmapped_aval  # noqa: F401
+from tracejit._src.core import Primitive, find_top_trace, mapped_aval, unmapped_aval  # noqa: F401
 from tracejit._src.errors import InconclusiveDimensionOperation, JaxprTypeError  # noqa: F401
 from tracejit._src.jaxpr import (  # noqa: F401
     ClosedJaxpr,
@@ -13,4 +13,5 @@ from tracejit._src.jaxpr import (  # noqa: F401
     Var,
     check_jaxpr,
     jaxpr_as_fun,
+    jaxprs_in_params,
 )

@@ -67,7 +67,7 @@ def tangent_dtype(dtype) -> np.dtype:
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
-    return ShapedArray(aval.shape, tangent_dtype(aval.dtype), aval.weak_type)
+    return aval.to_tangent_aval()
 
 
 class Zero:

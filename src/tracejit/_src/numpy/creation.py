@@ -101,7 +101,7 @@ def _array(a, dtype, name: str, copy: bool):
         if dtype is None:
             dtype, weak = dtypes.result_type(a, return_weak_type_flag=True)
             return promotion.convert_element_type(a, dtype, weak)
-        return make_array(promotion.scalar_value(a, dtype), False)
+        return make_array(promotion.scalar_value(a, dtype, named_dtype=True), False)
     if isinstance(a, (Tracer, Array)):
         if copy:
             a = _copy(a)
@@ -204,7 +204,7 @@ def _fill_value(fill_value, dtype, weak: bool):
     if type(fill_value) in PYTHON_SCALARS:
         if weak:
             return promotion.weak_scalar(fill_value, dtype)
-        return make_array(promotion.scalar_value(fill_value, dtype), False)
+        return make_array(promotion.scalar_value(fill_value, dtype, named_dtype=True), False)
     return promotion.convert_element_type(promotion.to_operand("full", fill_value), dtype, weak)
 
 
@@ -259,12 +259,23 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     filled with `fill_value`."""
     if device is not None or out_sharding is not None:
         check_placement("full_like", device=device, out_sharding=out_sharding)
-    x = promotion.asarray_operand("full_like", a)
+    prototype_shape, prototype_dtype, weak = _like("full_like", a)
     user_dtype = _user_dtype(dtype, "full_like")
-    target = x.dtype if user_dtype is None else user_dtype
-    weak = x.weak_type if user_dtype is None else False
-    shape = x.shape if shape is None else canonicalize_shape(shape)
+    target = prototype_dtype if user_dtype is None else user_dtype
+    weak = weak and user_dtype is None
+    shape = prototype_shape if shape is None else canonicalize_shape(shape)
     return _broadcast_fill(_fill_value(fill_value, target, weak), shape)
+
+
+def _like(name, a):
+    """(shape, dtype, weak type) of the prototype of a `*_like` function: an array, or as in
+    JAX anything else with a shape and a dtype (`ShapeDtypeStruct`), whose result is strong."""
+    if not isinstance(a, (Array, Tracer, np.ndarray, np.generic)) and (
+        hasattr(a, "shape") and hasattr(a, "dtype")
+    ):
+        return canonicalize_shape(a.shape), dtypes.canonicalize_dtype(a.dtype), False
+    x = promotion.asarray_operand(name, a)
+    return x.shape, x.dtype, x.weak_type
 
 
 def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):

@@ -113,13 +113,21 @@ def _clear_scalar_caches(option_name: str) -> None:
 config.on_update(_clear_scalar_caches)
 
 
-def scalar_value(x, dtype: np.dtype):
-    """The NumPy scalar of `dtype` that the Python scalar `x` becomes, as JAX converts it."""
+def scalar_value(x, dtype: np.dtype, named_dtype: bool = False):
+    """The NumPy scalar of `dtype` that the Python scalar `x` becomes, as JAX converts it.
+    With `named_dtype` (`jnp.array(x, dtype)`), an int outside the default int type that fits
+    `dtype` converts too, as in JAX (`jnp.array(2**32 - 1, jnp.uint32)`)."""
     if type(x) is int:
         default = dtypes.default_int_dtype()
         try:
             value = default.type(x)
         except OverflowError:
+            if (
+                named_dtype
+                and dtype.kind in "iu"
+                and np.iinfo(dtype).min <= x <= np.iinfo(dtype).max
+            ):
+                return dtype.type(x)
             raise OverflowError(f"Python int {x} too large to convert to {default.name}") from None
         if dtype == default:
             return value

@@ -1,0 +1,150 @@
+"""`install_as_jax` and `python -m tracejit.as_jax`: code written for JAX imports `jax` and
+gets tracejit, with JAX's version; what tracejit lacks says so. The hook is process-wide, so
+each check runs in a fresh interpreter."""
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+import types
+
+import pytest
+
+import tracejit
+from tracejit._src import as_jax
+
+SRC = pathlib.Path(tracejit.__file__).resolve().parent.parent
+
+
+def run_python(*args, cwd=None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SRC), env.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+def run_as_jax(tmp_path, source: str, *args) -> str:
+    script = tmp_path / "program.py"
+    script.write_text(textwrap.dedent(source))
+    done = run_python("-m", "tracejit.as_jax", str(script), *args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_jax_and_its_submodules_are_tracejits(tmp_path):
+    out = run_as_jax(
+        tmp_path,
+        """
+        import sys
+        import jax
+        import jax.numpy as jnp
+        import jax.extend.core
+        import jax.interpreters.ad
+        from jax import lax, random
+        import jaxlib
+        import tracejit
+        assert jax.__version__ == "0.10.2" and jax.__version_info__ == (0, 10, 2)
+        assert tracejit.__version__ == tracejit.version.__version__ != jax.__version__
+        assert jaxlib.__version__ == "0.10.2" and jax.version.__version__ == "0.10.2"
+        assert jnp.sum is tracejit.numpy.sum and lax.scan is tracejit.lax.scan
+        assert jax.numpy is sys.modules["jax.numpy"] and jax.lax is lax
+        assert jax.extend.core.Primitive is tracejit.extend.core.Primitive
+        assert jax.interpreters.ad.primitive_jvps is tracejit.interpreters.ad.primitive_jvps
+        assert isinstance(jax.jit(lambda x: x)(1.0), jax.Array)
+        print(jax.grad(lambda x: jnp.sin(x) * 2.0)(0.0), sys.argv[1:])
+        """,
+        "--flag",
+        "x",
+    )
+    assert out.split() == ["2.0", "['--flag',", "'x']"]
+
+
+def test_a_name_tracejit_lacks_says_which_jax_it_follows(tmp_path):
+    out = run_as_jax(
+        tmp_path,
+        """
+        import jax, jax.numpy as jnp
+        for get in (lambda: jax.no_such_name, lambda: jnp.no_such_name):
+            try:
+                get()
+            except AttributeError as err:
+                print(err)
+        try:
+            import jax.no_such_module
+        except ModuleNotFoundError as err:
+            print(err)
+        """,
+    )
+    lines = out.splitlines()
+    assert len(lines) == 3 and all("follows JAX 0.10.2" in line for line in lines)
+    assert "'jax' has no attribute 'no_such_name'" in lines[0]
+    assert "tracejit.numpy.no_such_name" in lines[1]
+    assert "jax.no_such_module" in lines[2]
+
+
+def test_patching_jax_patches_what_its_callers_see(tmp_path):
+    """chex's fake_jit patches `jax.jit`: code calling `jax.jit` then gets the patch."""
+    out = run_as_jax(
+        tmp_path,
+        """
+        from unittest import mock
+        import jax
+        with mock.patch("jax.jit", lambda f: "patched"):
+            print(jax.jit(abs))
+        print(jax.jit(abs) != "patched")
+        """,
+    )
+    assert out.split() == ["patched", "True"]
+
+
+def test_running_a_module(tmp_path):
+    (tmp_path / "prog_module.py").write_text("import jax\nprint(jax.__version__, __name__)\n")
+    done = run_python("-m", "tracejit.as_jax", "-m", "prog_module", cwd=tmp_path)
+    assert done.stdout.split() == ["0.10.2", "__main__"], done.stderr
+
+
+def test_usage_without_a_program():
+    done = run_python("-m", "tracejit.as_jax")
+    assert done.returncode != 0 and "usage: python -m tracejit.as_jax" in done.stderr
+
+
+def test_refuses_when_the_real_jax_is_imported(monkeypatch):
+    real = types.ModuleType("jax")
+    real.__file__ = "/somewhere/site-packages/jax/__init__.py"
+    monkeypatch.setitem(sys.modules, "jax", real)
+    with pytest.raises(RuntimeError, match=r"real jax is already imported .*site-packages/jax"):
+        tracejit.install_as_jax()
+    assert not any(isinstance(finder, as_jax.JaxFinder) for finder in sys.meta_path)
+
+
+def test_library_frames_are_not_the_users_line(tmp_path):
+    """`jax._src.traceback_util.register_exclusion(path)` (equinox registers its files) keeps
+    frames of those files out of the user's line that messages name."""
+    library = tmp_path / "library"
+    library.mkdir()
+    (library / "wrapper.py").write_text(
+        "import jax._src.traceback_util as tu\n"
+        "tu.register_exclusion(__file__)\n"
+        "from tracejit._src.errors import user_location\n"
+        "def where():\n"
+        "    return user_location()\n"
+    )
+    out = run_as_jax(
+        tmp_path,
+        """
+        import sys
+        sys.path.insert(0, "library")
+        import wrapper
+        import jax._src.traceback_util as tu
+        print(wrapper.where().filename.endswith("program.py"), tu.include_frame(sys._getframe()))
+        """,
+    )
+    assert out.split() == ["True", "True"]
