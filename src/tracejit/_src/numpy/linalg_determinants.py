@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import operator
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -25,6 +26,7 @@ from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.errors import ConcretizationTypeError
 from tracejit._src.lax import linalg as lax_linalg
 from tracejit._src.lax import linalg_nonsymmetric as lax_nonsymmetric
+from tracejit._src.lax import linalg_spectral
 from tracejit._src.lax import sort as lax_sort
 from tracejit._src.numpy import (
     arithmetic,
@@ -76,29 +78,44 @@ def _parity_sign(count, dtype):
 # --- slogdet ----------------------------------------------------------------------------------
 
 
-@custom_jvp
-def _slogdet_lu(a):
-    factors, pivots, _ = lax_linalg.lu(a)
-    diag = lib.diagonal(factors, 0, -2, -1)
+def _signed_log_det(diag, factor_sign):
+    """(sign, log|det|) of a triangular factor with diagonal `diag` times a factor of
+    determinant `factor_sign` (a permutation's or reflections' ±1 or unit phase)."""
     singular = reductions.any(ufuncs.equal(diag, 0), axis=-1)
-    swaps = _row_swaps(pivots)
-    if dtypes.is_complex(a.dtype):
-        phases = ufuncs.divide(diag, ufuncs.abs(diag).astype(a.dtype))
-        sign = reductions.prod(phases, axis=-1) * _parity_sign(swaps, a.dtype)
+    if dtypes.is_complex(diag.dtype):
+        phases = ufuncs.divide(diag, ufuncs.abs(diag).astype(diag.dtype))
+        sign = reductions.prod(phases, axis=-1) * factor_sign
     else:
         negatives = reductions.count_nonzero(ufuncs.less(diag, 0), axis=-1)
-        sign = _parity_sign(swaps + negatives, a.dtype)
-    sign = ufuncs.where(singular, np.zeros((), a.dtype), sign)
+        sign = factor_sign * _parity_sign(negatives, diag.dtype)
+    sign = ufuncs.where(singular, np.zeros((), diag.dtype), sign)
     logabsdet = reductions.sum(ufuncs.log(ufuncs.abs(diag)), axis=-1)
     logabsdet = ufuncs.where(singular, np.array(-np.inf, logabsdet.dtype), logabsdet)
     return sign, logabsdet
 
 
-@_slogdet_lu.defjvp
-def _slogdet_jvp(primals, tangents):
+@partial(custom_jvp, nondiff_argnums=(1,))
+def _slogdet(a, method):
+    """By LU (P A = L U: det P = ±1) or QR (A = Q R, Q a product of Householder reflections
+    I - τ v vᴴ, each of determinant -τ/conj(τ), -1 when real, 1 when τ = 0)."""
+    if method == "qr":
+        factors, taus = linalg_spectral.geqrf(a)
+        if dtypes.is_complex(a.dtype):
+            reflections = ufuncs.where(taus == 0, np.ones((), a.dtype), -taus / ufuncs.conj(taus))
+            factor_sign = reductions.prod(reflections, axis=-1)
+        else:
+            factor_sign = _parity_sign(reductions.count_nonzero(taus, axis=-1), a.dtype)
+    else:
+        factors, pivots, _ = lax_linalg.lu(a)
+        factor_sign = _parity_sign(_row_swaps(pivots), a.dtype)
+    return _signed_log_det(lib.diagonal(factors, 0, -2, -1), factor_sign)
+
+
+@_slogdet.defjvp
+def _slogdet_jvp(method, primals, tangents):
     """d log|det A| = Re tr(A⁻¹ dA); the sign turns by i Im tr(A⁻¹ dA) (complex A only)."""
     (a,), (da,) = primals, tangents
-    sign, logabsdet = _slogdet_lu(a)
+    sign, logabsdet = _slogdet(a, method)
     change = lib.trace(solve(a, da), 0, -2, -1)
     if dtypes.is_complex(a.dtype):
         turn = ufuncs.multiply(sign, (1j * ufuncs.imag(change)).astype(a.dtype))
@@ -108,20 +125,16 @@ def _slogdet_jvp(primals, tangents):
 
 def slogdet(a, *, method=None):
     """(sign, log|det a|) of each square matrix of `a` (sign 0 and -inf for a singular one;
-    for complex `a` the sign is a unit complex number), by LU (`method` None or 'lu'); the
-    'qr' method needs a QR factorization, which is not built here."""
+    for complex `a` the sign is a unit complex number), by LU (`method` None or 'lu') or QR."""
     a = _square_inexact("slogdet", a)
     if method not in (None, "lu", "qr"):
         raise ValueError(
             f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and 'qr'."
         )
-    if method == "qr":
-        raise NotImplementedError("jnp.linalg.slogdet(method='qr') needs lax.linalg.qr, "
-                                  "which tracejit does not have yet")  # fmt: skip
     if a.shape[-1] == 0:
         ones = manipulation.broadcast_to(np.ones((), a.dtype), a.shape[:-2])
         return SlogdetResult(ones, ufuncs.real(ones) * 0)
-    return SlogdetResult(*_slogdet_lu(a))
+    return SlogdetResult(*_slogdet(a, method or "lu"))
 
 
 # --- det --------------------------------------------------------------------------------------
@@ -144,7 +157,7 @@ def _det_3x3(a):
 
 @custom_jvp
 def _det_lu(a):
-    sign, logabsdet = _slogdet_lu(a)
+    sign, logabsdet = _slogdet(a, "lu")
     return sign * ufuncs.exp(logabsdet).astype(a.dtype)
 
 
