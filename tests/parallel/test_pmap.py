@@ -297,3 +297,18 @@ def test_pmap_options():
         close(jax.pmap(lambda v: v, in_axes=1, out_axes=1)(np.ones((3, 4))), np.ones((3, 4)))
         """
     )
+
+
+def test_host_callbacks_in_pmap_run_on_every_device():
+    out = run_with_devices(
+        """
+        def f(x):
+            jax.debug.print("member {}", x)
+            y = jax.pure_callback(lambda v: v + 1, jax.ShapeDtypeStruct((), jnp.float32), x)
+            return y * 2
+        close(jax.pmap(f)(jnp.arange(4.0)), [2.0, 4.0, 6.0, 8.0])
+        """
+    )
+    assert sorted(line for line in out.splitlines() if line.startswith("member")) == [
+        f"member {i}.0" for i in range(4)
+    ]

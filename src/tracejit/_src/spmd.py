@@ -42,6 +42,17 @@ def global_aval(block: ShapedArray, spec, mesh) -> ShapedArray:
     return ShapedArray(shape, block.dtype, block.weak_type)
 
 
+def _compile(text: str, callbacks: list, **options):
+    """The executable of a program over a mesh; one that calls back into Python keeps the
+    callables alive (see `dispatch._compile_with_callbacks`)."""
+    client = runtime.get_client()
+    if callbacks:
+        runtime.ensure_handler(client.plugin)
+    executable = client.compile(text, **options)
+    executable.host_callbacks = tuple(callbacks)
+    return executable
+
+
 class _LaunchedOnMesh:
     """A program over every device of a mesh: `in_shardings`, `out_shardings`, `out_avals`
     (global), `order` (the executable's devices as positions in the mesh), `donated`."""
@@ -53,6 +64,9 @@ class _LaunchedOnMesh:
         ]
         argument_lists = [[buffers[p] for buffers in per_arg] for p in self.order]
         outputs = _launch(self, argument_lists)
+        if self.executable.host_callbacks:  # finished before its callables can be dropped
+            for outs in outputs:
+                runtime.block_until_ready(outs)
         for i in self.donated:  # the Array's buffers now belong to the outputs
             if isinstance(args[i], ShardedArray) and all(
                 b.is_deleted() for b in args[i].placement.buffers
@@ -82,17 +96,21 @@ class MeshProgram(_LaunchedOnMesh):
         ]
         _, aliases = dispatch.plan_parameters(body, donated, keep_unused=True, stacklevel=4)
         self.donated = frozenset(aliases)
+        callbacks: list = []
         self.text = lower_jaxpr_to_module(
             body,
             f"pmap_{name}",
             num_replicas=mesh.size,
             aliases=aliases,
             replica_axes=mesh.shape_tuple,
+            callbacks=callbacks,
         )
-        client = runtime.get_client()
         devices = list(mesh.devices.flat)
-        self.executable = client.compile(
-            self.text, num_replicas=mesh.size, device_assignment=[[d.id] for d in devices]
+        self.executable = _compile(
+            self.text,
+            callbacks,
+            num_replicas=mesh.size,
+            device_assignment=[[d.id] for d in devices],
         )
         position = {device.id: p for p, device in enumerate(devices)}
         # the executable's device order, as positions in the mesh's
@@ -112,10 +130,12 @@ class PartitionedProgram(_LaunchedOnMesh):
         self.out_avals = list(closed.out_avals)
         _, aliases = dispatch.plan_parameters(closed, donated, keep_unused=True, stacklevel=4)
         self.donated = frozenset(aliases)
+        callbacks: list = []
         self.text = lower_jaxpr_to_module(
             closed,
             f"jit_{name}",
             aliases=aliases,
+            callbacks=callbacks,
             num_partitions=mesh.size,
             arg_shardings=[
                 hlo_sharding(s, len(a.shape))
@@ -127,9 +147,10 @@ class PartitionedProgram(_LaunchedOnMesh):
             ],
         )
         devices = list(mesh.devices.flat)
-        self.executable = runtime.get_client().compile(
-            self.text, num_partitions=mesh.size, device_assignment=[[d.id for d in devices]]
-        )
+        self.executable = _compile(
+            self.text, callbacks, num_partitions=mesh.size,
+            device_assignment=[[d.id for d in devices]],
+        )  # fmt: skip
         position = {device.id: p for p, device in enumerate(devices)}
         self.order = [position[device.id] for device in self.executable.devices]
         self.has_collectives = True  # (XLA's partitioner may insert some)
