@@ -25,24 +25,12 @@ pytestmark = pytest.mark.skipif(
     bool(MISSING), reason=f"JAX-ecosystem libraries not installed: {', '.join(MISSING)}"
 )
 
-# Cases that wait on another part of tracejit, each with what it waits on.
-WAITING = {
-    ("optax_optimizers", "noisy_sgd"): "issue 18: jax.typeof(x).sharding (optax's tree_utils)",
-    ("optax_optimizers", "contrib_sophia"): "issue 18: jax.typeof(x).sharding",
-}
-
-
 def _reference(program):
     return json.loads((HERE / "data" / f"{program}.json").read_text())
 
 
 def _cases(program):
-    cases = []
-    for name in _reference(program):
-        waiting = WAITING.get((program, name))
-        marks = [pytest.mark.xfail(strict=True, reason=waiting)] if waiting else []
-        cases.append(pytest.param(name, marks=marks, id=name))
-    return cases
+    return [pytest.param(name, id=name) for name in _reference(program)]
 
 
 _outputs = {}

@@ -44,6 +44,7 @@ from tracejit._src.errors import (
     UnexpectedTracerError,
     describe_user_location,
 )
+from tracejit._src.sharding import AbstractMesh, NamedSharding, PartitionSpec
 
 # --------------------------------------------------------------------------------------------
 # Abstract values
@@ -64,6 +65,12 @@ class ShapedArray:
         self.shape = tuple(int(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
+
+    @property
+    def sharding(self):
+        """What `typeof(x).sharding` says of an array no mesh shards (JAX's unsharded aval):
+        replicated over the empty abstract mesh."""
+        return NamedSharding(AbstractMesh((), ()), PartitionSpec(*([None] * len(self.shape))))
 
     @property
     def ndim(self) -> int:

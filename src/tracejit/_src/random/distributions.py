@@ -59,9 +59,14 @@ def check_arraylike(name: str, *args) -> None:
 
 
 def check_sharding(out_sharding) -> None:
-    """Samplers take JAX's `out_sharding`; one device has nothing to shard."""
-    if out_sharding is not None:
-        raise NotImplementedError("out_sharding: tracejit runs on one device")
+    """Samplers take JAX's `out_sharding`: None, or a sharding that keeps the whole sample on
+    each device (what `typeof(x).sharding` gives for an unsharded x); splitting samples over
+    devices is not built."""
+    if out_sharding is None or getattr(out_sharding, "is_fully_replicated", False):
+        return
+    raise NotImplementedError(
+        f"out_sharding={out_sharding}: random samples sharded over devices are not built yet"
+    )
 
 
 def _float_dtype(name: str, dtype, accepts_complex: bool = False) -> np.dtype:
