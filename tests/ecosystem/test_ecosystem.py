@@ -25,6 +25,7 @@ pytestmark = pytest.mark.skipif(
     bool(MISSING), reason=f"JAX-ecosystem libraries not installed: {', '.join(MISSING)}"
 )
 
+
 def _reference(program):
     return json.loads((HERE / "data" / f"{program}.json").read_text())
 
