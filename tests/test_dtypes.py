@@ -727,6 +727,9 @@ def test_issubdtype_named_categories():
     assert dtypes.issubdtype(np.zeros(2, np.float32), dtypes.floating)  # values are accepted
     assert dtypes.issubdtype("int4", dtypes.signedinteger)
     assert not dtypes.issubdtype(np.bool_, dtypes.number)
+    # None is NumPy's default dtype, float64, as JAX 0.10.2 reads it (optax passes it)
+    assert dtypes.issubdtype(None, dtypes.floating)
+    assert not dtypes.issubdtype(None, dtypes.complexfloating)
 
 
 def test_quick_predicates():

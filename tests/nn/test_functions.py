@@ -340,6 +340,19 @@ def test_softmax_where():
     assert float(g[1]) == 0.0
 
 
+def test_log_softmax_of_a_slice_masked_whole_has_zero_gradient():
+    """As JAX (optax's masked cross-entropy relies on it): no NaN from the masked row."""
+    x = jnp.asarray([[10.0, 1.0, -2.0], [1.0, 4.0, 0.2]])
+    rows = np.array([[True], [False]])
+
+    def loss(x):
+        return jnp.sum(nn.log_softmax(x, where=rows)[:1])
+
+    g = np.asarray(tracejit.grad(loss)(x))
+    np.testing.assert_array_equal(g[1], 0.0)
+    np.testing.assert_allclose(g[0], 1 - 3 * np.asarray(nn.softmax(x[0])), rtol=1e-5)
+
+
 def test_softmax_grads(enable_x64):
     x = jnp.asarray(np.random.default_rng(3).normal(size=(2, 3)))
     check_grads(nn.softmax, (x,), order=2)

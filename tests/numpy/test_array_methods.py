@@ -225,3 +225,13 @@ def test_numpy_constants_with_tracers():
     assert str(jaxpr) == "{ lambda a:f32[3]; b:f32[3]. let c:f32[3] = add a b in (c,) }"
     jaxpr = tracejit.make_jaxpr(lambda x: np.float32(2) * x)(jnp.ones(3))
     assert str(jaxpr) == "{ lambda ; a:f32[3]. let b:f32[3] = mul 2.0:f32[] a in (b,) }"
+
+
+def test_take_compress_choose_argpartition_methods_are_the_jnp_functions():
+    x = jnp.arange(6.0)
+    np.testing.assert_array_equal(x.take(jnp.array([0, 2]), axis=0), [0.0, 2.0])
+    np.testing.assert_array_equal(x.compress(x > 2), [3.0, 4.0, 5.0])
+    np.testing.assert_array_equal(x.compress(x > 2, size=4, fill_value=-1), [3, 4, 5, -1])
+    np.testing.assert_array_equal(jnp.array([0, 1]).choose([jnp.ones(2), jnp.zeros(2)]), [1, 0])
+    assert set(np.asarray(x[::-1].argpartition(2))[:3]) == {3, 4, 5}
+    np.testing.assert_array_equal(tracejit.jit(lambda v: v.take(jnp.array([1, 3])))(x), [1, 3])

@@ -194,3 +194,9 @@ def test_legacy_prng_key_option_warns_about_or_refuses_raw_keys():
         random.normal(raw)
     assert w[0].filename == __file__  # the user's line
     assert tracejit.default_prng_impl.value == "threefry2x32"
+
+
+def test_astype_of_keys_to_the_key_dtype_is_the_identity():
+    keys = random.split(random.key(0), 3)
+    same = jnp.astype(keys, keys.dtype)
+    np.testing.assert_array_equal(random.key_data(same), random.key_data(keys))

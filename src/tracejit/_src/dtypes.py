@@ -647,8 +647,8 @@ def _scalar_type(x):
     """The NumPy scalar type (or abstract class) that `x` names, for subclass tests."""
     if isinstance(x, type) and issubclass(x, np.generic):
         return x
-    if isinstance(x, (type, np.dtype, str)):
-        dtype = np.dtype(x)
+    if x is None or isinstance(x, (type, np.dtype, str)):
+        dtype = np.dtype(x)  # (None: NumPy's default, float64, as JAX's issubdtype reads it)
     else:
         dtype = dtype_of(x, canonicalize=False)
     return prng_key if dtype == key_fry else dtype.type

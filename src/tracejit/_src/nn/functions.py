@@ -343,9 +343,13 @@ def softmax(x, axis=-1, where=None):
 
 def log_softmax(x, axis=-1, where=None):
     r"""Log-softmax :math:`x_i - \log \sum_j e^{x_j}` along `axis`, computed from the shifted
-    `x` (never `log(softmax(x))`, which underflows to -inf). Masked entries are -inf."""
+    `x` (never `log(softmax(x))`, which underflows to -inf). Masked entries are -inf, and they
+    are replaced by -inf before anything else, so that they get no gradient (a slice masked
+    whole has NaNs inside, which that replacement's transpose drops), as in JAX."""
     (x,) = _promote_inexact("log_softmax", x)
     x_max = _max_for_shift(x, axis, where)
+    if where is not None:
+        x = jnp_where(where, x, -np.inf)
     shifted = x - x_max
     shifted_lse = log(jnp_sum(exp(shifted), axis, keepdims=True, where=where))
     result = shifted - shifted_lse

@@ -19,11 +19,13 @@ import numpy as np
 from tracejit._src.array import Array
 from tracejit._src.core import Tracer
 from tracejit._src.numpy import (
+    advanced_indexing,
     arithmetic,
     creation,
     indexing,
     lib,
     manipulation,
+    placement,
     products,
     reductions,
     sorting,
@@ -278,7 +280,16 @@ def _methods() -> dict:
         "argsort": _method(sorting.argsort),
         "nonzero": _method(sorting.nonzero),
         "searchsorted": _method(sorting.searchsorted),
+        "argpartition": _method(lib.argpartition),
+        "take": _method(advanced_indexing.take),
+        "choose": _method(placement.choose),
+        "compress": _compress,
     }
+
+
+def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
+    """`x.compress(condition)` is `jnp.compress(condition, x)` (the condition comes first)."""
+    return placement.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
 
 
 def attach() -> None:
