@@ -602,3 +602,14 @@ def test_traced_masks_under_jit():
             np.asarray(fun(x, where=mask)),
             rtol=1e-6,
         )
+
+
+def test_logsumexp_entries_with_zero_weight_count_as_minus_infinity():
+    """JAX 0.10.2's values: b == 0 masks its entry (no precision lost to it, no NaN)."""
+    lse = tracejit.scipy.special.logsumexp
+    assert float(lse(jnp.array([0.0, -100.0]), b=jnp.array([0.0, 1.0]))) == -100.0
+    assert float(lse(jnp.array([np.inf, 1.0]), b=jnp.array([0.0, 1.0]))) == 1.0
+    assert float(lse(jnp.array([np.nan, 1.0]), b=jnp.array([0.0, 1.0]))) == 1.0
+    assert float(lse(jnp.array([1.0, 2.0]), b=jnp.array([0.0, 0.0]))) == -np.inf
+    g = tracejit.grad(lambda a: lse(a, b=jnp.array([0.0, 1.0])))(jnp.array([0.0, -100.0]))
+    np.testing.assert_array_equal(g, [0.0, 1.0])

@@ -278,10 +278,13 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     The inputs are shifted by their (masked) maximum, held constant for differentiation (the
     result does not depend on it); an infinite maximum is replaced by 0 so that all -inf inputs
     give -inf, not NaN. With `b`, the sum may be negative: `return_sign=True` returns
-    `(log|sum|, sign(sum))`, otherwise a negative sum gives NaN. `where` masks entries out.
+    `(log|sum|, sign(sum))`, otherwise a negative sum gives NaN; entries whose b is 0 count as
+    -inf, as in JAX (so they neither set the shift nor send NaN into the gradient). `where`
+    masks entries out.
     """
     if b is not None:
         a, b = _promote_inexact("logsumexp", a, b)
+        a = jnp_where(b != 0, a, -np.inf)
     else:
         (a,) = _promote_inexact("logsumexp", a)
     ndim = a.ndim
