@@ -8,9 +8,9 @@ from tracejit._src.scipy.signal import (  # noqa: F401
     correlate2d,
     detrend,
 )
+from tracejit._src.scipy.signal_fftconvolve import fftconvolve  # noqa: F401
 from tracejit._src.scipy.signal_spectral import (  # noqa: F401
     csd,
-    fftconvolve,
     istft,
     stft,
     welch,

@@ -114,14 +114,17 @@ def reduce(operands, init_values, computation, dimensions, out_sharding=None):
     reducer = _monoid_reducer(computation, flat_operands, flat_inits)
     if reducer is not None:
         return tree_unflatten(operand_tree, [reducer(flat_operands[0], dimensions)])
-    jaxpr = _staged_computation(computation, init_tree, flat_inits)
+    jaxpr = staged_computation(computation, init_tree, flat_inits)
     outs = reduce_p.bind(
         *flat_operands, *flat_inits, computation=computation, jaxpr=jaxpr, dimensions=dimensions
     )
     return tree_unflatten(operand_tree, outs)
 
 
-def _staged_computation(computation, tree, flat_inits):
+def staged_computation(computation, tree, flat_inits, name="reduce", structure_error=None):
+    """The monoid `computation` of two pytrees of `tree` (the init values' structure) as a
+    closed jaxpr over their flattened leaves, for `reduce` and `reduce_window`; a result of
+    another structure raises `structure_error(tree, result_tree)` (default: reduce's)."""
     avals = [get_aval(init).strip_weak_type() for init in flat_inits]
     out_trees = []
 
@@ -132,8 +135,10 @@ def _staged_computation(computation, tree, flat_inits):
         out_trees.append(out_tree)
         return leaves
 
-    closed = trace_to_jaxpr(flat_computation, avals + avals, DebugInfo(computation, "reduce"))
+    closed = trace_to_jaxpr(flat_computation, avals + avals, DebugInfo(computation, name))
     if out_trees[0] != tree:
+        if structure_error is not None:
+            raise structure_error(tree, out_trees[0])
         raise TypeError(
             f"reduce computation must return the structure of init_values, {tree}; got "
             f"{out_trees[0]}"

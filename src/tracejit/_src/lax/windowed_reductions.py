@@ -39,6 +39,7 @@ from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
 from tracejit._src.lax import (
     binary,
     comparison,
+    reduce,
     reductions,
     shapes,
     slicing,
@@ -265,7 +266,9 @@ def reduce_window(
     monoid = _monoid_primitive(computation, flat_inits)
     if monoid is not None:
         return tree_unflatten(operand_tree, [monoid.bind(flat_operands[0], **params)])
-    closed = _staged_computation(computation, init_tree, flat_inits)
+    closed = reduce.staged_computation(
+        computation, init_tree, flat_inits, "reduce_window", _structure_error
+    )
     outs = reduce_window_p.bind(
         *flat_operands, *flat_inits, jaxpr=closed.jaxpr, consts=tuple(closed.consts), **params
     )
@@ -285,31 +288,11 @@ def _monoid_primitive(computation, flat_inits):
     return primitive if same else None
 
 
-def _staged_computation(computation, tree, flat_inits) -> ClosedJaxpr:
-    avals = [get_aval(init).strip_weak_type() for init in flat_inits]
-    out_trees = []
-
-    def flat_computation(*args):
-        half = len(args) // 2
-        out = computation(tree_unflatten(tree, args[:half]), tree_unflatten(tree, args[half:]))
-        leaves, out_tree = tree_flatten(out)
-        out_trees.append(out_tree)
-        return leaves
-
-    closed = trace_to_jaxpr(
-        flat_computation, avals + avals, DebugInfo(computation, "reduce_window")
+def _structure_error(tree, result_tree) -> ValueError:
+    return ValueError(
+        "reduce_window output must have the same tree structure as the operands "
+        f"{tree} vs. {result_tree}"
     )
-    if out_trees[0] != tree:
-        raise ValueError(
-            "reduce_window output must have the same tree structure as the operands "
-            f"{tree} vs. {out_trees[0]}"
-        )
-    if any(isinstance(c, Tracer) for c in closed.consts):
-        raise NotImplementedError(
-            "Reduction computations can't close over Tracers: pass the traced values as "
-            "operands instead"
-        )
-    return closed
 
 
 @reduce_window_p.def_abstract_eval

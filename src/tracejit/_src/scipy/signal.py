@@ -9,7 +9,7 @@ the windows are contracted with the flipped kernel:
 
 Gradients and batching come from the gather's and the contraction's rules. The windows take
 prod(out shape) * prod(kernel shape) elements: fine for the kernels signal processing uses.
-`method='fft'` is `fftconvolve` (in `signal_spectral`, with the spectral functions).
+`method='fft'` is `fftconvolve` (`signal_fftconvolve`).
 
 `detrend` removes the least-squares line from each segment between breakpoints; with only two
 unknowns the fit has a closed form (slope = cov(t, y) / var(t) about the segment's means),
@@ -26,6 +26,7 @@ from tracejit._src.numpy.creation import arange, asarray
 from tracejit._src.numpy.products import tensordot
 from tracejit._src.numpy.promotion import promote_dtypes_inexact, to_operands
 from tracejit._src.numpy.ufuncs import conjugate, where
+from tracejit._src.scipy.signal_fftconvolve import fftconvolve
 
 _MODES = ("full", "same", "valid")
 
@@ -88,20 +89,13 @@ def _check_method(method):
         raise ValueError(f"Got {method=}; expected 'auto', 'fft', or 'direct'.")
 
 
-def _fftconvolve(in1, in2, mode):
-    # circle: signal_spectral's estimators detrend with this module's `detrend`
-    from tracejit._src.scipy.signal_spectral import fftconvolve
-
-    return fftconvolve(in1, in2, mode)
-
-
 def convolve(in1, in2, mode="full", method="auto", precision=None):
     """The N-dimensional convolution of `in1` and `in2` (same rank, one no smaller than the
     other in every dimension); `mode` 'full', 'same' (in1's shape) or 'valid'. `method`
     'fft' multiplies spectra (`fftconvolve`); 'auto' computes directly, as JAX does."""
     _check_method(method)
     if method == "fft":
-        return _fftconvolve(in1, in2, mode)
+        return fftconvolve(in1, in2, mode)
     return _convolve_nd("convolve", in1, in2, mode, precision)
 
 
@@ -111,7 +105,7 @@ def correlate(in1, in2, mode="full", method="auto", precision=None):
     (in2,) = to_operands("correlate", (in2,))
     flipped = manipulation.flip(conjugate(in2))
     if method == "fft":
-        return _fftconvolve(in1, flipped, mode)
+        return fftconvolve(in1, flipped, mode)
     return _convolve_nd("correlate", in1, flipped, mode, precision)
 
 
