@@ -148,3 +148,23 @@ def test_library_frames_are_not_the_users_line(tmp_path):
         """,
     )
     assert out.split() == ["True", "True"]
+
+
+def test_exit_handlers_of_libraries_imported_later_still_find_the_backend(tmp_path):
+    """chex reports its pending jitted checks from an exit handler registered after `import
+    jax`: JAX's own handler runs after it, and so must tracejit's, however late the first
+    client is created. chex's tests also run the exit handlers by hand and go on."""
+    out = run_as_jax(
+        tmp_path,
+        """
+        import atexit
+        import jax
+        f = jax.jit(lambda x: x + 1.0)
+        atexit.register(lambda: print("at exit", f(10.0)))
+        print(f(0.0))
+        atexit._run_exitfuncs()
+        print(f(1.0))
+        atexit.register(lambda: print("at exit", f(20.0)))
+        """,
+    )
+    assert out.split("\n") == ["1.0", "at exit 11.0", "2.0", "at exit 21.0", ""]

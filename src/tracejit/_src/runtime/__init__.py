@@ -11,8 +11,13 @@ Layers, each importing only those before it:
     ffi.py         host callbacks: XLA FFI handler (cffi callback), callable registry by id
 
 Nothing is loaded until first used: `import tracejit` imports none of this, and importing this
-package imports neither cffi nor the plugin. Names below resolve on first access.
+package imports neither cffi nor the plugin. Names below resolve on first access. Importing
+it registers the clients' exit handler, so that it runs after those of libraries imported
+later, whatever creates the first client.
 """
+
+import atexit
+import sys
 
 _EXPORTS = {
     "Buffer": "buffer",
@@ -50,3 +55,12 @@ def __getattr__(name: str):
     value = getattr(importlib.import_module(f"{__name__}.{module_name}"), name)
     globals()[name] = value
     return value
+
+
+def _shut_down_at_exit() -> None:
+    client = sys.modules.get(f"{__name__}.client")
+    if client is not None:
+        client.shut_down_clients_at_exit()
+
+
+atexit.register(_shut_down_at_exit)

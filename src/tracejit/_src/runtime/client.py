@@ -12,14 +12,13 @@ the plugin; importing this module does not.
     x = client.buffer_from_numpy(np.arange(4.0), client.local_devices()[1])
 
 A client is never destroyed by a finalizer (see `pjrt`): `close()` is explicit, and runs for
-every client at interpreter exit, which waits for work still in flight (the plugin crashes the
+every client at interpreter exit (`shut_down_clients_at_exit`), which waits for work still in flight (the plugin crashes the
 process if it exits under running work); from then on, finalizers of the client's buffers and
 executables skip their destroy calls.
 """
 
 from __future__ import annotations
 
-import atexit
 import os
 import re
 import threading
@@ -93,22 +92,29 @@ def configured_cpu_device_count() -> int | None:
 _live_clients: weakref.WeakSet = weakref.WeakSet()
 
 
-def _shut_down_clients_at_exit() -> None:
+def shut_down_clients_at_exit() -> None:
     """Let in-flight work finish before the process exits, then leave every handle alone.
 
     The plugin's own exit handlers crash if its worker threads are still running a program or
     reading a host array, and Python frees objects at exit in no order PJRT could follow. So
     copies in flight are waited for, the clients are marked dead (finalizers then skip their
     destroy calls), and each client is destroyed, which waits for its running programs.
+
+    Run from `atexit` (registered when `tracejit` is imported, so that the exit handlers of
+    libraries imported after it, such as chex's report of its pending checks, still find the
+    clients open, as with JAX). When the exit handlers are run by hand while the program goes
+    on (`atexit._run_exitfuncs()`: the main thread is still alive), only the copies are
+    waited for and the clients stay open.
     """
+    exiting = not threading.main_thread().is_alive()
     for client in list(_live_clients):
         try:
-            client.close()
+            if exiting:
+                client.close()
+            else:
+                client._finish_copies()
         except XlaRuntimeError:
             pass
-
-
-atexit.register(_shut_down_clients_at_exit)
 
 
 class Client:
