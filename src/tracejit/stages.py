@@ -2,6 +2,6 @@
 function (`Wrapped`), `jit(f).lower(...)` (`Lowered`) and `.compile()` (`Compiled`)."""
 
 from tracejit._src.jit import Compiled, Lowered
-from tracejit._src.jit import Jitted as Wrapped
+from tracejit._src.jit import PjitFunction as Wrapped
 
 __all__ = ["Compiled", "Lowered", "Wrapped"]

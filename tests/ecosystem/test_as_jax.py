@@ -168,3 +168,14 @@ def test_exit_handlers_of_libraries_imported_later_still_find_the_backend(tmp_pa
         """,
     )
     assert out.split("\n") == ["1.0", "at exit 11.0", "2.0", "at exit 21.0", ""]
+
+
+def test_jitted_functions_are_named_and_printed_as_jaxs():
+    """chex tells a jitted function by its type's name (`assert_max_traces` refuses one)."""
+
+    def f(x):
+        return x
+
+    jitted = tracejit.jit(f)
+    assert type(jitted).__name__ == "PjitFunction"
+    assert repr(jitted) == f"<PjitFunction of {f!r}>"

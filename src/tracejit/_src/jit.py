@@ -155,8 +155,10 @@ def clear_trace_caches() -> None:
         jitted.clear_cache()
 
 
-class Jitted:
-    """A jitted function: callable, with `.lower(*args)` for the StableHLO and compiled forms."""
+class PjitFunction:
+    """A jitted function: callable, with `.lower(*args)` for the StableHLO and compiled forms.
+    Named and printed as JAX's type of jitted functions, which libraries recognize by name
+    (chex refuses `assert_max_traces` over an already jitted function)."""
 
     def __init__(
         self,
@@ -316,6 +318,9 @@ class Jitted:
                 RuntimeWarning,
                 stacklevel=4,
             )
+
+    def __repr__(self):
+        return f"<PjitFunction of {self.fun!r}>"
 
     def __call__(self, *args, **kwargs):
         if config.disable_jit:
@@ -584,7 +589,7 @@ def jit(
         return lambda fun: jit(fun, **options)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
-    return Jitted(fun, **options)
+    return PjitFunction(fun, **options)
 
 
 def _check_placement(device, backend) -> None:
