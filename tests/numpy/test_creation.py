@@ -235,6 +235,7 @@ def test_x64_creation(enable_x64):
 
 def test_scalar_types():
     assert jnp.float32 == np.float32 and hash(jnp.float32) == hash(np.float32)
+    assert (jnp.float16 != jnp.float16) is False and jnp.float16 != jnp.float32 != np.float16
     assert np.dtype(jnp.float32) == np.float32
     assert np.dtype(jnp.bfloat16) == ml_dtypes.bfloat16
     assert isinstance(np.float32(1), jnp.float32)
