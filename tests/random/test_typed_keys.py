@@ -148,6 +148,18 @@ def test_keys_through_jit_vmap_and_scan():
     assert tracejit.tree_util.tree_leaves({"key": key}) == [key]
 
 
+def test_keys_closed_over_by_jit_are_constants_of_the_compiled_program(recwarn):
+    """optax's inject_hyperparams keeps a key given at construction in its jitted state."""
+    key = random.key(17)
+    state = tracejit.jit(lambda: {"key": key, "noise": random.normal(key, (2,))})()
+    assert isinstance(state["key"], tracejit.Array) and state["key"].dtype == key.dtype
+    np.testing.assert_array_equal(words(state["key"]), words(key))
+    np.testing.assert_allclose(state["noise"], random.normal(key, (2,)), rtol=2e-7)
+    split = tracejit.jit(lambda s: random.split(s["key"]))(state)
+    np.testing.assert_array_equal(words(split), words(random.split(key)))
+    assert not [w for w in recwarn if "NumPy instead" in str(w.message)]
+
+
 def test_jaxpr_of_a_split_prints_as_jax():
     assert jaxpr_text(lambda k: random.split(k)[0], random.key(0)) == (
         "{ lambda ; a:key<fry>[]. let\n"

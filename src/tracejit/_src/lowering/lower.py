@@ -79,6 +79,12 @@ def physical_aval(aval: ShapedArray) -> ShapedArray:
     return aval
 
 
+def physical_constant(value, dtype) -> np.ndarray:
+    """A constant as XLA holds it: a typed PRNG key array as its uint32 words."""
+    array = np.asarray(value, dtype)
+    return array["fry"] if array.dtype == dtypes.key_fry else array
+
+
 def aval_type(aval: ShapedArray) -> str:
     physical = physical_aval(aval)
     return hlo.tensor_type(physical.shape, physical.dtype)
@@ -107,7 +113,7 @@ class LoweringContext:
         return self.block.op(name, operands, [aval_type(a) for a in avals], attributes, regions)
 
     def constant(self, value, dtype) -> hlo.Value:
-        return self.block.constant(np.asarray(value, dtype))
+        return self.block.constant(physical_constant(value, dtype))
 
     def broadcast_operands(self, *operands) -> list:
         """The operands of an elementwise primitive broadcast to its result's shape (lax
@@ -190,10 +196,11 @@ def lower_jaxpr(block, jaxpr: Jaxpr, consts, args, module, live=None) -> list:
 
     def read(atom):
         if isinstance(atom, Literal):
-            return block.constant(np.asarray(atom.val, atom.aval.dtype))
+            return block.constant(physical_constant(atom.val, atom.aval.dtype))
         value = env.get(atom)
         if value is None:
-            value = env[atom] = block.constant(np.asarray(pending_consts[atom], atom.aval.dtype))
+            constant = physical_constant(pending_consts[atom], atom.aval.dtype)
+            value = env[atom] = block.constant(constant)
         return value
 
     for var, value in zip(jaxpr.invars, args, strict=True):
