@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from parallel.devices import needs_plugin, run_with_devices
 
 import tracejit as jax
 import tracejit.numpy as jnp
@@ -565,3 +566,34 @@ def test_a_loop_body_meeting_a_new_kind_of_error():
     assert checkify.checkify(f)(f32(1.0))[0].get() == "pre 1.0 (`check` failed)"
     assert checkify.checkify(f)(f32(-1.0))[0].get() == "in 3.0 (`check` failed)"
     assert jax.jit(checkify.checkify(f))(f32(-1.0))[0].get() == "in 3.0 (`check` failed)"
+
+
+@needs_plugin
+def test_checks_in_pmap_and_shard_map_report_each_devices_failure():
+    """As JAX: the error comes out stacked over the devices (a BatchedError)."""
+    run_with_devices(
+        """
+        from tracejit.experimental import checkify
+
+        def body(x):
+            checkify.check(jnp.all(x > 0), "x must be positive, got {}", jnp.min(x))
+            return lax.psum(jnp.log(x), "i")
+
+        pmapped = checkify.checkify(jax.pmap(body, axis_name="i"))
+        err, out = pmapped(jnp.array([[1.0, 2.0], [3.0, 4.0]]))
+        assert err.get() is None
+        close(out, np.log([[3.0, 8.0]] * 2))
+        err, _ = pmapped(jnp.array([[1.0, 2.0], [3.0, -4.0]]))
+        assert type(err.get_exception()).__name__ == "BatchedError"
+        assert err.get() == "at mapped index 1: x must be positive, got -4.0 (`check` failed)"
+        mesh = Mesh(np.array(jax.devices()), ("i",))
+        mapped = jax.shard_map(body, mesh=mesh, in_specs=P("i"), out_specs=P())
+        for run in (checkify.checkify(mapped), checkify.checkify(jax.jit(mapped))):
+            err, out = run(jnp.array([-1.0, 2.0, 3.0, -4.0]))
+            assert err.get() == (
+                "at mapped index 0: x must be positive, got -1.0 (`check` failed)\\n"
+                "at mapped index 1: x must be positive, got -4.0 (`check` failed)"
+            )
+        """,
+        devices=2,
+    )

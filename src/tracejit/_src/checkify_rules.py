@@ -15,14 +15,17 @@ Primitives with bodies (`checkify_rules`) carry the error as extra leading input
 their bodies: `jit` and `remat2` once, every branch of `cond`, the carry of `scan`, and the
 carry of `while`, whose body also runs the predicate's checks on the new carry (the predicate
 itself returns only a bool), after they ran once on the initial carry. Custom-derivative calls
-whose bodies check something carry it too, keeping their rules.
+whose bodies check something carry it too, keeping their rules. A `shard_map` (and `pmap`,
+which is one) is checked in its global form, the body under a `vmap` per mesh axis on one
+device, each device's blocks from the error so far: the error comes out stacked over the
+devices, as JAX's, which reports the failure of each (`at mapped index 1: ...`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src import core, dtypes
+from tracejit._src import core, dtypes, shard_map
 from tracejit._src.api_util import ShapeDtypeStruct
 from tracejit._src.checkify import (
     Checkify,
@@ -60,7 +63,8 @@ from tracejit._src.lax.control_flow.common import reorder_jaxpr
 from tracejit._src.lax.control_flow.conditionals import cond_p
 from tracejit._src.lax.control_flow.loops import while_p
 from tracejit._src.lax.control_flow.scan import scan_p
-from tracejit._src.tree_util import tree_flatten
+from tracejit._src.tree_util import tree_flatten, tree_map
+from tracejit._src.vmap import vmap
 
 # --------------------------------------------------------------------------------------------
 # nan_checks
@@ -424,3 +428,24 @@ def _while_rule(ctx, error, values, *, cond_jaxpr, body_jaxpr, cond_nconsts, bod
 
 
 checkify_rules[while_p] = _while_rule
+
+
+def _shard_map_rule(ctx, error, values, *, jaxpr, mesh, in_specs, out_specs, **params):
+    members = [
+        shard_map._to_members(x, spec, mesh) for x, spec in zip(values, in_specs, strict=True)
+    ]
+
+    def body(err, *blocks):
+        return eval_checked(ctx, jaxpr, err, blocks)
+
+    for name in reversed(mesh.axis_names):
+        in_axes = [None] + [0 if name in names else None for _, names in members]
+        body = vmap(body, in_axes=in_axes, out_axes=0, axis_name=name, axis_size=mesh.shape[name])
+    error, outs = body(error, *[blocks for blocks, _ in members])
+    n = len(mesh.axis_names)
+    error = tree_map(lambda leaf: shapes.reshape(leaf, (mesh.size, *leaf.shape[n:])), error)
+    outs = [shard_map._from_members(x, s, mesh) for x, s in zip(outs, out_specs, strict=True)]
+    return error, outs
+
+
+checkify_rules[shard_map.shard_map_p] = _shard_map_rule
