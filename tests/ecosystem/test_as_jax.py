@@ -179,3 +179,60 @@ def test_jitted_functions_are_named_and_printed_as_jaxs():
     jitted = tracejit.jit(f)
     assert type(jitted).__name__ == "PjitFunction"
     assert repr(jitted) == f"<PjitFunction of {f!r}>"
+
+
+def test_what_flax_imports_from_jax_at_its_top_level(tmp_path):
+    """flax 0.12 imports these at its top level (for linen's scan, its traceback filtering and
+    its fp8 dtypes); each is what JAX's is, as far as tracejit has it."""
+    out = run_as_jax(
+        tmp_path,
+        """
+        import numpy as np
+        import jax
+        from jax._src import core, dtypes, traceback_util
+        from jax.extend import linear_util, source_info_util
+        from jax.interpreters import partial_eval as pe
+        assert core.ShapedArray is jax.core.ShapedArray
+        assert dtypes.DType is np.dtype and dtypes.extended is jax.dtypes.extended
+
+        class Meta(dtypes.ExtendedDType):
+            type = dtypes.extended
+            _rules = None
+
+        assert isinstance(Meta(), dtypes.ExtendedDType)
+        def f(x):
+            return x
+        assert traceback_util.api_boundary(f) is f
+        traceback_util._exclude_paths.append("/nowhere")
+        source_info_util.register_exclusion("/elsewhere")
+        assert not traceback_util.include_filename("/elsewhere/x.py")
+        assert pe.PartialVal.unknown(core.ShapedArray((2,), np.float32)).const is None
+        assert pe.PartialVal.known(3.0) == (None, 3.0)
+        for module, name in ((linear_util, "wrap_init"), (pe, "trace_to_jaxpr_nounits")):
+            try:
+                getattr(module, name)
+            except AttributeError as err:
+                print(err)
+        """,
+    )
+    assert out.count("follows JAX 0.10.2's API") == 2
+
+
+def test_formats_and_layouts_are_jaxs_plain_data():
+    from tracejit.experimental.layout import Format, Layout
+    from tracejit.sharding import SingleDeviceSharding
+
+    layout = Layout((1, 0))
+    assert layout == Layout((1, 0), None, 0) and layout.major_to_minor == (1, 0)
+    assert (
+        repr(layout)
+        == "Layout(major_to_minor=(1, 0), tiling=None, sub_byte_element_size_in_bits=0)"
+    )
+    sharding = SingleDeviceSharding(tracejit.devices()[0])
+    assert Format(layout, sharding) == Format(layout, sharding)
+    assert repr(Format()) == "Format(layout=None, sharding=None)"
+    assert Format(Layout.AUTO).layout is Layout.AUTO
+    with pytest.raises(ValueError, match="Sharding has to be concrete"):
+        Format(layout)
+    with pytest.raises(TypeError, match="Invalid value received for the layout argument"):
+        Format(sharding)

@@ -25,8 +25,11 @@ import os
 import runpy
 import sys
 import types
+from typing import NamedTuple
 
-from tracejit._src import errors
+import numpy as np
+
+from tracejit._src import dtypes, errors
 
 JAX_VERSION = "0.10.2"
 JAX_VERSION_INFO = (0, 10, 2)
@@ -81,10 +84,49 @@ def _serve_traceback_util(module) -> None:
     module.register_exclusion = errors.register_exclusion
     module.include_filename = errors.is_user_file
     module.include_frame = _include_frame
+    module.api_boundary = _api_boundary
+    module._exclude_paths = errors._EXCLUDED_PREFIXES  # (flax adds and removes its own paths)
+
+
+class PartialVal(NamedTuple):
+    """JAX's value of partial evaluation: an abstract value and no constant (unknown), or no
+    abstract value and the constant (known). flax names it in annotations at import time;
+    tracejit's partial evaluation (`linearize`) works on jaxprs and has no use for it."""
+
+    pv: object
+    const: object
+
+    @classmethod
+    def unknown(cls, aval):
+        return cls(aval, None)
+
+    @classmethod
+    def known(cls, const):
+        return cls(None, const)
+
+
+def _serve_partial_eval(module) -> None:
+    module.PartialVal = PartialVal
+
+
+def _serve_source_info_util(module) -> None:
+    module.register_exclusion = errors.register_exclusion
+
+
+def _api_boundary(fun, *, repro_api_name=None, repro_user_func=False):
+    """JAX's marker of functions whose tracebacks it filters; tracejit filters none, so it
+    returns `fun` itself."""
+    return fun
 
 
 def _include_frame(frame) -> bool:
     return errors.is_user_file(frame.f_code.co_filename)
+
+
+def _serve_private_dtypes(module) -> None:
+    _serve_tracejit_module("tracejit.dtypes")(module)
+    module.ExtendedDType = dtypes.ExtendedDType
+    module.DType = np.dtype
 
 
 def _serve_nothing(module) -> None:
@@ -108,7 +150,12 @@ _PRIVATE = {
     "jax._src.traceback_util": _serve_traceback_util,
     "jax._src.compiler": _serve_nothing,
     "jax._src.dispatch": _serve_nothing,
-    "jax._src.dtypes": _serve_tracejit_module("tracejit.dtypes"),
+    "jax._src.dtypes": _serve_private_dtypes,
+    "jax._src.core": _serve_tracejit_module("tracejit.core"),
+    # flax imports these at its top level, for linen's `scan` only
+    "jax.extend.linear_util": _serve_nothing,
+    "jax.interpreters.partial_eval": _serve_partial_eval,
+    "jax.extend.source_info_util": _serve_source_info_util,
     "jaxlib": _serve_version,
 }
 

@@ -32,6 +32,7 @@ the whole `(dtype, weak, dtype, weak) -> (dtype, weak)` answer. With x64 off, re
 canonicalised: 64-bit types are represented by their 32-bit counterparts.
 """
 
+import abc
 import warnings
 
 import ml_dtypes
@@ -727,6 +728,21 @@ class extended(np.generic):
 
 class prng_key(extended):
     """The category of typed PRNG keys' dtypes (`jax.dtypes.prng_key`)."""
+
+
+class ExtendedDType(abc.ABC):
+    """JAX's base class of dtypes that are not NumPy's (private in JAX: `jax._src.dtypes`),
+    for libraries that define one at import (flax's fp8 metadata). A subclass names its
+    category (`type`, a subclass of `extended`) and JAX's lowering rules (`_rules`), which
+    tracejit does not read: arrays of such a dtype are not built."""
+
+    @property
+    @abc.abstractmethod
+    def type(self) -> type: ...
+
+    @property
+    @abc.abstractmethod
+    def _rules(self): ...
 
 
 _SHORT_NAMES = {
