@@ -120,7 +120,6 @@ def test_linear_primitives_declare_the_operands_they_are_linear_in(name, argnums
 
 
 def test_only_these_primitives_are_exempt_from_a_rule():
-    # random_gamma_grad: second derivatives of gamma samples (JAX's go through while loops);
     # composite, rng_uniform, scatter_apply, igamma_grad_a, zeta, schur, hessenberg, tridiagonal,
     # geqrf, householder_product, select_and_scatter: JAX defines no JVP for them either
     not_differentiable = {
@@ -133,7 +132,6 @@ def test_only_these_primitives_are_exempt_from_a_rule():
         "nextafter",
         "pmax",
         "pmin",
-        "random_gamma_grad",
         "rng_uniform",
         "scatter_apply",
         "schur",

@@ -98,7 +98,8 @@ COVERED_ELSEWHERE = {
     ),
     **dict.fromkeys(
         ("random_gamma", "random_gamma_grad"),
-        "samples and their reparameterized gradient against recorded JAX values and SciPy: "
-        "tests/random/test_random.py, tests/random/test_statistics.py",
+        "samples and their reparameterized gradient against recorded JAX values and SciPy, "
+        "second derivatives in forward mode against JAX's: tests/random/test_random.py, "
+        "tests/random/test_statistics.py, tests/random/test_gamma_second_derivatives.py",
     ),
 }

@@ -251,11 +251,14 @@ def _random_gamma_grad_abstract_eval(a, x):
     return ShapedArray(a.shape, a.dtype)
 
 
-ad.not_differentiable(
-    random_gamma_grad_p,
-    "JAX differentiates its series, whose while loops only forward mode goes through; "
-    "second derivatives of gamma samples are not built",
-)
+def _random_gamma_grad_jvp(primals, tangents):
+    """Forward mode through the series, as JAX differentiates them: second derivatives of
+    samples by `jacfwd`, while reverse mode meets the series' while loops (JAX's error too)."""
+    outs, out_dots = ad.jvp_flat(lambda a, x: [_gamma_grad_values(a, x)], primals, tangents)
+    return outs[0], out_dots[0]
+
+
+ad.jvp_rules[random_gamma_grad_p] = _random_gamma_grad_jvp
 
 
 def _random_gamma_grad_lowering(ctx, a, x):
