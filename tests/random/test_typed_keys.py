@@ -79,6 +79,9 @@ def test_a_key_prints_as_jax_prints_it():
         f"Array((2,), dtype=key<fry>) overlaying:\n{np.asarray(random.split(random.PRNGKey(0), 2))}"
     )
     assert str(keys) == repr(keys)
+    assert repr(tracejit.typeof(keys)) == "ShapedArray(key<fry>[2])"
+    shape = tracejit.eval_shape(random.split, random.key(0))
+    assert repr(shape) == "ShapeDtypeStruct(shape=(2,), dtype=key<fry>)"
 
 
 def test_arrays_of_keys_index_stack_and_select():

@@ -65,7 +65,8 @@ class ShapeDtypeStruct:
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+        dtype = dtypes.dtype_name(self.dtype)
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={dtype}{weak})"
 
 
 def shaped_abstractify(x) -> ShapedArray:

@@ -113,7 +113,8 @@ class ShapedArray:
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.dtype.name}[{','.join(map(str, self.shape))}]{weak})"
+        shape = ",".join(map(str, self.shape))
+        return f"ShapedArray({dtypes.dtype_name(self.dtype)}[{shape}]{weak})"
 
 
 def mapped_aval(size: int, axis, aval: ShapedArray) -> ShapedArray:

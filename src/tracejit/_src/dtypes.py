@@ -757,6 +757,13 @@ _SHORT_NAMES = {
 }
 
 
+def dtype_name(dtype) -> str:
+    """The name JAX prints for `dtype` in reprs (`ShapedArray(key<fry>[2])`): NumPy's, and
+    `key<fry>` for typed keys, whose NumPy dtype is a structured one."""
+    np_dtype = _as_dtype(dtype)
+    return "key<fry>" if np_dtype == key_fry else np_dtype.name
+
+
 def short_dtype_name(dtype) -> str:
     """The name the jaxpr printer uses: f32, bf16, i8, u32, c64, f8_e4m3fn, float0, bool."""
     np_dtype = _as_dtype(dtype)
