@@ -120,12 +120,6 @@ def test_key_dtype_prints_key_fry():
     assert dtypes.short_dtype_name(dtypes.key_fry) == "key<fry>"
 
 
-def test_gamma_second_derivative_is_not_built():
-    key = random.PRNGKey(0)
-    with pytest.raises(NotImplementedError, match="random_gamma_grad"):
-        tracejit.grad(tracejit.grad(lambda a: random.gamma(key, a)))(2.0)
-
-
 def test_gamma_vmap_over_shapes_is_a_loop():
     keys = random.split(random.PRNGKey(3), 3)
     a = np.array([[0.5, 2.0], [1.0, 4.0], [3.0, 0.2]], np.float32)

@@ -80,6 +80,12 @@ def test_a_key_prints_as_jax_prints_it():
     )
     assert str(keys) == repr(keys)
     assert repr(tracejit.typeof(keys)) == "ShapedArray(key<fry>[2])"
+    assert str(keys.dtype) == repr(keys.dtype) == keys.dtype.name == "key<fry>"
+    assert keys.dtype == random.key(1).dtype and hash(keys.dtype) == hash(random.key(1).dtype)
+    assert keys.dtype.itemsize == 8 and keys.dtype.type is dtypes.prng_key
+    traced = []
+    tracejit.jit(lambda k: traced.append(str(k.dtype)) or k)(keys)
+    assert traced == ["key<fry>"]
     shape = tracejit.eval_shape(random.split, random.key(0))
     assert repr(shape) == "ShapeDtypeStruct(shape=(2,), dtype=key<fry>)"
 

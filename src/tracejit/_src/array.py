@@ -37,7 +37,7 @@ class Array:
 
     @property
     def dtype(self):
-        return self._value.dtype
+        return dtypes.user_dtype(self._value.dtype)
 
     @property
     def ndim(self):
@@ -203,7 +203,7 @@ class DeviceArray(Array):
 
     @property
     def dtype(self):
-        return self._buffer.dtype
+        return dtypes.user_dtype(self._buffer.dtype)
 
     @property
     def ndim(self):
@@ -253,7 +253,7 @@ class DeletedArray(Array):
 
     @property
     def dtype(self):
-        return self.aval.dtype
+        return dtypes.user_dtype(self.aval.dtype)
 
     @property
     def ndim(self):
@@ -352,7 +352,7 @@ class ShardedArray(Array):
 
     @property
     def dtype(self):
-        return self.placement.aval.dtype
+        return dtypes.user_dtype(self.placement.aval.dtype)
 
     @property
     def ndim(self):

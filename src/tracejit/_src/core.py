@@ -431,7 +431,7 @@ class Tracer:
 
     @property
     def dtype(self):
-        return self.aval.dtype
+        return dtypes.user_dtype(self.aval.dtype)
 
     @property
     def ndim(self):

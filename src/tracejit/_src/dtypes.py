@@ -624,7 +624,7 @@ def check_user_dtype(dtype, fun_name: str | None = None):
         return None
     if isinstance(dtype, type) and dtype in _PYTHON_SCALAR_KIND:
         return _PYTHON_SCALAR_DTYPE[config.enable_x64][dtype]
-    if not isinstance(dtype, (type, np.dtype, str)) and hasattr(dtype, "dtype"):
+    if not isinstance(dtype, (type, np.dtype, str, KeyTy)) and hasattr(dtype, "dtype"):
         raise ValueError(
             "Passing an array as a dtype argument is not supported; use dtype=arr.dtype."
         )
@@ -743,6 +743,40 @@ class ExtendedDType(abc.ABC):
     @property
     @abc.abstractmethod
     def _rules(self): ...
+
+
+class KeyTy(ExtendedDType):
+    """The dtype of typed PRNG keys as an array's `.dtype` gives it: printed `key<fry>`, as JAX.
+
+    NumPy holds arrays of keys with the structured dtype `key_fry`; this object stands for it
+    where users read a dtype, and is it everywhere else: it compares and hashes equal to it,
+    NumPy converts it to it (`np.dtype(keys.dtype)`, through its `dtype` attribute), and its
+    other attributes are its."""
+
+    name = "key<fry>"
+    type = prng_key
+    _rules = None
+    dtype = key_fry
+
+    def __eq__(self, other):
+        return other is self or key_fry == other
+
+    def __hash__(self):
+        return hash(key_fry)
+
+    def __repr__(self):
+        return "key<fry>"
+
+    def __getattr__(self, name):
+        return getattr(key_fry, name)
+
+
+key_dtype = KeyTy()
+
+
+def user_dtype(np_dtype: np.dtype):
+    """What an array's `.dtype` gives for its NumPy dtype: `key_dtype` for typed keys."""
+    return key_dtype if np_dtype.kind == "V" and np_dtype == key_fry else np_dtype
 
 
 _SHORT_NAMES = {

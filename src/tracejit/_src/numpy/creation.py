@@ -457,7 +457,11 @@ def astype(x, dtype, /, *, copy=False, device=None):
     complex array becomes boolean where it is nonzero, as in NumPy (a bare conversion would
     look at the real part only)."""
     x = promotion.asarray_operand("astype", x)
-    if x.dtype == dtypes.key_fry and isinstance(dtype, np.dtype) and dtype == dtypes.key_fry:
+    if (
+        x.dtype == dtypes.key_fry
+        and isinstance(dtype, (np.dtype, dtypes.KeyTy))
+        and dtype == dtypes.key_fry
+    ):
         return _copy(x) if copy else x  # keys to their own dtype (optax's tree code does it)
     target = dtypes.default_float_dtype() if dtype is None else _user_dtype(dtype, "astype")
     if dtypes.is_complex(x.dtype) and target == np.dtype(bool):
