@@ -776,7 +776,10 @@ key_dtype = KeyTy()
 
 def user_dtype(np_dtype: np.dtype):
     """What an array's `.dtype` gives for its NumPy dtype: `key_dtype` for typed keys."""
-    return key_dtype if np_dtype.kind == "V" and np_dtype == key_fry else np_dtype
+    return key_dtype if type(np_dtype) is _VOID_DTYPE and np_dtype == key_fry else np_dtype
+
+
+_VOID_DTYPE = type(key_fry)  # (a type test is cheaper than reading the dtype's kind)
 
 
 _SHORT_NAMES = {
