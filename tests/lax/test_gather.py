@@ -352,3 +352,14 @@ def test_errors():
         lax.scatter_add(x, idx, np.zeros((3, 6), np.float32), SDN((1,), (0,), (0,)))
     with pytest.raises(TypeError, match="dtype"):
         lax.scatter_add(x, idx, np.zeros((3, 5), np.int32), SDN((1,), (0,), (0,)))
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_scatters_vmapped_over_an_empty_batch(jit):
+    """The batch becomes operand and indices batching dimensions of size 0: their windows of
+    one fit (optax's Hungarian algorithm vmapped over no problems)."""
+    f = jax.vmap(lambda x, i: x.at[i].set(1.0).at[i].add(2.0))
+    f = jax.jit(f) if jit else f
+    out = f(jnp.zeros((0, 3)), jnp.zeros((0,), np.int32))
+    assert out.shape == (0, 3) and out.dtype == np.float32
+    np.testing.assert_array_equal(f(jnp.zeros((2, 3)), jnp.array([0, 2])), [[3, 0, 0], [0, 0, 3]])

@@ -95,9 +95,13 @@ def _scatter_abstract_eval(name):
             )
         gather.check_dims(name, "update_window_dims", dn.update_window_dims, updates.ndim, True)
         batch = [updates.shape[d] for d in range(updates.ndim) if d not in dn.update_window_dims]
+        # (inserted and batching dims have windows of 1, which fit even a dim of size 0)
         sizes = _window_sizes(operand.shape, updates.shape, dn)
+        unit = {*dn.inserted_window_dims, *dn.operand_batching_dims}
         if batch != list(indices.shape[:-1]) or any(
-            s > n for s, n in zip(sizes, operand.shape, strict=True)
+            s > n
+            for d, (s, n) in enumerate(zip(sizes, operand.shape, strict=True))
+            if d not in unit
         ):
             raise TypeError(
                 f"{name}: updates of shape {updates.shape} do not fit operand shape "
