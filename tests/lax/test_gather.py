@@ -355,11 +355,18 @@ def test_errors():
 
 
 @pytest.mark.parametrize("jit", [False, True])
-def test_scatters_vmapped_over_an_empty_batch(jit):
+def test_gathers_and_scatters_vmapped_over_an_empty_batch(jit):
     """The batch becomes operand and indices batching dimensions of size 0: their windows of
     one fit (optax's Hungarian algorithm vmapped over no problems)."""
-    f = jax.vmap(lambda x, i: x.at[i].set(1.0).at[i].add(2.0))
-    f = jax.jit(f) if jit else f
-    out = f(jnp.zeros((0, 3)), jnp.zeros((0,), np.int32))
+    scatter = jax.vmap(lambda x, i: x.at[i].set(1.0).at[i].add(2.0))
+    gather = jax.vmap(lambda x, i: x[i])
+    scatter, gather = (jax.jit(scatter), jax.jit(gather)) if jit else (scatter, gather)
+    out = scatter(jnp.zeros((0, 3)), jnp.zeros((0,), np.int32))
     assert out.shape == (0, 3) and out.dtype == np.float32
-    np.testing.assert_array_equal(f(jnp.zeros((2, 3)), jnp.array([0, 2])), [[3, 0, 0], [0, 0, 3]])
+    np.testing.assert_array_equal(
+        scatter(jnp.zeros((2, 3)), jnp.array([0, 2])), [[3, 0, 0], [0, 0, 3]]
+    )
+    assert gather(jnp.zeros((0, 2, 3)), jnp.zeros((0,), np.int32)).shape == (0, 3)
+    assert gather(jnp.zeros((0, 3)), jnp.zeros((0,), np.int32)).shape == (0,)
+    rows = gather(jnp.arange(12.0).reshape(2, 2, 3), jnp.array([1, 0]))
+    np.testing.assert_array_equal(rows, [[3, 4, 5], [6, 7, 8]])

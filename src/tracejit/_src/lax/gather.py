@@ -312,8 +312,11 @@ def _gather_abstract_eval(operand, indices, *, dimension_numbers, slice_sizes, *
         operand,
         dn.operand_batching_dims,
     )
+    # (batching dims slice 1 of each member, which fits even a dim of size 0)
+    batching = set(dn.operand_batching_dims)
     if len(slice_sizes) != rank or any(
-        not 0 <= s <= n for s, n in zip(slice_sizes, operand.shape, strict=True)
+        not 0 <= s <= (max(n, 1) if d in batching else n)
+        for d, (s, n) in enumerate(zip(slice_sizes, operand.shape, strict=True))
     ):
         raise TypeError(
             f"{name}: slice_sizes {slice_sizes} must have one size per dimension "
@@ -468,6 +471,8 @@ def _gather_lowering(
     dn = dimension_numbers
     operand_aval, indices_aval = ctx.avals_in
     out_aval = ctx.avals_out[0]
+    if out_aval.size == 0:  # (StableHLO refuses windows of one in the empty batch of a vmap)
+        return ctx.constant(np.zeros(out_aval.shape, out_aval.dtype), out_aval.dtype)
     fields = [
         ("offset_dims", dn.offset_dims),
         ("collapsed_slice_dims", dn.collapsed_slice_dims),
