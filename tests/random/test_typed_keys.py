@@ -221,3 +221,14 @@ def test_astype_of_keys_to_the_key_dtype_is_the_identity():
     keys = random.split(random.key(0), 3)
     same = jnp.astype(keys, keys.dtype)
     np.testing.assert_array_equal(random.key_data(same), random.key_data(keys))
+
+
+def test_keys_in_the_carry_of_an_eager_scan_reach_jitted_calls():
+    """The eager scan evaluates its body on NumPy values, keys among them (optax's noisy_sgd
+    under a scan)."""
+    step = tracejit.jit(lambda k: random.split(k)[0])
+    carry, _ = lax.scan(lambda k, _: (step(k), None), random.key(0), length=3)
+    want = random.key(0)
+    for _ in range(3):
+        want = random.split(want)[0]
+    np.testing.assert_array_equal(words(carry), words(want))

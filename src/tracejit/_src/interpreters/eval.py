@@ -34,8 +34,8 @@ def to_numpy(x):
         return x._value, x.weak_type
     if type(x) in python_scalar_types:
         return dtypes.python_scalar_dtype(x).type(x), type(x) is not bool
-    if isinstance(x, (np.ndarray, np.generic)):
-        dtype = dtypes.canonicalize_dtype(x.dtype)
+    if isinstance(x, (np.ndarray, np.generic)):  # (keys too: evaluated jaxprs hold them so)
+        dtype = dtypes.canonicalize_dtype(x.dtype, allow_extended_dtype=True)
         return (x if x.dtype == dtype else x.astype(dtype)), False
     if isinstance(x, Tracer):
         raise escaped_tracer_error(x)
