@@ -9,21 +9,20 @@ A compiled program belongs to whoever asked for it: a jitted function keeps one 
 and frees them with itself. The process-wide caches (programs of jaxprs bound eagerly,
 executables by StableHLO text, shared between equal programs) keep only the most recently used
 (`LRUCache`), so memory stays bounded however many programs a process compiles. Executables
-also persist on disk between processes, in entries checked before use (see `_ENTRY_MAGIC`).
+also persist on disk between processes (`compile_cache`).
 """
 
 from __future__ import annotations
 
 import collections
-import contextlib
 import functools
-import hashlib
 import os
 import warnings
 
 import numpy as np
 
 from tracejit._src import (  # (importing runtime loads neither cffi nor XLA)
+    compile_cache,
     dtypes,
     monitoring,
     prng,
@@ -344,7 +343,7 @@ def compile_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: b
         else:
             executable = _executables.get(text)
             if executable is None:
-                executable = _executables[text] = _compile_with_disk_cache(text)
+                executable = _executables[text] = compile_cache.compile_with_disk_cache(text)
     return CompiledProgram(closed, name, text, executable, kept, aliases)
 
 
@@ -357,108 +356,6 @@ def _compile_with_callbacks(text: str, callbacks: list):
     executable = client.compile(text)
     executable.host_callbacks = tuple(callbacks)
     return executable
-
-
-def cache_dir() -> str:
-    base = os.environ.get("TRACEJIT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tracejit"
-    )
-    return os.path.join(base, "executables")
-
-
-# The persistent compile cache: one file per executable, named by the digest of its key (the
-# plugin, its devices, XLA's flags, the compile options and the StableHLO text). A file is `_ENTRY_MAGIC`, a one-line
-# header (`field=value ...`), then the serialized executable. The header says what wrote the
-# entry and for which key, with a checksum of the payload: an entry that is damaged, swapped
-# with another or written by another tracejit or plugin is never handed to XLA (which could
-# crash on it, or run another program), but deleted, compiled again and rewritten.
-
-_ENTRY_MAGIC = b"tracejit executable\n"
-_ENTRY_FORMAT = "1"
-
-
-@functools.cache  # one value
-def _tracejit_version() -> str:
-    import importlib.metadata  # (not at import time: it costs `import tracejit` 25 ms)
-
-    try:
-        return importlib.metadata.version("tracejit")
-    except importlib.metadata.PackageNotFoundError:  # a source tree on sys.path
-        return "unknown"
-
-
-def _compile_with_disk_cache(text: str):
-    """Compiles, or loads the executable a previous process compiled from the same key."""
-    client = runtime.get_client()
-    if not config.enable_compilation_cache:
-        return client.compile(text)
-    plugin = client.plugin.fingerprint()
-    flags = os.environ.get("XLA_FLAGS", "")  # they change what XLA compiles
-    devices = len(client.devices())
-    key = f"{client.platform}|{plugin}|{devices}|{flags}|replicas=1|partitions=1|{text}"
-    header = {  # each value a string without spaces
-        "format": _ENTRY_FORMAT,
-        "tracejit": _tracejit_version(),
-        "plugin": plugin,
-        "key": hashlib.sha256(key.encode()).hexdigest(),
-    }
-    path = os.path.join(cache_dir(), header["key"])
-    executable = _load_entry(client, path, header)
-    if executable is None:
-        executable = client.compile(text)
-        _write_entry(path, header, executable)
-    return executable
-
-
-def _load_entry(client, path: str, header: dict):
-    """The executable of the entry at `path`, or None if there is none or it is unusable."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError:
-        return None
-    try:
-        return client.deserialize(_entry_payload(data, header))
-    except (ValueError, runtime.XlaRuntimeError) as err:
-        warnings.warn(
-            f"Discarding the compile cache entry {path}: {err}. Compiling again.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-        return None
-
-
-def _entry_payload(data: bytes, header: dict) -> bytes:
-    """The serialized executable in an entry's bytes; ValueError says why they are unusable."""
-    if not data.startswith(_ENTRY_MAGIC):
-        raise ValueError("it is not a tracejit cache entry")
-    line, _, payload = data[len(_ENTRY_MAGIC) :].partition(b"\n")
-    try:
-        written = dict(item.split("=", 1) for item in line.decode("ascii").split(" "))
-        written = {field: written[field] for field in (*header, "sha256")}
-    except (ValueError, KeyError):  # not `field=value ...` in ASCII, or a field missing
-        raise ValueError("its header is unreadable") from None
-    for field, expected in header.items():
-        if written[field] != expected:
-            raise ValueError(f"its {field} is {written[field]!r}, not {expected!r}")
-    if written["sha256"] != hashlib.sha256(payload).hexdigest():
-        raise ValueError("its contents do not match their checksum")
-    return payload
-
-
-def _write_entry(path: str, header: dict, executable) -> None:
-    """Writes a temporary file and renames it: a process reading the entry meanwhile sees the
-    old file or the new one, never a part, and processes writing the same key each write a
-    whole entry (the last rename wins)."""
-    try:
-        payload = executable.serialize()
-        fields = {**header, "sha256": hashlib.sha256(payload).hexdigest()}
-        line = " ".join(f"{field}={value}" for field, value in fields.items())
-        runtime.write_atomically(path, _ENTRY_MAGIC + line.encode() + b"\n" + payload)
-    except (OSError, runtime.XlaRuntimeError):
-        pass  # an unwritable cache only costs the next process a compile
 
 
 # --- devices --------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from tracejit._src import dispatch
+from tracejit._src import compile_cache, dispatch
 from tracejit._src.array import Array, DeviceArray
 from tracejit._src.jit import clear_trace_caches
 from tracejit._src.tree_util import tree_leaves
@@ -155,7 +155,7 @@ def print_environment_info(return_string: bool = False):
     """The versions and devices a bug report should name; printed, or returned as a string."""
     info = "\n".join(
         [
-            f"tracejit: {dispatch._tracejit_version()}",
+            f"tracejit: {compile_cache.tracejit_version()}",
             f"numpy:    {np.__version__}",
             f"python:   {sys.version}",
             (
