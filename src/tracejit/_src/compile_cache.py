@@ -55,7 +55,8 @@ def compile_with_disk_cache(text: str):
     plugin = client.plugin.fingerprint()
     flags = os.environ.get("XLA_FLAGS", "")  # they change what XLA compiles
     devices = len(client.devices())
-    key = f"{client.platform}|{plugin}|{devices}|{flags}|replicas=1|partitions=1|{text}"
+    options = f"replicas=1|partitions=1|{sorted(runtime.DEBUG_OPTIONS.items())}"
+    key = f"{client.platform}|{plugin}|{devices}|{flags}|{options}|{text}"
     header = {  # each value a string without spaces
         "format": _ENTRY_FORMAT,
         "tracejit": tracejit_version(),

@@ -453,10 +453,18 @@ def _flat_shardings(prefix, tree, count: int) -> list:
 def _leaf_signature(x):
     """What of an argument the trace depends on: shape, dtype and weak type (a Python scalar:
     its type, which fixes all three); for an Array over several devices its sharding too,
-    which its program is partitioned for."""
-    if type(x) in (int, float, complex, bool):
-        return type(x)
-    if type(x) is ShardedArray:
+    which its program is partitioned for. (Arrays first, read from their storage directly:
+    this runs once per argument of every call with a pytree argument.)"""
+    kind = type(x)
+    if kind is DeviceArray:
+        buffer = x._buffer
+        return (buffer.shape, buffer.dtype, x.weak_type)
+    if kind is Array:
+        value = x._value
+        return (value.shape, value.dtype, x.weak_type)
+    if kind in (int, float, complex, bool):
+        return kind
+    if kind is ShardedArray:
         return (x.shape, x.dtype, x.weak_type, x.sharding)
     try:
         return (x.shape, x.dtype, getattr(x, "weak_type", False))

@@ -29,6 +29,7 @@ _EXPORTS = {
     "custom_call_attributes": "ffi",
     "ensure_handler": "ffi",
     "block_until_ready": "executable",
+    "DEBUG_OPTIONS": "formats",
     "compile_options_proto": "formats",
     "PluginNotFoundError": "header",
     "write_atomically": "header",

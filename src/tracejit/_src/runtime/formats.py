@@ -135,6 +135,12 @@ def device_assignment_proto(assignment: Sequence[Sequence[int]]) -> bytes:
     return out
 
 
+# XLA debug options every program is compiled with, where the plugin's defaults differ from
+# what JAX 0.10.2 passes: with fast min/max (the plugin's default) `maximum`/`minimum` drop a
+# NaN second operand; JAX turns it off, and so do we, so that they propagate NaNs as NumPy's.
+DEBUG_OPTIONS = {"xla_cpu_enable_fast_min_max": False}
+
+
 def compile_options_proto(
     num_replicas: int = 1,
     num_partitions: int = 1,
@@ -150,7 +156,8 @@ def compile_options_proto(
     client picks its default assignment. `use_spmd_partitioning` defaults to true when there are
     several partitions (programs sharded with `mhlo.sharding` annotations need it).
     `portable` compiles a single-device program that may run on any device.
-    `env_option_overrides` are XLA debug options by name, e.g. `{"xla_cpu_enable_fast_math": True}`.
+    `env_option_overrides` are XLA debug options by name, e.g. `{"xla_cpu_enable_fast_math": True}`,
+    on top of `DEBUG_OPTIONS`.
     """
     if num_replicas < 1 or num_partitions < 1:
         raise ValueError(f"num_replicas={num_replicas}, num_partitions={num_partitions}")
@@ -171,7 +178,7 @@ def compile_options_proto(
     out = _bytes_field(3, build)
     if portable:
         out += _int_field(4, 1)
-    for key, value in sorted((env_option_overrides or {}).items()):
+    for key, value in sorted({**DEBUG_OPTIONS, **(env_option_overrides or {})}.items()):
         entry = _bytes_field(1, key.encode()) + _bytes_field(2, _option_override(value))
         out += _bytes_field(7, entry)
     return out
