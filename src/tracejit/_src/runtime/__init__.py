@@ -30,6 +30,7 @@ _EXPORTS = {
     "ensure_handler": "ffi",
     "block_until_ready": "executable",
     "compile_options_proto": "formats",
+    "output_shardings": "formats",
     "PluginNotFoundError": "header",
     "write_atomically": "header",
     "Plugin": "pjrt",
