@@ -19,8 +19,10 @@ What an equation means:
   computes the same values on one device, and every transformation of it is a transformation
   of ordinary primitives (`grad` of a shard_map included).
 
-Every mesh axis is manual in the body (JAX's default); `axis_names=` naming fewer, or
-`check_vma=True`'s varying-type checks, are not built: check_vma is recorded, not checked.
+Every mesh axis is manual in the body unless `axis_names=` names fewer: the others stay
+global in the body (its blocks are whole along them, and collectives cannot name them), so
+the devices along them compute the same blocks. `check_vma=True`'s varying-type checks are
+not built: check_vma is recorded, not checked.
 """
 
 from __future__ import annotations
@@ -94,10 +96,10 @@ def _to_members(x, spec, mesh):
     return shapes.transpose(cut, tuple(front + rest)), present
 
 
-def _from_members(out, spec, mesh):
-    """The global array of a body output given for all members (mesh axes leading, in mesh
-    order): members along the axes the spec leaves out are taken as equal (member 0)."""
-    names = list(mesh.axis_names)
+def _from_members(out, spec, mesh, manual):
+    """The global array of a body output given for all members (manual mesh axes leading, in
+    mesh order): members along the axes the spec leaves out are taken as equal (member 0)."""
+    names = [name for name in mesh.axis_names if name in manual]
     named = spec.mesh_axes()
     for position in reversed(range(len(names))):
         if names[position] not in named:
@@ -112,16 +114,19 @@ def _from_members(out, spec, mesh):
     return shapes.reshape(shapes.transpose(out, tuple(perm)), tuple(merged))
 
 
-def _global_form(*args, jaxpr, mesh, in_specs, out_specs, **params):
+def _global_form(*args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, **params):
     """The shard_map computed on one device (see the module docstring)."""
     members = [_to_members(x, spec, mesh) for x, spec in zip(args, in_specs, strict=True)]
     body = lambda *blocks: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
     present = [list(names) for _, names in members]
-    for name in reversed(mesh.axis_names):
+    for name in reversed([name for name in mesh.axis_names if name in newly_manual_axes]):
         in_axes = [0 if name in names else None for names in present]
         body = vmap(body, in_axes=in_axes, out_axes=0, axis_name=name, axis_size=mesh.shape[name])
     outs = body(*[value for value, _ in members])
-    return [_from_members(out, spec, mesh) for out, spec in zip(outs, out_specs, strict=True)]
+    return [
+        _from_members(out, spec, mesh, newly_manual_axes)
+        for out, spec in zip(outs, out_specs, strict=True)
+    ]
 
 
 def _shard_map_impl(*args, jaxpr, mesh, **params):
@@ -197,13 +202,13 @@ def _flat_specs(specs, tree, what: str, fun_name: str) -> list:
     ]
 
 
-def _check_specs(specs, mesh, what: str) -> None:
+def _check_specs(specs, manual, what: str) -> None:
     for spec in specs:
         for name in spec.mesh_axes():
-            if name not in mesh.axis_names:
+            if name not in manual:
                 raise ValueError(
                     f"shard_map {what} argument must refer to an axis marked as manual "
-                    f"({frozenset(mesh.axis_names)}), but:\n\n  {what} refers to {name!r}\n\n"
+                    f"({manual}), but:\n\n  {what} refers to {name!r}\n\n"
                     f"Check the {what} values passed to shard_map."
                 )
 
@@ -241,11 +246,12 @@ def shard_map(
         )
     if mesh is None:
         raise ValueError("shard_map requires a `mesh=` (a `jax.sharding.Mesh`) in tracejit")
-    if axis_names and set(axis_names) != set(mesh.axis_names):
-        raise NotImplementedError(
-            "shard_map over some of the mesh's axes (axis_names=) is not built yet: every mesh "
-            "axis is manual"
+    manual = frozenset(axis_names) if axis_names else frozenset(mesh.axis_names)
+    if not manual <= set(mesh.axis_names):
+        raise ValueError(
+            f"shard_map axis_names {set(axis_names)} must be axes of the mesh, {mesh.axis_names}"
         )
+    manual_env = tuple((n, size) for n, size in mesh.shape_tuple if n in manual)
     name = getattr(f, "__name__", "fun")
 
     def mapped(*args):
@@ -253,7 +259,7 @@ def shard_map(
         specs = _flat_specs(
             in_specs if in_specs is not None else PartitionSpec(), in_tree, "in_specs", name
         )
-        _check_specs(specs, mesh, "in_specs")
+        _check_specs(specs, manual, "in_specs")
         _check_divisible(name, leaves, specs, mesh)
         blocks = [_block_aval(get_aval(x), s, mesh) for x, s in zip(leaves, specs, strict=True)]
         out_trees = []
@@ -263,9 +269,7 @@ def shard_map(
             out_trees.append(out_tree)
             return out_leaves
 
-        body = trace_to_jaxpr(
-            flat_body, blocks, DebugInfo(f, "shard_map"), axis_env=mesh.shape_tuple
-        )
+        body = trace_to_jaxpr(flat_body, blocks, DebugInfo(f, "shard_map"), axis_env=manual_env)
         body, closure = hoist_tracer_consts(body)
         if closure:
             raise NotImplementedError(
@@ -273,7 +277,7 @@ def shard_map(
                 "them as arguments"
             )
         outs_specs = _flat_specs(out_specs, out_trees[0], "out_specs", name)
-        _check_specs(outs_specs, mesh, "out_specs")
+        _check_specs(outs_specs, manual, "out_specs")
         outs = shard_map_p.bind(
             *leaves,
             jaxpr=body,
@@ -281,7 +285,7 @@ def shard_map(
             in_specs=tuple(specs),
             out_specs=tuple(outs_specs),
             check_vma=bool(check_vma),
-            newly_manual_axes=frozenset(mesh.axis_names),
+            newly_manual_axes=manual,
         )
         return tree_unflatten(out_trees[0], outs)
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, set_current_trace
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import (
@@ -47,10 +47,41 @@ from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_map
 
 
-def _names(axis_name, axis_index_groups=None) -> tuple:
-    if axis_index_groups is not None:
-        raise NotImplementedError("collectives over axis_index_groups are not built yet")
+def _names(axis_name) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _groups(axis_index_groups, names, *, equal_sizes: bool) -> tuple | None:
+    """`axis_index_groups` as tuples, checked: groups of members of one axis that each reduce
+    (gather, ...) among themselves, every member in exactly one (equal in size where the
+    result's shape depends on it)."""
+    if axis_index_groups is None:
+        return None
+    if len(names) != 1:
+        raise NotImplementedError("axis_index_groups over several axes at once is not built yet")
+    size = bound_axis_size(names[0])
+    groups = tuple(tuple(int(i) for i in group) for group in axis_index_groups)
+    if sorted(i for group in groups for i in group) != list(range(size)):
+        raise ValueError(
+            f"axis_index_groups {groups} must hold each of the {size} members of axis "
+            f"{names[0]!r} exactly once"
+        )
+    if equal_sizes and len({len(group) for group in groups}) > 1:
+        raise ValueError(f"axis_index_groups {groups} must all have the same size")
+    return groups
+
+
+def _by_group(members, groups, per_group):
+    """The members' results (stacked first) where each group's (`per_group` of the stack of
+    its members' values: one result per member, in the group's order) are computed apart."""
+    rows = [None] * members.shape[0]
+    for group in groups:
+        stack = shapes.concatenate(
+            [slicing.index_in_dim(members, k, 0, keepdims=True) for k in group], 0
+        )
+        for k, out in zip(group, per_group(stack), strict=True):
+            rows[k] = shapes.expand_dims(out, (0,))
+    return shapes.concatenate(rows, 0)
 
 
 def _unbound(axes):
@@ -60,8 +91,9 @@ def _unbound(axes):
 
 
 def _bind_over_leaves(primitive, x, axis_name, axis_index_groups):
-    axes = _names(axis_name, axis_index_groups)
-    return tree_map(lambda v: primitive.bind(v, axes=axes, axis_index_groups=axis_index_groups), x)
+    axes = _names(axis_name)
+    groups = _groups(axis_index_groups, axes, equal_sizes=False)
+    return tree_map(lambda v: primitive.bind(v, axes=axes, axis_index_groups=groups), x)
 
 
 def _positional_reduction(np_reduce):
@@ -81,9 +113,14 @@ def _positional_reduction(np_reduce):
 def _collective_batch(primitive, size_scaling):
     """Carries out a reduction collective over the trace's axis: a positional reduction of the
     batch dimension (with any positional axes already there); an unbatched operand is the same
-    in every member (`size_scaling`). Other axis names are left to enclosing traces."""
+    in every member (`size_scaling`). Other axis names are left to enclosing traces. Over
+    `axis_index_groups` (one axis), each group reduces apart."""
 
     def rule(trace, value, dim, *, axes, axis_index_groups):
+        if axis_index_groups is not None:
+            members = batch_at_front(value, dim, trace.axis_size)
+            reduce = lambda stack: [primitive.bind(stack, axes=(0,), axis_index_groups=None)]
+            return _by_group(members, axis_index_groups, lambda st: reduce(st) * st.shape[0]), 0
         named = tuple(a for a in axes if not isinstance(a, int) and a != trace.axis_name)
         positional = tuple(a for a in axes if isinstance(a, int))
         if dim is None:
@@ -118,9 +155,10 @@ def _unbound_impl(*args, axis_name, **params):
     raise NameError(f"unbound axis name: {axis_name}")
 
 
-def replica_groups(ctx, names) -> list:
+def replica_groups(ctx, names, axis_index_groups=None) -> list:
     """The replica groups of a collective over the named axes `names` (in that order): the
-    replicas that differ only along them, each group ordered by their position along them."""
+    replicas that differ only along them, each group ordered by their position along them;
+    with `axis_index_groups`, each such group cut into those."""
     axes = ctx.module.replica_axes
     order = [name for name, _ in axes]
     for name in names:
@@ -131,21 +169,26 @@ def replica_groups(ctx, names) -> list:
     )
     moved = [i for i, n in enumerate(order) if n not in names] + [order.index(n) for n in names]
     size = int(np.prod([dict(axes)[n] for n in names], dtype=np.int64))
-    return ids.transpose(moved).reshape(-1, size).tolist()
+    rows = ids.transpose(moved).reshape(-1, size).tolist()
+    if axis_index_groups is None:
+        return rows
+    return [[row[i] for i in group] for row in rows for group in axis_index_groups]
 
 
 def dense_i64(rows) -> str:
-    """`dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>`: replica groups, source-target pairs."""
-    rows = [[int(v) for v in row] for row in rows]
-    shape = (len(rows), len(rows[0]) if rows else 0)
+    """`dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>`: replica groups, source-target pairs
+    (shorter rows padded with -1, StableHLO's filler in replica groups of unequal sizes)."""
+    width = max((len(row) for row in rows), default=0)
+    rows = [[int(v) for v in row] + [-1] * (width - len(row)) for row in rows]
+    shape = (len(rows), width)
     return f"dense<{rows}> : {hlo.tensor_type(shape, np.int64)}"
 
 
-def collective_attributes(ctx, names) -> dict:
+def collective_attributes(ctx, names, axis_index_groups=None) -> dict:
     """`replica_groups` over `names`. No channel: a channel makes this plugin's XLA treat
     all_gather, all_to_all and reduce_scatter as exchanges between partitions, and these
     programs are replicas (cross-replica collectives need none)."""
-    return {"replica_groups": dense_i64(replica_groups(ctx, names))}
+    return {"replica_groups": dense_i64(replica_groups(ctx, names, axis_index_groups))}
 
 
 def _combiner_region(ctx, combiner: str, dtype):
@@ -171,7 +214,7 @@ def _lower_like(reduction_p, combiner):
         return ctx.op(
             "stablehlo.all_reduce",
             [x],
-            attributes=collective_attributes(ctx, named),
+            attributes=collective_attributes(ctx, named, axis_index_groups),
             regions=[_combiner_region(ctx, combiner, dtype)],
         )
 
@@ -286,7 +329,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     `axis`), in the members' order; several axis names gather over all of them, the first
     slowest-varying. `to` is JAX's placement of the result (only its default, 'varying', is
     built: the result is held by every member)."""
-    names = _names(axis_name, axis_index_groups)
+    names = _names(axis_name)
+    groups = _groups(axis_index_groups, names, equal_sizes=True)
     if to != "varying":
         raise NotImplementedError(f"all_gather(to={to!r}) is not built yet")
 
@@ -300,9 +344,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
             out = all_gather_p.bind(
                 out,
                 all_gather_dimension=dim,
-                axis_index_groups=None,
+                axis_index_groups=groups,
                 axis_name=(name,),
-                axis_size=bound_axis_size(name),
+                axis_size=len(groups[0]) if groups else bound_axis_size(name),
                 tiled=tiled or k > 0,
             )
         return out
@@ -340,7 +384,7 @@ def _all_gather_transpose(
     summed = reduce_scatter_p.bind(
         ct,
         scatter_dimension=all_gather_dimension,
-        axis_index_groups=None,
+        axis_index_groups=axis_index_groups,
         axis_name=axis_name,
         axis_size=axis_size,
         tiled=True,
@@ -359,7 +403,10 @@ def _all_gather_lowering(
         aval = ctx.avals_in[0]
         shape = (*aval.shape[:dim], 1, *aval.shape[dim:])
         x = ctx.block.op1("stablehlo.reshape", [x], hlo.tensor_type(shape, aval.dtype))
-    attributes = {"all_gather_dim": f"{dim} : i64", **collective_attributes(ctx, axis_name)}
+    attributes = {
+        "all_gather_dim": f"{dim} : i64",
+        **collective_attributes(ctx, axis_name, axis_index_groups),
+    }
     return ctx.op("stablehlo.all_gather", [x], attributes=attributes)
 
 
@@ -380,9 +427,15 @@ def _all_gather_collective(
     trace, value, dim, *, all_gather_dimension, axis_index_groups, axis_name, axis_size, tiled
 ):
     """Every member's value, the members' axis moved to `all_gather_dimension` (merged into
-    it when tiled): the same for every member."""
-    out = move_batch_dim(batch_at_front(value, dim, trace.axis_size), 0, all_gather_dimension)
-    return (_merge(out, all_gather_dimension) if tiled else out), None
+    it when tiled): the same for every member (over `axis_index_groups`, for every member of
+    a group)."""
+    members = batch_at_front(value, dim, trace.axis_size)
+    if axis_index_groups is None:
+        out = move_batch_dim(members, 0, all_gather_dimension)
+        return (_merge(out, all_gather_dimension) if tiled else out), None
+    gathered = _by_group(members, axis_index_groups, lambda stack: [stack] * stack.shape[0])
+    out = move_batch_dim(gathered, 1, all_gather_dimension + 1)
+    return (_merge(out, all_gather_dimension + 1) if tiled else out), 0
 
 
 collective_rules[all_gather_p] = _all_gather_collective
@@ -394,8 +447,9 @@ reduce_scatter_p = Primitive("reduce_scatter")
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
     """The psum of `x`, of which member j keeps block j along `scatter_dimension` (`tiled=False`:
     that dimension's size is the number of members and is dropped)."""
-    name = _single_name(_names(axis_name, axis_index_groups), "psum_scatter")
-    size = bound_axis_size(name)
+    name = _single_name(axis_name, "psum_scatter")
+    groups = _groups(axis_index_groups, (name,), equal_sizes=True)
+    size = len(groups[0]) if groups else bound_axis_size(name)
 
     def scatter(v):
         shape = tuple(v.shape)
@@ -409,7 +463,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         out = reduce_scatter_p.bind(
             v,
             scatter_dimension=dim,
-            axis_index_groups=None,
+            axis_index_groups=groups,
             axis_name=(name,),
             axis_size=size,
             tiled=True,
@@ -439,12 +493,14 @@ reduce_scatter_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(reduce_scatter_p)
 
 
-def _reduce_scatter_transpose(ct, x, *, scatter_dimension, axis_name, axis_size, **params):
+def _reduce_scatter_transpose(
+    ct, x, *, scatter_dimension, axis_index_groups, axis_name, axis_size, **params
+):
     """Member j's block reached every member's operand: the transpose gathers the blocks."""
     out = all_gather_p.bind(
         ct,
         all_gather_dimension=scatter_dimension,
-        axis_index_groups=None,
+        axis_index_groups=axis_index_groups,
         axis_name=axis_name,
         axis_size=axis_size,
         tiled=True,
@@ -455,9 +511,9 @@ def _reduce_scatter_transpose(ct, x, *, scatter_dimension, axis_name, axis_size,
 transpose_rules[reduce_scatter_p] = _reduce_scatter_transpose
 
 
-def _reduce_scatter_lowering(ctx, x, *, scatter_dimension, axis_name, **params):
+def _reduce_scatter_lowering(ctx, x, *, scatter_dimension, axis_index_groups, axis_name, **params):
     attributes = {"scatter_dimension": f"{scatter_dimension} : i64"}
-    attributes.update(collective_attributes(ctx, axis_name))
+    attributes.update(collective_attributes(ctx, axis_name, axis_index_groups))
     region = _combiner_region(ctx, "stablehlo.add", ctx.avals_in[0].dtype)
     return ctx.op("stablehlo.reduce_scatter", [x], attributes=attributes, regions=[region])
 
@@ -476,9 +532,24 @@ def _reduce_scatter_batch(values, dims, *, scatter_dimension, **params):
 batch_rules[reduce_scatter_p] = _reduce_scatter_batch
 
 
-def _reduce_scatter_collective(trace, value, dim, *, scatter_dimension, **params):
+def _reduce_scatter_collective(
+    trace, value, dim, *, scatter_dimension, axis_index_groups, **params
+):
     """The sum over the members, cut into blocks along `scatter_dimension`: member j's is
-    block j (the blocks' axis is the batch dimension)."""
+    block j (the blocks' axis is the batch dimension); over `axis_index_groups`, the sum over
+    its group and its position there."""
+    if axis_index_groups is not None:
+
+        def scatter(stack):
+            summed = reductions.reduce_sum(stack, (0,))
+            blocks = _split_dim(summed, scatter_dimension, stack.shape[0])
+            return [
+                slicing.index_in_dim(blocks, p, scatter_dimension, keepdims=False)
+                for p in range(stack.shape[0])
+            ]
+
+        members = batch_at_front(value, dim, trace.axis_size)
+        return _by_group(members, axis_index_groups, scatter), 0
     if dim is None:
         summed = value * trace.axis_size
     else:
@@ -495,15 +566,17 @@ all_to_all_p = Primitive("all_to_all")
 def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
     """Member j receives block j of every member's `x` along `split_axis`, concatenated along
     `concat_axis` in the members' order (`tiled=False`: `split_axis` has one entry per member
-    and is dropped, and the members' axis is inserted at `concat_axis`)."""
-    name = _single_name(_names(axis_name, axis_index_groups), "all_to_all")
-    size = bound_axis_size(name)
+    and is dropped, and the members' axis is inserted at `concat_axis`). Over several axis
+    names the members are their product, the first slowest-varying."""
+    names = _names(axis_name)
+    groups = _groups(axis_index_groups, names, equal_sizes=True)
+    size = len(groups[0]) if groups else _members(names)
 
     def exchange(v):
         rank = len(v.shape)
         split, concat = split_axis % rank, concat_axis % rank
         if tiled:
-            return _bind_all_to_all(v, name, size, split, concat)
+            return _bind_all_to_all(v, names, groups, split, concat)
         if v.shape[split] != size:
             raise ValueError(
                 f"all_to_all requires the size of the mapped axis axis_name to equal "
@@ -511,19 +584,23 @@ def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None,
             )
         if concat <= split:
             y = shapes.expand_dims(v, (concat,))
-            out = _bind_all_to_all(y, name, size, split + 1, concat)
+            out = _bind_all_to_all(y, names, groups, split + 1, concat)
             return shapes.squeeze(out, (split + 1,))
         y = shapes.expand_dims(v, (concat + 1,))
-        return shapes.squeeze(_bind_all_to_all(y, name, size, split, concat + 1), (split,))
+        return shapes.squeeze(_bind_all_to_all(y, names, groups, split, concat + 1), (split,))
 
     return tree_map(exchange, x)
 
 
-def _bind_all_to_all(x, name, size, split, concat):
+def _members(names) -> int:
+    return int(np.prod([bound_axis_size(name) for name in names], dtype=np.int64))
+
+
+def _bind_all_to_all(x, names, groups, split, concat):
     return all_to_all_p.bind(
         x,
-        axis_index_groups=None,
-        axis_name=(name,),
+        axis_index_groups=groups,
+        axis_name=names,
         concat_axis=concat,
         split_axis=split,
         tiled=True,
@@ -534,13 +611,17 @@ all_to_all_p.def_impl(_unbound_impl)
 
 
 @all_to_all_p.def_abstract_eval
-def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, **params):
-    size = bound_axis_size(axis_name[0])
+def _all_to_all_abstract_eval(
+    x, *, axis_name, axis_index_groups, split_axis, concat_axis, **params
+):
+    size = _members(axis_name)
+    if axis_index_groups is not None:
+        size = len(axis_index_groups[0])
     shape = list(x.shape)
     if shape[split_axis] % size:
         raise ValueError(
             f"all_to_all: split_axis {split_axis} of shape {tuple(shape)} does not divide over "
-            f"the {size} members of axis {axis_name[0]}"
+            f"the {size} members of axis {axis_name}"
         )
     shape[split_axis] //= size
     shape[concat_axis] *= size
@@ -558,12 +639,13 @@ def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
 transpose_rules[all_to_all_p] = _all_to_all_transpose
 
 
-def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, **params):
+def _all_to_all_lowering(ctx, x, *, axis_name, axis_index_groups, split_axis, concat_axis, tiled):
+    groups = replica_groups(ctx, axis_name, axis_index_groups)
     attributes = {
         "split_dimension": f"{split_axis} : i64",
         "concat_dimension": f"{concat_axis} : i64",
-        "split_count": f"{len(replica_groups(ctx, axis_name)[0])} : i64",
-        **collective_attributes(ctx, axis_name),
+        "split_count": f"{len(groups[0])} : i64",
+        "replica_groups": dense_i64(groups),
     }
     return ctx.op("stablehlo.all_to_all", [x], attributes=attributes)
 
@@ -580,14 +662,56 @@ def _all_to_all_batch(values, dims, *, split_axis, concat_axis, **params):
 batch_rules[all_to_all_p] = _all_to_all_batch
 
 
-def _all_to_all_collective(trace, value, dim, *, split_axis, concat_axis, **params):
+def _all_to_all_collective(
+    trace, value, dim, *, axis_name, axis_index_groups, split_axis, concat_axis, tiled
+):
     """Members k at the front, each one's split axis cut into (j, block): moving j to the
-    front and k beside the concat axis, then merging them, gives member j's result."""
-    size = trace.axis_size
-    blocks = _split_dim(batch_at_front(value, dim, size), split_axis + 1, size)
+    front and k beside the concat axis, then merging them, gives member j's result. Over
+    groups, the same within each group; over several axes, one exchange per axis
+    (`_all_to_all_per_axis`)."""
+    if len(axis_name) > 1:
+        exchange = lambda v: _all_to_all_per_axis(v, axis_name, split_axis, concat_axis)
+        return _on_trace(trace, value, dim, exchange)
+    members = batch_at_front(value, dim, trace.axis_size)
+    if axis_index_groups is None:
+        return _exchanged(members, split_axis, concat_axis), 0
+
+    def exchange_in_group(stack):
+        out = _exchanged(stack, split_axis, concat_axis)
+        return [slicing.index_in_dim(out, p, 0, keepdims=False) for p in range(stack.shape[0])]
+
+    return _by_group(members, axis_index_groups, exchange_in_group), 0
+
+
+def _exchanged(members, split_axis: int, concat_axis: int):
+    """The members' results of a tiled all_to_all among all of `members` (stacked first)."""
+    size = members.shape[0]
+    blocks = _split_dim(members, split_axis + 1, size)
     by_receiver = move_batch_dim(blocks, split_axis + 1, 0)  # (j, k, ...)
     placed = move_batch_dim(by_receiver, 1, concat_axis + 1)
-    return _merge(placed, concat_axis + 1), 0
+    return _merge(placed, concat_axis + 1)
+
+
+def _all_to_all_per_axis(v, names, split: int, concat: int):
+    """A tiled all_to_all over several axes as one per axis: the split axis cut into a block
+    per member of each axis and the rest, each axis's exchange brings its blocks' sources in
+    place, and the sources (first axis slowest) then join the concat axis."""
+    sizes = tuple(bound_axis_size(name) for name in names)
+    shape = tuple(v.shape)
+    count = int(np.prod(sizes, dtype=np.int64))
+    u = shapes.reshape(v, (*shape[:split], *sizes, shape[split] // count, *shape[split + 1 :]))
+    for k, name in enumerate(names):
+        u = _bind_all_to_all(u, (name,), None, split + k, split + k)
+    u = shapes.reshape(u, (*shape[:split], count, shape[split] // count, *shape[split + 1 :]))
+    return _merge(move_batch_dim(u, split, concat), concat)  # the sources before its blocks
+
+
+def _on_trace(trace, value, dim, composite):
+    """A collective's `composite` (made of collectives over single axes) carried out under
+    `trace` on its batched `value`: (value, batch dimension) of the result."""
+    with set_current_trace(trace):
+        out = composite(trace.new_tracer(value, dim))
+    return trace.to_batch_info(out)
 
 
 collective_rules[all_to_all_p] = _all_to_all_collective
@@ -605,18 +729,20 @@ ppermute_p = Primitive("ppermute")
 
 def ppermute(x, axis_name, perm):
     """Sends member `source`'s `x` to member `destination` for each (source, destination) of
-    `perm`; a member no pair sends to gets zeros."""
-    name = _single_name(_names(axis_name), "ppermute")
-    size = bound_axis_size(name)
+    `perm`; a member no pair sends to gets zeros. Over several axis names the members are
+    numbered in their product, the first slowest-varying."""
+    names = _names(axis_name)
+    size = _members(names)
     perm = tuple((int(s), int(d)) for s, d in perm)
     sources, destinations = [s for s, _ in perm], [d for _, d in perm]
     if len(set(sources)) != len(sources) or len(set(destinations)) != len(destinations):
         raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
     if any(not 0 <= i < size for pair in perm for i in pair):
         raise ValueError(
-            f"ppermute permutation {perm} has an index outside the {size} members of axis {name}"
+            f"ppermute permutation {perm} has an index outside the {size} members of axis "
+            f"{axis_name}"
         )
-    return tree_map(lambda v: ppermute_p.bind(v, axis_name=(name,), perm=perm), x)
+    return tree_map(lambda v: ppermute_p.bind(v, axis_name=names, perm=perm), x)
 
 
 def pshuffle(x, axis_name, perm):
@@ -632,7 +758,7 @@ ppermute_p.def_impl(_unbound_impl)
 
 @ppermute_p.def_abstract_eval
 def _ppermute_abstract_eval(x, *, axis_name, perm):
-    bound_axis_size(axis_name[0])
+    _members(axis_name)
     return x
 
 
@@ -647,36 +773,27 @@ def _ppermute_transpose(ct, x, *, axis_name, perm):
 transpose_rules[ppermute_p] = _ppermute_transpose
 
 
-def _ppermute_lowering(ctx, x, *, axis_name, perm):
-    """This plugin's XLA runs `collective_permute` only between partitions, and a pmap body is
-    a program of replicas: each member gathers every member's value and keeps its source's
+def _permuted_by_gathering(v, names, perm):
+    """`ppermute` as every member gathering every member's value and keeping its source's
     (zeros where no pair sends to it)."""
-    (name,) = axis_name
-    size = dict(ctx.module.replica_axes)[name]
-    sources = np.full(size, -1, np.int32)
+    sources = np.full(_members(names), -1, np.int32)
     for source, destination in perm:
         sources[destination] = source
+    gathered = all_gather(v, names)
+    source = slicing.dynamic_index_in_dim(sources, axis_index(names), keepdims=False)
+    kept = slicing.dynamic_index_in_dim(gathered, binary.max(source, np.int32(0)), keepdims=False)
+    zeros = binary.mul(kept, np.zeros((), kept.dtype))
+    return selection.select(comparison.ge(source, np.int32(0)), kept, zeros)
 
-    def permuted(v):
-        gathered = all_gather_p.bind(
-            v,
-            all_gather_dimension=0,
-            axis_index_groups=None,
-            axis_name=axis_name,
-            axis_size=size,
-            tiled=False,
-        )
-        source = slicing.dynamic_index_in_dim(
-            sources, axis_index_p.bind(axis_name=name), keepdims=False
-        )
-        kept = slicing.dynamic_index_in_dim(
-            gathered, binary.max(source, np.int32(0)), keepdims=False
-        )
-        zeros = binary.mul(kept, np.zeros((), kept.dtype))
-        return [selection.select(comparison.ge(source, np.int32(0)), kept, zeros)]
 
+def _ppermute_lowering(ctx, x, *, axis_name, perm):
+    """This plugin's XLA runs `collective_permute` only between partitions, and a pmap body is
+    a program of replicas: the permutation is made of an all_gather."""
     closed = trace_to_jaxpr(
-        permuted, ctx.avals_in, DebugInfo(None, "ppermute"), ctx.module.replica_axes
+        lambda v: [_permuted_by_gathering(v, axis_name, perm)],
+        ctx.avals_in,
+        DebugInfo(None, "ppermute"),
+        ctx.module.replica_axes,
     )
     (out,) = ctx.lower_sub_jaxpr(ctx.block, closed, [x])
     return out
@@ -687,6 +804,8 @@ batch_rules[ppermute_p] = vectorized_batch_rule(ppermute_p)
 
 
 def _ppermute_collective(trace, value, dim, *, axis_name, perm):
+    if len(axis_name) > 1:
+        return _on_trace(trace, value, dim, lambda v: _permuted_by_gathering(v, axis_name, perm))
     members = batch_at_front(value, dim, trace.axis_size)
     source_of = {d: s for s, d in perm}
     zeros = None
