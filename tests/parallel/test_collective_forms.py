@@ -1,6 +1,7 @@
 """Collectives' further forms on 4 devices, and the same on the NumPy platform (vmap over the
 mesh axes): `axis_index_groups`, `ppermute`/`all_to_all` over several axes at once, and
-`shard_map` over some of the mesh's axes (`axis_names=`). The expected values are JAX
+`shard_map` over some of the mesh's axes (`axis_names=`) and `smap`, which maps over one;
+`pcast` and `pbroadcast`. The expected values are JAX
 0.10.2's (recorded by hand), each also what NumPy gives."""
 
 import pytest
@@ -96,7 +97,54 @@ with pytest.raises(ValueError, match="must refer to an axis marked as manual"):
     jax.shard_map(lambda v: v, mesh=mesh, in_specs=P("y"), out_specs=P(), axis_names={"x"})(x)
 """
 
-SOURCES = {"groups": GROUPS, "several axes": SEVERAL_AXES, "some axes": SOME_AXES}
+SMAP_PCAST_PBROADCAST = """
+from tracejit.sharding import AxisType
+import pytest
+mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+x = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+with jax.set_mesh(mesh):
+    columns = jax.smap(lambda v: v * lax.axis_index("x"), in_axes=1, out_axes=1, axis_name="x")
+    close(columns(x), x * np.repeat([0, 1], 2)[None, :])
+    text = str(jax.make_jaxpr(columns)(x))
+    assert "in_specs=(P(None, 'x'),)" in text and "newly_manual_axes=frozenset({'x'})" in text
+    rows = jax.smap(lambda v, w: v + w, in_axes=(0, None), out_axes=0, axis_name="y")
+    close(rows(x, np.ones(4, np.float32)), x + 1)
+    summed = jax.smap(lambda v: lax.psum(v, "x"), in_axes=0, out_axes=None, axis_name="x")
+    close(summed(x), x[:2] + x[2:])
+    with pytest.raises(ValueError, match="to be a subset of"):
+        jax.smap(lambda v: v, in_axes=0, out_axes=0, axis_name="z")(x)
+    with pytest.raises(TypeError, match="in_axes was not specified"):
+        jax.smap(lambda v: v, out_axes=0, axis_name="x")(x)
+    sines = lambda v: jax.smap(jnp.sin, in_axes=0, out_axes=0, axis_name="x")(v).sum()
+    close(jax.grad(sines)(x), np.cos(x))
+with pytest.raises(ValueError, match="context mesh cannot be empty"):
+    jax.smap(lambda v: v, in_axes=0, out_axes=0, axis_name="x")(x)
+line = Mesh(np.array(jax.devices()), ("i",))
+v = np.arange(8.0, dtype=np.float32)
+cast = jax.shard_map(lambda a, b: a + lax.pcast(b, "i", to="varying"), mesh=line,
+                     in_specs=(P("i"), P()), out_specs=P("i"))
+close(cast(v, np.float32(1)), v + 1)
+close(jax.grad(lambda b: cast(v, b).sum())(np.float32(1)), 8.0)
+with pytest.raises(ValueError, match="Allowed `to` values"):
+    jax.shard_map(lambda a: lax.pcast(a, "i", to="invariant"), mesh=line, in_specs=P("i"),
+                  out_specs=P("i"))(v)
+with pytest.raises(NameError):
+    jax.shard_map(lambda a: lax.pcast(a, "j", to="varying"), mesh=line, in_specs=P("i"),
+                  out_specs=P("i"))(v)
+spread = jax.shard_map(lambda a: lax.pbroadcast(a, "i", source=2), mesh=line, in_specs=P("i"),
+                       out_specs=P("i"))
+close(spread(v), np.tile(v[4:6], 4))
+close(jax.pmap(lambda a: lax.pbroadcast(a, "i", source=1), axis_name="i")(v.reshape(4, 2)),
+      np.tile(v[2:4], (4, 1)))
+close(jax.grad(lambda a: (spread(a) * np.arange(8.0)).sum())(v), [0, 0, 0, 0, 12, 16, 0, 0])
+"""
+
+SOURCES = {
+    "groups": GROUPS,
+    "several axes": SEVERAL_AXES,
+    "some axes": SOME_AXES,
+    "smap, pcast, pbroadcast": SMAP_PCAST_PBROADCAST,
+}
 
 
 @needs_plugin

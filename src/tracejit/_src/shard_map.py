@@ -41,9 +41,9 @@ from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lax import shapes, slicing
 from tracejit._src.lax.sharding_constraints import flat_shardings, with_sharding_constraint
 from tracejit._src.lowering.lower import lowering_rules
-from tracejit._src.sharding import AxisType, Mesh, PartitionSpec
-from tracejit._src.tree_util import tree_flatten, tree_structure, tree_unflatten
-from tracejit._src.vmap import vmap
+from tracejit._src.sharding import AxisType, Mesh, PartitionSpec, get_mesh
+from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+from tracejit._src.vmap import _flat_in_axes, vmap
 
 
 # --- the primitive ----------------------------------------------------------------------------
@@ -249,7 +249,8 @@ def shard_map(
     manual = frozenset(axis_names) if axis_names else frozenset(mesh.axis_names)
     if not manual <= set(mesh.axis_names):
         raise ValueError(
-            f"shard_map axis_names {set(axis_names)} must be axes of the mesh, {mesh.axis_names}"
+            f"jax.shard_map requires axis_names={manual} to be a subset of "
+            f"mesh.axis_names={frozenset(mesh.axis_names)}"
         )
     manual_env = tuple((n, size) for n, size in mesh.shape_tuple if n in manual)
     name = getattr(f, "__name__", "fun")
@@ -291,6 +292,66 @@ def shard_map(
 
     mapped.__name__ = name
     return mapped
+
+
+class _Infer:
+    """smap's default `in_axes`: inferred from the arguments' types (Explicit axes only)."""
+
+    def __repr__(self):
+        return "Infer"
+
+
+Infer = _Infer()
+
+
+def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
+    """`shard_map` over the one axis `axis_name` of the current mesh (`set_mesh`), each
+    argument split along its axis `in_axes` (None: whole on every device) and each output put
+    together along `out_axes`; the mesh's other axes stay global in `f`."""
+    if f is None:
+        return lambda g: smap(g, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+
+    def mapped(*args):
+        mesh = get_mesh()
+        if mesh is None:
+            raise ValueError(
+                "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a "
+                "mesh context"
+            )
+        if in_axes is Infer:
+            types = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
+            if types.get(axis_name) != AxisType.Explicit:
+                raise TypeError(
+                    f"in_axes was not specified when axis_name=frozenset({{{axis_name!r}}}) was "
+                    "of type AxisType.Auto"
+                )
+            raise NotImplementedError("smap inferring in_axes from Explicit types is not built")
+        leaves, in_tree = tree_flatten(args)
+        specs = [
+            PartitionSpec() if ax is None else _axis_spec(ax % max(np.ndim(x), 1), axis_name)
+            for x, ax in zip(leaves, _flat_in_axes(in_axes, args, {}), strict=True)
+        ]
+        out_specs = tree_map(
+            lambda ax: PartitionSpec() if ax is None else _axis_spec(ax, axis_name),
+            out_axes,
+            is_leaf=lambda ax: ax is None,
+        )
+        body = shard_map(
+            lambda *flat: f(*tree_unflatten(in_tree, flat)),
+            mesh=mesh,
+            in_specs=tuple(specs),
+            out_specs=out_specs,
+            axis_names={axis_name},
+        )
+        return body(*leaves)
+
+    return mapped
+
+
+def _axis_spec(axis: int, name) -> PartitionSpec:
+    if axis < 0:
+        raise NotImplementedError(f"smap with a negative out_axes ({axis}) is not built yet")
+    return PartitionSpec(*([None] * axis), name)
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:

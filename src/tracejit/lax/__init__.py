@@ -212,6 +212,8 @@ from tracejit._src.lax.parallel import (  # noqa: F401
     axis_index,
     axis_index_p,
     axis_size,
+    pbroadcast,
+    pcast,
     pmax,
     pmax_p,
     pmean,

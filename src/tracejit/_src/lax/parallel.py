@@ -723,6 +723,40 @@ def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
     return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
+def pbroadcast(x, axis_name, source):
+    """Every member gets member `source`'s `x` (JAX's `CollectiveBroadcast`; here each member
+    gathers the members' values and keeps the source's)."""
+    names = _names(axis_name)
+    size = _members(names)
+    if not 0 <= int(source) < size:
+        raise ValueError(
+            f"pbroadcast source {source} is outside the {size} members of axis {axis_name}"
+        )
+    keep = lambda v: slicing.index_in_dim(all_gather(v, names), int(source), 0, keepdims=False)
+    return tree_map(keep, x)
+
+
+_PCAST_TARGETS = ("reduced", "varying", "unreduced")
+
+
+def pcast(x, axis_name, *, to: str):
+    """`x` recast as varying over `axis_name` (`to="varying"`): the same values, which JAX's
+    `check_vma` types record; tracejit tracks no such types, so it is `x` itself, as JAX stages
+    it under `check_vma=False`. The other targets need those types (or Explicit mesh axes)."""
+    if to not in _PCAST_TARGETS:
+        raise ValueError(
+            "Got unexpected `to` value. Allowed `to` values are: {'reduced', 'varying', "
+            "'unreduced'}"
+        )
+    _members(_names(axis_name))  # (NameError for an unbound axis)
+    if to != "varying":
+        raise NotImplementedError(
+            f"pcast(to={to!r}) needs varying-type tracking (check_vma) and Explicit mesh axes, "
+            "which are not built yet"
+        )
+    return x
+
+
 # --- ppermute -------------------------------------------------------------------------------
 ppermute_p = Primitive("ppermute")
 
