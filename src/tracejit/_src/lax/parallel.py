@@ -296,8 +296,12 @@ collective_rules[pmin_p] = _collective_batch(pmin_p, lambda x, n: x)
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """The mean of `x` over the members of the mapped axis `axis_name`."""
-    size = psum(1, axis_name, axis_index_groups=axis_index_groups)
+    """The mean of `x` over the members of the mapped axis `axis_name`: the psum divided by
+    the number of members, known when tracing (over groups, each member's group's size)."""
+    if axis_index_groups is None:
+        size = _members(_names(axis_name))
+    else:
+        size = psum(1, axis_name, axis_index_groups=axis_index_groups)
     return tree_map(lambda v: v / size, psum(x, axis_name, axis_index_groups=axis_index_groups))
 
 
