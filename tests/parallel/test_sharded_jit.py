@@ -127,3 +127,42 @@ def test_results_come_back_with_the_sharding_xla_chose():
         assert given[0].sharding is rows and given[1].sharding.spec == P(None, "x")
         """
     )
+
+
+def test_explicit_meshes_place_products_and_say_what_is_missing():
+    # jax.make_mesh's default Explicit axes: the values are XLA's, laid out as asked; the
+    # shardings JAX carries in types are not built (typeof says so)
+    run_with_devices(
+        """
+        import pytest
+        from tracejit.sharding import auto_axes, explicit_axes
+        mesh = jax.make_mesh((2, 2), ("x", "y"))
+        a = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+        with pytest.raises(ValueError, match="Please set a mesh"):
+            jax.device_put(a, P("x"))
+        with jax.set_mesh(mesh):
+            A = jax.device_put(a, P("x", None))
+            B = jax.device_put(a, P(None, "y"))
+            assert A.sharding == NamedSharding(mesh, P("x", None))
+            D = jnp.dot(A, B, out_sharding=P("x", None))
+            assert D.sharding.spec == P("x", None)
+            close(D, a @ a)
+            M = jnp.matmul(A, B, out_sharding=NamedSharding(mesh, P(None, "x")))
+            assert M.sharding.spec == P(None, "x")
+            close(M, a @ a)
+            T = jax.jit(lambda u, v: jnp.tensordot(u, v, 1, out_sharding=P("y")))(A, B)
+            assert T.sharding.spec == P("y")
+            close(T, a @ a)
+            f = auto_axes(lambda u: u * 2, out_sharding=P("y", None))
+            assert f(A).sharding.spec == P("y", None)
+            close(jax.jit(f)(A), 2 * a)
+            g = explicit_axes(lambda u: u + 1, in_sharding=P(None, "x"))
+            close(g(a), a + 1)
+            with pytest.raises(TypeError, match="out_sharding"):
+                auto_axes(lambda u: u)(A)
+            with pytest.raises(NotImplementedError, match="Explicit mesh axes"):
+                jax.typeof(A)
+        auto = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+        assert jax.typeof(jax.device_put(a, NamedSharding(auto, P("x")))).shape == (4, 4)
+        """
+    )

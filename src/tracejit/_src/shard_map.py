@@ -382,3 +382,37 @@ def reshard(xs, out_shardings):
         for leaf, s in zip(leaves, shardings, strict=True)
     ]
     return tree_unflatten(tree, moved)
+
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+    """`f` with the mesh's `axes` (default: all) laid out by XLA, its outputs then laid out as
+    `out_sharding`. tracejit's types carry no sharding, so every axis is XLA's already: this
+    is `f`, then `reshard` (nothing to place without a mesh, for PartitionSpecs)."""
+    if f is None:
+        return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
+
+    def wrapped(*args, **kwargs):
+        if out_sharding is None:
+            raise TypeError("Missing required keyword argument: 'out_sharding'")
+        out = f(*args, **kwargs)
+        specs_only = all(
+            isinstance(s, PartitionSpec)
+            for s in tree_flatten(out_sharding, is_leaf=lambda s: isinstance(s, PartitionSpec))[0]
+        )
+        return out if specs_only and get_mesh() is None else reshard(out, out_sharding)
+
+    return wrapped
+
+
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+    """`f` over its arguments laid out as `in_sharding` (JAX then types the mesh's `axes` as
+    Explicit inside `f`; tracejit's types carry no sharding, so `f` sees the same values)."""
+    if f is None:
+        return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
+
+    def wrapped(*args, **kwargs):
+        if in_sharding is None:
+            raise TypeError("Missing required keyword argument: 'in_sharding'")
+        return f(*reshard(args, in_sharding), **kwargs)
+
+    return wrapped
