@@ -28,6 +28,7 @@ def test_partition_specs_print_and_compare_as_jax():
     assert repr(P("x", ("x", "y"), None)) == "P('x', ('x', 'y'), None)"
     assert repr(P()) == "P()"
     assert P() != P(None) and P("x") != ("x",)
+    assert P(("x",), ()) == P("x", None) and repr(P(("x",))) == "P('x',)"
     assert NamedSharding(MESH, P("x")) == NamedSharding(MESH, P("x", None))
 
 

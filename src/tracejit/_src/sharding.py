@@ -44,6 +44,11 @@ class PartitionSpec(tuple):
         for entry in partitions:
             if isinstance(entry, list):
                 raise TypeError(f"PartitionSpec entries must be str, tuple or None; got {entry}")
+        # (as JAX: a tuple of one axis is that axis, an empty one is None)
+        partitions = [
+            (entry[0] if len(entry) == 1 else entry or None) if isinstance(entry, tuple) else entry
+            for entry in partitions
+        ]
         return super().__new__(cls, partitions)
 
     def __repr__(self):
