@@ -48,7 +48,8 @@ from tracejit._src.vmap import _flat_in_axes, vmap
 
 # --- the primitive ----------------------------------------------------------------------------
 class ShardMapPrimitive(Primitive):
-    call_jaxpr_param = "jaxpr"
+    """(Not a call for the printer: its body works on blocks, and JAX names its variables
+    afresh, `{ lambda ; c:f32[1,3]. let d:f32[3] = ...`.)"""
 
     def bind(self, *args, **params):
         trace = current_trace()
