@@ -20,15 +20,16 @@ replica ids) the lowering rules turn into StableHLO collectives over replica gro
 transformation of a shard_map but its JVP) the body runs under `vmap` over the mesh axes, and
 the rules above carry the collectives out.
 
-The collectives that move data between members (`all_gather`, `all_to_all`, `ppermute`,
-`reduce_scatter`) name one axis; their wrappers compose them for several.
+The collectives that exchange blocks between members (`all_to_all`, `ppermute`, and
+`pbroadcast`, `pcast` over them) are in `parallel_exchanges.py`; the helpers both use
+(named axes, `axis_index_groups`, replica groups) are here.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src.core import Primitive, ShapedArray, set_current_trace
+from tracejit._src.core import Primitive, ShapedArray
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import (
@@ -39,19 +40,18 @@ from tracejit._src.interpreters.batching import (
     move_batch_dim,
     no_batched_operands,
 )
-from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-from tracejit._src.lax import binary, comparison, reductions, selection, shapes, slicing
-from tracejit._src.lax.standard import vectorized_batch_rule, weak_if_all_weak
+from tracejit._src.lax import reductions, shapes, slicing
+from tracejit._src.lax.standard import weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_map
 
 
-def _names(axis_name) -> tuple:
+def names_of(axis_name) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
 
 
-def _groups(axis_index_groups, names, *, equal_sizes: bool) -> tuple | None:
+def checked_groups(axis_index_groups, names, *, equal_sizes: bool) -> tuple | None:
     """`axis_index_groups` as tuples, checked: groups of members of one axis that each reduce
     (gather, ...) among themselves, every member in exactly one (equal in size where the
     result's shape depends on it)."""
@@ -71,7 +71,7 @@ def _groups(axis_index_groups, names, *, equal_sizes: bool) -> tuple | None:
     return groups
 
 
-def _by_group(members, groups, per_group):
+def by_group(members, groups, per_group):
     """The members' results (stacked first) where each group's (`per_group` of the stack of
     its members' values: one result per member, in the group's order) are computed apart."""
     rows = [None] * members.shape[0]
@@ -91,8 +91,8 @@ def _unbound(axes):
 
 
 def _bind_over_leaves(primitive, x, axis_name, axis_index_groups):
-    axes = _names(axis_name)
-    groups = _groups(axis_index_groups, axes, equal_sizes=False)
+    axes = names_of(axis_name)
+    groups = checked_groups(axis_index_groups, axes, equal_sizes=False)
     return tree_map(lambda v: primitive.bind(v, axes=axes, axis_index_groups=groups), x)
 
 
@@ -120,7 +120,7 @@ def _collective_batch(primitive, size_scaling):
         if axis_index_groups is not None:
             members = batch_at_front(value, dim, trace.axis_size)
             reduce = lambda stack: [primitive.bind(stack, axes=(0,), axis_index_groups=None)]
-            return _by_group(members, axis_index_groups, lambda st: reduce(st) * st.shape[0]), 0
+            return by_group(members, axis_index_groups, lambda st: reduce(st) * st.shape[0]), 0
         named = tuple(a for a in axes if not isinstance(a, int) and a != trace.axis_name)
         positional = tuple(a for a in axes if isinstance(a, int))
         if dim is None:
@@ -151,7 +151,7 @@ def _collective_batch_rule(primitive):
     return rule
 
 
-def _unbound_impl(*args, axis_name, **params):
+def unbound_impl(*args, axis_name, **params):
     raise NameError(f"unbound axis name: {axis_name}")
 
 
@@ -299,26 +299,31 @@ def pmean(x, axis_name, *, axis_index_groups=None):
     """The mean of `x` over the members of the mapped axis `axis_name`: the psum divided by
     the number of members, known when tracing (over groups, each member's group's size)."""
     if axis_index_groups is None:
-        size = _members(_names(axis_name))
+        size = member_count(names_of(axis_name))
     else:
         size = psum(1, axis_name, axis_index_groups=axis_index_groups)
     return tree_map(lambda v: v / size, psum(x, axis_name, axis_index_groups=axis_index_groups))
 
 
+def member_count(names) -> int:
+    """The number of members of the named axes `names` together."""
+    return int(np.prod([bound_axis_size(name) for name in names], dtype=np.int64))
+
+
 def _single_name(name, primitive: str) -> str:
-    names = _names(name)
+    names = names_of(name)
     if len(names) != 1:
         raise NotImplementedError(f"{primitive} over several axes at once is not built yet")
     return names[0]
 
 
-def _merge(x, dim: int):
+def merge(x, dim: int):
     """`x` with dimensions `dim` and `dim + 1` merged into one."""
     shape = tuple(x.shape)
     return shapes.reshape(x, (*shape[:dim], shape[dim] * shape[dim + 1], *shape[dim + 2 :]))
 
 
-def _split_dim(x, dim: int, parts: int):
+def split_dim(x, dim: int, parts: int):
     """`x` with dimension `dim` split into (`parts`, size / parts)."""
     shape = tuple(x.shape)
     return shapes.reshape(x, (*shape[:dim], parts, shape[dim] // parts, *shape[dim + 1 :]))
@@ -333,8 +338,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     `axis`), in the members' order; several axis names gather over all of them, the first
     slowest-varying. `to` is JAX's placement of the result (only its default, 'varying', is
     built: the result is held by every member)."""
-    names = _names(axis_name)
-    groups = _groups(axis_index_groups, names, equal_sizes=True)
+    names = names_of(axis_name)
+    groups = checked_groups(axis_index_groups, names, equal_sizes=True)
     if to != "varying":
         raise NotImplementedError(f"all_gather(to={to!r}) is not built yet")
 
@@ -358,7 +363,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     return tree_map(gather, x)
 
 
-all_gather_p.def_impl(_unbound_impl)
+all_gather_p.def_impl(unbound_impl)
 
 
 def _gathered_shape(shape, dim, size, tiled) -> tuple:
@@ -436,10 +441,10 @@ def _all_gather_collective(
     members = batch_at_front(value, dim, trace.axis_size)
     if axis_index_groups is None:
         out = move_batch_dim(members, 0, all_gather_dimension)
-        return (_merge(out, all_gather_dimension) if tiled else out), None
-    gathered = _by_group(members, axis_index_groups, lambda stack: [stack] * stack.shape[0])
+        return (merge(out, all_gather_dimension) if tiled else out), None
+    gathered = by_group(members, axis_index_groups, lambda stack: [stack] * stack.shape[0])
     out = move_batch_dim(gathered, 1, all_gather_dimension + 1)
-    return (_merge(out, all_gather_dimension + 1) if tiled else out), 0
+    return (merge(out, all_gather_dimension + 1) if tiled else out), 0
 
 
 collective_rules[all_gather_p] = _all_gather_collective
@@ -452,7 +457,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     """The psum of `x`, of which member j keeps block j along `scatter_dimension` (`tiled=False`:
     that dimension's size is the number of members and is dropped)."""
     name = _single_name(axis_name, "psum_scatter")
-    groups = _groups(axis_index_groups, (name,), equal_sizes=True)
+    groups = checked_groups(axis_index_groups, (name,), equal_sizes=True)
     size = len(groups[0]) if groups else bound_axis_size(name)
 
     def scatter(v):
@@ -477,7 +482,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     return tree_map(scatter, x)
 
 
-reduce_scatter_p.def_impl(_unbound_impl)
+reduce_scatter_p.def_impl(unbound_impl)
 
 
 @reduce_scatter_p.def_abstract_eval
@@ -546,321 +551,22 @@ def _reduce_scatter_collective(
 
         def scatter(stack):
             summed = reductions.reduce_sum(stack, (0,))
-            blocks = _split_dim(summed, scatter_dimension, stack.shape[0])
+            blocks = split_dim(summed, scatter_dimension, stack.shape[0])
             return [
                 slicing.index_in_dim(blocks, p, scatter_dimension, keepdims=False)
                 for p in range(stack.shape[0])
             ]
 
         members = batch_at_front(value, dim, trace.axis_size)
-        return _by_group(members, axis_index_groups, scatter), 0
+        return by_group(members, axis_index_groups, scatter), 0
     if dim is None:
         summed = value * trace.axis_size
     else:
         summed = reductions.reduce_sum(value, (dim,))
-    return _split_dim(summed, scatter_dimension, trace.axis_size), scatter_dimension
+    return split_dim(summed, scatter_dimension, trace.axis_size), scatter_dimension
 
 
 collective_rules[reduce_scatter_p] = _reduce_scatter_collective
-
-# --- all_to_all -----------------------------------------------------------------------------
-all_to_all_p = Primitive("all_to_all")
-
-
-def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
-    """Member j receives block j of every member's `x` along `split_axis`, concatenated along
-    `concat_axis` in the members' order (`tiled=False`: `split_axis` has one entry per member
-    and is dropped, and the members' axis is inserted at `concat_axis`). Over several axis
-    names the members are their product, the first slowest-varying."""
-    names = _names(axis_name)
-    groups = _groups(axis_index_groups, names, equal_sizes=True)
-    size = len(groups[0]) if groups else _members(names)
-
-    def exchange(v):
-        rank = len(v.shape)
-        split, concat = split_axis % rank, concat_axis % rank
-        if tiled:
-            return _bind_all_to_all(v, names, groups, split, concat)
-        if v.shape[split] != size:
-            raise ValueError(
-                f"all_to_all requires the size of the mapped axis axis_name to equal "
-                f"x.shape[split_axis], but they are {size} and {v.shape[split]} respectively."
-            )
-        if concat <= split:
-            y = shapes.expand_dims(v, (concat,))
-            out = _bind_all_to_all(y, names, groups, split + 1, concat)
-            return shapes.squeeze(out, (split + 1,))
-        y = shapes.expand_dims(v, (concat + 1,))
-        return shapes.squeeze(_bind_all_to_all(y, names, groups, split, concat + 1), (split,))
-
-    return tree_map(exchange, x)
-
-
-def _members(names) -> int:
-    return int(np.prod([bound_axis_size(name) for name in names], dtype=np.int64))
-
-
-def _bind_all_to_all(x, names, groups, split, concat):
-    return all_to_all_p.bind(
-        x,
-        axis_index_groups=groups,
-        axis_name=names,
-        concat_axis=concat,
-        split_axis=split,
-        tiled=True,
-    )
-
-
-all_to_all_p.def_impl(_unbound_impl)
-
-
-@all_to_all_p.def_abstract_eval
-def _all_to_all_abstract_eval(
-    x, *, axis_name, axis_index_groups, split_axis, concat_axis, **params
-):
-    size = _members(axis_name)
-    if axis_index_groups is not None:
-        size = len(axis_index_groups[0])
-    shape = list(x.shape)
-    if shape[split_axis] % size:
-        raise ValueError(
-            f"all_to_all: split_axis {split_axis} of shape {tuple(shape)} does not divide over "
-            f"the {size} members of axis {axis_name}"
-        )
-    shape[split_axis] //= size
-    shape[concat_axis] *= size
-    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
-
-
-all_to_all_p.def_weak_type_rule(weak_if_all_weak)
-ad.deflinear(all_to_all_p)
-
-
-def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
-    return [all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)]
-
-
-transpose_rules[all_to_all_p] = _all_to_all_transpose
-
-
-def _all_to_all_lowering(ctx, x, *, axis_name, axis_index_groups, split_axis, concat_axis, tiled):
-    groups = replica_groups(ctx, axis_name, axis_index_groups)
-    attributes = {
-        "split_dimension": f"{split_axis} : i64",
-        "concat_dimension": f"{concat_axis} : i64",
-        "split_count": f"{len(groups[0])} : i64",
-        "replica_groups": dense_i64(groups),
-    }
-    return ctx.op("stablehlo.all_to_all", [x], attributes=attributes)
-
-
-lowering_rules[all_to_all_p] = _all_to_all_lowering
-
-
-def _all_to_all_batch(values, dims, *, split_axis, concat_axis, **params):
-    (x,), (dim,) = values, dims
-    split, concat = split_axis + (dim <= split_axis), concat_axis + (dim <= concat_axis)
-    return all_to_all_p.bind(x, split_axis=split, concat_axis=concat, **params), dim
-
-
-batch_rules[all_to_all_p] = _all_to_all_batch
-
-
-def _all_to_all_collective(
-    trace, value, dim, *, axis_name, axis_index_groups, split_axis, concat_axis, tiled
-):
-    """Members k at the front, each one's split axis cut into (j, block): moving j to the
-    front and k beside the concat axis, then merging them, gives member j's result. Over
-    groups, the same within each group; over several axes, one exchange per axis
-    (`_all_to_all_per_axis`)."""
-    if len(axis_name) > 1:
-        exchange = lambda v: _all_to_all_per_axis(v, axis_name, split_axis, concat_axis)
-        return _on_trace(trace, value, dim, exchange)
-    members = batch_at_front(value, dim, trace.axis_size)
-    if axis_index_groups is None:
-        return _exchanged(members, split_axis, concat_axis), 0
-
-    def exchange_in_group(stack):
-        out = _exchanged(stack, split_axis, concat_axis)
-        return [slicing.index_in_dim(out, p, 0, keepdims=False) for p in range(stack.shape[0])]
-
-    return _by_group(members, axis_index_groups, exchange_in_group), 0
-
-
-def _exchanged(members, split_axis: int, concat_axis: int):
-    """The members' results of a tiled all_to_all among all of `members` (stacked first)."""
-    size = members.shape[0]
-    blocks = _split_dim(members, split_axis + 1, size)
-    by_receiver = move_batch_dim(blocks, split_axis + 1, 0)  # (j, k, ...)
-    placed = move_batch_dim(by_receiver, 1, concat_axis + 1)
-    return _merge(placed, concat_axis + 1)
-
-
-def _all_to_all_per_axis(v, names, split: int, concat: int):
-    """A tiled all_to_all over several axes as one per axis: the split axis cut into a block
-    per member of each axis and the rest, each axis's exchange brings its blocks' sources in
-    place, and the sources (first axis slowest) then join the concat axis."""
-    sizes = tuple(bound_axis_size(name) for name in names)
-    shape = tuple(v.shape)
-    count = int(np.prod(sizes, dtype=np.int64))
-    u = shapes.reshape(v, (*shape[:split], *sizes, shape[split] // count, *shape[split + 1 :]))
-    for k, name in enumerate(names):
-        u = _bind_all_to_all(u, (name,), None, split + k, split + k)
-    u = shapes.reshape(u, (*shape[:split], count, shape[split] // count, *shape[split + 1 :]))
-    return _merge(move_batch_dim(u, split, concat), concat)  # the sources before its blocks
-
-
-def _on_trace(trace, value, dim, composite):
-    """A collective's `composite` (made of collectives over single axes) carried out under
-    `trace` on its batched `value`: (value, batch dimension) of the result."""
-    with set_current_trace(trace):
-        out = composite(trace.new_tracer(value, dim))
-    return trace.to_batch_info(out)
-
-
-collective_rules[all_to_all_p] = _all_to_all_collective
-
-
-def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
-    """Swaps the mapped axis `axis_name` with the positional axis `axis` (whose size must be
-    the number of members): member j gets entry j of every member's `axis`."""
-    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
-
-
-def pbroadcast(x, axis_name, source):
-    """Every member gets member `source`'s `x` (JAX's `CollectiveBroadcast`; here each member
-    gathers the members' values and keeps the source's)."""
-    names = _names(axis_name)
-    size = _members(names)
-    if not 0 <= int(source) < size:
-        raise ValueError(
-            f"pbroadcast source {source} is outside the {size} members of axis {axis_name}"
-        )
-    keep = lambda v: slicing.index_in_dim(all_gather(v, names), int(source), 0, keepdims=False)
-    return tree_map(keep, x)
-
-
-_PCAST_TARGETS = ("reduced", "varying", "unreduced")
-
-
-def pcast(x, axis_name, *, to: str):
-    """`x` recast as varying over `axis_name` (`to="varying"`): the same values, which JAX's
-    `check_vma` types record; tracejit tracks no such types, so it is `x` itself, as JAX stages
-    it under `check_vma=False`. The other targets need those types (or Explicit mesh axes)."""
-    if to not in _PCAST_TARGETS:
-        raise ValueError(
-            "Got unexpected `to` value. Allowed `to` values are: {'reduced', 'varying', "
-            "'unreduced'}"
-        )
-    _members(_names(axis_name))  # (NameError for an unbound axis)
-    if to != "varying":
-        raise NotImplementedError(
-            f"pcast(to={to!r}) needs varying-type tracking (check_vma) and Explicit mesh axes, "
-            "which are not built yet"
-        )
-    return x
-
-
-# --- ppermute -------------------------------------------------------------------------------
-ppermute_p = Primitive("ppermute")
-
-
-def ppermute(x, axis_name, perm):
-    """Sends member `source`'s `x` to member `destination` for each (source, destination) of
-    `perm`; a member no pair sends to gets zeros. Over several axis names the members are
-    numbered in their product, the first slowest-varying."""
-    names = _names(axis_name)
-    size = _members(names)
-    perm = tuple((int(s), int(d)) for s, d in perm)
-    sources, destinations = [s for s, _ in perm], [d for _, d in perm]
-    if len(set(sources)) != len(sources) or len(set(destinations)) != len(destinations):
-        raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
-    if any(not 0 <= i < size for pair in perm for i in pair):
-        raise ValueError(
-            f"ppermute permutation {perm} has an index outside the {size} members of axis "
-            f"{axis_name}"
-        )
-    return tree_map(lambda v: ppermute_p.bind(v, axis_name=names, perm=perm), x)
-
-
-def pshuffle(x, axis_name, perm):
-    """Member i receives member `perm[i]`'s `x`."""
-    perm = [int(p) for p in perm]
-    if sorted(perm) != list(range(len(perm))):
-        raise ValueError(f"`perm` does not represent a permutation: {perm}")
-    return ppermute(x, axis_name, list(zip(perm, range(len(perm)), strict=True)))
-
-
-ppermute_p.def_impl(_unbound_impl)
-
-
-@ppermute_p.def_abstract_eval
-def _ppermute_abstract_eval(x, *, axis_name, perm):
-    _members(axis_name)
-    return x
-
-
-ppermute_p.def_weak_type_rule(weak_if_all_weak)
-ad.deflinear(ppermute_p)
-
-
-def _ppermute_transpose(ct, x, *, axis_name, perm):
-    return [ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))]
-
-
-transpose_rules[ppermute_p] = _ppermute_transpose
-
-
-def _permuted_by_gathering(v, names, perm):
-    """`ppermute` as every member gathering every member's value and keeping its source's
-    (zeros where no pair sends to it)."""
-    sources = np.full(_members(names), -1, np.int32)
-    for source, destination in perm:
-        sources[destination] = source
-    gathered = all_gather(v, names)
-    source = slicing.dynamic_index_in_dim(sources, axis_index(names), keepdims=False)
-    kept = slicing.dynamic_index_in_dim(gathered, binary.max(source, np.int32(0)), keepdims=False)
-    zeros = binary.mul(kept, np.zeros((), kept.dtype))
-    return selection.select(comparison.ge(source, np.int32(0)), kept, zeros)
-
-
-def _ppermute_lowering(ctx, x, *, axis_name, perm):
-    """This plugin's XLA runs `collective_permute` only between partitions, and a pmap body is
-    a program of replicas: the permutation is made of an all_gather."""
-    closed = trace_to_jaxpr(
-        lambda v: [_permuted_by_gathering(v, axis_name, perm)],
-        ctx.avals_in,
-        DebugInfo(None, "ppermute"),
-        ctx.module.replica_axes,
-    )
-    (out,) = ctx.lower_sub_jaxpr(ctx.block, closed, [x])
-    return out
-
-
-lowering_rules[ppermute_p] = _ppermute_lowering
-batch_rules[ppermute_p] = vectorized_batch_rule(ppermute_p)
-
-
-def _ppermute_collective(trace, value, dim, *, axis_name, perm):
-    if len(axis_name) > 1:
-        return _on_trace(trace, value, dim, lambda v: _permuted_by_gathering(v, axis_name, perm))
-    members = batch_at_front(value, dim, trace.axis_size)
-    source_of = {d: s for s, d in perm}
-    zeros = None
-    rows = []
-    for member in range(trace.axis_size):
-        if member in source_of:
-            rows.append(slicing.index_in_dim(members, source_of[member], 0, keepdims=True))
-            continue
-        if zeros is None:
-            row_shape = (1, *members.shape[1:])
-            zero = np.zeros((), members.dtype)
-            zeros = shapes.broadcast_in_dim(zero, row_shape, ())
-        rows.append(zeros)
-    return shapes.concatenate(rows, 0), 0
-
-
-collective_rules[ppermute_p] = _ppermute_collective
 
 # --- axis_index -----------------------------------------------------------------------------
 axis_index_p = Primitive("axis_index")
@@ -869,7 +575,7 @@ axis_index_p = Primitive("axis_index")
 def axis_index(axis_name):
     """The position of the current member along the mapped axis `axis_name` (int32); over
     several names, the position in their product, the first slowest-varying."""
-    names = _names(axis_name)
+    names = names_of(axis_name)
     index = axis_index_p.bind(axis_name=names[0])
     for name in names[1:]:
         index = index * np.int32(bound_axis_size(name)) + axis_index_p.bind(axis_name=name)
@@ -878,10 +584,10 @@ def axis_index(axis_name):
 
 def axis_size(axis_name):
     """The number of members of the mapped axis `axis_name` (the product, for several)."""
-    return int(np.prod([bound_axis_size(name) for name in _names(axis_name)], dtype=np.int64))
+    return int(np.prod([bound_axis_size(name) for name in names_of(axis_name)], dtype=np.int64))
 
 
-axis_index_p.def_impl(_unbound_impl)
+axis_index_p.def_impl(unbound_impl)
 
 
 @axis_index_p.def_abstract_eval
