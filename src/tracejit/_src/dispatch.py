@@ -42,7 +42,13 @@ from tracejit._src.core import ShapedArray
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr, used_inputs
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
-from tracejit._src.sharding import NamedSharding, Sharding, SingleDeviceSharding
+from tracejit._src.sharding import (
+    NamedSharding,
+    PartitionSpec,
+    Sharding,
+    SingleDeviceSharding,
+    get_mesh,
+)
 from tracejit._src.tree_util import tree_map
 
 _backend = None
@@ -394,11 +400,18 @@ def default_backend() -> str:
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """`x` (an array-like or a pytree of them) committed to `device` (default: the first) or
-    laid out as the `Sharding` says (one buffer per device of a `NamedSharding`).
+    laid out as the `Sharding` (or PartitionSpec of the current mesh) says (one buffer per
+    device of a `NamedSharding`).
 
     An Array already placed so is returned itself unless `may_alias=False` asks for a copy;
     host values are transferred."""
     device_type = runtime.Device if backend() == "pjrt" else NumpyDevice
+    if isinstance(device, PartitionSpec):  # of the current mesh
+        if get_mesh() is None:
+            raise ValueError(
+                "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put"
+            )
+        device = NamedSharding(get_mesh(), device)
     for given in (device, src):
         if given is not None and not isinstance(given, (device_type, Sharding)):
             raise ValueError(

@@ -250,7 +250,7 @@ def lower_jaxpr_to_module(
 
     A program partitioned by XLA over `num_partitions` devices gives the HLO sharding
     (`sharding.hlo_sharding`) of each kept parameter in `arg_shardings` and of each result in
-    `result_shardings` (`mhlo.sharding` attributes).
+    `result_shardings` (`mhlo.sharding` attributes; a result's None leaves it to XLA).
 
     `replica_axes`, ((name, size), ...), names the axes of a program run as that many replicas
     (`num_replicas` is their product): its collectives over those names exchange data between
@@ -273,7 +273,8 @@ def lower_jaxpr_to_module(
     for parameter, sharding in enumerate(arg_shardings or ()):
         main.arg_attributes.setdefault(parameter, {})["mhlo.sharding"] = f'"{sharding}"'
     for result, sharding in enumerate(result_shardings or ()):
-        main.result_attributes[result] = {"mhlo.sharding": f'"{sharding}"'}
+        if sharding is not None:  # (None: the partitioner chooses)
+            main.result_attributes[result] = {"mhlo.sharding": f'"{sharding}"'}
     args = [None] * len(invars)  # a left-out input is never read (only dead equations may)
     for i, value in zip(kept, main.body.args, strict=True):
         args[i] = value

@@ -31,6 +31,7 @@ _EXPORTS = {
     "block_until_ready": "executable",
     "DEBUG_OPTIONS": "formats",
     "compile_options_proto": "formats",
+    "output_shardings": "formats",
     "PluginNotFoundError": "header",
     "write_atomically": "header",
     "Plugin": "pjrt",
