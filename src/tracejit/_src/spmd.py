@@ -86,7 +86,7 @@ class _LaunchedOnMesh:
 class MeshProgram(_LaunchedOnMesh):
     """A per-device body compiled for every device of `mesh` (see the module docstring)."""
 
-    def __init__(self, body, mesh, in_specs, out_specs, name: str, donated=None):
+    def __init__(self, body, mesh, in_specs, out_specs, name: str, donated=None, span=None):
         self.mesh = mesh
         self.in_shardings = [NamedSharding(mesh, spec) for spec in in_specs]
         self.out_shardings = [NamedSharding(mesh, spec) for spec in out_specs]
@@ -103,6 +103,7 @@ class MeshProgram(_LaunchedOnMesh):
             num_replicas=mesh.size,
             aliases=aliases,
             replica_axes=mesh.shape_tuple,
+            process_span=span,
             callbacks=callbacks,
         )
         devices = list(mesh.devices.flat)
@@ -110,7 +111,7 @@ class MeshProgram(_LaunchedOnMesh):
             self.text,
             callbacks,
             num_replicas=mesh.size,
-            device_assignment=[[d.id] for d in devices],
+            device_assignment=[[d.pjrt_id] for d in devices],
         )
         position = {device.id: p for p, device in enumerate(devices)}
         # the executable's device order, as positions in the mesh's
@@ -149,7 +150,7 @@ class PartitionedProgram(_LaunchedOnMesh):
         devices = list(mesh.devices.flat)
         self.executable = _compile(
             self.text, callbacks, num_partitions=mesh.size,
-            device_assignment=[[d.id for d in devices]],
+            device_assignment=[[d.pjrt_id for d in devices]],
         )  # fmt: skip
         position = {device.id: p for p, device in enumerate(devices)}
         self.order = [position[device.id] for device in self.executable.devices]
@@ -176,12 +177,13 @@ def _launch(program: MeshProgram, argument_lists):
 _programs = dispatch.LRUCache()
 
 
-def mesh_program(body, mesh, in_specs, out_specs, name: str, donated=None) -> MeshProgram:
-    """The compiled program of a shard_map's body (cached while the body lives)."""
-    key = (body, mesh, in_specs, out_specs, donated)
+def mesh_program(body, mesh, in_specs, out_specs, name: str, donated=None, span=None):
+    """The compiled program of a shard_map's body (cached while the body lives); `span` (a
+    `distributed.ProcessSpan`): `mesh` is this process's share of an axis over processes."""
+    key = (body, mesh, in_specs, out_specs, donated, span)
     program = _programs.get(key)
     if program is None:
-        program = _programs[key] = MeshProgram(body, mesh, in_specs, out_specs, name, donated)
+        program = _programs[key] = MeshProgram(body, mesh, in_specs, out_specs, name, donated, span)
     return program
 
 

@@ -1,0 +1,346 @@
+"""Collectives whose members span several processes: XLA within a process, MPI between them.
+
+A `pmap` over the devices of every process (`distributed.py`) compiles, in each process, a
+program of as many replicas as the process has devices; its mapped axis has the global size
+(process count x local devices), member p * L + r being replica r of process p. Each collective
+over that axis is lowered in two parts (`parallel.cross_process_rules`):
+
+1. its part among the process's replicas, by the rule of one process (an `all_reduce` of the L
+   local values, an `all_gather` of the L local blocks, ...): XLA's own collectives;
+2. an *exchange*: a `stablehlo.custom_call` into Python (`runtime/ffi.py`) taking the local
+   result and the replica's id. The L replica threads meet at a rendezvous; the last to arrive
+   makes one MPI call for the process (`Allreduce` of the local sum, `Allgather` of the local
+   blocks), and each replica takes its result from it:
+
+    %l = "stablehlo.all_reduce"(%x) {replica_groups = dense<[[0, 1]]> ...}
+    %r = "stablehlo.replica_id"() : () -> tensor<ui32>
+    %s = "stablehlo.custom_call"(%l, %r) {call_target_name = "tracejit_host_callback", ...}
+
+The exchanges of a program run in program order in every process (they have side effects, and
+each waits for all local replicas), so the MPI calls of all processes match up one to one.
+The first call of each exchange first compares what every process brings to it (collective,
+shape, dtype) and fails in all of them, naming each process's shapes, if they differ: the
+cheap check that catches processes running different programs. Gradients need nothing here:
+the transposes of the collectives are collectives, lowered the same way.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from tracejit._src import distributed, dtypes, runtime
+from tracejit._src.core import ShapedArray
+from tracejit._src.lax import parallel
+from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lowering.lower import LoweringContext
+
+
+@dataclass(frozen=True)
+class ProcessSpan:
+    """A named axis of `size` members spread over `process_count` processes, `local_size` in
+    each: this process (`process_index`) holds members `process_index * local_size + r`."""
+
+    name: object
+    local_size: int
+    process_count: int
+    process_index: int
+
+    @property
+    def size(self) -> int:
+        return self.local_size * self.process_count
+
+    @property
+    def first(self) -> int:
+        return self.process_index * self.local_size
+
+
+def span_of(name, local_size: int) -> ProcessSpan:
+    return ProcessSpan(name, local_size, distributed.process_count(), distributed.process_index())
+
+
+# --- MPI on host arrays ---------------------------------------------------------------------
+
+_REDUCIBLE = frozenset("bhilqBHILQfdFD")  # NumPy type characters MPI reduces natively
+
+
+def allreduce(data: np.ndarray, op: str, what: str) -> np.ndarray:
+    """The elementwise `op` ('sum', 'max', 'min') of every process's `data`."""
+    group = distributed.group()
+    mpi = group.mpi
+    if data.dtype.char in _REDUCIBLE and not (op != "sum" and data.dtype.kind == "c"):
+        out = np.empty_like(data)
+        with group.watchdog.watching(what):
+            group.program_comm.Allreduce(
+                data, out, op={"sum": mpi.SUM, "max": mpi.MAX, "min": mpi.MIN}[op]
+            )
+        return out
+    stacked = allgather(data, what)  # (float16, bfloat16, bool: reduced here)
+    reduce = {"sum": np.sum, "max": np.max, "min": np.min}[op]
+    return reduce(stacked, axis=0).astype(data.dtype, copy=False)
+
+
+def allgather(data: np.ndarray, what: str) -> np.ndarray:
+    """Every process's `data` (all of one shape), stacked in process order; moved as bytes."""
+    group = distributed.group()
+    out = np.empty((group.process_count, *data.shape), data.dtype)
+    send = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    with group.watchdog.watching(what):
+        group.program_comm.Allgather(send, out.reshape(group.process_count, -1).view(np.uint8))
+    return out
+
+
+def check_same_everywhere(signature: str, what: str) -> None:
+    """Raises in every process, naming each one's `signature`, unless all are equal."""
+    group = distributed.group()
+    with group.watchdog.watching(what):
+        signatures = group.program_comm.allgather(signature)
+    if len(set(signatures)) > 1:
+        listed = "; ".join(f"process {p}: {s}" for p, s in enumerate(signatures))
+        raise ValueError(
+            f"the processes entered a collective with different operands ({listed}): every "
+            "process must run the same program on arrays of the same shapes"
+        )
+
+
+# --- the rendezvous of a process's replicas ---------------------------------------------------
+
+
+class _Round:
+    __slots__ = ("arrived", "done", "error", "left", "results")
+
+    def __init__(self):
+        self.arrived = self.left = 0
+        self.done = False
+        self.results = self.error = None
+
+
+class Exchange:
+    """One collective site of a compiled program (the function of its host callback).
+
+    Each of the `local_size` replicas calls it with its operand and replica id, once per
+    execution of the site (a loop calls it again: calls are counted per replica, so the k-th
+    calls of all replicas meet). The last to arrive runs `compute(operand)` for the process
+    (after checking `signature` against the other processes' on the first round), which
+    returns one array for every replica or a list with one per replica."""
+
+    def __init__(self, local_size: int, compute, signature: str):
+        self.local_size = local_size
+        self.compute = compute
+        self.signature = signature
+        self.condition = threading.Condition()
+        self.calls = [0] * local_size
+        self.rounds: dict[int, _Round] = {}
+
+    def __call__(self, operand, replica):
+        r = int(replica)
+        with self.condition:
+            k = self.calls[r]
+            self.calls[r] += 1
+            round_ = self.rounds.get(k)
+            if round_ is None:
+                round_ = self.rounds[k] = _Round()
+            round_.arrived += 1
+            leader = round_.arrived == self.local_size
+            while not leader and not round_.done:
+                self.condition.wait()
+        if leader:
+            try:
+                if k == 0:
+                    check_same_everywhere(self.signature, self.signature)
+                round_.results = self.compute(operand)
+            except BaseException as error:  # noqa: BLE001 (every replica raises it)
+                round_.error = error
+            with self.condition:
+                round_.done = True
+                self.condition.notify_all()
+        with self.condition:
+            round_.left += 1
+            if round_.left == self.local_size:
+                del self.rounds[k]
+        if round_.error is not None:
+            raise round_.error
+        results = round_.results
+        return results[r] if isinstance(results, list) else results
+
+
+def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str):
+    """Emits the custom call through which the replicas of this process run `compute` once
+    (see `Exchange`); returns its result Value."""
+    span = ctx.module.process_span
+    if operand_aval.dtype == dtypes.key_fry:
+        raise NotImplementedError(f"{what} across processes of {operand_aval.dtype} values")
+    signature = f"{what} of {operand_aval.dtype.name}{list(operand_aval.shape)}"
+    exchange = Exchange(span.local_size, compute, signature)
+    replica_aval = ShapedArray((), np.dtype(np.uint32))
+    callback = runtime.HostCallback(
+        exchange, [result_aval], f"{what} across processes", [operand_aval, replica_aval]
+    )
+    ctx.module.keep_alive.append(callback)
+    replica = ctx.block.op1("stablehlo.replica_id", [], hlo.tensor_type((), np.uint32))
+    attributes = runtime.custom_call_attributes(callback, has_side_effect=True)
+    (out,) = ctx.op_results(
+        "stablehlo.custom_call", [operand, replica], attributes, result_avals=[result_aval]
+    )
+    return out
+
+
+def _local_ctx(ctx, avals_out) -> LoweringContext:
+    return LoweringContext(ctx.block, ctx.avals_in, avals_out, ctx.module, ctx.eqn)
+
+
+def _gather_locally(ctx, x, name):
+    """Every local replica's `x`, stacked along a new leading axis (XLA's all_gather)."""
+    aval = ctx.avals_in[0]
+    local_size = ctx.module.process_span.local_size
+    stacked = ShapedArray((local_size, *aval.shape), aval.dtype)
+    rule = parallel.local_lowering_rules[parallel.all_gather_p]
+    out = rule(
+        _local_ctx(ctx, [stacked]),
+        x,
+        all_gather_dimension=0,
+        axis_index_groups=None,
+        axis_name=(name,),
+        axis_size=local_size,
+        tiled=False,
+    )
+    return out, stacked
+
+
+# --- the rules ------------------------------------------------------------------------------
+
+
+def _reduction_across(op: str):
+    def rule(ctx, local_rule, x, *, axes, axis_index_groups):
+        local = local_rule(ctx, x, axes=axes, axis_index_groups=axis_index_groups)
+        if ctx.module.process_span.name not in axes:
+            return local
+        aval = ctx.avals_out[0]
+        what = ctx.eqn.primitive.name
+        return _exchange(ctx, local, aval, aval, lambda v: allreduce(v, op, what), what)
+
+    return rule
+
+
+parallel.cross_process_rules[parallel.psum_p] = _reduction_across("sum")
+parallel.cross_process_rules[parallel.pmax_p] = _reduction_across("max")
+parallel.cross_process_rules[parallel.pmin_p] = _reduction_across("min")
+
+
+def _all_gather_across(ctx, local_rule, x, *, all_gather_dimension, axis_name, tiled, **params):
+    span = ctx.module.process_span
+    dim = all_gather_dimension
+    if span.name not in axis_name:
+        return local_rule(
+            ctx, x, all_gather_dimension=dim, axis_name=axis_name, tiled=tiled, **params
+        )
+    shape = list(ctx.avals_in[0].shape)
+    if tiled:
+        shape[dim] *= span.local_size
+    else:
+        shape.insert(dim, span.local_size)
+    local_aval = ShapedArray(tuple(shape), ctx.avals_in[0].dtype)
+    params = {**params, "axis_size": span.local_size}
+    local = local_rule(
+        _local_ctx(ctx, [local_aval]), x, all_gather_dimension=dim, axis_name=axis_name,
+        tiled=tiled, **params,
+    )  # fmt: skip
+    out_shape = ctx.avals_out[0].shape
+
+    def gather(v):  # the processes' blocks, in order along `dim`
+        return np.moveaxis(allgather(v, "all_gather"), 0, dim).reshape(out_shape)
+
+    return _exchange(ctx, local, local_aval, ctx.avals_out[0], gather, "all_gather")
+
+
+parallel.cross_process_rules[parallel.all_gather_p] = _all_gather_across
+
+
+def _reduce_scatter_across(ctx, local_rule, x, *, scatter_dimension, axis_name, **params):
+    span = ctx.module.process_span
+    if span.name not in axis_name:
+        return local_rule(
+            ctx, x, scatter_dimension=scatter_dimension, axis_name=axis_name, **params
+        )
+    aval = ctx.avals_in[0]
+    psum_rule = parallel.local_lowering_rules[parallel.psum_p]
+    local = psum_rule(_local_ctx(ctx, [aval]), x, axes=axis_name, axis_index_groups=None)
+    dim = scatter_dimension
+    cut = (*aval.shape[:dim], span.size, aval.shape[dim] // span.size, *aval.shape[dim + 1 :])
+
+    def scatter(v):
+        summed = allreduce(v, "sum", "psum_scatter").reshape(cut)
+        return [
+            np.ascontiguousarray(np.take(summed, span.first + r, axis=dim))
+            for r in range(span.local_size)
+        ]
+
+    return _exchange(ctx, local, aval, ctx.avals_out[0], scatter, "psum_scatter")
+
+
+parallel.cross_process_rules[parallel.reduce_scatter_p] = _reduce_scatter_across
+
+
+def _all_to_all_across(ctx, local_rule, x, *, axis_name, split_axis, concat_axis, **params):
+    span = ctx.module.process_span
+    if span.name not in axis_name:
+        return local_rule(
+            ctx, x, axis_name=axis_name, split_axis=split_axis, concat_axis=concat_axis, **params
+        )
+    local, stacked = _gather_locally(ctx, x, span.name)
+    shape = ctx.avals_in[0].shape
+    size, block = span.size, shape[split_axis] // span.size
+    cut = (size, *shape[:split_axis], size, block, *shape[split_axis + 1 :])
+    out_shape = ctx.avals_out[0].shape
+
+    def exchange(v):
+        members = allgather(v, "all_to_all").reshape(cut)  # [sender, ..., receiver, block, ...]
+        results = []
+        for r in range(span.local_size):
+            mine = np.take(members, span.first + r, axis=split_axis + 1)
+            results.append(
+                np.ascontiguousarray(np.moveaxis(mine, 0, concat_axis)).reshape(out_shape)
+            )
+        return results
+
+    return _exchange(ctx, local, stacked, ctx.avals_out[0], exchange, "all_to_all")
+
+
+parallel.cross_process_rules[parallel.all_to_all_p] = _all_to_all_across
+
+
+def _ppermute_across(ctx, local_rule, x, *, axis_name, perm):
+    span = ctx.module.process_span
+    if span.name not in axis_name:
+        return local_rule(ctx, x, axis_name=axis_name, perm=perm)
+    local, stacked = _gather_locally(ctx, x, span.name)
+    source_of = {destination: source for source, destination in perm}
+    aval = ctx.avals_in[0]
+
+    def permute(v):
+        members = allgather(v, "ppermute").reshape(span.size, *aval.shape)
+        zeros = np.zeros(aval.shape, aval.dtype)
+        return [
+            np.ascontiguousarray(members[source_of[j]]) if j in source_of else zeros
+            for j in range(span.first, span.first + span.local_size)
+        ]
+
+    return _exchange(ctx, local, stacked, aval, permute, "ppermute")
+
+
+parallel.cross_process_rules[parallel.ppermute_p] = _ppermute_across
+
+
+def _axis_index_across(ctx, local_rule, *, axis_name):
+    """The replica's position among the process's, plus the members of the processes before."""
+    local = local_rule(ctx, axis_name=axis_name)
+    span = ctx.module.process_span
+    if axis_name != span.name or span.first == 0:
+        return local
+    offset = ctx.block.constant(np.int32(span.first))
+    return ctx.block.op1("stablehlo.add", [local, offset], local.type)
+
+
+parallel.cross_process_rules[parallel.axis_index_p] = _axis_index_across
