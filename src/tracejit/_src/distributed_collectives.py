@@ -64,28 +64,27 @@ def span_of(name, local_size: int) -> ProcessSpan:
 # --- MPI on host arrays ---------------------------------------------------------------------
 
 _REDUCIBLE = frozenset("bhilqBHILQfdFD")  # NumPy type characters MPI reduces natively
+_REDUCTIONS = {"sum": np.sum, "max": np.max, "min": np.min}
 
 
-def allreduce(data: np.ndarray, op: str, what: str) -> np.ndarray:
-    """The elementwise `op` ('sum', 'max', 'min') of every process's `data`."""
+def allreduce(data: np.ndarray, op: str, what: str, out: np.ndarray) -> None:
+    """`out` = the elementwise `op` ('sum', 'max', 'min') of every process's `data`."""
     group = distributed.group()
-    mpi = group.mpi
     if data.dtype.char in _REDUCIBLE and not (op != "sum" and data.dtype.kind == "c"):
-        out = np.empty_like(data)
+        mpi_op = {"sum": group.mpi.SUM, "max": group.mpi.MAX, "min": group.mpi.MIN}[op]
         with group.watchdog.watching(what):
-            group.program_comm.Allreduce(
-                data, out, op={"sum": mpi.SUM, "max": mpi.MAX, "min": mpi.MIN}[op]
-            )
-        return out
+            group.program_comm.Allreduce(data, out, op=mpi_op)
+        return
     stacked = allgather(data, what)  # (float16, bfloat16, bool: reduced here)
-    reduce = {"sum": np.sum, "max": np.max, "min": np.min}[op]
-    return reduce(stacked, axis=0).astype(data.dtype, copy=False)
+    out[...] = _REDUCTIONS[op](stacked, axis=0).astype(data.dtype, copy=False)
 
 
-def allgather(data: np.ndarray, what: str) -> np.ndarray:
-    """Every process's `data` (all of one shape), stacked in process order; moved as bytes."""
+def allgather(data: np.ndarray, what: str, out: np.ndarray | None = None) -> np.ndarray:
+    """Every process's `data` (all of one shape), stacked in process order (into `out`, of
+    that size, when given); moved as bytes."""
     group = distributed.group()
-    out = np.empty((group.process_count, *data.shape), data.dtype)
+    if out is None:
+        out = np.empty((group.process_count, *data.shape), data.dtype)
     send = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
     with group.watchdog.watching(what):
         group.program_comm.Allgather(send, out.reshape(group.process_count, -1).view(np.uint8))
@@ -109,22 +108,24 @@ def check_same_everywhere(signature: str, what: str) -> None:
 
 
 class _Round:
-    __slots__ = ("arrived", "done", "error", "left", "results")
+    __slots__ = ("arrived", "done", "error", "left", "results", "source")
 
     def __init__(self):
         self.arrived = self.left = 0
         self.done = False
-        self.results = self.error = None
+        self.results = self.error = self.source = None
 
 
 class Exchange:
     """One collective site of a compiled program (the function of its host callback).
 
-    Each of the `local_size` replicas calls it with its operand and replica id, once per
-    execution of the site (a loop calls it again: calls are counted per replica, so the k-th
-    calls of all replicas meet). The last to arrive runs `compute(operand)` for the process
-    (after checking `signature` against the other processes' on the first round), which
-    returns one array for every replica or a list with one per replica."""
+    Each of the `local_size` replicas calls it with its operand, its replica id and its result
+    buffer (`out`), once per execution of the site (a loop calls it again: calls are counted
+    per replica, so the k-th calls of all replicas meet). The last to arrive runs
+    `compute(operand, out)` for the process (after checking `signature` against the other
+    processes' on the first round), which either writes the result of every replica into its
+    own `out` (the others copy it from there while it waits) or returns a list of one result
+    per replica."""
 
     def __init__(self, local_size: int, compute, signature: str):
         self.local_size = local_size
@@ -134,7 +135,8 @@ class Exchange:
         self.calls = [0] * local_size
         self.rounds: dict[int, _Round] = {}
 
-    def __call__(self, operand, replica):
+    def __call__(self, operand, replica, *, out):
+        (out,) = out
         r = int(replica)
         with self.condition:
             k = self.calls[r]
@@ -147,23 +149,34 @@ class Exchange:
             while not leader and not round_.done:
                 self.condition.wait()
         if leader:
-            try:
-                if k == 0:
-                    check_same_everywhere(self.signature, self.signature)
-                round_.results = self.compute(operand)
-            except BaseException as error:  # noqa: BLE001 (every replica raises it)
-                round_.error = error
-            with self.condition:
-                round_.done = True
-                self.condition.notify_all()
+            self._lead(round_, k, operand, out)
+        if round_.error is None:
+            if round_.results is not None:
+                np.copyto(out, round_.results[r])
+            elif not leader:
+                np.copyto(out, round_.source)
         with self.condition:
             round_.left += 1
             if round_.left == self.local_size:
                 del self.rounds[k]
+                self.condition.notify_all()
+            while leader and round_.source is not None and round_.left < self.local_size:
+                self.condition.wait()  # (the others copy from this replica's buffer)
         if round_.error is not None:
             raise round_.error
-        results = round_.results
-        return results[r] if isinstance(results, list) else results
+
+    def _lead(self, round_, k: int, operand, out) -> None:
+        try:
+            if k == 0:
+                check_same_everywhere(self.signature, self.signature)
+            round_.results = self.compute(operand, out)
+            if round_.results is None:
+                round_.source = out
+        except BaseException as error:  # noqa: BLE001 (every replica raises it)
+            round_.error = error
+        with self.condition:
+            round_.done = True
+            self.condition.notify_all()
 
 
 def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str):
@@ -176,7 +189,11 @@ def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str):
     exchange = Exchange(span.local_size, compute, signature)
     replica_aval = ShapedArray((), np.dtype(np.uint32))
     callback = runtime.HostCallback(
-        exchange, [result_aval], f"{what} across processes", [operand_aval, replica_aval]
+        exchange,
+        [result_aval],
+        f"{what} across processes",
+        [operand_aval, replica_aval],
+        writes_results=True,
     )
     ctx.module.keep_alive.append(callback)
     replica = ctx.block.op1("stablehlo.replica_id", [], hlo.tensor_type((), np.uint32))
@@ -219,7 +236,7 @@ def _reduction_across(op: str):
             return local
         aval = ctx.avals_out[0]
         what = ctx.eqn.primitive.name
-        return _exchange(ctx, local, aval, aval, lambda v: allreduce(v, op, what), what)
+        return _exchange(ctx, local, aval, aval, lambda v, out: allreduce(v, op, what, out), what)
 
     return rule
 
@@ -249,8 +266,11 @@ def _all_gather_across(ctx, local_rule, x, *, all_gather_dimension, axis_name, t
     )  # fmt: skip
     out_shape = ctx.avals_out[0].shape
 
-    def gather(v):  # the processes' blocks, in order along `dim`
-        return np.moveaxis(allgather(v, "all_gather"), 0, dim).reshape(out_shape)
+    def gather(v, out):  # the processes' blocks, in order along `dim`
+        if dim == 0:
+            allgather(v, "all_gather", out)
+        else:
+            np.copyto(out, np.moveaxis(allgather(v, "all_gather"), 0, dim).reshape(out_shape))
 
     return _exchange(ctx, local, local_aval, ctx.avals_out[0], gather, "all_gather")
 
@@ -270,8 +290,10 @@ def _reduce_scatter_across(ctx, local_rule, x, *, scatter_dimension, axis_name, 
     dim = scatter_dimension
     cut = (*aval.shape[:dim], span.size, aval.shape[dim] // span.size, *aval.shape[dim + 1 :])
 
-    def scatter(v):
-        summed = allreduce(v, "sum", "psum_scatter").reshape(cut)
+    def scatter(v, out):
+        summed = np.empty_like(v)
+        allreduce(v, "sum", "psum_scatter", summed)
+        summed = summed.reshape(cut)
         return [
             np.ascontiguousarray(np.take(summed, span.first + r, axis=dim))
             for r in range(span.local_size)
@@ -295,7 +317,7 @@ def _all_to_all_across(ctx, local_rule, x, *, axis_name, split_axis, concat_axis
     cut = (size, *shape[:split_axis], size, block, *shape[split_axis + 1 :])
     out_shape = ctx.avals_out[0].shape
 
-    def exchange(v):
+    def exchange(v, out):
         members = allgather(v, "all_to_all").reshape(cut)  # [sender, ..., receiver, block, ...]
         results = []
         for r in range(span.local_size):
@@ -319,7 +341,7 @@ def _ppermute_across(ctx, local_rule, x, *, axis_name, perm):
     source_of = {destination: source for source, destination in perm}
     aval = ctx.avals_in[0]
 
-    def permute(v):
+    def permute(v, out):
         members = allgather(v, "ppermute").reshape(span.size, *aval.shape)
         zeros = np.zeros(aval.shape, aval.dtype)
         return [
