@@ -144,6 +144,30 @@ except Exception as error:  # noqa: BLE001 (XlaRuntimeError, with the cause chai
 else:
     raise AssertionError("different shapes in the processes went unnoticed")
 
+# what is not built says so
+try:
+    jax.pmap(lambda v: v, "i")(np.ones((1, 3), np.float32))
+except ValueError as error:
+    assert "one member per local device" in str(error), error
+else:
+    raise AssertionError("a pmap over fewer members than local devices ran")
+for unbuilt in (
+    lambda: jax.jit(jax.pmap(lambda v: lax.psum(v, "i"), "i"))(x_local),
+    lambda: jax.shard_map(
+        lambda v: v,
+        mesh=jax.sharding.Mesh(np.array(jax.devices()), ("i",)),
+        in_specs=jax.sharding.PartitionSpec("i"),
+        out_specs=jax.sharding.PartitionSpec("i"),
+    )(x),
+):
+    try:
+        unbuilt()
+    except NotImplementedError:
+        pass
+    else:
+        raise AssertionError("a transformation not built across processes ran")
+passed("not built")
+
 # host values across the processes
 out = multihost_utils.broadcast_one_to_all({"a": np.arange(3) + p, "b": np.float32(p + 1)})
 assert out["a"].tolist() == [0, 1, 2] and out["b"] == 1

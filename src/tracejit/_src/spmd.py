@@ -53,6 +53,17 @@ def _compile(text: str, callbacks: list, **options):
     return executable
 
 
+def _plugin_ids(devices) -> list:
+    """The plugin's ids of a mesh's devices, which must all be this process's."""
+    ids = [getattr(d, "pjrt_id", None) for d in devices]
+    if None in ids:
+        raise NotImplementedError(
+            "programs over a mesh holding other processes' devices are not built yet: across "
+            "processes (tracejit.distributed), pmap runs each process's share"
+        )
+    return ids
+
+
 class _LaunchedOnMesh:
     """A program over every device of a mesh: `in_shardings`, `out_shardings`, `out_avals`
     (global), `order` (the executable's devices as positions in the mesh), `donated`."""
@@ -111,7 +122,7 @@ class MeshProgram(_LaunchedOnMesh):
             self.text,
             callbacks,
             num_replicas=mesh.size,
-            device_assignment=[[d.pjrt_id] for d in devices],
+            device_assignment=[[i] for i in _plugin_ids(devices)],
         )
         position = {device.id: p for p, device in enumerate(devices)}
         # the executable's device order, as positions in the mesh's
@@ -150,7 +161,7 @@ class PartitionedProgram(_LaunchedOnMesh):
         devices = list(mesh.devices.flat)
         self.executable = _compile(
             self.text, callbacks, num_partitions=mesh.size,
-            device_assignment=[[d.pjrt_id for d in devices]],
+            device_assignment=[_plugin_ids(devices)],
         )  # fmt: skip
         position = {device.id: p for p, device in enumerate(devices)}
         self.order = [position[device.id] for device in self.executable.devices]
