@@ -9,7 +9,9 @@ SGD step on 1 process x 2 devices against 2 processes x 1 device.
     processes. The difference is what tracejit adds to MPI (the program's launch, the host
     callback, the rendezvous of the replicas): goal (issue 22) at most 20 µs per call, and
     10% at 64 MB. Bandwidth is the message size over the time of one call.
-(b) one SGD step of the MLP of bench/pmap.py (784-512-512-10, float32, global batch 256,
+(b) the cost of one exchange inside a program: 64 dependent psums of 4 B in one pmapped
+    program, per psum, across the 2 processes and in one process (XLA alone).
+(c) one SGD step of the MLP of bench/pmap.py (784-512-512-10, float32, global batch 256,
     gradients averaged with `pmean`) in a training loop: one process of 2 devices (the
     collectives stay in XLA) against two processes of 1 device each (each collective is an MPI
     call), and the single-device jitted step on the whole batch.
@@ -47,6 +49,8 @@ def median_time(fn, rounds=7, number=10):
     return statistics.median(times)
 """
 
+CHAINED = 64
+
 ALLREDUCE = r"""
 if MULTI:
     jax.distributed.initialize()
@@ -71,8 +75,16 @@ for size in SIZES:
     theirs = median_time(mpi, rounds, number)
     comm.Barrier()
     rows.append({"bytes": 4 * n, "tracejit_us": 1e6 * ours, "mpi4py_us": 1e6 * theirs})
+
+def chain(v):  # CHAINED dependent psums in one program: the cost of one exchange, launch apart
+    for _ in range(CHAINED):
+        v = lax.psum(v, "i") * 0.5
+    return v
+chained = jax.pmap(chain, "i")
+v = chained(np.ones((1, 1), np.float32))
+per_exchange = median_time(lambda: chained(v), 7, 20) / CHAINED
 if jax.process_index() == 0:
-    print(json.dumps(rows))
+    print(json.dumps({"rows": rows, "chained_psum_us": 1e6 * per_exchange}))
 """
 
 STEP = r"""
@@ -138,9 +150,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    code = ALLREDUCE.replace("SIZES", repr(SIZES))
-    allreduce = run(code.replace("MULTI", "True"), 2, 1)
-    alone = run(code.replace("MULTI", "False"), 1, 1)
+    code = ALLREDUCE.replace("SIZES", repr(SIZES)).replace("CHAINED", str(CHAINED))
+    multi, single = (
+        run(code.replace("MULTI", "True"), 2, 1),
+        run(code.replace("MULTI", "False"), 1, 1),
+    )
+    allreduce, alone = multi["rows"], single["rows"]
     print(f"{'bytes':>10}{'tracejit µs':>13}{'mpi4py µs':>11}{'pmap alone':>12}"
           f"{'overhead µs':>13}{'overhead':>10}{'GB/s':>8}")  # fmt: skip
     for r, a in zip(allreduce, alone, strict=True):
@@ -153,6 +168,12 @@ def main() -> None:
             f"{r['pmap_alone_us']:>12.1f}{r['overhead_us']:>13.1f}"
             f"{100 * r['overhead_fraction']:>9.0f}%{r['tracejit_gb_per_s']:>8.2f}"
         )
+    chained = {
+        "across_2_processes_us": multi["chained_psum_us"],
+        "one_process_us": single["chained_psum_us"],
+    }
+    print(f"\none psum of 4 B among {CHAINED} in one program: {chained['across_2_processes_us']:.1f} µs "
+          f"across 2 processes, {chained['one_process_us']:.1f} µs in one process")  # fmt: skip
     steps = [
         {"processes": 1, "devices_per_process": 1, **run(STEP.replace("MULTI", "False"), 1, 1)},
         {"processes": 1, "devices_per_process": 2, **run(STEP.replace("MULTI", "False"), 1, 2)},
@@ -164,7 +185,8 @@ def main() -> None:
     if args.out:
         os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
         with open(args.out, "w") as file:
-            json.dump({"allreduce": allreduce, "mlp_step": steps}, file, indent=2)
+            report = {"allreduce": allreduce, "chained_psum": chained, "mlp_step": steps}
+            json.dump(report, file, indent=2)
 
 
 if __name__ == "__main__":

@@ -240,8 +240,12 @@ def _gather_locally(ctx, x, name):
 
 def _reduction_across(op: str):
     def rule(ctx, local_rule, x, *, axes, axis_index_groups):
-        local = local_rule(ctx, x, axes=axes, axis_index_groups=axis_index_groups)
-        if ctx.module.process_span.name not in axes:
+        span = ctx.module.process_span
+        if span.name not in axes or span.local_size > 1 or len(axes) > 1:
+            local = local_rule(ctx, x, axes=axes, axis_index_groups=axis_index_groups)
+        else:
+            local = x  # (one replica: nothing to reduce within the process)
+        if span.name not in axes:
             return local
         aval = ctx.avals_out[0]
         what = ctx.eqn.primitive.name
