@@ -33,18 +33,20 @@ needs_mpi = pytest.mark.skipif(
 )
 
 
-def _environment(**extra) -> dict:
+def _environment(devices: int = 2, **extra) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "OMPI_", "PMIX_"))}
-    env["TRACEJIT_NUM_CPU_DEVICES"] = "2"
+    env["TRACEJIT_NUM_CPU_DEVICES"] = str(devices)
     env.pop("XLA_FLAGS", None)
     return {**env, **extra}
 
 
-def launch(script: str, *args: str, timeout: float = 60, **env) -> subprocess.CompletedProcess:
+def launch(
+    script: str, *args: str, timeout: float = 60, devices: int = 2, **env
+) -> subprocess.CompletedProcess:
     command = [_mpiexec(), "-n", "2", sys.executable, str(HERE / script), *args]
     return subprocess.run(
         command,
-        env=_environment(**env),
+        env=_environment(devices, **env),
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -54,22 +56,23 @@ def launch(script: str, *args: str, timeout: float = 60, **env) -> subprocess.Co
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    """`reports(script)`: the checks each process of a run of `script` reported as holding
-    ({process: [check, ...]}) and the run's output; each script runs once per module."""
+    """`reports(script, devices)`: the checks each process of a run of `script` with `devices`
+    CPU devices per process reported as holding ({process: [check, ...]}) and the run's
+    output; each runs once per module."""
     runs = {}
 
-    def run(script: str):
-        if script not in runs:
+    def run(script: str, devices: int = 2):
+        if (script, devices) not in runs:
             directory = tmp_path_factory.mktemp(script.removesuffix(".py"))
-            out = launch(script, TRACEJIT_TEST_REPORTS=str(directory))
+            out = launch(script, devices=devices, TRACEJIT_TEST_REPORTS=str(directory))
             held = {
                 process: (directory / f"{process}.txt").read_text().split("\n")
                 if (directory / f"{process}.txt").exists()
                 else []
                 for process in (0, 1)
             }
-            runs[script] = held, out.stdout + out.stderr
-        return runs[script]
+            runs[script, devices] = held, out.stdout + out.stderr
+        return runs[script, devices]
 
     return run
 
@@ -85,8 +88,9 @@ COLLECTIVE_CHECKS = [
 
 @needs_mpi
 @pytest.mark.parametrize("check", COLLECTIVE_CHECKS)
-def test_collective_across_two_processes(check, reports):
-    held, text = reports("worker_collectives.py")
+@pytest.mark.parametrize("devices", [2, 1])
+def test_collective_across_two_processes(check, devices, reports):
+    held, text = reports("worker_collectives.py", devices)
     assert check in held[0] and check in held[1], text[-4000:]
 
 
