@@ -70,7 +70,20 @@ class _ProcessGroup:
         self.watchdog = _Watchdog(self)
         self.previous_excepthook = sys.excepthook
         sys.excepthook = self._abort_on_uncaught
-        self._devices = None
+        local = runtime.get_client().local_devices()  # (the runtime starts numbered so)
+        with self.watchdog.watching("distributed.initialize"):
+            counts = world.allgather(len(local))
+        self._devices = []
+        for p, count in enumerate(counts):
+            first = p * runtime.DEVICE_IDS_PER_PROCESS
+            self._devices += (
+                local
+                if p == process_index
+                else [
+                    RemoteDevice(first + i, p, local[0].platform, local[0].kind)
+                    for i in range(count)
+                ]
+            )
 
     def _abort_on_uncaught(self, kind, value, traceback) -> None:
         self.previous_excepthook(kind, value, traceback)
@@ -82,22 +95,7 @@ class _ProcessGroup:
         self.mpi.COMM_WORLD.Abort(1)
 
     def devices(self) -> list:
-        """Every process's devices, in global id order (local counts are exchanged once)."""
-        if self._devices is None:
-            local = runtime.get_client().local_devices()
-            with self.watchdog.watching("listing the devices of every process"):
-                counts = self.host_comm.allgather(len(local))
-            listed = []
-            for p, count in enumerate(counts):
-                if p == self.process_index:
-                    listed += local
-                    continue
-                first = p * runtime.DEVICE_IDS_PER_PROCESS
-                listed += [
-                    RemoteDevice(first + i, p, local[0].platform, local[0].kind)
-                    for i in range(count)
-                ]
-            self._devices = listed
+        """Every process's devices, in global id order."""
         return list(self._devices)
 
     def close(self) -> None:
