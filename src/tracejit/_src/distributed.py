@@ -67,6 +67,7 @@ class _ProcessGroup:
         world = mpi.COMM_WORLD
         self.program_comm = world.Dup()  # collectives of compiled programs (XLA's threads)
         self.host_comm = world.Dup()  # multihost_utils (the caller's thread)
+        self.largest_tag = world.Get_attr(mpi.TAG_UB)
         self.watchdog = _Watchdog(self)
         self.previous_excepthook = sys.excepthook
         sys.excepthook = self._abort_on_uncaught

@@ -27,6 +27,7 @@ the transposes of the collectives are collectives, lowered the same way.
 from __future__ import annotations
 
 import threading
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,42 +63,79 @@ def span_of(name, local_size: int) -> ProcessSpan:
 
 
 # --- MPI on host arrays ---------------------------------------------------------------------
+# An exchange is identified by its site: its position among the exchanges of its program, the
+# same in every process. Its MPI messages are point-to-point ones tagged with the site (and
+# the round within the exchange), so that they pair up whatever order the processes run the
+# program's exchanges in (XLA may run independent ones in any order, and MPI's collectives
+# have no tags to tell them apart); between two processes, MPI delivers messages of one tag
+# in the order sent, which keeps the rounds of a loop and consecutive programs apart.
 
-_REDUCIBLE = frozenset("bhilqBHILQfdFD")  # NumPy type characters MPI reduces natively
-_REDUCTIONS = {"sum": np.sum, "max": np.max, "min": np.min}
-_MPI_OPS = {"sum": "SUM", "max": "MAX", "min": "MIN"}
+_ROUNDS = 32  # tags per site: one per round of recursive doubling, the last for the check
+_REDUCERS = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 
 
-def allreduce(data: np.ndarray, op: str, what: str, out: np.ndarray) -> None:
-    """`out` = the elementwise `op` ('sum', 'max', 'min') of every process's `data`."""
+def _tag(site: int, round_: int) -> int:
+    return site * _ROUNDS + round_
+
+
+def _bytes(array: np.ndarray) -> np.ndarray:
+    return array.reshape(-1).view(np.uint8)
+
+
+def allreduce(data: np.ndarray, op: str, site: int, what: str, out: np.ndarray) -> None:
+    """`out` = the elementwise `op` ('sum', 'max', 'min') of every process's `data`, the same
+    bits in every process: by recursive doubling (each pair combining the lower process's
+    value with the higher's) when the process count is a power of 2, else over the gathered
+    values in process order."""
     group = distributed.group()
-    if data.dtype.char in _REDUCIBLE and not (op != "sum" and data.dtype.kind == "c"):
-        with group.watchdog.watching(what):
-            group.program_comm.Allreduce(data, out, op=getattr(group.mpi, _MPI_OPS[op]))
+    count, me = group.process_count, group.process_index
+    reduce = _REDUCERS[op]
+    if count & (count - 1):
+        out[...] = reduce.reduce(allgather(data, site, what), axis=0)
         return
-    stacked = allgather(data, what)  # (float16, bfloat16, bool: reduced here)
-    out[...] = _REDUCTIONS[op](stacked, axis=0).astype(data.dtype, copy=False)
+    np.copyto(out, data)
+    other = np.empty_like(out)
+    with group.watchdog.watching(what):
+        for round_ in range(count.bit_length() - 1):
+            partner = me ^ (1 << round_)
+            tag = _tag(site, round_)
+            group.program_comm.Sendrecv(_bytes(out), partner, tag, _bytes(other), partner, tag)
+            reduce(other, out, out=out) if partner < me else reduce(out, other, out=out)
 
 
-def allgather(data: np.ndarray, what: str, out: np.ndarray | None = None) -> np.ndarray:
+def allgather(data: np.ndarray, site: int, what: str, out: np.ndarray | None = None):
     """Every process's `data` (all of one shape), stacked in process order (into `out`, of
     that size, when given); moved as bytes."""
     group = distributed.group()
+    count, me = group.process_count, group.process_index
     if out is None:
-        out = np.empty((group.process_count, *data.shape), data.dtype)
-    send = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+        out = np.empty((count, *data.shape), data.dtype)
+    send = _bytes(np.ascontiguousarray(data))
+    received = out.reshape(count, -1).view(np.uint8)
+    received[me] = send
+    tag = _tag(site, 0)
+    comm = group.program_comm
+    requests = []
+    for other in range(count):
+        if other != me:
+            requests += [comm.Isend(send, other, tag), comm.Irecv(received[other], other, tag)]
     with group.watchdog.watching(what):
-        group.program_comm.Allgather(send, out.reshape(group.process_count, -1).view(np.uint8))
+        group.mpi.Request.Waitall(requests)
     return out
 
 
-def check_same_everywhere(signature: str, what: str) -> None:
+def check_same_everywhere(signature: str, site: int) -> None:
     """Raises in every process, naming each one's `signature`, unless all are equal."""
     group = distributed.group()
-    with group.watchdog.watching(what):
-        signatures = group.program_comm.allgather(signature)
-    if len(set(signatures)) > 1:
-        listed = "; ".join(f"process {p}: {s}" for p, s in enumerate(signatures))
+    comm, me, tag = group.program_comm, group.process_index, _tag(site, _ROUNDS - 1)
+    others = [p for p in range(group.process_count) if p != me]
+    with group.watchdog.watching(signature):
+        sent = [comm.isend(signature, p, tag) for p in others]
+        signatures = {p: comm.recv(source=p, tag=tag) for p in others}
+        group.mpi.Request.waitall(sent)
+    signatures[me] = signature
+    if len(set(signatures.values())) > 1:
+        listed = "; ".join(f"process {p}: {signatures[p]}" for p in sorted(signatures))
         raise ValueError(
             f"the processes entered a collective with different operands ({listed}): every "
             "process must run the same program on arrays of the same shapes"
@@ -119,30 +157,33 @@ class _Round:
 class Exchange:
     """One collective site of a compiled program (the function of its host callback).
 
-    Each of the `local_size` replicas calls it with its operand, its replica id and its result
-    buffer (`out`), once per execution of the site (a loop calls it again: calls are counted
-    per replica, so the k-th calls of all replicas meet). The last to arrive runs
-    `compute(operand, out)` for the process (after checking `signature` against the other
-    processes' on the first round), which either writes the result of every replica into its
-    own `out` (the others copy it from there while it waits) or returns a list of one result
-    per replica."""
+    Each of the `local_size` replicas calls it with its operand, its replica id, the sequence
+    value that orders it after the exchange before it, and its result buffers (`out`: the
+    result, the sequence value for the next), once per execution of the site (a loop calls it
+    again: calls are counted per replica, so the k-th calls of all replicas meet). The last to
+    arrive runs `compute(operand, out, site)` for the process (after checking `signature`
+    against the other processes' on the first round), which either writes the result of every
+    replica into its own `out` (the others copy it from there while it waits) or returns a list
+    of one result per replica."""
 
-    def __init__(self, local_size: int, compute, signature: str):
+    def __init__(self, local_size: int, compute, signature: str, site: int):
         self.local_size = local_size
         self.compute = compute
         self.signature = signature
+        self.site = site
         self.condition = threading.Condition()
         self.calls = [0] * local_size
         self.rounds: dict[int, _Round] = {}
 
-    def __call__(self, operand, replica, *, out):
-        (out,) = out
+    def __call__(self, operand, replica, sequence, *, out):
+        out, next_sequence = out
+        next_sequence[...] = 0
         if self.local_size == 1:  # (no rendezvous)
             k = self.calls[0]
             self.calls[0] += 1
             if k == 0:
-                check_same_everywhere(self.signature, self.signature)
-            results = self.compute(operand, out)
+                check_same_everywhere(self.signature, self.site)
+            results = self.compute(operand, out, self.site)
             if results is not None:
                 np.copyto(out, results[0])
             return
@@ -177,8 +218,8 @@ class Exchange:
     def _lead(self, round_, k: int, operand, out) -> None:
         try:
             if k == 0:
-                check_same_everywhere(self.signature, self.signature)
-            round_.results = self.compute(operand, out)
+                check_same_everywhere(self.signature, self.site)
+            round_.results = self.compute(operand, out, self.site)
             if round_.results is None:
                 round_.source = out
         except BaseException as error:  # noqa: BLE001 (every replica raises it)
@@ -188,27 +229,56 @@ class Exchange:
             self.condition.notify_all()
 
 
+class _ModuleExchanges:
+    """The exchanges lowered into one module so far: how many (the next one's site), and the
+    sequence value each block's last one returned."""
+
+    def __init__(self):
+        self.sites = 0
+        self.last_in_block: dict[int, object] = {}
+
+
+_exchanges_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Module -> its exchanges
+_SEQUENCE = ShapedArray((), np.dtype(np.uint32))
+
+
 def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str):
     """Emits the custom call through which the replicas of this process run `compute` once
-    (see `Exchange`); returns its result Value."""
+    (see `Exchange`); returns its result Value.
+
+    XLA may run a program's independent operations in any order, and in another order in
+    another process. Each exchange therefore takes a sequence value that the one before it in
+    the same block returned: the exchanges of a block run in program order everywhere, which
+    spares threads blocked in exchanges that the other processes have not reached."""
     span = ctx.module.process_span
     if operand_aval.dtype == dtypes.key_fry:
         raise NotImplementedError(f"{what} across processes of {operand_aval.dtype} values")
+    exchanges = _exchanges_of.setdefault(ctx.module, _ModuleExchanges())
+    site = exchanges.sites
+    exchanges.sites += 1
+    if _tag(site, _ROUNDS - 1) > distributed.group().largest_tag:
+        raise NotImplementedError(f"more than {site} collectives across processes in a program")
     signature = f"{what} of {operand_aval.dtype.name}{list(operand_aval.shape)}"
-    exchange = Exchange(span.local_size, compute, signature)
-    replica_aval = ShapedArray((), np.dtype(np.uint32))
+    exchange = Exchange(span.local_size, compute, signature, site)
     callback = runtime.HostCallback(
         exchange,
-        [result_aval],
+        [result_aval, _SEQUENCE],
         f"{what} across processes",
-        [operand_aval, replica_aval],
+        [operand_aval, _SEQUENCE, _SEQUENCE],
         writes_results=True,
     )
     ctx.module.keep_alive.append(callback)
-    replica = ctx.block.op1("stablehlo.replica_id", [], hlo.tensor_type((), np.uint32))
+    block = ctx.block
+    sequence = exchanges.last_in_block.get(id(block))
+    if sequence is None:
+        sequence = block.constant(np.uint32(0))
+    replica = block.op1("stablehlo.replica_id", [], hlo.tensor_type((), np.uint32))
     attributes = runtime.custom_call_attributes(callback, has_side_effect=True)
-    (out,) = ctx.op_results(
-        "stablehlo.custom_call", [operand, replica], attributes, result_avals=[result_aval]
+    out, exchanges.last_in_block[id(block)] = ctx.op_results(
+        "stablehlo.custom_call",
+        [operand, replica, sequence],
+        attributes,
+        result_avals=[result_aval, _SEQUENCE],
     )
     return out
 
@@ -249,7 +319,8 @@ def _reduction_across(op: str):
             return local
         aval = ctx.avals_out[0]
         what = ctx.eqn.primitive.name
-        return _exchange(ctx, local, aval, aval, lambda v, out: allreduce(v, op, what, out), what)
+        compute = lambda v, out, site: allreduce(v, op, site, what, out)
+        return _exchange(ctx, local, aval, aval, compute, what)
 
     return rule
 
@@ -279,11 +350,12 @@ def _all_gather_across(ctx, local_rule, x, *, all_gather_dimension, axis_name, t
     )  # fmt: skip
     out_shape = ctx.avals_out[0].shape
 
-    def gather(v, out):  # the processes' blocks, in order along `dim`
+    def gather(v, out, site):  # the processes' blocks, in order along `dim`
         if dim == 0:
-            allgather(v, "all_gather", out)
+            allgather(v, site, "all_gather", out)
         else:
-            np.copyto(out, np.moveaxis(allgather(v, "all_gather"), 0, dim).reshape(out_shape))
+            gathered = allgather(v, site, "all_gather")
+            np.copyto(out, np.moveaxis(gathered, 0, dim).reshape(out_shape))
 
     return _exchange(ctx, local, local_aval, ctx.avals_out[0], gather, "all_gather")
 
@@ -303,9 +375,9 @@ def _reduce_scatter_across(ctx, local_rule, x, *, scatter_dimension, axis_name, 
     dim = scatter_dimension
     cut = (*aval.shape[:dim], span.size, aval.shape[dim] // span.size, *aval.shape[dim + 1 :])
 
-    def scatter(v, out):
+    def scatter(v, out, site):
         summed = np.empty_like(v)
-        allreduce(v, "sum", "psum_scatter", summed)
+        allreduce(v, "sum", site, "psum_scatter", summed)
         summed = summed.reshape(cut)
         return [
             np.ascontiguousarray(np.take(summed, span.first + r, axis=dim))
@@ -330,8 +402,10 @@ def _all_to_all_across(ctx, local_rule, x, *, axis_name, split_axis, concat_axis
     cut = (size, *shape[:split_axis], size, block, *shape[split_axis + 1 :])
     out_shape = ctx.avals_out[0].shape
 
-    def exchange(v, out):
-        members = allgather(v, "all_to_all").reshape(cut)  # [sender, ..., receiver, block, ...]
+    def exchange(v, out, site):
+        members = allgather(v, site, "all_to_all").reshape(
+            cut
+        )  # [sender, ..., receiver, block, ...]
         results = []
         for r in range(span.local_size):
             mine = np.take(members, span.first + r, axis=split_axis + 1)
@@ -354,8 +428,8 @@ def _ppermute_across(ctx, local_rule, x, *, axis_name, perm):
     source_of = {destination: source for source, destination in perm}
     aval = ctx.avals_in[0]
 
-    def permute(v, out):
-        members = allgather(v, "ppermute").reshape(span.size, *aval.shape)
+    def permute(v, out, site):
+        members = allgather(v, site, "ppermute").reshape(span.size, *aval.shape)
         zeros = np.zeros(aval.shape, aval.dtype)
         return [
             np.ascontiguousarray(members[source_of[j]]) if j in source_of else zeros
