@@ -95,8 +95,9 @@ def test_collective_across_two_processes(check, devices, reports):
 
 
 @needs_mpi
-def test_data_parallel_sgd_equals_the_whole_batch_step(reports):
-    held, text = reports("worker_sgd.py")
+@pytest.mark.parametrize("devices", [2, 1])
+def test_data_parallel_sgd_equals_the_whole_batch_step(devices, reports):
+    held, text = reports("worker_sgd.py", devices)
     assert "sgd" in held[0] and "sgd" in held[1], text[-4000:]
 
 

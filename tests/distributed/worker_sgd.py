@@ -1,5 +1,5 @@
-"""Run by test_distributed.py under `mpiexec -n 2`, 2 CPU devices per process: data-parallel SGD
-of an MLP over the 4 global devices (each process feeding its quarter-batches, the gradients
+"""Run by test_distributed.py under `mpiexec -n 2`, with 2 CPU devices per process (and 1):
+data-parallel SGD of an MLP over every process's devices (each process feeding its quarter-batches, the gradients
 averaged with pmean) against the single-process step on the whole batch. Writes `sgd` to
 `$TRACEJIT_TEST_REPORTS/<process>.txt` when three steps agree."""
 
@@ -16,7 +16,7 @@ p, local = jax.process_index(), jax.local_device_count()
 members = jax.device_count()
 
 rng = np.random.default_rng(0)  # the same data and parameters in every process
-sizes = [(8, 16), (16, 16), (16, 4)]
+sizes = [(128, 512), (512, 512), (512, 8)]  # (large enough for XLA to run the pmeans at once)
 params = [
     (
         rng.standard_normal(shape).astype(np.float32) / np.sqrt(shape[0]),
@@ -24,8 +24,8 @@ params = [
     )
     for shape in sizes
 ]
-inputs = rng.standard_normal((members * 8, 8)).astype(np.float32)
-targets = rng.standard_normal((members * 8, 4)).astype(np.float32)
+inputs = rng.standard_normal((members * 32, 128)).astype(np.float32)
+targets = rng.standard_normal((members * 32, 8)).astype(np.float32)
 
 
 def loss(params, x, y):
@@ -48,8 +48,8 @@ def parallel_step(params, x, y, rate=0.1):
 whole = jax.jit(step)
 data_parallel = jax.pmap(parallel_step, "batch", in_axes=(None, 0, 0), out_axes=None)
 shards = slice(p * local, (p + 1) * local)
-x_local = inputs.reshape(members, 8, 8)[shards]
-y_local = targets.reshape(members, 8, 4)[shards]
+x_local = inputs.reshape(members, 32, 128)[shards]
+y_local = targets.reshape(members, 32, 8)[shards]
 reference = distributed = params
 for _ in range(3):
     reference = whole(reference, inputs, targets)
