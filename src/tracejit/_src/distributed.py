@@ -14,11 +14,11 @@ which nothing can be placed on), `local_devices()` this process's own. It must r
 runtime starts (before any computation or device query), as in JAX.
 
 The collectives themselves are in `distributed_collectives.py`: the part of a collective among
-a process's devices stays in XLA, and one MPI call per collective per process exchanges the
-process's part with the others'. Those MPI calls come from XLA's threads while the main thread
-may make its own (`multihost_utils`): MPI is initialized with `MPI_THREAD_MULTIPLE`, and the two
-kinds of calls use two communicators (duplicates of the world), so that each is ordered the
-same way in every process.
+a process's devices stays in XLA, and one exchange per collective per process (not per device)
+sends the process's part to the others over MPI. Those MPI calls come from XLA's threads while
+the main thread may make its own (`multihost_utils`): MPI is initialized with
+`MPI_THREAD_MULTIPLE`, and the two kinds of calls use two communicators (duplicates of the
+world), so that neither's messages can be taken for the other's.
 
 Faults. A process whose Python program ends in an uncaught exception calls `MPI_Abort`, which
 makes `mpiexec` end every process of the job (at once, with the traceback printed), instead of

@@ -9,19 +9,27 @@ over that axis is lowered in two parts (`parallel.cross_process_rules`):
    local values, an `all_gather` of the L local blocks, ...): XLA's own collectives;
 2. an *exchange*: a `stablehlo.custom_call` into Python (`runtime/ffi.py`) taking the local
    result and the replica's id. The L replica threads meet at a rendezvous; the last to arrive
-   makes one MPI call for the process (`Allreduce` of the local sum, `Allgather` of the local
-   blocks), and each replica takes its result from it:
+   exchanges the process's part with the other processes over MPI, once for the process, and
+   each replica takes its result from that:
 
     %l = "stablehlo.all_reduce"(%x) {replica_groups = dense<[[0, 1]]> ...}
     %r = "stablehlo.replica_id"() : () -> tensor<ui32>
-    %s = "stablehlo.custom_call"(%l, %r) {call_target_name = "tracejit_host_callback", ...}
+    %s, %q1 = "stablehlo.custom_call"(%l, %r, %q0) {call_target_name = "tracejit_host_callback",
+                                                    has_side_effect = true, ...}
 
-The exchanges of a program run in program order in every process (they have side effects, and
-each waits for all local replicas), so the MPI calls of all processes match up one to one.
-The first call of each exchange first compares what every process brings to it (collective,
-shape, dtype) and fails in all of them, naming each process's shapes, if they differ: the
-cheap check that catches processes running different programs. Gradients need nothing here:
-the transposes of the collectives are collectives, lowered the same way.
+Matching the processes' MPI calls. XLA runs a program's independent operations in whatever
+order its threads take them, not the same in every process; MPI's collectives must be entered
+in the same order everywhere and cannot be told apart. So each exchange is a *site* (its
+position in its program) whose messages are point-to-point, tagged with the site: an
+all-reduce by recursive doubling (log2 P rounds of pairwise exchange), an all-gather by one
+message to every other process. And the exchanges of a block are chained by a sequence value
+(`%q0` -> `%q1`), so that they run in program order everywhere and no thread waits in an
+exchange that the other processes cannot reach yet.
+
+The first call of each exchange compares what every process brings to it (collective, shape,
+dtype) and fails in all of them, naming each process's shapes, if they differ: the cheap check
+that catches processes running different programs. Gradients need nothing here: the transposes
+of the collectives are collectives, lowered the same way.
 """
 
 from __future__ import annotations
