@@ -172,8 +172,11 @@ def main() -> None:
         "across_2_processes_us": multi["chained_psum_us"],
         "one_process_us": single["chained_psum_us"],
     }
-    print(f"\none psum of 4 B among {CHAINED} in one program: {chained['across_2_processes_us']:.1f} µs "
-          f"across 2 processes, {chained['one_process_us']:.1f} µs in one process")  # fmt: skip
+    print(
+        f"\none psum of 4 B among {CHAINED} in one program: "
+        f"{chained['across_2_processes_us']:.1f} µs across 2 processes, "
+        f"{chained['one_process_us']:.1f} µs in one process"
+    )
     steps = [
         {"processes": 1, "devices_per_process": 1, **run(STEP.replace("MULTI", "False"), 1, 1)},
         {"processes": 1, "devices_per_process": 2, **run(STEP.replace("MULTI", "False"), 1, 2)},

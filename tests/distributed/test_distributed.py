@@ -81,7 +81,8 @@ COLLECTIVE_CHECKS = [
     "devices", "process_allgather", "psum", "pmax", "pmin", "pmean", "psum int32",
     "psum float16", "psum pytree", "all_gather", "all_gather tiled", "psum_scatter",
     "psum_scatter untiled", "all_to_all", "ppermute", "ppermute partial", "axis_index", "loop",
-    "jit inside pmap", "grad", "mismatched shapes", "not built", "broadcast_one_to_all", "assert_equal",
+    "jit inside pmap", "grad", "mismatched shapes", "not built", "broadcast_one_to_all",
+    "assert_equal",
     "shutdown",
 ]  # fmt: skip
 

@@ -1,7 +1,7 @@
 """Run by test_distributed.py under `mpiexec -n 2`, with 2 CPU devices per process (and with
-1): pmap over every process's devices, every collective compared with NumPy on the gathered inputs. Writes
-each check that holds to `$TRACEJIT_TEST_REPORTS/<process>.txt`; a failing one raises, which
-aborts the job.
+1): pmap over every process's devices, every collective compared with NumPy on the gathered
+inputs. Writes each check that holds to `$TRACEJIT_TEST_REPORTS/<process>.txt`; a failing one
+raises, which aborts the job.
 """
 
 import os

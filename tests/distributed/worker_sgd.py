@@ -1,7 +1,7 @@
 """Run by test_distributed.py under `mpiexec -n 2`, with 2 CPU devices per process (and 1):
-data-parallel SGD of an MLP over every process's devices (each process feeding its quarter-batches, the gradients
-averaged with pmean) against the single-process step on the whole batch. Writes `sgd` to
-`$TRACEJIT_TEST_REPORTS/<process>.txt` when three steps agree."""
+data-parallel SGD of an MLP over every process's devices (each process feeding its members'
+parts of the batch, the gradients averaged with pmean) against the single-process step on the
+whole batch. Writes `sgd` to `$TRACEJIT_TEST_REPORTS/<process>.txt` when three steps agree."""
 
 import os
 

@@ -3,8 +3,9 @@ and the caches it keeps (after JAX's module of the same name).
 
 tracejit runs one process on the devices of one PJRT client (or on NumPy, without a plugin);
 after `tracejit.distributed.initialize()` several processes run together (`distributed.py`):
-`devices()` lists the devices of all of them, `local_devices()` this process's own. A backend may be named by its platform (`"cpu"`), and `"gpu"` names
-whichever GPU platform the plugin has.
+`devices()` lists the devices of all of them, `local_devices()` this process's own. A backend
+may be named by its platform (`"cpu"`), and `"gpu"` names whichever GPU platform the plugin
+has.
 """
 
 from __future__ import annotations
