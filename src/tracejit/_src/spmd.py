@@ -58,6 +58,17 @@ def _compile(text: str, callbacks: list, **options):
     return executable
 
 
+def _plugin_ids(devices) -> list:
+    """The plugin's ids of a mesh's devices, which must all be this process's."""
+    ids = [getattr(d, "pjrt_id", None) for d in devices]
+    if None in ids:
+        raise NotImplementedError(
+            "programs over a mesh holding other processes' devices are not built yet: across "
+            "processes (tracejit.distributed), pmap runs each process's share"
+        )
+    return ids
+
+
 class _LaunchedOnMesh:
     """A program over every device of a mesh: `in_shardings`, `out_shardings`, `out_avals`
     (global), `order` (the executable's devices as positions in the mesh), `donated`."""
@@ -91,7 +102,7 @@ class _LaunchedOnMesh:
 class MeshProgram(_LaunchedOnMesh):
     """A per-device body compiled for every device of `mesh` (see the module docstring)."""
 
-    def __init__(self, body, mesh, in_specs, out_specs, name: str, donated=None):
+    def __init__(self, body, mesh, in_specs, out_specs, name: str, donated=None, span=None):
         self.mesh = mesh
         self.in_shardings = [NamedSharding(mesh, spec) for spec in in_specs]
         self.out_shardings = [NamedSharding(mesh, spec) for spec in out_specs]
@@ -108,6 +119,7 @@ class MeshProgram(_LaunchedOnMesh):
             num_replicas=mesh.size,
             aliases=aliases,
             replica_axes=mesh.shape_tuple,
+            process_span=span,
             callbacks=callbacks,
         )
         devices = list(mesh.devices.flat)
@@ -115,7 +127,7 @@ class MeshProgram(_LaunchedOnMesh):
             self.text,
             callbacks,
             num_replicas=mesh.size,
-            device_assignment=[[d.id] for d in devices],
+            device_assignment=[[i] for i in _plugin_ids(devices)],
         )
         position = {device.id: p for p, device in enumerate(devices)}
         # the executable's device order, as positions in the mesh's
@@ -157,7 +169,7 @@ class PartitionedProgram(_LaunchedOnMesh):
         options = runtime.compile_options_proto(
             1,
             mesh.size,
-            device_assignment=[[d.id for d in devices]],
+            device_assignment=[_plugin_ids(devices)],
             propagate_to_outputs=[s is None for s in out_shardings],
         )
         self.executable = _compile(self.text, callbacks, compile_options=options)
@@ -226,12 +238,13 @@ def _launch(program: MeshProgram, argument_lists):
 _programs = dispatch.LRUCache()
 
 
-def mesh_program(body, mesh, in_specs, out_specs, name: str, donated=None) -> MeshProgram:
-    """The compiled program of a shard_map's body (cached while the body lives)."""
-    key = (body, mesh, in_specs, out_specs, donated)
+def mesh_program(body, mesh, in_specs, out_specs, name: str, donated=None, span=None):
+    """The compiled program of a shard_map's body (cached while the body lives); `span` (a
+    `distributed.ProcessSpan`): `mesh` is this process's share of an axis over processes."""
+    key = (body, mesh, in_specs, out_specs, donated, span)
     program = _programs.get(key)
     if program is None:
-        program = _programs[key] = MeshProgram(body, mesh, in_specs, out_specs, name, donated)
+        program = _programs[key] = MeshProgram(body, mesh, in_specs, out_specs, name, donated, span)
     return program
 
 

@@ -155,10 +155,43 @@ def unbound_impl(*args, axis_name, **params):
     raise NameError(f"unbound axis name: {axis_name}")
 
 
+# A program whose replicas are one process's share of an axis spanning several processes
+# (`ctx.module.process_span`, see `_src/distributed.py`) lowers each collective over that axis
+# as its part among the process's replicas (the rule below, `local_lowering_rules`) and then
+# an exchange between the processes: `distributed_collectives.py` fills `cross_process_rules`,
+# whose rules take the local rule as their first argument after `ctx`.
+cross_process_rules: dict[Primitive, object] = {}
+local_lowering_rules: dict[Primitive, object] = {}
+
+
+def within_or_across(primitive, rule):
+    """The lowering rule of a collective: `rule` within one process, and across processes
+    the rule `cross_process_rules` holds for it."""
+    local_lowering_rules[primitive] = rule
+
+    def lowering(ctx, *args, **params):
+        if ctx.module.process_span is None:
+            return rule(ctx, *args, **params)
+        if params.get("axis_index_groups") is not None:
+            raise NotImplementedError(
+                f"[lowering] {primitive.name} with axis_index_groups in a program spanning "
+                "several processes is not built yet"
+            )
+        return cross_process_rules[primitive](ctx, rule, *args, **params)
+
+    return lowering
+
+
 def replica_groups(ctx, names, axis_index_groups=None) -> list:
     """The replica groups of a collective over the named axes `names` (in that order): the
     replicas that differ only along them, each group ordered by their position along them;
     with `axis_index_groups`, each such group cut into those."""
+    span = ctx.module.process_span
+    if span is not None and span.name in names and ctx.eqn.primitive not in cross_process_rules:
+        raise NotImplementedError(
+            f"[lowering] {ctx.eqn.primitive.name} over an axis spanning several processes is "
+            "not built yet"
+        )
     axes = ctx.module.replica_axes
     order = [name for name, _ in axes]
     for name in names:
@@ -250,7 +283,9 @@ def _psum_transpose(ct, x, *, axes, axis_index_groups):
 
 
 transpose_rules[psum_p] = _psum_transpose
-lowering_rules[psum_p] = _lower_like(reductions.reduce_sum_p, "stablehlo.add")
+lowering_rules[psum_p] = within_or_across(
+    psum_p, _lower_like(reductions.reduce_sum_p, "stablehlo.add")
+)
 batch_rules[psum_p] = _collective_batch_rule(psum_p)
 collective_rules[psum_p] = _collective_batch(psum_p, lambda x, n: x * n)
 
@@ -270,7 +305,9 @@ pmax_p.def_weak_type_rule(weak_if_all_weak)
 ad.not_differentiable(
     pmax_p, "JAX defines none either; jnp.max of all_gather(x, axis_name) has one"
 )
-lowering_rules[pmax_p] = _lower_like(reductions.reduce_max_p, "stablehlo.maximum")
+lowering_rules[pmax_p] = within_or_across(
+    pmax_p, _lower_like(reductions.reduce_max_p, "stablehlo.maximum")
+)
 batch_rules[pmax_p] = _collective_batch_rule(pmax_p)
 collective_rules[pmax_p] = _collective_batch(pmax_p, lambda x, n: x)
 
@@ -290,7 +327,9 @@ pmin_p.def_weak_type_rule(weak_if_all_weak)
 ad.not_differentiable(
     pmin_p, "JAX defines none either; jnp.min of all_gather(x, axis_name) has one"
 )
-lowering_rules[pmin_p] = _lower_like(reductions.reduce_min_p, "stablehlo.minimum")
+lowering_rules[pmin_p] = within_or_across(
+    pmin_p, _lower_like(reductions.reduce_min_p, "stablehlo.minimum")
+)
 batch_rules[pmin_p] = _collective_batch_rule(pmin_p)
 collective_rules[pmin_p] = _collective_batch(pmin_p, lambda x, n: x)
 
@@ -419,7 +458,7 @@ def _all_gather_lowering(
     return ctx.op("stablehlo.all_gather", [x], attributes=attributes)
 
 
-lowering_rules[all_gather_p] = _all_gather_lowering
+lowering_rules[all_gather_p] = within_or_across(all_gather_p, _all_gather_lowering)
 
 
 def _all_gather_batch(values, dims, *, all_gather_dimension, **params):
@@ -527,7 +566,7 @@ def _reduce_scatter_lowering(ctx, x, *, scatter_dimension, axis_index_groups, ax
     return ctx.op("stablehlo.reduce_scatter", [x], attributes=attributes, regions=[region])
 
 
-lowering_rules[reduce_scatter_p] = _reduce_scatter_lowering
+lowering_rules[reduce_scatter_p] = within_or_across(reduce_scatter_p, _reduce_scatter_lowering)
 
 
 def _reduce_scatter_batch(values, dims, *, scatter_dimension, **params):
@@ -615,7 +654,7 @@ def _axis_index_lowering(ctx, *, axis_name):
     return block.op1("stablehlo.remainder", [index, size], index.type)
 
 
-lowering_rules[axis_index_p] = _axis_index_lowering
+lowering_rules[axis_index_p] = within_or_across(axis_index_p, _axis_index_lowering)
 
 
 def _axis_index_collective(trace, *, axis_name):

@@ -41,6 +41,7 @@ from tracejit._src.lax.parallel import (
     replica_groups,
     split_dim,
     unbound_impl,
+    within_or_across,
 )
 from tracejit._src.lax.standard import vectorized_batch_rule, weak_if_all_weak
 from tracejit._src.lowering.lower import lowering_rules
@@ -133,7 +134,7 @@ def _all_to_all_lowering(ctx, x, *, axis_name, axis_index_groups, split_axis, co
     return ctx.op("stablehlo.all_to_all", [x], attributes=attributes)
 
 
-lowering_rules[all_to_all_p] = _all_to_all_lowering
+lowering_rules[all_to_all_p] = within_or_across(all_to_all_p, _all_to_all_lowering)
 
 
 def _all_to_all_batch(values, dims, *, split_axis, concat_axis, **params):
@@ -316,7 +317,7 @@ def _ppermute_lowering(ctx, x, *, axis_name, perm):
     return out
 
 
-lowering_rules[ppermute_p] = _ppermute_lowering
+lowering_rules[ppermute_p] = within_or_across(ppermute_p, _ppermute_lowering)
 batch_rules[ppermute_p] = vectorized_batch_rule(ppermute_p)
 
 

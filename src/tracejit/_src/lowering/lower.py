@@ -236,6 +236,7 @@ def lower_jaxpr_to_module(
     aliases=None,
     callbacks: list | None = None,
     replica_axes=(),
+    process_span=None,
     num_partitions: int = 1,
     arg_shardings=None,
     result_shardings=None,
@@ -254,7 +255,8 @@ def lower_jaxpr_to_module(
 
     `replica_axes`, ((name, size), ...), names the axes of a program run as that many replicas
     (`num_replicas` is their product): its collectives over those names exchange data between
-    replicas.
+    replicas. `process_span` (see `distributed.ProcessSpan`) says that the members of one of
+    them span several processes, of which the replicas are this process's share.
 
     Host callbacks the module calls are appended to `callbacks`: the executable compiled from
     the text must keep them (their registration ends when the last reference goes). Without a
@@ -265,6 +267,7 @@ def lower_jaxpr_to_module(
     kept = range(len(invars)) if kept_inputs is None else kept_inputs
     module = hlo.Module(_module_name(name), num_replicas, num_partitions)
     module.replica_axes = tuple(replica_axes)
+    module.process_span = process_span
     main = module.function(
         "main", [aval_type(invars[i].aval) for i in kept], [aval_type(a) for a in closed.out_avals]
     )
