@@ -28,6 +28,7 @@ QUICK = {
     "autodiff": ["--rounds", "3"],
     "callbacks": [],
     "control_flow": ["--no-eager"],
+    "distributed": [],
     "convnet": ["--rounds", "3"],
     "eager": [],
     "fft": [],
