@@ -47,15 +47,18 @@ def tracejit_version() -> str:
         return "unknown"
 
 
-def compile_with_disk_cache(text: str):
-    """Compiles, or loads the executable a previous process compiled from the same key."""
+def compile_with_disk_cache(text: str, compiler_options=()):
+    """Compiles (with `compiler_options`: XLA options as (name, value) pairs, `jit`'s), or
+    loads the executable a previous process compiled from the same key."""
     client = runtime.get_client()
+    overrides = dict(compiler_options)
+    options_proto = runtime.compile_options_proto(env_option_overrides=overrides)
     if not config.enable_compilation_cache:
-        return client.compile(text)
+        return client.compile(text, compile_options=options_proto)
     plugin = client.plugin.fingerprint()
     flags = os.environ.get("XLA_FLAGS", "")  # they change what XLA compiles
     devices = len(client.devices())
-    options = f"replicas=1|partitions=1|{sorted(runtime.DEBUG_OPTIONS.items())}"
+    options = f"replicas=1|partitions=1|{sorted({**runtime.DEBUG_OPTIONS, **overrides}.items())}"
     key = f"{client.platform}|{plugin}|{devices}|{flags}|{options}|{text}"
     header = {  # each value a string without spaces
         "format": _ENTRY_FORMAT,
@@ -66,7 +69,7 @@ def compile_with_disk_cache(text: str):
     path = os.path.join(cache_dir(), header["key"])
     executable = _load_entry(client, path, header)
     if executable is None:
-        executable = client.compile(text)
+        executable = client.compile(text, compile_options=options_proto)
         _write_entry(path, header, executable)
         evict_least_recently_used(cache_dir(), config.compilation_cache_max_size)
     return executable

@@ -248,7 +248,7 @@ class LRUCache(collections.OrderedDict):
 # calls of `grad(jit(f))`, a `jit` inside an evaluated jaxpr) and share executables between equal
 # programs (a fresh `jit(lambda ...)` of the same body compiles once).
 _programs = LRUCache()  # ClosedJaxpr (by identity) -> program
-_executables = LRUCache()  # StableHLO text -> Executable
+_executables = LRUCache()  # (StableHLO text, compiler options) -> Executable
 
 
 def clear_program_caches() -> None:
@@ -324,14 +324,21 @@ def device_call(closed: ClosedJaxpr):
     return eqn
 
 
-def compile_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: bool = False):
+def compile_program(
+    closed: ClosedJaxpr, name: str, donated=None, keep_unused: bool = False, compiler_options=()
+):
     """The program of `closed`, compiled now (its executable possibly shared or loaded from
     disk); the caller keeps it. `donated` (a bool per input, or None) and `keep_unused` are
-    `jit`'s `donate_argnums` and `keep_unused`, per flat argument."""
+    `jit`'s `donate_argnums` and `keep_unused`, per flat argument; `compiler_options` its XLA
+    options as sorted (name, value) pairs."""
     if backend() == "numpy" or any(a.dtype == dtypes.float0 for a in closed.in_avals):
         return EvaluatedProgram(closed, name)
     eqn = device_call(closed)
     if eqn is not None:
+        if compiler_options:
+            raise NotImplementedError(
+                "jit(compiler_options=) of a program over several devices is not built yet"
+            )
         return device_call_compilers[eqn.primitive](eqn, name, donated)
     kept, aliases = plan_parameters(closed, donated, keep_unused, stacklevel=3)
     callbacks: list = []
@@ -345,21 +352,25 @@ def compile_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: b
         return EvaluatedProgram(closed, name)
     with monitoring.timed(monitoring.BACKEND_COMPILE_DURATION, fun_name=f"jit({name})"):
         if callbacks:
-            executable = _compile_with_callbacks(text, callbacks)
+            executable = _compile_with_callbacks(text, callbacks, compiler_options)
         else:
-            executable = _executables.get(text)
+            key = (text, compiler_options)
+            executable = _executables.get(key)
             if executable is None:
-                executable = _executables[text] = compile_cache.compile_with_disk_cache(text)
+                executable = _executables[key] = compile_cache.compile_with_disk_cache(
+                    text, compiler_options
+                )
     return CompiledProgram(closed, name, text, executable, kept, aliases)
 
 
-def _compile_with_callbacks(text: str, callbacks: list):
+def _compile_with_callbacks(text: str, callbacks: list, compiler_options=()):
     """A program that calls Python on the host: compiled each time, never shared through the
     in-memory cache nor written to or read from disk, since the callback ids in its text
     belong to this process and to the executable that keeps their callables alive."""
     client = runtime.get_client()
     runtime.ensure_handler(client.plugin)
-    executable = client.compile(text)
+    options = runtime.compile_options_proto(env_option_overrides=dict(compiler_options))
+    executable = client.compile(text, compile_options=options)
     executable.host_callbacks = tuple(callbacks)
     return executable
 
