@@ -22,17 +22,11 @@ tracejit's persistent cache in a fresh folder).
 
 from __future__ import annotations
 
-import os
-import sys
-
-# Run as a script, this file's folder leads sys.path, and `bench/random.py` there would shadow
-# the standard library's `random` (which `tempfile` imports): take the folder out first.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-
 import argparse
 import json
+import os
 import subprocess
+import sys
 import tempfile
 
 LAYOUTS = {"NCHW": ("NCHW", "OIHW", "NCHW"), "NHWC": ("NHWC", "HWIO", "NHWC")}

@@ -5,7 +5,10 @@
 For each operation and size, the median time per call over several timing rounds, for
 NumPy and for tracejit, and the difference. Goals (issue 2): at most 2 µs per op above NumPy on
 4-element arrays, within 10% of NumPy on 1,000,000 elements, `jnp.asarray` of a small NumPy
-array at most 3 µs, `import tracejit` at most 150 ms.
+array at most 3 µs, `import tracejit` at most 150 ms. Goals (issue 21): `jnp.add` on f32[10] at
+most 0.5 µs above `np.add`, `jnp.sum` at most 1 µs above `np.sum`, and every element-wise and
+reduction function that NumPy also has (the second table, `--all`) at most 1.1x NumPy's time on
+1,000,000 float32 elements.
 """
 
 from __future__ import annotations
@@ -49,22 +52,144 @@ def import_seconds(module: str, runs: int = 7) -> float:
     return statistics.median(times[1:])  # the first run may write the bytecode caches
 
 
+# Element-wise and reduction functions that NumPy has under the same name, by operand kind:
+# "x" a float32 array in (0, 1), "xy" two of them, "b" a boolean array.
+UNARY = [
+    "abs",
+    "absolute",
+    "negative",
+    "positive",
+    "sqrt",
+    "cbrt",
+    "square",
+    "reciprocal",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "arcsinh",
+    "arctanh",
+    "deg2rad",
+    "rad2deg",
+    "floor",
+    "ceil",
+    "trunc",
+    "rint",
+    "round",
+    "sign",
+    "signbit",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "fabs",
+    "spacing",
+]
+BINARY = [
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "true_divide",
+    "floor_divide",
+    "power",
+    "float_power",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "arctan2",
+    "hypot",
+    "fmod",
+    "mod",
+    "remainder",
+    "copysign",
+    "nextafter",
+    "logaddexp",
+    "logaddexp2",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "equal",
+    "not_equal",
+    "heaviside",
+]
+REDUCTIONS = [
+    "sum",
+    "prod",
+    "mean",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "ptp",
+    "std",
+    "var",
+    "argmax",
+    "argmin",
+    "cumsum",
+    "cumprod",
+    "nansum",
+    "nanmean",
+    "nanmax",
+    "nanmin",
+    "median",
+]
+LOGICAL = ["logical_not", "any", "all", "count_nonzero"]
+
+
+def all_functions_table(jnp, size: int) -> list[dict]:
+    """Each function of the lists above, jnp next to NumPy, on `size` float32 elements."""
+    x_np = np.linspace(0.01, 0.99, size, dtype=np.float32)
+    y_np = np.linspace(0.5, 1.5, size, dtype=np.float32)
+    b_np = x_np > 0.5
+    x, y, b = jnp.asarray(x_np), jnp.asarray(y_np), jnp.asarray(b_np)
+    operands = {"x": ((x_np,), (x,)), "xy": ((x_np, y_np), (x, y)), "b": ((b_np,), (b,))}
+    kinds = [(UNARY, "x"), (BINARY, "xy"), (REDUCTIONS, "x"), (LOGICAL, "b")]
+    rows = []
+    for names, kind in kinds:
+        numpy_args, tracejit_args = operands[kind]
+        for name in names:
+            numpy_fn = partial(getattr(np, name), *numpy_args)
+            tracejit_fn = partial(getattr(jnp, name), *tracejit_args)
+            t_numpy = per_call_seconds(numpy_fn, rounds=7)
+            t_tracejit = per_call_seconds(tracejit_fn, rounds=7)
+            rows.append({"op": name, "size": size, "numpy_us": t_numpy * 1e6,
+                         "tracejit_us": t_tracejit * 1e6, "ratio": t_tracejit / t_numpy})  # fmt: skip
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--out", default=os.path.join(os.path.dirname(__file__), "results", "eager.json")
     )
+    parser.add_argument("--all", action="store_true", help="also the table of every function")
+    parser.add_argument("--size", type=int, default=1_000_000, help="elements in that table")
     args = parser.parse_args()
 
     import tracejit.numpy as jnp
 
     rows = []
-    for size in (4, 1_000_000):
+    for size in (4, 10, 1_000_000):
         x_np = np.linspace(0.0, 1.0, size, dtype=np.float32)
         y_np = np.linspace(1.0, 2.0, size, dtype=np.float32)
         x, y = jnp.asarray(x_np), jnp.asarray(y_np)
         cases = {
             "add": (partial(np.add, x_np, y_np), partial(jnp.add, x, y)),
+            "sum": (partial(np.sum, x_np), partial(jnp.sum, x)),
             "sin": (partial(np.sin, x_np), partial(jnp.sin, x)),
             "x * 2 + 1": (partial(affine, x_np), partial(affine, x)),
         }
@@ -108,12 +233,25 @@ def main():
             f"{r['overhead_per_op_us']:>8.2f} {r['ratio']:>7.2f}"
         )
     print("(jnp.asarray is compared with np.array(x), a copy)")
+    table = all_functions_table(jnp, args.size) if args.all else []
+    if table:
+        print(f"\nevery function NumPy also has, {args.size:,} float32 elements (slowest first)")
+        print(f"{'function':<16} {'numpy µs':>10} {'tracejit µs':>12} {'ratio':>7}")
+        for r in sorted(table, key=lambda r: -r["ratio"]):
+            flag = "  > 1.1x" if r["ratio"] > 1.1 else ""
+            print(f"{r['op']:<16} {r['numpy_us']:>10.1f} {r['tracejit_us']:>12.1f} "
+                  f"{r['ratio']:>7.2f}{flag}")  # fmt: skip
     print(f"import tracejit: {import_ms:.0f} ms (import numpy alone: {numpy_import_ms:.0f} ms)")
 
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(
-            {"rows": rows, "import_tracejit_ms": import_ms, "import_numpy_ms": numpy_import_ms},
+            {
+                "rows": rows,
+                "all_functions": table,
+                "import_tracejit_ms": import_ms,
+                "import_numpy_ms": numpy_import_ms,
+            },
             f,
             indent=2,
         )

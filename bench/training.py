@@ -14,19 +14,13 @@ rounds of steps per second, each round long enough to time, after a warm-up. Goa
 
 from __future__ import annotations
 
-import os
-import sys
-
-# Run as a script, this file's folder leads sys.path, and bench/random.py would shadow the
-# standard library's `random`: take the folder out first.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-
 import argparse
 import importlib
 import json
+import os
 import statistics
 import subprocess
+import sys
 import time
 
 import numpy as np

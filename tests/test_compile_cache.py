@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tracejit._src import dispatch, runtime
+from tracejit._src import compile_cache, dispatch, runtime
 
 pytestmark = pytest.mark.skipif(
     not runtime.platform_available() or dispatch.backend() != "pjrt", reason="no PJRT plugin"
@@ -26,8 +26,8 @@ PROGRAMS = (
 DISCARDED = "Discarding the compile cache entry"
 
 
-def run(cache, code=PROGRAMS) -> subprocess.CompletedProcess:
-    env = dict(os.environ, TRACEJIT_CACHE_DIR=str(cache))
+def run(cache, code=PROGRAMS, **env_vars) -> subprocess.CompletedProcess:
+    env = dict(os.environ, TRACEJIT_CACHE_DIR=str(cache), **env_vars)
     return subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
     )
@@ -66,7 +66,7 @@ def flip(data: bytes, positions) -> bytes:
 
 
 def header_end(data: bytes) -> int:
-    return data.index(b"\n", len(dispatch._ENTRY_MAGIC)) + 1
+    return data.index(b"\n", len(compile_cache._ENTRY_MAGIC)) + 1
 
 
 @pytest.mark.parametrize(
@@ -76,7 +76,7 @@ def header_end(data: bytes) -> int:
 def test_flipped_bytes(cache, where):
     path = cache[1][0]
     data = path.read_bytes()
-    magic, header = len(dispatch._ENTRY_MAGIC), header_end(data)
+    magic, header = len(compile_cache._ENTRY_MAGIC), header_end(data)
     start = {
         "magic": 0,
         "header": magic,
@@ -121,11 +121,12 @@ def test_an_entry_written_by_another_version(cache, field):
     data = path.read_bytes()
     end = header_end(data)
     fields = dict(
-        item.split("=", 1) for item in data[len(dispatch._ENTRY_MAGIC) : end - 1].decode().split()
+        item.split("=", 1)
+        for item in data[len(compile_cache._ENTRY_MAGIC) : end - 1].decode().split()
     )
     fields[field] = "0.0.0-other"
     line = " ".join(f"{name}={value}" for name, value in fields.items()).encode()
-    path.write_bytes(dispatch._ENTRY_MAGIC + line + b"\n" + data[end:])
+    path.write_bytes(compile_cache._ENTRY_MAGIC + line + b"\n" + data[end:])
     check_recovers(cache, discarded=1)
 
 
@@ -166,3 +167,51 @@ def test_xla_flags_are_part_of_the_key(cache):
     assert other.returncode == 0, other.stderr
     assert other.stdout == expected
     assert len(list((folder / "executables").iterdir())) == 2 * len(entries)
+
+
+THIRD = "import tracejit as jax, tracejit.numpy as jnp\nprint(float(jax.jit(jnp.tanh)(0.5)))\n"
+
+
+def test_the_cache_keeps_within_its_size_by_evicting_the_least_recently_used(tmp_path):
+    """Beyond `jax_compilation_cache_max_size` bytes, the entries used longest ago go first; a
+    load counts as a use, also across processes."""
+    first, second = (f"import tracejit as jax, tracejit.numpy as jnp\n{line}\n"
+                     for line in PROGRAMS.splitlines()[1:])  # fmt: skip
+    sizes = {}
+    for name, code in (("first", first), ("second", second), ("third", THIRD)):
+        alone = tmp_path / name
+        assert run(alone, code).returncode == 0
+        (entry,) = (alone / "executables").iterdir()
+        sizes[name] = entry.stat().st_size
+    folder = tmp_path / "shared"
+    run(folder, first)
+    (first_entry,) = (folder / "executables").iterdir()
+    os.utime(first_entry, ns=(1, 1))  # long ago ...
+    run(folder, second)
+    assert run(folder, first).returncode == 0  # ... but loaded now: used after `second`
+    limit = sizes["first"] + sizes["third"]
+    third = run(folder, THIRD, JAX_COMPILATION_CACHE_MAX_SIZE=str(limit))
+    assert third.returncode == 0, third.stderr
+    kept = sorted(path.stat().st_size for path in (folder / "executables").iterdir())
+    assert first_entry.exists()
+    assert kept == sorted([sizes["first"], sizes["third"]])
+
+
+def test_an_unbounded_cache_keeps_everything(cache):
+    folder, entries, _ = cache
+    assert run(folder, THIRD, JAX_COMPILATION_CACHE_MAX_SIZE="-1").returncode == 0
+    assert len(list((folder / "executables").iterdir())) == len(entries) + 1
+
+
+def test_eviction_counts_only_entries(tmp_path):
+    """Temporary files of writes in progress are neither counted nor deleted; entries another
+    process deleted meanwhile are skipped."""
+    for name, size, mtime in (("a", 100, 1), ("b", 100, 2), ("c", 100, 3), (".c.x.tmp", 500, 0)):
+        path = tmp_path / name
+        path.write_bytes(b"x" * size)
+        os.utime(path, ns=(mtime, mtime))
+    compile_cache.evict_least_recently_used(str(tmp_path), 200)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".c.x.tmp", "b", "c"]
+    compile_cache.evict_least_recently_used(str(tmp_path), -1)
+    compile_cache.evict_least_recently_used(str(tmp_path / "absent"), 0)
+    assert len(list(tmp_path.iterdir())) == 3

@@ -10,7 +10,7 @@ import pytest
 
 import tracejit as jax
 import tracejit.numpy as jnp
-from tracejit._src import dispatch, runtime
+from tracejit._src import compile_cache, dispatch, runtime
 from tracejit._src.runtime import header
 
 HOME_CACHE = Path("~/.cache/tracejit").expanduser()
@@ -23,7 +23,7 @@ def listing(folder: Path) -> set:
 def test_caches_lie_in_the_suites_directory():
     suite = Path(os.environ["TRACEJIT_TEST_CACHE"])  # set by conftest.py
     assert suite.is_relative_to(tempfile.gettempdir())
-    assert Path(dispatch.cache_dir()).is_relative_to(suite)
+    assert Path(compile_cache.cache_dir()).is_relative_to(suite)
     assert header.cache_dir().is_relative_to(suite)
 
 
@@ -34,7 +34,7 @@ def test_compiling_writes_to_the_suites_cache_not_home():
     """Other processes (xdist workers, other runs) may write to either cache meanwhile, so this
     looks for the executable of a program only this test compiles: in the suite's cache, not in
     the home one."""
-    executables = Path(dispatch.cache_dir())
+    executables = Path(compile_cache.cache_dir())
     before = listing(executables)
     scale = float(uuid.uuid4().int % (1 << 24))  # a program no run compiled before
     out = jax.jit(lambda x: jnp.sin(x) * scale)(jnp.ones(3))

@@ -12,6 +12,7 @@ from tracejit import (
     custom_batching,
     custom_derivatives,
     debug,
+    distributed,
     dlpack,
     dtypes,
     errors,
@@ -94,7 +95,7 @@ from tracejit._src.interpreters.compile_time_eval import ensure_compile_time_eva
 from tracejit._src.jit import disable_jit, jit
 from tracejit._src.pmap import pmap
 from tracejit._src.pmap import removed_attribute as __getattr__  # noqa: F401  (module attribute hook)
-from tracejit._src.shard_map import make_mesh, reshard, shard_map
+from tracejit._src.shard_map import make_mesh, reshard, shard_map, smap
 from tracejit._src.sharding import NamedSharding, set_mesh
 from tracejit._src.sharding import PartitionSpec as P
 from tracejit._src.spmd import make_array_from_callback, make_array_from_single_device_arrays
@@ -156,6 +157,7 @@ __all__ = [
     "device_put",
     "devices",
     "disable_jit",
+    "distributed",
     "dlpack",
     "dtypes",
     "effects_barrier",
@@ -217,6 +219,7 @@ __all__ = [
     "set_mesh",
     "shard_map",
     "sharding",
+    "smap",
     "stages",
     "test_util",
     "threefry_partitionable",

@@ -1,6 +1,6 @@
 """`tracejit.sharding`, as `jax.sharding`: meshes, partition specs and shardings."""
 
-from tracejit._src.shard_map import reshard
+from tracejit._src.shard_map import auto_axes, explicit_axes, reshard
 from tracejit._src.sharding import (
     AbstractMesh,
     AxisType,
@@ -23,6 +23,8 @@ __all__ = [
     "PartitionSpec",
     "Sharding",
     "SingleDeviceSharding",
+    "auto_axes",
+    "explicit_axes",
     "get_abstract_mesh",
     "get_mesh",
     "make_single_device_sharding",

@@ -465,6 +465,10 @@ NOT_FUZZED = {
         f"lax.{n}": "needs a named axis: tests/parallel/test_pmap.py, tests/test_collectives.py"
         for n in ["all_to_all", "axis_size", "ppermute", "pshuffle", "psum_scatter", "pswapaxes"]
     },
+    **{
+        f"lax.{n}": "needs a named axis: tests/parallel/test_collective_forms.py"
+        for n in ["pbroadcast", "pcast"]
+    },
     "lax.with_sharding_constraint": "takes shardings: tests/parallel/test_sharded_jit.py",
     **{
         f"lax.{n}": "iterated to convergence, sampled where it converges: tests/scipy/test_special_*.py"

@@ -62,6 +62,30 @@ def test_pmap_arrays_stay_on_their_devices():
     )
 
 
+# make_jaxpr(pmap(lambda u: lax.pmean(u, "i"), axis_name="i")) of f32[4,3], as JAX 0.10.2
+# prints it: the shard_map's body named afresh, the mean a division by the static size
+JAX_PMEAN = """{ lambda ; a:f32[4,3]. let
+    b:f32[4,3] = jit[
+      name=_fun
+      jaxpr={ lambda ; a:f32[4,3]. let
+          b:f32[4,3] = shard_map[
+            check_vma=False
+            in_specs=(P('i',),)
+            jaxpr={ lambda ; c:f32[1,3]. let
+                d:f32[3] = squeeze[dimensions=(0,)] c
+                e:f32[3] = psum[axes=('i',) axis_index_groups=None] d
+                f:f32[3] = div e 4.0:f32[]
+                g:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] f
+              in (g,) }
+            mesh=Mesh('i': 4, axis_types=(Auto,))
+            newly_manual_axes=frozenset({'i'})
+            out_specs=(P('i',),)
+          ] a
+        in (b,) }
+    ] a
+  in (b,) }"""
+
+
 def test_pmap_compiles_once_and_prints_as_jax():
     run_with_devices(
         """
@@ -76,7 +100,9 @@ def test_pmap_compiles_once_and_prints_as_jax():
         assert "mesh=Mesh('i': 4, axis_types=(Auto,))" in text
         assert "newly_manual_axes=frozenset({'i'})" in text
         assert "psum[axes=('i',) axis_index_groups=None]" in text
-        """
+        mean = jax.pmap(lambda u: lax.pmean(u, "i"), axis_name="i")
+        assert str(jax.make_jaxpr(mean)(np.ones((4, 3), np.float32))) == JAX_PMEAN, text
+        """.replace("JAX_PMEAN", repr(JAX_PMEAN))
     )
 
 

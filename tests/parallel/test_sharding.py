@@ -4,7 +4,8 @@ reprs, each device's block, XLA's text form, and JAX's errors."""
 import numpy as np
 import pytest
 
-from tracejit._src.sharding import hlo_sharding
+from tracejit._src.runtime.formats import OpSharding, _bytes_field, _int_field, _packed_ints_field
+from tracejit._src.sharding import hlo_sharding, named_sharding_of_tiles
 from tracejit.sharding import AbstractMesh, AxisType, Mesh, NamedSharding
 from tracejit.sharding import PartitionSpec as P
 
@@ -27,6 +28,7 @@ def test_partition_specs_print_and_compare_as_jax():
     assert repr(P("x", ("x", "y"), None)) == "P('x', ('x', 'y'), None)"
     assert repr(P()) == "P()"
     assert P() != P(None) and P("x") != ("x",)
+    assert P(("x",), ()) == P("x", None) and repr(P(("x",))) == "P('x',)"
     assert NamedSharding(MESH, P("x")) == NamedSharding(MESH, P("x", None))
 
 
@@ -72,3 +74,49 @@ def test_bad_specs_give_jax_errors():
         NamedSharding(MESH, P("x")).shard_shape((3,))
     with pytest.raises(ValueError, match="ndim of its first argument"):
         Mesh(DEVICES, ("x", "y"))
+
+
+def test_shardings_print_their_memory_kind_as_jax():
+    named = NamedSharding(MESH, P("x"))
+    assert repr(named) == (
+        "NamedSharding(mesh=Mesh('x': 2, 'y': 2, axis_types=(Auto, Auto)), spec=P('x',), "
+        "memory_kind=device)"
+    )
+    assert named.memory_kind == "device"
+    abstract = NamedSharding(MESH.abstract_mesh, P("x"))  # no devices, no memories
+    assert abstract.memory_kind is None
+    assert repr(abstract) == (
+        "NamedSharding(mesh=AbstractMesh('x': 2, 'y': 2, axis_types=(Auto, Auto), "
+        "device_kind=cpu, num_cores=None, platform=cpu), spec=P('x',))"
+    )
+    host = NamedSharding(MESH, P("x"), memory_kind="pinned_host")
+    assert "memory_kind=pinned_host" in repr(host) and host != named
+
+
+def test_xla_tiled_shardings_read_back_as_partition_specs():
+    # tiles per dimension (then copies), and the mesh position holding each tile
+    assert named_sharding_of_tiles(MESH, 2, (2, 2), range(4), False).spec == P("x", "y")
+    assert named_sharding_of_tiles(MESH, 2, (2, 2), [0, 2, 1, 3], False).spec == P("y", "x")
+    assert named_sharding_of_tiles(MESH, 2, (2, 1, 2), range(4), True).spec == P("x")
+    assert named_sharding_of_tiles(MESH, 2, (1, 2, 2), [0, 2, 1, 3], True).spec == P(None, "y")
+    assert named_sharding_of_tiles(MESH, 1, (4,), [0, 2, 1, 3], False).spec == P(("y", "x"))
+    assert named_sharding_of_tiles(MESH, 1, (4,), [0, 3, 1, 2], False) is None  # no spec
+
+
+def test_op_sharding_protos_decode_in_both_device_forms():
+    listed = (
+        _int_field(1, 3) + _packed_ints_field(3, [1, 2, 2]) + _packed_ints_field(4, [0, 2, 1, 3])
+    )
+    listed += _int_field(6, 1)
+    op = OpSharding(listed)
+    assert (op.kind, op.tile_dims, op.partitions, op.replicate_last) == (
+        "tiled",
+        (1, 2, 2),
+        (0, 2, 1, 3),
+        True,
+    )
+    iota = _int_field(1, 3) + _packed_ints_field(3, [2, 2])
+    iota += _packed_ints_field(9, [2, 2]) + _packed_ints_field(10, [1, 0])  # <=[2,2]T(1,0)
+    assert OpSharding(iota).partitions == (0, 2, 1, 3)
+    pair = OpSharding(_int_field(1, 2) + _bytes_field(5, b"") + _bytes_field(5, listed))
+    assert [o.kind for o in pair.tuple] == ["replicated", "tiled"]

@@ -176,10 +176,15 @@ def test_explicit_plugin_finds_header_beside_it(monkeypatch, tmp_path):
 
 
 def test_compile_options_wire_format():
-    # executable_build_options(3) { num_replicas(4): 1, num_partitions(5): 1 }
-    assert formats.compile_options_proto() == b"\x1a\x04\x20\x01\x28\x01"
+    # executable_build_options(3) { num_replicas(4): 1, num_partitions(5): 1 }, then the
+    # debug options every program gets: env_option_overrides(7) { key(1): name, value(2) {
+    # bool_field(2): false } }
+    fast_min_max_off = b"\x3a\x21\x0a\x1bxla_cpu_enable_fast_min_max\x12\x02\x10\x00"
+    assert formats.DEBUG_OPTIONS == {"xla_cpu_enable_fast_min_max": False}
+    assert formats.compile_options_proto() == b"\x1a\x04\x20\x01\x28\x01" + fast_min_max_off
     assert formats.compile_options_proto(300, 2) == (
         b"\x1a\x07\x20\xac\x02\x28\x02\x30\x01"  # 300 as a varint; spmd on for 2 partitions
+        + fast_min_max_off
     )
     # device_assignment(9) { replica_count(1): 2, computation_count(2): 1,
     #   computation_devices(3) { replica_device_ids(1): packed [3, 1] } }

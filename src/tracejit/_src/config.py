@@ -93,6 +93,13 @@ class Config:
             "JAX_DEFAULT_MATMUL_PRECISION",
             None,
         ),
+        # The persistent compile cache's size in bytes, least recently used entries evicted
+        # beyond it (`compile_cache.py`); -1: unbounded, JAX's default. Ours is bounded.
+        "jax_compilation_cache_max_size": (
+            "compilation_cache_max_size",
+            "JAX_COMPILATION_CACHE_MAX_SIZE",
+            4 * 2**30,
+        ),
         # How many compiled programs each in-memory compile cache keeps (dispatch.LRUCache).
         "tracejit_compile_cache_size": (
             "compile_cache_size",

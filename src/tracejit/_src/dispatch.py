@@ -9,21 +9,20 @@ A compiled program belongs to whoever asked for it: a jitted function keeps one 
 and frees them with itself. The process-wide caches (programs of jaxprs bound eagerly,
 executables by StableHLO text, shared between equal programs) keep only the most recently used
 (`LRUCache`), so memory stays bounded however many programs a process compiles. Executables
-also persist on disk between processes, in entries checked before use (see `_ENTRY_MAGIC`).
+also persist on disk between processes (`compile_cache`).
 """
 
 from __future__ import annotations
 
 import collections
-import contextlib
 import functools
-import hashlib
 import os
 import warnings
 
 import numpy as np
 
 from tracejit._src import (  # (importing runtime loads neither cffi nor XLA)
+    compile_cache,
     dtypes,
     monitoring,
     prng,
@@ -43,7 +42,13 @@ from tracejit._src.core import ShapedArray
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr, used_inputs
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
-from tracejit._src.sharding import NamedSharding, Sharding, SingleDeviceSharding
+from tracejit._src.sharding import (
+    NamedSharding,
+    PartitionSpec,
+    Sharding,
+    SingleDeviceSharding,
+    get_mesh,
+)
 from tracejit._src.tree_util import tree_map
 
 _backend = None
@@ -243,7 +248,7 @@ class LRUCache(collections.OrderedDict):
 # calls of `grad(jit(f))`, a `jit` inside an evaluated jaxpr) and share executables between equal
 # programs (a fresh `jit(lambda ...)` of the same body compiles once).
 _programs = LRUCache()  # ClosedJaxpr (by identity) -> program
-_executables = LRUCache()  # StableHLO text -> Executable
+_executables = LRUCache()  # (StableHLO text, compiler options) -> Executable
 
 
 def clear_program_caches() -> None:
@@ -319,14 +324,21 @@ def device_call(closed: ClosedJaxpr):
     return eqn
 
 
-def compile_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: bool = False):
+def compile_program(
+    closed: ClosedJaxpr, name: str, donated=None, keep_unused: bool = False, compiler_options=()
+):
     """The program of `closed`, compiled now (its executable possibly shared or loaded from
     disk); the caller keeps it. `donated` (a bool per input, or None) and `keep_unused` are
-    `jit`'s `donate_argnums` and `keep_unused`, per flat argument."""
+    `jit`'s `donate_argnums` and `keep_unused`, per flat argument; `compiler_options` its XLA
+    options as sorted (name, value) pairs."""
     if backend() == "numpy" or any(a.dtype == dtypes.float0 for a in closed.in_avals):
         return EvaluatedProgram(closed, name)
     eqn = device_call(closed)
     if eqn is not None:
+        if compiler_options:
+            raise NotImplementedError(
+                "jit(compiler_options=) of a program over several devices is not built yet"
+            )
         return device_call_compilers[eqn.primitive](eqn, name, donated)
     kept, aliases = plan_parameters(closed, donated, keep_unused, stacklevel=3)
     callbacks: list = []
@@ -340,125 +352,27 @@ def compile_program(closed: ClosedJaxpr, name: str, donated=None, keep_unused: b
         return EvaluatedProgram(closed, name)
     with monitoring.timed(monitoring.BACKEND_COMPILE_DURATION, fun_name=f"jit({name})"):
         if callbacks:
-            executable = _compile_with_callbacks(text, callbacks)
+            executable = _compile_with_callbacks(text, callbacks, compiler_options)
         else:
-            executable = _executables.get(text)
+            key = (text, compiler_options)
+            executable = _executables.get(key)
             if executable is None:
-                executable = _executables[text] = _compile_with_disk_cache(text)
+                executable = _executables[key] = compile_cache.compile_with_disk_cache(
+                    text, compiler_options
+                )
     return CompiledProgram(closed, name, text, executable, kept, aliases)
 
 
-def _compile_with_callbacks(text: str, callbacks: list):
+def _compile_with_callbacks(text: str, callbacks: list, compiler_options=()):
     """A program that calls Python on the host: compiled each time, never shared through the
     in-memory cache nor written to or read from disk, since the callback ids in its text
     belong to this process and to the executable that keeps their callables alive."""
     client = runtime.get_client()
     runtime.ensure_handler(client.plugin)
-    executable = client.compile(text)
+    options = runtime.compile_options_proto(env_option_overrides=dict(compiler_options))
+    executable = client.compile(text, compile_options=options)
     executable.host_callbacks = tuple(callbacks)
     return executable
-
-
-def cache_dir() -> str:
-    base = os.environ.get("TRACEJIT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tracejit"
-    )
-    return os.path.join(base, "executables")
-
-
-# The persistent compile cache: one file per executable, named by the digest of its key (the
-# plugin, its devices, XLA's flags, the compile options and the StableHLO text). A file is `_ENTRY_MAGIC`, a one-line
-# header (`field=value ...`), then the serialized executable. The header says what wrote the
-# entry and for which key, with a checksum of the payload: an entry that is damaged, swapped
-# with another or written by another tracejit or plugin is never handed to XLA (which could
-# crash on it, or run another program), but deleted, compiled again and rewritten.
-
-_ENTRY_MAGIC = b"tracejit executable\n"
-_ENTRY_FORMAT = "1"
-
-
-@functools.cache  # one value
-def _tracejit_version() -> str:
-    import importlib.metadata  # (not at import time: it costs `import tracejit` 25 ms)
-
-    try:
-        return importlib.metadata.version("tracejit")
-    except importlib.metadata.PackageNotFoundError:  # a source tree on sys.path
-        return "unknown"
-
-
-def _compile_with_disk_cache(text: str):
-    """Compiles, or loads the executable a previous process compiled from the same key."""
-    client = runtime.get_client()
-    if not config.enable_compilation_cache:
-        return client.compile(text)
-    plugin = client.plugin.fingerprint()
-    flags = os.environ.get("XLA_FLAGS", "")  # they change what XLA compiles
-    devices = len(client.devices())
-    key = f"{client.platform}|{plugin}|{devices}|{flags}|replicas=1|partitions=1|{text}"
-    header = {  # each value a string without spaces
-        "format": _ENTRY_FORMAT,
-        "tracejit": _tracejit_version(),
-        "plugin": plugin,
-        "key": hashlib.sha256(key.encode()).hexdigest(),
-    }
-    path = os.path.join(cache_dir(), header["key"])
-    executable = _load_entry(client, path, header)
-    if executable is None:
-        executable = client.compile(text)
-        _write_entry(path, header, executable)
-    return executable
-
-
-def _load_entry(client, path: str, header: dict):
-    """The executable of the entry at `path`, or None if there is none or it is unusable."""
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError:
-        return None
-    try:
-        return client.deserialize(_entry_payload(data, header))
-    except (ValueError, runtime.XlaRuntimeError) as err:
-        warnings.warn(
-            f"Discarding the compile cache entry {path}: {err}. Compiling again.",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-        return None
-
-
-def _entry_payload(data: bytes, header: dict) -> bytes:
-    """The serialized executable in an entry's bytes; ValueError says why they are unusable."""
-    if not data.startswith(_ENTRY_MAGIC):
-        raise ValueError("it is not a tracejit cache entry")
-    line, _, payload = data[len(_ENTRY_MAGIC) :].partition(b"\n")
-    try:
-        written = dict(item.split("=", 1) for item in line.decode("ascii").split(" "))
-        written = {field: written[field] for field in (*header, "sha256")}
-    except (ValueError, KeyError):  # not `field=value ...` in ASCII, or a field missing
-        raise ValueError("its header is unreadable") from None
-    for field, expected in header.items():
-        if written[field] != expected:
-            raise ValueError(f"its {field} is {written[field]!r}, not {expected!r}")
-    if written["sha256"] != hashlib.sha256(payload).hexdigest():
-        raise ValueError("its contents do not match their checksum")
-    return payload
-
-
-def _write_entry(path: str, header: dict, executable) -> None:
-    """Writes a temporary file and renames it: a process reading the entry meanwhile sees the
-    old file or the new one, never a part, and processes writing the same key each write a
-    whole entry (the last rename wins)."""
-    try:
-        payload = executable.serialize()
-        fields = {**header, "sha256": hashlib.sha256(payload).hexdigest()}
-        line = " ".join(f"{field}={value}" for field, value in fields.items())
-        runtime.write_atomically(path, _ENTRY_MAGIC + line.encode() + b"\n" + payload)
-    except (OSError, runtime.XlaRuntimeError):
-        pass  # an unwritable cache only costs the next process a compile
 
 
 # --- devices --------------------------------------------------------------------------------
@@ -497,11 +411,18 @@ def default_backend() -> str:
 
 def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """`x` (an array-like or a pytree of them) committed to `device` (default: the first) or
-    laid out as the `Sharding` says (one buffer per device of a `NamedSharding`).
+    laid out as the `Sharding` (or PartitionSpec of the current mesh) says (one buffer per
+    device of a `NamedSharding`).
 
     An Array already placed so is returned itself unless `may_alias=False` asks for a copy;
     host values are transferred."""
     device_type = runtime.Device if backend() == "pjrt" else NumpyDevice
+    if isinstance(device, PartitionSpec):  # of the current mesh
+        if get_mesh() is None:
+            raise ValueError(
+                "Please set a mesh via `jax.set_mesh` if a PartitionSpec is passed to device_put"
+            )
+        device = NamedSharding(get_mesh(), device)
     for given in (device, src):
         if given is not None and not isinstance(given, (device_type, Sharding)):
             raise ValueError(

@@ -171,6 +171,7 @@ class PjitFunction:
         inline=False,
         in_shardings=None,
         out_shardings=None,
+        compiler_options=None,
     ):
         functools.update_wrapper(self, fun)
         # pytree prefixes of the dynamic arguments and of the outputs (None: unspecified)
@@ -191,6 +192,7 @@ class PjitFunction:
             )
         self.keep_unused = bool(keep_unused)
         self.inline = bool(inline)
+        self.compiler_options = compiler_options_key(compiler_options)
         self.name = getattr(fun, "__name__", "fun")
         # The function's traces and programs: freed with it, and bounded as the process-wide
         # compile caches are (`tracejit_compile_cache_size`).
@@ -378,7 +380,14 @@ class PjitFunction:
             given_in = [None] * len(entry.closure) + given_in
             partitioned = spmd.partition_shardings(closed, arg_shardings, given_in, given_out)
         if partitioned is None:
-            return dispatch.compile_program(closed, self.name, entry.donated, self.keep_unused)
+            return dispatch.compile_program(
+                closed, self.name, entry.donated, self.keep_unused, self.compiler_options
+            )
+        if self.compiler_options:
+            raise NotImplementedError(
+                "jit(compiler_options=) of a program partitioned over several devices is not "
+                "built yet"
+            )
         ins, outs = partitioned
         return spmd.partitioned_program(closed, self.name, ins, outs, entry.donated)
 
@@ -397,7 +406,14 @@ class PjitFunction:
 
     def lower(self, *args, **kwargs) -> Lowered:
         entry, _ = self._trace(args, kwargs)
-        return Lowered(entry.jaxpr, self.name, entry.out_tree, entry.donated, self.keep_unused)
+        return Lowered(
+            entry.jaxpr,
+            self.name,
+            entry.out_tree,
+            entry.donated,
+            self.keep_unused,
+            self.compiler_options,
+        )
 
     def __get__(self, instance, owner):
         return self if instance is None else functools.partial(self, instance)
@@ -458,10 +474,18 @@ def _flat_shardings(prefix, tree, count: int) -> list:
 def _leaf_signature(x):
     """What of an argument the trace depends on: shape, dtype and weak type (a Python scalar:
     its type, which fixes all three); for an Array over several devices its sharding too,
-    which its program is partitioned for."""
-    if type(x) in (int, float, complex, bool):
-        return type(x)
-    if type(x) is ShardedArray:
+    which its program is partitioned for. (Arrays first, read from their storage directly:
+    this runs once per argument of every call with a pytree argument.)"""
+    kind = type(x)
+    if kind is DeviceArray:
+        buffer = x._buffer
+        return (buffer.shape, buffer.dtype, x.weak_type)
+    if kind is Array:
+        value = x._value
+        return (value.shape, value.dtype, x.weak_type)
+    if kind in (int, float, complex, bool):
+        return kind
+    if kind is ShardedArray:
         return (x.shape, x.dtype, x.weak_type, x.sharding)
     try:
         return (x.shape, x.dtype, getattr(x, "weak_type", False))
@@ -497,12 +521,21 @@ def _miss_reason(key, previous) -> str:
 class Lowered:
     """A jitted function lowered for one signature: its StableHLO module."""
 
-    def __init__(self, jaxpr: ClosedJaxpr, name: str, out_tree, donated=None, keep_unused=False):
+    def __init__(
+        self,
+        jaxpr: ClosedJaxpr,
+        name: str,
+        out_tree,
+        donated=None,
+        keep_unused=False,
+        compiler_options=(),
+    ):
         self.jaxpr = jaxpr
         self.name = name
         self.out_tree = out_tree
         self.donated = donated
         self.keep_unused = keep_unused
+        self.compiler_options = compiler_options
 
     def as_text(self) -> str:
         kept, aliases = dispatch.plan_parameters(
@@ -512,8 +545,14 @@ class Lowered:
             self.jaxpr, f"jit_{self.name}", kept_inputs=kept, aliases=aliases
         )
 
-    def compile(self) -> Compiled:
-        program = dispatch.compile_program(self.jaxpr, self.name, self.donated, self.keep_unused)
+    def compile(self, compiler_options=None) -> Compiled:
+        """The program compiled; `compiler_options` (XLA debug options by name) are added to
+        those `jit` was given."""
+        options = dict(self.compiler_options)
+        options.update(compiler_options or {})
+        program = dispatch.compile_program(
+            self.jaxpr, self.name, self.donated, self.keep_unused, compiler_options_key(options)
+        )
         return Compiled(self, program)
 
 
@@ -557,6 +596,7 @@ def jit(
     device=None,
     backend=None,
     inline=False,
+    compiler_options=None,
 ):
     """Compiles `fun` with XLA, tracing it once per monomorphic signature. Usable as a
     decorator, with or without arguments.
@@ -573,6 +613,10 @@ def jit(
     arguments / the outputs with shardings or None) lay arguments and results over a mesh's
     devices; XLA then partitions the program, as it does for arguments that are sharded
     Arrays already. Inside another transformation they are not applied (values are equal).
+
+    `compiler_options` are XLA debug options by name and value (`{"xla_cpu_enable_fast_math":
+    True}`), on top of those tracejit compiles every program with; an unknown name or a value
+    of the wrong type raises XlaRuntimeError when the function is compiled, as in JAX.
     """
     _check_placement(device, backend)
     options = {
@@ -584,12 +628,22 @@ def jit(
         "inline": inline,
         "in_shardings": in_shardings,
         "out_shardings": out_shardings,
+        "compiler_options": compiler_options,
     }
     if fun is _not_specified:
         return lambda fun: jit(fun, **options)
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     return PjitFunction(fun, **options)
+
+
+def compiler_options_key(options) -> tuple:
+    """`compiler_options` as sorted (name, value) pairs: hashable, for the compile caches."""
+    if options is None:
+        return ()
+    if not isinstance(options, dict):
+        raise TypeError(f"compiler_options must be a dict, got {type(options).__name__}")
+    return tuple(sorted(options.items()))
 
 
 def _check_placement(device, backend) -> None:

@@ -18,8 +18,10 @@ import functools
 
 import numpy as np
 
-from tracejit._src import dispatch
-from tracejit._src.core import get_aval
+from tracejit._src import dispatch, distributed, distributed_collectives, spmd
+from tracejit._src.core import ShapedArray, current_trace, get_aval
+from tracejit._src.interpreters.eval import EvalTrace
+from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
 from tracejit._src.jit import jit
 from tracejit._src.lax import shapes
 from tracejit._src.shard_map import shard_map
@@ -111,7 +113,8 @@ class PmappedFunction:
         size = self._mapped_size(leaves, flat_axes)
         static_values = tuple((i, args[i]) for i in sorted(static))
         donated = tuple(i for i in range(len(args)) if i in self.donate and i not in static)
-        return self._build(size, static_values, flat_axes, in_tree, len(args), donated)
+        build = self._build if distributed.process_count() == 1 else self._build_across_processes
+        return build(size, static_values, flat_axes, in_tree, len(args), donated, leaves)
 
     def _mapped_size(self, leaves, flat_axes) -> int:
         pairs = zip(leaves, flat_axes, strict=True)
@@ -147,11 +150,9 @@ class PmappedFunction:
             )
         return list(self.devices) if self.devices is not None else dispatch.devices()
 
-    def _build(self, size, static_values, flat_axes, in_tree, num_args, donated):
-        mesh = Mesh(self._devices()[:size], (self.axis_name,))
-        in_specs = tuple(
-            PartitionSpec() if ax is None else _spec(ax, self.axis_name) for ax in flat_axes
-        )
+    def _per_device(self, static_values, flat_axes, in_tree, num_args):
+        """The body of one member, and a list that tracing it fills with its (output tree,
+        output axes)."""
         out_axes_of = []  # filled once the output tree is known, while tracing
 
         def per_device(*blocks):
@@ -171,6 +172,15 @@ class PmappedFunction:
                 for out, ax in zip(out_leaves, axes, strict=True)
             ]
 
+        return per_device, out_axes_of
+
+    def _build(self, size, static_values, flat_axes, in_tree, num_args, donated, leaves):
+        mesh = Mesh(self._devices()[:size], (self.axis_name,))
+        in_specs = tuple(
+            PartitionSpec() if ax is None else _spec(ax, self.axis_name) for ax in flat_axes
+        )
+        per_device, out_axes_of = self._per_device(static_values, flat_axes, in_tree, num_args)
+
         def out_specs_of():
             _, axes = out_axes_of[-1]
             return [PartitionSpec() if ax is None else ax for ax in axes]
@@ -188,6 +198,60 @@ class PmappedFunction:
 
         leaf_donations = self._donated_leaves(in_tree, donated, static_values, num_args)
         return jit(_fun, donate_argnums=leaf_donations)
+
+    def _build_across_processes(
+        self, size, static_values, flat_axes, in_tree, num_args, donated, leaves
+    ):
+        """pmap over every process's devices (`tracejit.distributed`): each process passes its
+        own members (as many as its devices) and gets their results; the body, traced with the
+        axis's global size, runs as a program of this process's replicas whose collectives
+        exchange data with the other processes (`distributed_collectives.py`)."""
+        local = dispatch.devices()
+        if size != len(local):
+            raise ValueError(
+                f"pmap across {distributed.process_count()} processes maps one member per local "
+                f"device: the mapped axes have size {size}, but this process has {len(local)} "
+                "devices"
+            )
+        span = distributed_collectives.span_of(self.axis_name, size)
+        blocks = [
+            ShapedArray(
+                tuple(1 if d == ax else n for d, n in enumerate(aval.shape)),
+                aval.dtype,
+                aval.weak_type,
+            )
+            for aval, ax in zip(map(get_aval, leaves), flat_axes, strict=True)
+        ]
+        per_device, out_axes_of = self._per_device(static_values, flat_axes, in_tree, num_args)
+        body = trace_to_jaxpr(
+            per_device, blocks, DebugInfo(self.fun, "pmap"), axis_env=((self.axis_name, span.size),)
+        )
+        body, closure = hoist_tracer_consts(body)
+        if closure:
+            raise NotImplementedError(
+                "pmap across processes of a function closing over traced values is not built"
+            )
+        out_tree, out_axes = out_axes_of[-1]
+        out_specs = tuple(
+            PartitionSpec() if ax is None else _spec(ax % len(aval.shape), self.axis_name)
+            for ax, aval in zip(out_axes, body.out_avals, strict=True)
+        )
+        in_specs = tuple(
+            PartitionSpec() if ax is None else _spec(ax, self.axis_name) for ax in flat_axes
+        )
+        mesh = Mesh(local, (self.axis_name,))
+        name = getattr(self.fun, "__name__", "fun")
+        program = spmd.mesh_program(body, mesh, in_specs, out_specs, name, span=span)
+
+        def run(*leaves):
+            if type(current_trace()) is not EvalTrace:
+                raise NotImplementedError(
+                    "pmap across processes inside jit, grad or vmap is not built: transform "
+                    "the function inside the pmap instead"
+                )
+            return tree_unflatten(out_tree, program(leaves))
+
+        return run
 
     def _donated_leaves(self, in_tree, donated, static_values, num_args) -> tuple:
         """The flat positions of the leaves of the donated arguments."""

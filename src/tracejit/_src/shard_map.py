@@ -19,8 +19,10 @@ What an equation means:
   computes the same values on one device, and every transformation of it is a transformation
   of ordinary primitives (`grad` of a shard_map included).
 
-Every mesh axis is manual in the body (JAX's default); `axis_names=` naming fewer, or
-`check_vma=True`'s varying-type checks, are not built: check_vma is recorded, not checked.
+Every mesh axis is manual in the body unless `axis_names=` names fewer: the others stay
+global in the body (its blocks are whole along them, and collectives cannot name them), so
+the devices along them compute the same blocks. `check_vma=True`'s varying-type checks are
+not built: check_vma is recorded, not checked.
 """
 
 from __future__ import annotations
@@ -39,14 +41,15 @@ from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.lax import shapes, slicing
 from tracejit._src.lax.sharding_constraints import flat_shardings, with_sharding_constraint
 from tracejit._src.lowering.lower import lowering_rules
-from tracejit._src.sharding import AxisType, Mesh, PartitionSpec
-from tracejit._src.tree_util import tree_flatten, tree_structure, tree_unflatten
-from tracejit._src.vmap import vmap
+from tracejit._src.sharding import AxisType, Mesh, PartitionSpec, get_mesh
+from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
+from tracejit._src.vmap import _flat_in_axes, vmap
 
 
 # --- the primitive ----------------------------------------------------------------------------
 class ShardMapPrimitive(Primitive):
-    call_jaxpr_param = "jaxpr"
+    """(Not a call for the printer: its body works on blocks, and JAX names its variables
+    afresh, `{ lambda ; c:f32[1,3]. let d:f32[3] = ...`.)"""
 
     def bind(self, *args, **params):
         trace = current_trace()
@@ -94,10 +97,10 @@ def _to_members(x, spec, mesh):
     return shapes.transpose(cut, tuple(front + rest)), present
 
 
-def _from_members(out, spec, mesh):
-    """The global array of a body output given for all members (mesh axes leading, in mesh
-    order): members along the axes the spec leaves out are taken as equal (member 0)."""
-    names = list(mesh.axis_names)
+def _from_members(out, spec, mesh, manual):
+    """The global array of a body output given for all members (manual mesh axes leading, in
+    mesh order): members along the axes the spec leaves out are taken as equal (member 0)."""
+    names = [name for name in mesh.axis_names if name in manual]
     named = spec.mesh_axes()
     for position in reversed(range(len(names))):
         if names[position] not in named:
@@ -112,16 +115,19 @@ def _from_members(out, spec, mesh):
     return shapes.reshape(shapes.transpose(out, tuple(perm)), tuple(merged))
 
 
-def _global_form(*args, jaxpr, mesh, in_specs, out_specs, **params):
+def _global_form(*args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, **params):
     """The shard_map computed on one device (see the module docstring)."""
     members = [_to_members(x, spec, mesh) for x, spec in zip(args, in_specs, strict=True)]
     body = lambda *blocks: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
     present = [list(names) for _, names in members]
-    for name in reversed(mesh.axis_names):
+    for name in reversed([name for name in mesh.axis_names if name in newly_manual_axes]):
         in_axes = [0 if name in names else None for names in present]
         body = vmap(body, in_axes=in_axes, out_axes=0, axis_name=name, axis_size=mesh.shape[name])
     outs = body(*[value for value, _ in members])
-    return [_from_members(out, spec, mesh) for out, spec in zip(outs, out_specs, strict=True)]
+    return [
+        _from_members(out, spec, mesh, newly_manual_axes)
+        for out, spec in zip(outs, out_specs, strict=True)
+    ]
 
 
 def _shard_map_impl(*args, jaxpr, mesh, **params):
@@ -197,13 +203,13 @@ def _flat_specs(specs, tree, what: str, fun_name: str) -> list:
     ]
 
 
-def _check_specs(specs, mesh, what: str) -> None:
+def _check_specs(specs, manual, what: str) -> None:
     for spec in specs:
         for name in spec.mesh_axes():
-            if name not in mesh.axis_names:
+            if name not in manual:
                 raise ValueError(
                     f"shard_map {what} argument must refer to an axis marked as manual "
-                    f"({frozenset(mesh.axis_names)}), but:\n\n  {what} refers to {name!r}\n\n"
+                    f"({manual}), but:\n\n  {what} refers to {name!r}\n\n"
                     f"Check the {what} values passed to shard_map."
                 )
 
@@ -241,11 +247,13 @@ def shard_map(
         )
     if mesh is None:
         raise ValueError("shard_map requires a `mesh=` (a `jax.sharding.Mesh`) in tracejit")
-    if axis_names and set(axis_names) != set(mesh.axis_names):
-        raise NotImplementedError(
-            "shard_map over some of the mesh's axes (axis_names=) is not built yet: every mesh "
-            "axis is manual"
+    manual = frozenset(axis_names) if axis_names else frozenset(mesh.axis_names)
+    if not manual <= set(mesh.axis_names):
+        raise ValueError(
+            f"jax.shard_map requires axis_names={manual} to be a subset of "
+            f"mesh.axis_names={frozenset(mesh.axis_names)}"
         )
+    manual_env = tuple((n, size) for n, size in mesh.shape_tuple if n in manual)
     name = getattr(f, "__name__", "fun")
 
     def mapped(*args):
@@ -253,7 +261,7 @@ def shard_map(
         specs = _flat_specs(
             in_specs if in_specs is not None else PartitionSpec(), in_tree, "in_specs", name
         )
-        _check_specs(specs, mesh, "in_specs")
+        _check_specs(specs, manual, "in_specs")
         _check_divisible(name, leaves, specs, mesh)
         blocks = [_block_aval(get_aval(x), s, mesh) for x, s in zip(leaves, specs, strict=True)]
         out_trees = []
@@ -263,9 +271,7 @@ def shard_map(
             out_trees.append(out_tree)
             return out_leaves
 
-        body = trace_to_jaxpr(
-            flat_body, blocks, DebugInfo(f, "shard_map"), axis_env=mesh.shape_tuple
-        )
+        body = trace_to_jaxpr(flat_body, blocks, DebugInfo(f, "shard_map"), axis_env=manual_env)
         body, closure = hoist_tracer_consts(body)
         if closure:
             raise NotImplementedError(
@@ -273,7 +279,7 @@ def shard_map(
                 "them as arguments"
             )
         outs_specs = _flat_specs(out_specs, out_trees[0], "out_specs", name)
-        _check_specs(outs_specs, mesh, "out_specs")
+        _check_specs(outs_specs, manual, "out_specs")
         outs = shard_map_p.bind(
             *leaves,
             jaxpr=body,
@@ -281,12 +287,72 @@ def shard_map(
             in_specs=tuple(specs),
             out_specs=tuple(outs_specs),
             check_vma=bool(check_vma),
-            newly_manual_axes=frozenset(mesh.axis_names),
+            newly_manual_axes=manual,
         )
         return tree_unflatten(out_trees[0], outs)
 
     mapped.__name__ = name
     return mapped
+
+
+class _Infer:
+    """smap's default `in_axes`: inferred from the arguments' types (Explicit axes only)."""
+
+    def __repr__(self):
+        return "Infer"
+
+
+Infer = _Infer()
+
+
+def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
+    """`shard_map` over the one axis `axis_name` of the current mesh (`set_mesh`), each
+    argument split along its axis `in_axes` (None: whole on every device) and each output put
+    together along `out_axes`; the mesh's other axes stay global in `f`."""
+    if f is None:
+        return lambda g: smap(g, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
+
+    def mapped(*args):
+        mesh = get_mesh()
+        if mesh is None:
+            raise ValueError(
+                "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a "
+                "mesh context"
+            )
+        if in_axes is Infer:
+            types = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
+            if types.get(axis_name) != AxisType.Explicit:
+                raise TypeError(
+                    f"in_axes was not specified when axis_name=frozenset({{{axis_name!r}}}) was "
+                    "of type AxisType.Auto"
+                )
+            raise NotImplementedError("smap inferring in_axes from Explicit types is not built")
+        leaves, in_tree = tree_flatten(args)
+        specs = [
+            PartitionSpec() if ax is None else _axis_spec(ax % max(np.ndim(x), 1), axis_name)
+            for x, ax in zip(leaves, _flat_in_axes(in_axes, args, {}), strict=True)
+        ]
+        out_specs = tree_map(
+            lambda ax: PartitionSpec() if ax is None else _axis_spec(ax, axis_name),
+            out_axes,
+            is_leaf=lambda ax: ax is None,
+        )
+        body = shard_map(
+            lambda *flat: f(*tree_unflatten(in_tree, flat)),
+            mesh=mesh,
+            in_specs=tuple(specs),
+            out_specs=out_specs,
+            axis_names={axis_name},
+        )
+        return body(*leaves)
+
+    return mapped
+
+
+def _axis_spec(axis: int, name) -> PartitionSpec:
+    if axis < 0:
+        raise NotImplementedError(f"smap with a negative out_axes ({axis}) is not built yet")
+    return PartitionSpec(*([None] * axis), name)
 
 
 def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh:
@@ -317,3 +383,37 @@ def reshard(xs, out_shardings):
         for leaf, s in zip(leaves, shardings, strict=True)
     ]
     return tree_unflatten(tree, moved)
+
+
+def auto_axes(f=None, /, *, axes=None, out_sharding=None):
+    """`f` with the mesh's `axes` (default: all) laid out by XLA, its outputs then laid out as
+    `out_sharding`. tracejit's types carry no sharding, so every axis is XLA's already: this
+    is `f`, then `reshard` (nothing to place without a mesh, for PartitionSpecs)."""
+    if f is None:
+        return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
+
+    def wrapped(*args, **kwargs):
+        if out_sharding is None:
+            raise TypeError("Missing required keyword argument: 'out_sharding'")
+        out = f(*args, **kwargs)
+        specs_only = all(
+            isinstance(s, PartitionSpec)
+            for s in tree_flatten(out_sharding, is_leaf=lambda s: isinstance(s, PartitionSpec))[0]
+        )
+        return out if specs_only and get_mesh() is None else reshard(out, out_sharding)
+
+    return wrapped
+
+
+def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
+    """`f` over its arguments laid out as `in_sharding` (JAX then types the mesh's `axes` as
+    Explicit inside `f`; tracejit's types carry no sharding, so `f` sees the same values)."""
+    if f is None:
+        return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
+
+    def wrapped(*args, **kwargs):
+        if in_sharding is None:
+            raise TypeError("Missing required keyword argument: 'in_sharding'")
+        return f(*reshard(args, in_sharding), **kwargs)
+
+    return wrapped

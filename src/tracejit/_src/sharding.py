@@ -44,6 +44,11 @@ class PartitionSpec(tuple):
         for entry in partitions:
             if isinstance(entry, list):
                 raise TypeError(f"PartitionSpec entries must be str, tuple or None; got {entry}")
+        # (as JAX: a tuple of one axis is that axis, an empty one is None)
+        partitions = [
+            (entry[0] if len(entry) == 1 else entry or None) if isinstance(entry, tuple) else entry
+            for entry in partitions
+        ]
         return super().__new__(cls, partitions)
 
     def __repr__(self):
@@ -243,8 +248,8 @@ class Sharding:
         return len(self._device_assignment)
 
     @property
-    def memory_kind(self) -> str:
-        return "device"
+    def memory_kind(self) -> str | None:
+        return self._memory_kind
 
     def addressable_devices_indices_map(self, global_shape) -> dict:
         return self.devices_indices_map(global_shape)
@@ -272,6 +277,7 @@ class SingleDeviceSharding(Sharding):
     def __init__(self, device, *, memory_kind=None):
         self._device = device
         self._device_assignment = (device,)
+        self._memory_kind = "device" if memory_kind is None else memory_kind
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -290,7 +296,7 @@ class SingleDeviceSharding(Sharding):
         return hash(("SingleDeviceSharding", self._device.id))
 
     def __repr__(self):
-        return f"SingleDeviceSharding(device={self._device!r}, memory_kind=device)"
+        return f"SingleDeviceSharding(device={self._device!r}, memory_kind={self.memory_kind})"
 
 
 def make_single_device_sharding(device, *, memory_kind=None) -> SingleDeviceSharding:
@@ -307,9 +313,13 @@ class NamedSharding(Sharding):
         check_spec_axes(spec, mesh)
         self.mesh = mesh
         self.spec = spec
-        self._identity = (mesh, _trimmed(spec))
-        self._hash = hash(self._identity)
         self._device_assignment = tuple(mesh.devices.flat) if isinstance(mesh, Mesh) else ()
+        # (a mesh without devices has no memories: JAX gives its shardings no memory kind)
+        if memory_kind is None and isinstance(mesh, Mesh):
+            memory_kind = "device"
+        self._memory_kind = memory_kind
+        self._identity = (mesh, _trimmed(spec), memory_kind)
+        self._hash = hash(self._identity)
 
     @property
     def is_fully_replicated(self) -> bool:
@@ -325,24 +335,17 @@ class NamedSharding(Sharding):
     def devices_indices_map(self, global_shape) -> dict:
         """Each device's block of an array of `global_shape`, as slices."""
         block = self.shard_shape(global_shape)
-        names, sizes = self.mesh.axis_names, self.mesh.axis_sizes
-        result = {}
-        for device, coords in zip(
-            self.mesh.devices.flat, itertools.product(*map(range, sizes)), strict=True
-        ):
-            where = dict(zip(names, coords, strict=True))
-            index = []
-            for dim in range(len(global_shape)):
-                axes = self.spec.axes_of(dim)
-                if not axes:
-                    index.append(slice(None))
-                    continue
-                position = 0
-                for name in axes:  # the first axis named is the slowest-varying
-                    position = position * self.mesh.shape[name] + where[name]
-                index.append(slice(position * block[dim], (position + 1) * block[dim]))
-            result[device] = tuple(index)
-        return result
+        return {
+            device: tuple(
+                slice(None) if not self.spec.axes_of(dim) else slice(p * size, (p + 1) * size)
+                for dim, (p, size) in enumerate(zip(positions, block, strict=True))
+            )
+            for device, positions in zip(
+                self.mesh.devices.flat,
+                _tile_coords(self.mesh, self.spec, len(global_shape)),
+                strict=True,
+            )
+        }
 
     def replica_ids(self) -> list:
         """Per device (mesh order): which copy of its block it holds (0 for the first)."""
@@ -363,7 +366,8 @@ class NamedSharding(Sharding):
         return self._hash
 
     def __repr__(self):
-        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, memory_kind=device)"
+        memory = "" if self.memory_kind is None else f", memory_kind={self.memory_kind}"
+        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}{memory})"
 
 
 def _trimmed(spec: PartitionSpec) -> tuple:
@@ -425,3 +429,57 @@ def hlo_sharding(sharding, ndim: int) -> str:
     dims = tiles + ([copies] if copies > 1 else [])
     text = f"{{devices=[{','.join(map(str, dims))}]{','.join(map(str, ids))}"
     return text + (" last_tile_dim_replicate}" if copies > 1 else "}")
+
+
+def named_sharding_of_tiles(mesh: Mesh, ndim: int, tile_dims, partitions, replicate_last: bool):
+    """The NamedSharding over `mesh` that places an XLA tiled sharding's blocks as it does
+    (`tile_dims`: tiles per dimension, then copies when `replicate_last`; `partitions`: the
+    position in the mesh of the device holding each tile, row-major), or None where no
+    PartitionSpec of the mesh does. Its spec ends at its last split dimension, as JAX's."""
+    if len(tile_dims) != ndim + replicate_last:
+        return None
+    grid = np.asarray(partitions, dtype=np.int64).reshape(tuple(tile_dims))
+    tiles = tuple(tile_dims[:ndim])
+    target = [None] * mesh.size
+    for index in np.ndindex(grid.shape):
+        target[grid[index]] = index[:ndim]
+    for spec in _candidate_specs(mesh, tiles):
+        if _tile_coords(mesh, spec, ndim) == target:
+            return NamedSharding(mesh, spec)
+    return None
+
+
+def _candidate_specs(mesh: AbstractMesh, tiles):
+    """The PartitionSpecs over `mesh` splitting each dimension into `tiles[d]` blocks: every
+    way of giving each mesh axis (of more than one device) to a dimension or none, in every
+    order within a dimension (the mesh's first)."""
+    names = [name for name, size in mesh.shape_tuple if size > 1]
+    for choice in itertools.product(range(-1, len(tiles)), repeat=len(names)):
+        by_dim = [
+            [n for n, d in zip(names, choice, strict=True) if d == dim] for dim in range(len(tiles))
+        ]
+        if any(
+            math.prod(mesh.shape[n] for n in axes) != count
+            for axes, count in zip(by_dim, tiles, strict=True)
+        ):
+            continue
+        for orders in itertools.product(*map(itertools.permutations, by_dim)):
+            entries = [None if not axes else axes[0] if len(axes) == 1 else axes for axes in orders]
+            while entries and entries[-1] is None:
+                entries.pop()
+            yield PartitionSpec(*entries)
+
+
+def _tile_coords(mesh: AbstractMesh, spec: PartitionSpec, ndim: int) -> list:
+    """Per device (mesh order): its block's position along each dimension under `spec`."""
+    coords = []
+    for where in itertools.product(*map(range, mesh.axis_sizes)):
+        at = dict(zip(mesh.axis_names, where, strict=True))
+        block = []
+        for dim in range(ndim):
+            position = 0
+            for name in spec.axes_of(dim):
+                position = position * mesh.shape[name] + at[name]
+            block.append(position)
+        coords.append(tuple(block))
+    return coords

@@ -27,7 +27,12 @@ from tracejit._src import dispatch, dtypes, runtime
 from tracejit._src.array import ShardedArray, make_sharded_array, mark_deleted
 from tracejit._src.core import ShapedArray
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
-from tracejit._src.sharding import NamedSharding, PartitionSpec, hlo_sharding
+from tracejit._src.sharding import (
+    NamedSharding,
+    PartitionSpec,
+    hlo_sharding,
+    named_sharding_of_tiles,
+)
 
 _COLLECTIVE_OPS = ("stablehlo.all_", "stablehlo.collective_", "stablehlo.reduce_scatter")
 
@@ -51,6 +56,17 @@ def _compile(text: str, callbacks: list, **options):
     executable = client.compile(text, **options)
     executable.host_callbacks = tuple(callbacks)
     return executable
+
+
+def _plugin_ids(devices) -> list:
+    """The plugin's ids of a mesh's devices, which must all be this process's."""
+    ids = [getattr(d, "pjrt_id", None) for d in devices]
+    if None in ids:
+        raise NotImplementedError(
+            "programs over a mesh holding other processes' devices are not built yet: across "
+            "processes (tracejit.distributed), pmap runs each process's share"
+        )
+    return ids
 
 
 class _LaunchedOnMesh:
@@ -86,7 +102,7 @@ class _LaunchedOnMesh:
 class MeshProgram(_LaunchedOnMesh):
     """A per-device body compiled for every device of `mesh` (see the module docstring)."""
 
-    def __init__(self, body, mesh, in_specs, out_specs, name: str, donated=None):
+    def __init__(self, body, mesh, in_specs, out_specs, name: str, donated=None, span=None):
         self.mesh = mesh
         self.in_shardings = [NamedSharding(mesh, spec) for spec in in_specs]
         self.out_shardings = [NamedSharding(mesh, spec) for spec in out_specs]
@@ -103,6 +119,7 @@ class MeshProgram(_LaunchedOnMesh):
             num_replicas=mesh.size,
             aliases=aliases,
             replica_axes=mesh.shape_tuple,
+            process_span=span,
             callbacks=callbacks,
         )
         devices = list(mesh.devices.flat)
@@ -110,7 +127,7 @@ class MeshProgram(_LaunchedOnMesh):
             self.text,
             callbacks,
             num_replicas=mesh.size,
-            device_assignment=[[d.id] for d in devices],
+            device_assignment=[[i] for i in _plugin_ids(devices)],
         )
         position = {device.id: p for p, device in enumerate(devices)}
         # the executable's device order, as positions in the mesh's
@@ -121,12 +138,14 @@ class MeshProgram(_LaunchedOnMesh):
 class PartitionedProgram(_LaunchedOnMesh):
     """A jitted jaxpr over global arrays, partitioned by XLA (GSPMD): its parameters and
     results carry `mhlo.sharding` annotations from their shardings, and the program runs as
-    `mesh.size` partitions, one per device, launched once for all of them."""
+    `mesh.size` partitions, one per device, launched once for all of them. A result with no
+    sharding given (None) is laid out as XLA's propagation decides, read back from the
+    compiled program (`result_shardings`)."""
 
     def __init__(self, closed, name: str, in_shardings, out_shardings, donated=None):
-        mesh = in_shardings[0].mesh if in_shardings else out_shardings[0].mesh
+        mesh = next(s for s in (*in_shardings, *out_shardings) if s is not None).mesh
         self.mesh = mesh
-        self.in_shardings, self.out_shardings = list(in_shardings), list(out_shardings)
+        self.in_shardings = list(in_shardings)
         self.out_avals = list(closed.out_avals)
         _, aliases = dispatch.plan_parameters(closed, donated, keep_unused=True, stacklevel=4)
         self.donated = frozenset(aliases)
@@ -142,18 +161,61 @@ class PartitionedProgram(_LaunchedOnMesh):
                 for s, a in zip(in_shardings, closed.in_avals, strict=True)
             ],
             result_shardings=[
-                hlo_sharding(s, len(a.shape))
+                None if s is None else hlo_sharding(s, len(a.shape))
                 for s, a in zip(out_shardings, closed.out_avals, strict=True)
             ],
         )
         devices = list(mesh.devices.flat)
-        self.executable = _compile(
-            self.text, callbacks, num_partitions=mesh.size,
-            device_assignment=[[d.id for d in devices]],
-        )  # fmt: skip
+        options = runtime.compile_options_proto(
+            1,
+            mesh.size,
+            device_assignment=[_plugin_ids(devices)],
+            propagate_to_outputs=[s is None for s in out_shardings],
+        )
+        self.executable = _compile(self.text, callbacks, compile_options=options)
         position = {device.id: p for p, device in enumerate(devices)}
         self.order = [position[device.id] for device in self.executable.devices]
         self.has_collectives = True  # (XLA's partitioner may insert some)
+        chosen = out_shardings
+        if any(s is None for s in out_shardings):
+            chosen = result_shardings(self.executable, mesh, self.out_avals)
+        self.out_shardings = [
+            given if given is not None else _as_argument_sharding(s, aval, in_shardings, closed)
+            for given, s, aval in zip(out_shardings, chosen, self.out_avals, strict=True)
+        ]
+
+
+def result_shardings(executable, mesh, out_avals) -> list:
+    """The NamedShardings over `mesh` XLA gave a partitioned executable's results."""
+    out = []
+    for i, (op, aval) in enumerate(
+        zip(runtime.output_shardings(*executable.optimized_program()), out_avals, strict=True)
+    ):
+        sharding = None
+        if op.kind == "replicated":
+            sharding = NamedSharding(mesh, PartitionSpec())
+        elif op.kind == "tiled" and not op.last_tile_kinds:
+            sharding = named_sharding_of_tiles(
+                mesh, len(aval.shape), op.tile_dims, op.partitions, op.replicate_last
+            )
+        if sharding is None:
+            raise NotImplementedError(
+                f"XLA laid result {i} ({aval.str_short()}) out as a {op.kind} sharding (tiles "
+                f"{op.tile_dims} on partitions {op.partitions}) that no PartitionSpec of "
+                f"{mesh} expresses; such results are not built yet"
+            )
+        out.append(sharding)
+    return out
+
+
+def _as_argument_sharding(sharding, aval, in_shardings, closed):
+    """An argument's own sharding where it places the result's blocks the same (as JAX, which
+    so keeps the spec the user wrote, trailing Nones included)."""
+    ndim = len(aval.shape)
+    for given, in_aval in zip(in_shardings, closed.in_avals, strict=True):
+        if len(in_aval.shape) == ndim and given.is_equivalent_to(sharding, ndim):
+            return given
+    return sharding
 
 
 _launch_lock = threading.Lock()
@@ -176,12 +238,13 @@ def _launch(program: MeshProgram, argument_lists):
 _programs = dispatch.LRUCache()
 
 
-def mesh_program(body, mesh, in_specs, out_specs, name: str, donated=None) -> MeshProgram:
-    """The compiled program of a shard_map's body (cached while the body lives)."""
-    key = (body, mesh, in_specs, out_specs, donated)
+def mesh_program(body, mesh, in_specs, out_specs, name: str, donated=None, span=None):
+    """The compiled program of a shard_map's body (cached while the body lives); `span` (a
+    `distributed.ProcessSpan`): `mesh` is this process's share of an axis over processes."""
+    key = (body, mesh, in_specs, out_specs, donated, span)
     program = _programs.get(key)
     if program is None:
-        program = _programs[key] = MeshProgram(body, mesh, in_specs, out_specs, name, donated)
+        program = _programs[key] = MeshProgram(body, mesh, in_specs, out_specs, name, donated, span)
     return program
 
 
@@ -197,11 +260,10 @@ def partitioned_program(closed, name: str, in_shardings, out_shardings, donated=
 
 
 def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
-    """(in, out) NamedShardings of a jitted call that XLA partitions, or None when it runs on
-    one device: every sharding given (`in_shardings`/`out_shardings` of jit, or the
-    arguments' own, `arg_shardings`) on one mesh; an argument or result with none is
-    replicated, except a result shaped as a sharded argument, which keeps its sharding (what
-    XLA's propagation gives the element-wise updates of a training step)."""
+    """(in, out) shardings of a jitted call that XLA partitions, or None when it runs on one
+    device: every sharding given (`in_shardings`/`out_shardings` of jit, or the arguments'
+    own, `arg_shardings`) on one mesh; an argument with none is replicated, a result with none
+    stays None (XLA chooses: `PartitionedProgram`)."""
     given = [s for s in (*in_shardings, *out_shardings) if s is not None]
     given += [s for s in arg_shardings if isinstance(s, NamedSharding)]
     named = [s for s in given if isinstance(s, NamedSharding)]
@@ -218,15 +280,7 @@ def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
         given if given is not None else (arg if isinstance(arg, NamedSharding) else replicated)
         for given, arg in zip(in_shardings, arg_shardings, strict=True)
     ]
-    by_shape = {}
-    for sharding, aval in zip(ins, closed.in_avals, strict=True):
-        if sharding != replicated:
-            by_shape.setdefault((aval.shape, aval.dtype), sharding)
-    outs = [
-        given if given is not None else by_shape.get((aval.shape, aval.dtype), replicated)
-        for given, aval in zip(out_shardings, closed.out_avals, strict=True)
-    ]
-    return ins, outs
+    return ins, list(out_shardings)
 
 
 def make_array_from_callback(shape, sharding, data_callback, dtype=None):

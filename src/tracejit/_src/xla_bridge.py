@@ -1,10 +1,11 @@
 """What this process sees of the machine: its backend, devices and process, its live arrays,
 and the caches it keeps (after JAX's module of the same name).
 
-tracejit runs one process on the devices of one PJRT client (or on NumPy, without a plugin),
-so the multi-process questions have one-process answers: `process_count()` is 1 and
-`process_index()` is 0. A backend may be named by its platform (`"cpu"`), and `"gpu"` names
-whichever GPU platform the plugin has.
+tracejit runs one process on the devices of one PJRT client (or on NumPy, without a plugin);
+after `tracejit.distributed.initialize()` several processes run together (`distributed.py`):
+`devices()` lists the devices of all of them, `local_devices()` this process's own. A backend
+may be named by its platform (`"cpu"`), and `"gpu"` names whichever GPU platform the plugin
+has.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from tracejit._src import dispatch
+from tracejit._src import compile_cache, dispatch, distributed
 from tracejit._src.array import Array, DeviceArray
 from tracejit._src.jit import clear_trace_caches
 from tracejit._src.tree_util import tree_leaves
@@ -34,7 +35,7 @@ class Device(abc.ABC):
         # PJRT devices exist only once the runtime's client module is loaded; asking for its
         # class earlier would load the plugin machinery at `import tracejit`.
         client = sys.modules.get("tracejit._src.runtime.client")
-        if subclass is dispatch.NumpyDevice or (
+        if subclass in (dispatch.NumpyDevice, distributed.RemoteDevice) or (
             client is not None and issubclass(subclass, client.Device)
         ):
             return True
@@ -59,13 +60,15 @@ def _check_backend(backend) -> None:
 
 
 def devices(backend=None) -> list:
-    """The devices of `backend` (default: the default backend), in id order."""
+    """The devices of `backend` (default: the default backend), in id order: those of every
+    process in a multi-process run."""
     _check_backend(backend)
-    return dispatch.devices()
+    group = distributed.group()
+    return dispatch.devices() if group is None else group.devices()
 
 
 def local_devices(process_index=None, backend=None, host_id=None) -> list:
-    """The devices this process addresses: all of them, with one process."""
+    """The devices process `process_index` (default: this one) addresses."""
     if host_id is not None:
         warnings.warn(
             "The argument to jax.local_devices has been renamed from `host_id` to "
@@ -73,9 +76,12 @@ def local_devices(process_index=None, backend=None, host_id=None) -> list:
             stacklevel=2,
         )
         process_index = host_id
-    if process_index not in (None, 0):
+    if process_index is None:
+        _check_backend(backend)
+        return dispatch.devices()
+    if not 0 <= process_index < distributed.process_count():
         raise ValueError(f"Unknown process_index {process_index}")
-    return devices(backend)
+    return [d for d in devices(backend) if d.process_index == process_index]
 
 
 def device_count(backend=None) -> int:
@@ -87,19 +93,19 @@ def local_device_count(backend=None) -> int:
 
 
 def process_index(backend=None) -> int:
-    """This process's index among the processes of a multi-process run: 0, the only one."""
+    """This process's index among the processes of a multi-process run (0 with one)."""
     _check_backend(backend)
-    return 0
+    return distributed.process_index()
 
 
 def process_count(backend=None) -> int:
     _check_backend(backend)
-    return 1
+    return distributed.process_count()
 
 
 def process_indices(backend=None) -> list:
     _check_backend(backend)
-    return [0]
+    return list(range(distributed.process_count()))
 
 
 def _renamed(old: str, new: str) -> None:
@@ -155,7 +161,7 @@ def print_environment_info(return_string: bool = False):
     """The versions and devices a bug report should name; printed, or returned as a string."""
     info = "\n".join(
         [
-            f"tracejit: {dispatch._tracejit_version()}",
+            f"tracejit: {compile_cache.tracejit_version()}",
             f"numpy:    {np.__version__}",
             f"python:   {sys.version}",
             (

@@ -207,8 +207,6 @@ from tracejit._src.lax.gather import (  # noqa: F401
 from tracejit._src.lax.parallel import (  # noqa: F401
     all_gather,
     all_gather_p,
-    all_to_all,
-    all_to_all_p,
     axis_index,
     axis_index_p,
     axis_size,
@@ -217,12 +215,18 @@ from tracejit._src.lax.parallel import (  # noqa: F401
     pmean,
     pmin,
     pmin_p,
-    ppermute,
-    ppermute_p,
-    pshuffle,
     psum,
     psum_p,
     psum_scatter,
+)
+from tracejit._src.lax.parallel_exchanges import (  # noqa: F401
+    all_to_all,
+    all_to_all_p,
+    pbroadcast,
+    pcast,
+    ppermute,
+    ppermute_p,
+    pshuffle,
     pswapaxes,
 )
 from tracejit._src.lax.platform import platform_dependent  # noqa: F401

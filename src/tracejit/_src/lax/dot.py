@@ -522,8 +522,9 @@ transpose_rules[dot_general_p] = _dot_general_transpose
 
 def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, preferred_element_type):
     """stablehlo.dot_general in the dtype the NumPy impl computes in (operands converted to it,
-    the result converted back), at HIGHEST precision as NumPy computes. Booleans are multiplied
-    as int32 and compared with zero (any of the pairwise ANDs)."""
+    the result converted back), with the precision asked for, as JAX emits it (the CPU
+    computes every float precision in full, as NumPy does). Booleans are multiplied as int32
+    and compared with zero (any of the pairwise ANDs)."""
     (lhs_contract, rhs_contract), (lhs_batch, rhs_batch) = dimension_numbers
     lhs_aval, rhs_aval = ctx.avals_in
     out_aval = ctx.avals_out[0]
@@ -541,12 +542,13 @@ def _dot_general_lowering(ctx, lhs, rhs, *, dimension_numbers, precision, prefer
         f"lhs_contracting_dimensions = [{', '.join(map(str, lhs_contract))}], "
         f"rhs_contracting_dimensions = [{', '.join(map(str, rhs_contract))}]>"
     )
-    highest = "#stablehlo<precision HIGHEST>"
+    pair = precision if isinstance(precision, tuple) else (Precision.DEFAULT, Precision.DEFAULT)
+    config = ", ".join(f"#stablehlo<precision {p.name}>" for p in pair)
     out = block.op1(
         "stablehlo.dot_general",
         [block.convert(lhs, compute), block.convert(rhs, compute)],
         hlo.tensor_type(out_aval.shape, compute),
-        {"dot_dimension_numbers": dims, "precision_config": f"[{highest}, {highest}]"},
+        {"dot_dimension_numbers": dims, "precision_config": f"[{config}]"},
     )
     if out_dtype == np.bool_:  # any product nonzero, as the impl's astype (complex ones too)
         return block.compare(out, block.full_like(out, 0), "NE")

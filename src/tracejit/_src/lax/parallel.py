@@ -20,8 +20,9 @@ replica ids) the lowering rules turn into StableHLO collectives over replica gro
 transformation of a shard_map but its JVP) the body runs under `vmap` over the mesh axes, and
 the rules above carry the collectives out.
 
-The collectives that move data between members (`all_gather`, `all_to_all`, `ppermute`,
-`reduce_scatter`) name one axis; their wrappers compose them for several.
+The collectives that exchange blocks between members (`all_to_all`, `ppermute`, and
+`pbroadcast`, `pcast` over them) are in `parallel_exchanges.py`; the helpers both use
+(named axes, `axis_index_groups`, replica groups) are here.
 """
 
 from __future__ import annotations
@@ -39,18 +40,48 @@ from tracejit._src.interpreters.batching import (
     move_batch_dim,
     no_batched_operands,
 )
-from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-from tracejit._src.lax import binary, comparison, reductions, selection, shapes, slicing
-from tracejit._src.lax.standard import vectorized_batch_rule, weak_if_all_weak
+from tracejit._src.lax import reductions, shapes, slicing
+from tracejit._src.lax.standard import weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_map
 
 
-def _names(axis_name, axis_index_groups=None) -> tuple:
-    if axis_index_groups is not None:
-        raise NotImplementedError("collectives over axis_index_groups are not built yet")
+def names_of(axis_name) -> tuple:
     return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def checked_groups(axis_index_groups, names, *, equal_sizes: bool) -> tuple | None:
+    """`axis_index_groups` as tuples, checked: groups of members of one axis that each reduce
+    (gather, ...) among themselves, every member in exactly one (equal in size where the
+    result's shape depends on it)."""
+    if axis_index_groups is None:
+        return None
+    if len(names) != 1:
+        raise NotImplementedError("axis_index_groups over several axes at once is not built yet")
+    size = bound_axis_size(names[0])
+    groups = tuple(tuple(int(i) for i in group) for group in axis_index_groups)
+    if sorted(i for group in groups for i in group) != list(range(size)):
+        raise ValueError(
+            f"axis_index_groups {groups} must hold each of the {size} members of axis "
+            f"{names[0]!r} exactly once"
+        )
+    if equal_sizes and len({len(group) for group in groups}) > 1:
+        raise ValueError(f"axis_index_groups {groups} must all have the same size")
+    return groups
+
+
+def by_group(members, groups, per_group):
+    """The members' results (stacked first) where each group's (`per_group` of the stack of
+    its members' values: one result per member, in the group's order) are computed apart."""
+    rows = [None] * members.shape[0]
+    for group in groups:
+        stack = shapes.concatenate(
+            [slicing.index_in_dim(members, k, 0, keepdims=True) for k in group], 0
+        )
+        for k, out in zip(group, per_group(stack), strict=True):
+            rows[k] = shapes.expand_dims(out, (0,))
+    return shapes.concatenate(rows, 0)
 
 
 def _unbound(axes):
@@ -60,8 +91,9 @@ def _unbound(axes):
 
 
 def _bind_over_leaves(primitive, x, axis_name, axis_index_groups):
-    axes = _names(axis_name, axis_index_groups)
-    return tree_map(lambda v: primitive.bind(v, axes=axes, axis_index_groups=axis_index_groups), x)
+    axes = names_of(axis_name)
+    groups = checked_groups(axis_index_groups, axes, equal_sizes=False)
+    return tree_map(lambda v: primitive.bind(v, axes=axes, axis_index_groups=groups), x)
 
 
 def _positional_reduction(np_reduce):
@@ -81,9 +113,14 @@ def _positional_reduction(np_reduce):
 def _collective_batch(primitive, size_scaling):
     """Carries out a reduction collective over the trace's axis: a positional reduction of the
     batch dimension (with any positional axes already there); an unbatched operand is the same
-    in every member (`size_scaling`). Other axis names are left to enclosing traces."""
+    in every member (`size_scaling`). Other axis names are left to enclosing traces. Over
+    `axis_index_groups` (one axis), each group reduces apart."""
 
     def rule(trace, value, dim, *, axes, axis_index_groups):
+        if axis_index_groups is not None:
+            members = batch_at_front(value, dim, trace.axis_size)
+            reduce = lambda stack: [primitive.bind(stack, axes=(0,), axis_index_groups=None)]
+            return by_group(members, axis_index_groups, lambda st: reduce(st) * st.shape[0]), 0
         named = tuple(a for a in axes if not isinstance(a, int) and a != trace.axis_name)
         positional = tuple(a for a in axes if isinstance(a, int))
         if dim is None:
@@ -114,13 +151,47 @@ def _collective_batch_rule(primitive):
     return rule
 
 
-def _unbound_impl(*args, axis_name, **params):
+def unbound_impl(*args, axis_name, **params):
     raise NameError(f"unbound axis name: {axis_name}")
 
 
-def replica_groups(ctx, names) -> list:
+# A program whose replicas are one process's share of an axis spanning several processes
+# (`ctx.module.process_span`, see `_src/distributed.py`) lowers each collective over that axis
+# as its part among the process's replicas (the rule below, `local_lowering_rules`) and then
+# an exchange between the processes: `distributed_collectives.py` fills `cross_process_rules`,
+# whose rules take the local rule as their first argument after `ctx`.
+cross_process_rules: dict[Primitive, object] = {}
+local_lowering_rules: dict[Primitive, object] = {}
+
+
+def within_or_across(primitive, rule):
+    """The lowering rule of a collective: `rule` within one process, and across processes
+    the rule `cross_process_rules` holds for it."""
+    local_lowering_rules[primitive] = rule
+
+    def lowering(ctx, *args, **params):
+        if ctx.module.process_span is None:
+            return rule(ctx, *args, **params)
+        if params.get("axis_index_groups") is not None:
+            raise NotImplementedError(
+                f"[lowering] {primitive.name} with axis_index_groups in a program spanning "
+                "several processes is not built yet"
+            )
+        return cross_process_rules[primitive](ctx, rule, *args, **params)
+
+    return lowering
+
+
+def replica_groups(ctx, names, axis_index_groups=None) -> list:
     """The replica groups of a collective over the named axes `names` (in that order): the
-    replicas that differ only along them, each group ordered by their position along them."""
+    replicas that differ only along them, each group ordered by their position along them;
+    with `axis_index_groups`, each such group cut into those."""
+    span = ctx.module.process_span
+    if span is not None and span.name in names and ctx.eqn.primitive not in cross_process_rules:
+        raise NotImplementedError(
+            f"[lowering] {ctx.eqn.primitive.name} over an axis spanning several processes is "
+            "not built yet"
+        )
     axes = ctx.module.replica_axes
     order = [name for name, _ in axes]
     for name in names:
@@ -131,21 +202,26 @@ def replica_groups(ctx, names) -> list:
     )
     moved = [i for i, n in enumerate(order) if n not in names] + [order.index(n) for n in names]
     size = int(np.prod([dict(axes)[n] for n in names], dtype=np.int64))
-    return ids.transpose(moved).reshape(-1, size).tolist()
+    rows = ids.transpose(moved).reshape(-1, size).tolist()
+    if axis_index_groups is None:
+        return rows
+    return [[row[i] for i in group] for row in rows for group in axis_index_groups]
 
 
 def dense_i64(rows) -> str:
-    """`dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>`: replica groups, source-target pairs."""
-    rows = [[int(v) for v in row] for row in rows]
-    shape = (len(rows), len(rows[0]) if rows else 0)
+    """`dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>`: replica groups, source-target pairs
+    (shorter rows padded with -1, StableHLO's filler in replica groups of unequal sizes)."""
+    width = max((len(row) for row in rows), default=0)
+    rows = [[int(v) for v in row] + [-1] * (width - len(row)) for row in rows]
+    shape = (len(rows), width)
     return f"dense<{rows}> : {hlo.tensor_type(shape, np.int64)}"
 
 
-def collective_attributes(ctx, names) -> dict:
+def collective_attributes(ctx, names, axis_index_groups=None) -> dict:
     """`replica_groups` over `names`. No channel: a channel makes this plugin's XLA treat
     all_gather, all_to_all and reduce_scatter as exchanges between partitions, and these
     programs are replicas (cross-replica collectives need none)."""
-    return {"replica_groups": dense_i64(replica_groups(ctx, names))}
+    return {"replica_groups": dense_i64(replica_groups(ctx, names, axis_index_groups))}
 
 
 def _combiner_region(ctx, combiner: str, dtype):
@@ -171,7 +247,7 @@ def _lower_like(reduction_p, combiner):
         return ctx.op(
             "stablehlo.all_reduce",
             [x],
-            attributes=collective_attributes(ctx, named),
+            attributes=collective_attributes(ctx, named, axis_index_groups),
             regions=[_combiner_region(ctx, combiner, dtype)],
         )
 
@@ -207,7 +283,9 @@ def _psum_transpose(ct, x, *, axes, axis_index_groups):
 
 
 transpose_rules[psum_p] = _psum_transpose
-lowering_rules[psum_p] = _lower_like(reductions.reduce_sum_p, "stablehlo.add")
+lowering_rules[psum_p] = within_or_across(
+    psum_p, _lower_like(reductions.reduce_sum_p, "stablehlo.add")
+)
 batch_rules[psum_p] = _collective_batch_rule(psum_p)
 collective_rules[psum_p] = _collective_batch(psum_p, lambda x, n: x * n)
 
@@ -227,7 +305,9 @@ pmax_p.def_weak_type_rule(weak_if_all_weak)
 ad.not_differentiable(
     pmax_p, "JAX defines none either; jnp.max of all_gather(x, axis_name) has one"
 )
-lowering_rules[pmax_p] = _lower_like(reductions.reduce_max_p, "stablehlo.maximum")
+lowering_rules[pmax_p] = within_or_across(
+    pmax_p, _lower_like(reductions.reduce_max_p, "stablehlo.maximum")
+)
 batch_rules[pmax_p] = _collective_batch_rule(pmax_p)
 collective_rules[pmax_p] = _collective_batch(pmax_p, lambda x, n: x)
 
@@ -247,31 +327,42 @@ pmin_p.def_weak_type_rule(weak_if_all_weak)
 ad.not_differentiable(
     pmin_p, "JAX defines none either; jnp.min of all_gather(x, axis_name) has one"
 )
-lowering_rules[pmin_p] = _lower_like(reductions.reduce_min_p, "stablehlo.minimum")
+lowering_rules[pmin_p] = within_or_across(
+    pmin_p, _lower_like(reductions.reduce_min_p, "stablehlo.minimum")
+)
 batch_rules[pmin_p] = _collective_batch_rule(pmin_p)
 collective_rules[pmin_p] = _collective_batch(pmin_p, lambda x, n: x)
 
 
 def pmean(x, axis_name, *, axis_index_groups=None):
-    """The mean of `x` over the members of the mapped axis `axis_name`."""
-    size = psum(1, axis_name, axis_index_groups=axis_index_groups)
+    """The mean of `x` over the members of the mapped axis `axis_name`: the psum divided by
+    the number of members, known when tracing (over groups, each member's group's size)."""
+    if axis_index_groups is None:
+        size = member_count(names_of(axis_name))
+    else:
+        size = psum(1, axis_name, axis_index_groups=axis_index_groups)
     return tree_map(lambda v: v / size, psum(x, axis_name, axis_index_groups=axis_index_groups))
 
 
+def member_count(names) -> int:
+    """The number of members of the named axes `names` together."""
+    return int(np.prod([bound_axis_size(name) for name in names], dtype=np.int64))
+
+
 def _single_name(name, primitive: str) -> str:
-    names = _names(name)
+    names = names_of(name)
     if len(names) != 1:
         raise NotImplementedError(f"{primitive} over several axes at once is not built yet")
     return names[0]
 
 
-def _merge(x, dim: int):
+def merge(x, dim: int):
     """`x` with dimensions `dim` and `dim + 1` merged into one."""
     shape = tuple(x.shape)
     return shapes.reshape(x, (*shape[:dim], shape[dim] * shape[dim + 1], *shape[dim + 2 :]))
 
 
-def _split_dim(x, dim: int, parts: int):
+def split_dim(x, dim: int, parts: int):
     """`x` with dimension `dim` split into (`parts`, size / parts)."""
     shape = tuple(x.shape)
     return shapes.reshape(x, (*shape[:dim], parts, shape[dim] // parts, *shape[dim + 1 :]))
@@ -286,7 +377,8 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     `axis`), in the members' order; several axis names gather over all of them, the first
     slowest-varying. `to` is JAX's placement of the result (only its default, 'varying', is
     built: the result is held by every member)."""
-    names = _names(axis_name, axis_index_groups)
+    names = names_of(axis_name)
+    groups = checked_groups(axis_index_groups, names, equal_sizes=True)
     if to != "varying":
         raise NotImplementedError(f"all_gather(to={to!r}) is not built yet")
 
@@ -300,9 +392,9 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
             out = all_gather_p.bind(
                 out,
                 all_gather_dimension=dim,
-                axis_index_groups=None,
+                axis_index_groups=groups,
                 axis_name=(name,),
-                axis_size=bound_axis_size(name),
+                axis_size=len(groups[0]) if groups else bound_axis_size(name),
                 tiled=tiled or k > 0,
             )
         return out
@@ -310,7 +402,7 @@ def all_gather(x, axis_name, *, axis_index_groups=None, axis=0, tiled=False, to=
     return tree_map(gather, x)
 
 
-all_gather_p.def_impl(_unbound_impl)
+all_gather_p.def_impl(unbound_impl)
 
 
 def _gathered_shape(shape, dim, size, tiled) -> tuple:
@@ -340,7 +432,7 @@ def _all_gather_transpose(
     summed = reduce_scatter_p.bind(
         ct,
         scatter_dimension=all_gather_dimension,
-        axis_index_groups=None,
+        axis_index_groups=axis_index_groups,
         axis_name=axis_name,
         axis_size=axis_size,
         tiled=True,
@@ -359,11 +451,14 @@ def _all_gather_lowering(
         aval = ctx.avals_in[0]
         shape = (*aval.shape[:dim], 1, *aval.shape[dim:])
         x = ctx.block.op1("stablehlo.reshape", [x], hlo.tensor_type(shape, aval.dtype))
-    attributes = {"all_gather_dim": f"{dim} : i64", **collective_attributes(ctx, axis_name)}
+    attributes = {
+        "all_gather_dim": f"{dim} : i64",
+        **collective_attributes(ctx, axis_name, axis_index_groups),
+    }
     return ctx.op("stablehlo.all_gather", [x], attributes=attributes)
 
 
-lowering_rules[all_gather_p] = _all_gather_lowering
+lowering_rules[all_gather_p] = within_or_across(all_gather_p, _all_gather_lowering)
 
 
 def _all_gather_batch(values, dims, *, all_gather_dimension, **params):
@@ -380,9 +475,15 @@ def _all_gather_collective(
     trace, value, dim, *, all_gather_dimension, axis_index_groups, axis_name, axis_size, tiled
 ):
     """Every member's value, the members' axis moved to `all_gather_dimension` (merged into
-    it when tiled): the same for every member."""
-    out = move_batch_dim(batch_at_front(value, dim, trace.axis_size), 0, all_gather_dimension)
-    return (_merge(out, all_gather_dimension) if tiled else out), None
+    it when tiled): the same for every member (over `axis_index_groups`, for every member of
+    a group)."""
+    members = batch_at_front(value, dim, trace.axis_size)
+    if axis_index_groups is None:
+        out = move_batch_dim(members, 0, all_gather_dimension)
+        return (merge(out, all_gather_dimension) if tiled else out), None
+    gathered = by_group(members, axis_index_groups, lambda stack: [stack] * stack.shape[0])
+    out = move_batch_dim(gathered, 1, all_gather_dimension + 1)
+    return (merge(out, all_gather_dimension + 1) if tiled else out), 0
 
 
 collective_rules[all_gather_p] = _all_gather_collective
@@ -394,8 +495,9 @@ reduce_scatter_p = Primitive("reduce_scatter")
 def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, tiled=False):
     """The psum of `x`, of which member j keeps block j along `scatter_dimension` (`tiled=False`:
     that dimension's size is the number of members and is dropped)."""
-    name = _single_name(_names(axis_name, axis_index_groups), "psum_scatter")
-    size = bound_axis_size(name)
+    name = _single_name(axis_name, "psum_scatter")
+    groups = checked_groups(axis_index_groups, (name,), equal_sizes=True)
+    size = len(groups[0]) if groups else bound_axis_size(name)
 
     def scatter(v):
         shape = tuple(v.shape)
@@ -409,7 +511,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
         out = reduce_scatter_p.bind(
             v,
             scatter_dimension=dim,
-            axis_index_groups=None,
+            axis_index_groups=groups,
             axis_name=(name,),
             axis_size=size,
             tiled=True,
@@ -419,7 +521,7 @@ def psum_scatter(x, axis_name, *, scatter_dimension=0, axis_index_groups=None, t
     return tree_map(scatter, x)
 
 
-reduce_scatter_p.def_impl(_unbound_impl)
+reduce_scatter_p.def_impl(unbound_impl)
 
 
 @reduce_scatter_p.def_abstract_eval
@@ -439,12 +541,14 @@ reduce_scatter_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(reduce_scatter_p)
 
 
-def _reduce_scatter_transpose(ct, x, *, scatter_dimension, axis_name, axis_size, **params):
+def _reduce_scatter_transpose(
+    ct, x, *, scatter_dimension, axis_index_groups, axis_name, axis_size, **params
+):
     """Member j's block reached every member's operand: the transpose gathers the blocks."""
     out = all_gather_p.bind(
         ct,
         all_gather_dimension=scatter_dimension,
-        axis_index_groups=None,
+        axis_index_groups=axis_index_groups,
         axis_name=axis_name,
         axis_size=axis_size,
         tiled=True,
@@ -455,14 +559,14 @@ def _reduce_scatter_transpose(ct, x, *, scatter_dimension, axis_name, axis_size,
 transpose_rules[reduce_scatter_p] = _reduce_scatter_transpose
 
 
-def _reduce_scatter_lowering(ctx, x, *, scatter_dimension, axis_name, **params):
+def _reduce_scatter_lowering(ctx, x, *, scatter_dimension, axis_index_groups, axis_name, **params):
     attributes = {"scatter_dimension": f"{scatter_dimension} : i64"}
-    attributes.update(collective_attributes(ctx, axis_name))
+    attributes.update(collective_attributes(ctx, axis_name, axis_index_groups))
     region = _combiner_region(ctx, "stablehlo.add", ctx.avals_in[0].dtype)
     return ctx.op("stablehlo.reduce_scatter", [x], attributes=attributes, regions=[region])
 
 
-lowering_rules[reduce_scatter_p] = _reduce_scatter_lowering
+lowering_rules[reduce_scatter_p] = within_or_across(reduce_scatter_p, _reduce_scatter_lowering)
 
 
 def _reduce_scatter_batch(values, dims, *, scatter_dimension, **params):
@@ -476,234 +580,32 @@ def _reduce_scatter_batch(values, dims, *, scatter_dimension, **params):
 batch_rules[reduce_scatter_p] = _reduce_scatter_batch
 
 
-def _reduce_scatter_collective(trace, value, dim, *, scatter_dimension, **params):
+def _reduce_scatter_collective(
+    trace, value, dim, *, scatter_dimension, axis_index_groups, **params
+):
     """The sum over the members, cut into blocks along `scatter_dimension`: member j's is
-    block j (the blocks' axis is the batch dimension)."""
+    block j (the blocks' axis is the batch dimension); over `axis_index_groups`, the sum over
+    its group and its position there."""
+    if axis_index_groups is not None:
+
+        def scatter(stack):
+            summed = reductions.reduce_sum(stack, (0,))
+            blocks = split_dim(summed, scatter_dimension, stack.shape[0])
+            return [
+                slicing.index_in_dim(blocks, p, scatter_dimension, keepdims=False)
+                for p in range(stack.shape[0])
+            ]
+
+        members = batch_at_front(value, dim, trace.axis_size)
+        return by_group(members, axis_index_groups, scatter), 0
     if dim is None:
         summed = value * trace.axis_size
     else:
         summed = reductions.reduce_sum(value, (dim,))
-    return _split_dim(summed, scatter_dimension, trace.axis_size), scatter_dimension
+    return split_dim(summed, scatter_dimension, trace.axis_size), scatter_dimension
 
 
 collective_rules[reduce_scatter_p] = _reduce_scatter_collective
-
-# --- all_to_all -----------------------------------------------------------------------------
-all_to_all_p = Primitive("all_to_all")
-
-
-def all_to_all(x, axis_name, split_axis, concat_axis, *, axis_index_groups=None, tiled=False):
-    """Member j receives block j of every member's `x` along `split_axis`, concatenated along
-    `concat_axis` in the members' order (`tiled=False`: `split_axis` has one entry per member
-    and is dropped, and the members' axis is inserted at `concat_axis`)."""
-    name = _single_name(_names(axis_name, axis_index_groups), "all_to_all")
-    size = bound_axis_size(name)
-
-    def exchange(v):
-        rank = len(v.shape)
-        split, concat = split_axis % rank, concat_axis % rank
-        if tiled:
-            return _bind_all_to_all(v, name, size, split, concat)
-        if v.shape[split] != size:
-            raise ValueError(
-                f"all_to_all requires the size of the mapped axis axis_name to equal "
-                f"x.shape[split_axis], but they are {size} and {v.shape[split]} respectively."
-            )
-        if concat <= split:
-            y = shapes.expand_dims(v, (concat,))
-            out = _bind_all_to_all(y, name, size, split + 1, concat)
-            return shapes.squeeze(out, (split + 1,))
-        y = shapes.expand_dims(v, (concat + 1,))
-        return shapes.squeeze(_bind_all_to_all(y, name, size, split, concat + 1), (split,))
-
-    return tree_map(exchange, x)
-
-
-def _bind_all_to_all(x, name, size, split, concat):
-    return all_to_all_p.bind(
-        x,
-        axis_index_groups=None,
-        axis_name=(name,),
-        concat_axis=concat,
-        split_axis=split,
-        tiled=True,
-    )
-
-
-all_to_all_p.def_impl(_unbound_impl)
-
-
-@all_to_all_p.def_abstract_eval
-def _all_to_all_abstract_eval(x, *, axis_name, split_axis, concat_axis, **params):
-    size = bound_axis_size(axis_name[0])
-    shape = list(x.shape)
-    if shape[split_axis] % size:
-        raise ValueError(
-            f"all_to_all: split_axis {split_axis} of shape {tuple(shape)} does not divide over "
-            f"the {size} members of axis {axis_name[0]}"
-        )
-    shape[split_axis] //= size
-    shape[concat_axis] *= size
-    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
-
-
-all_to_all_p.def_weak_type_rule(weak_if_all_weak)
-ad.deflinear(all_to_all_p)
-
-
-def _all_to_all_transpose(ct, x, *, split_axis, concat_axis, **params):
-    return [all_to_all_p.bind(ct, split_axis=concat_axis, concat_axis=split_axis, **params)]
-
-
-transpose_rules[all_to_all_p] = _all_to_all_transpose
-
-
-def _all_to_all_lowering(ctx, x, *, axis_name, split_axis, concat_axis, **params):
-    attributes = {
-        "split_dimension": f"{split_axis} : i64",
-        "concat_dimension": f"{concat_axis} : i64",
-        "split_count": f"{len(replica_groups(ctx, axis_name)[0])} : i64",
-        **collective_attributes(ctx, axis_name),
-    }
-    return ctx.op("stablehlo.all_to_all", [x], attributes=attributes)
-
-
-lowering_rules[all_to_all_p] = _all_to_all_lowering
-
-
-def _all_to_all_batch(values, dims, *, split_axis, concat_axis, **params):
-    (x,), (dim,) = values, dims
-    split, concat = split_axis + (dim <= split_axis), concat_axis + (dim <= concat_axis)
-    return all_to_all_p.bind(x, split_axis=split, concat_axis=concat, **params), dim
-
-
-batch_rules[all_to_all_p] = _all_to_all_batch
-
-
-def _all_to_all_collective(trace, value, dim, *, split_axis, concat_axis, **params):
-    """Members k at the front, each one's split axis cut into (j, block): moving j to the
-    front and k beside the concat axis, then merging them, gives member j's result."""
-    size = trace.axis_size
-    blocks = _split_dim(batch_at_front(value, dim, size), split_axis + 1, size)
-    by_receiver = move_batch_dim(blocks, split_axis + 1, 0)  # (j, k, ...)
-    placed = move_batch_dim(by_receiver, 1, concat_axis + 1)
-    return _merge(placed, concat_axis + 1), 0
-
-
-collective_rules[all_to_all_p] = _all_to_all_collective
-
-
-def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
-    """Swaps the mapped axis `axis_name` with the positional axis `axis` (whose size must be
-    the number of members): member j gets entry j of every member's `axis`."""
-    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
-
-
-# --- ppermute -------------------------------------------------------------------------------
-ppermute_p = Primitive("ppermute")
-
-
-def ppermute(x, axis_name, perm):
-    """Sends member `source`'s `x` to member `destination` for each (source, destination) of
-    `perm`; a member no pair sends to gets zeros."""
-    name = _single_name(_names(axis_name), "ppermute")
-    size = bound_axis_size(name)
-    perm = tuple((int(s), int(d)) for s, d in perm)
-    sources, destinations = [s for s, _ in perm], [d for _, d in perm]
-    if len(set(sources)) != len(sources) or len(set(destinations)) != len(destinations):
-        raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
-    if any(not 0 <= i < size for pair in perm for i in pair):
-        raise ValueError(
-            f"ppermute permutation {perm} has an index outside the {size} members of axis {name}"
-        )
-    return tree_map(lambda v: ppermute_p.bind(v, axis_name=(name,), perm=perm), x)
-
-
-def pshuffle(x, axis_name, perm):
-    """Member i receives member `perm[i]`'s `x`."""
-    perm = [int(p) for p in perm]
-    if sorted(perm) != list(range(len(perm))):
-        raise ValueError(f"`perm` does not represent a permutation: {perm}")
-    return ppermute(x, axis_name, list(zip(perm, range(len(perm)), strict=True)))
-
-
-ppermute_p.def_impl(_unbound_impl)
-
-
-@ppermute_p.def_abstract_eval
-def _ppermute_abstract_eval(x, *, axis_name, perm):
-    bound_axis_size(axis_name[0])
-    return x
-
-
-ppermute_p.def_weak_type_rule(weak_if_all_weak)
-ad.deflinear(ppermute_p)
-
-
-def _ppermute_transpose(ct, x, *, axis_name, perm):
-    return [ppermute_p.bind(ct, axis_name=axis_name, perm=tuple((d, s) for s, d in perm))]
-
-
-transpose_rules[ppermute_p] = _ppermute_transpose
-
-
-def _ppermute_lowering(ctx, x, *, axis_name, perm):
-    """This plugin's XLA runs `collective_permute` only between partitions, and a pmap body is
-    a program of replicas: each member gathers every member's value and keeps its source's
-    (zeros where no pair sends to it)."""
-    (name,) = axis_name
-    size = dict(ctx.module.replica_axes)[name]
-    sources = np.full(size, -1, np.int32)
-    for source, destination in perm:
-        sources[destination] = source
-
-    def permuted(v):
-        gathered = all_gather_p.bind(
-            v,
-            all_gather_dimension=0,
-            axis_index_groups=None,
-            axis_name=axis_name,
-            axis_size=size,
-            tiled=False,
-        )
-        source = slicing.dynamic_index_in_dim(
-            sources, axis_index_p.bind(axis_name=name), keepdims=False
-        )
-        kept = slicing.dynamic_index_in_dim(
-            gathered, binary.max(source, np.int32(0)), keepdims=False
-        )
-        zeros = binary.mul(kept, np.zeros((), kept.dtype))
-        return [selection.select(comparison.ge(source, np.int32(0)), kept, zeros)]
-
-    closed = trace_to_jaxpr(
-        permuted, ctx.avals_in, DebugInfo(None, "ppermute"), ctx.module.replica_axes
-    )
-    (out,) = ctx.lower_sub_jaxpr(ctx.block, closed, [x])
-    return out
-
-
-lowering_rules[ppermute_p] = _ppermute_lowering
-batch_rules[ppermute_p] = vectorized_batch_rule(ppermute_p)
-
-
-def _ppermute_collective(trace, value, dim, *, axis_name, perm):
-    members = batch_at_front(value, dim, trace.axis_size)
-    source_of = {d: s for s, d in perm}
-    zeros = None
-    rows = []
-    for member in range(trace.axis_size):
-        if member in source_of:
-            rows.append(slicing.index_in_dim(members, source_of[member], 0, keepdims=True))
-            continue
-        if zeros is None:
-            row_shape = (1, *members.shape[1:])
-            zero = np.zeros((), members.dtype)
-            zeros = shapes.broadcast_in_dim(zero, row_shape, ())
-        rows.append(zeros)
-    return shapes.concatenate(rows, 0), 0
-
-
-collective_rules[ppermute_p] = _ppermute_collective
 
 # --- axis_index -----------------------------------------------------------------------------
 axis_index_p = Primitive("axis_index")
@@ -712,7 +614,7 @@ axis_index_p = Primitive("axis_index")
 def axis_index(axis_name):
     """The position of the current member along the mapped axis `axis_name` (int32); over
     several names, the position in their product, the first slowest-varying."""
-    names = _names(axis_name)
+    names = names_of(axis_name)
     index = axis_index_p.bind(axis_name=names[0])
     for name in names[1:]:
         index = index * np.int32(bound_axis_size(name)) + axis_index_p.bind(axis_name=name)
@@ -721,10 +623,10 @@ def axis_index(axis_name):
 
 def axis_size(axis_name):
     """The number of members of the mapped axis `axis_name` (the product, for several)."""
-    return int(np.prod([bound_axis_size(name) for name in _names(axis_name)], dtype=np.int64))
+    return int(np.prod([bound_axis_size(name) for name in names_of(axis_name)], dtype=np.int64))
 
 
-axis_index_p.def_impl(_unbound_impl)
+axis_index_p.def_impl(unbound_impl)
 
 
 @axis_index_p.def_abstract_eval
@@ -752,7 +654,7 @@ def _axis_index_lowering(ctx, *, axis_name):
     return block.op1("stablehlo.remainder", [index, size], index.type)
 
 
-lowering_rules[axis_index_p] = _axis_index_lowering
+lowering_rules[axis_index_p] = within_or_across(axis_index_p, _axis_index_lowering)
 
 
 def _axis_index_collective(trace, *, axis_name):

@@ -93,6 +93,9 @@ _NARROW_FLOATS = frozenset(np.dtype(d) for d in (dtypes.float16, dtypes.bfloat16
 
 
 def _accumulating(numpy_reduce):
+    """The ufunc reduction `numpy_reduce` (`np.add.reduce`: what `np.sum` calls, without its
+    wrapper) in the dtype XLA accumulates in."""
+
     def impl(operand, *, axes):
         dtype = operand.dtype
         if dtype in _NARROW_FLOATS:
@@ -302,7 +305,7 @@ def reduce_sum(operand, axes, *, out_sharding=None):
     return reduce_sum_p.bind(operand, axes=_canonical_axes("reduce_sum", operand, axes))
 
 
-reduce_sum_p.def_impl(quiet(_accumulating(np.sum)))
+reduce_sum_p.def_impl(quiet(_accumulating(np.add.reduce)))
 reduce_sum_p.def_abstract_eval(_reduction_abstract_eval("reduce_sum", is_numeric))
 reduce_sum_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(reduce_sum_p)
@@ -384,7 +387,7 @@ def reduce_prod(operand, axes):
     return reduce_prod_p.bind(operand, axes=_canonical_axes("reduce_prod", operand, axes))
 
 
-reduce_prod_p.def_impl(quiet(_accumulating(np.prod)))
+reduce_prod_p.def_impl(quiet(_accumulating(np.multiply.reduce)))
 reduce_prod_p.def_abstract_eval(_reduction_abstract_eval("reduce_prod", is_numeric))
 reduce_prod_p.def_weak_type_rule(weak_if_all_weak)
 

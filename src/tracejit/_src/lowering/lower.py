@@ -243,6 +243,7 @@ def lower_jaxpr_to_module(
     aliases=None,
     callbacks: list | None = None,
     replica_axes=(),
+    process_span=None,
     num_partitions: int = 1,
     arg_shardings=None,
     result_shardings=None,
@@ -257,11 +258,12 @@ def lower_jaxpr_to_module(
 
     A program partitioned by XLA over `num_partitions` devices gives the HLO sharding
     (`sharding.hlo_sharding`) of each kept parameter in `arg_shardings` and of each result in
-    `result_shardings` (`mhlo.sharding` attributes).
+    `result_shardings` (`mhlo.sharding` attributes; a result's None leaves it to XLA).
 
     `replica_axes`, ((name, size), ...), names the axes of a program run as that many replicas
     (`num_replicas` is their product): its collectives over those names exchange data between
-    replicas.
+    replicas. `process_span` (see `distributed.ProcessSpan`) says that the members of one of
+    them span several processes, of which the replicas are this process's share.
 
     Host callbacks the module calls are appended to `callbacks`: the executable compiled from
     the text must keep them (their registration ends when the last reference goes). Without a
@@ -272,6 +274,7 @@ def lower_jaxpr_to_module(
     kept = range(len(invars)) if kept_inputs is None else kept_inputs
     module = hlo.Module(_module_name(name), num_replicas, num_partitions)
     module.replica_axes = tuple(replica_axes)
+    module.process_span = process_span
     main = module.function(
         "main", [aval_type(invars[i].aval) for i in kept], [aval_type(a) for a in closed.out_avals]
     )
@@ -280,7 +283,8 @@ def lower_jaxpr_to_module(
     for parameter, sharding in enumerate(arg_shardings or ()):
         main.arg_attributes.setdefault(parameter, {})["mhlo.sharding"] = f'"{sharding}"'
     for result, sharding in enumerate(result_shardings or ()):
-        main.result_attributes[result] = {"mhlo.sharding": f'"{sharding}"'}
+        if sharding is not None:  # (None: the partitioner chooses)
+            main.result_attributes[result] = {"mhlo.sharding": f'"{sharding}"'}
     args = [None] * len(invars)  # a left-out input is never read (only dead equations may)
     for i, value in zip(kept, main.body.args, strict=True):
         args[i] = value

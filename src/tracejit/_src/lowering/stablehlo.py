@@ -296,6 +296,9 @@ class Module:
         # the named axes the replicas form, ((name, size), ...) in row-major order of replica
         # ids: what a collective's replica groups are made of (empty: one replica)
         self.replica_axes: tuple = ()
+        # the replica axis whose members span several processes (`distributed.ProcessSpan`):
+        # the replicas are this process's share of its members; None: one process
+        self.process_span = None
 
     def function(self, name, arg_types, result_types, public=True) -> Function:
         function = Function(name, arg_types, result_types, public)

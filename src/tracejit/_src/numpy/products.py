@@ -23,7 +23,8 @@ from tracejit._src import dtypes
 from tracejit._src.lax import dot as lax_dot
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
-from tracejit._src.numpy.promotion import asarray_operand, check_placement
+from tracejit._src.numpy.promotion import asarray_operand
+from tracejit._src.shard_map import reshard
 
 
 def _operands(name: str, a, b):
@@ -43,24 +44,26 @@ def _dot_general(a, b, dimension_numbers, precision, dtype, weak):
     return promotion.convert_element_type(out, dtype, weak)
 
 
+def _placed(out, out_sharding):
+    """The product laid out as `out_sharding` (a Sharding, or a PartitionSpec of the current
+    mesh) says, as JAX places it: moved eagerly, a sharding constraint in a traced program."""
+    return out if out_sharding is None else reshard(out, out_sharding)
+
+
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's dot: the sum product over the last axis of `a` and the second-to-last of `b`
     (the only one for 1-D `b`); a scalar operand multiplies elementwise."""
-    if out_sharding is not None:
-        check_placement("dot", out_sharding=out_sharding)
     a, b = _operands("dot", a, b)
     dtype, weak = _result_type(a, b, preferred_element_type, "dot")
     if a.ndim == 0 or b.ndim == 0:
         contract = ((), ())
     else:
         contract = ((a.ndim - 1,), (b.ndim - 1 if b.ndim == 1 else b.ndim - 2,))
-    return _dot_general(a, b, (contract, ((), ())), precision, dtype, weak)
+    return _placed(_dot_general(a, b, (contract, ((), ())), precision, dtype, weak), out_sharding)
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """NumPy's matmul (`a @ b`): matrix products broadcast over leading batch dimensions."""
-    if out_sharding is not None:
-        check_placement("matmul", out_sharding=out_sharding)
     a, b = _operands("matmul", a, b)
     for i, x in enumerate((a, b)):
         if x.ndim == 0:
@@ -105,7 +108,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
         order.append(position[("b", b.ndim - 1)])
     if order != list(range(len(order))):
         out = lax_shapes.transpose(out, tuple(order))
-    return _with_unit_axes(out, ones)
+    return _placed(_with_unit_axes(out, ones), out_sharding)
 
 
 def _batch_roles(a, b):
@@ -224,8 +227,6 @@ def outer(a, b, out=None):
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     """The sum product over the last `axes` axes of `a` and the first of `b`, or over the
     axes listed in the pair `axes`."""
-    if out_sharding is not None:
-        check_placement("tensordot", out_sharding=out_sharding)
     a, b = _operands("tensordot", a, b)
     if isinstance(axes, (int, np.integer)):
         n = operator.index(axes)
@@ -252,4 +253,5 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
         a_axes = tuple(manipulation.normalize_axis(i, a.ndim) for i in a_spec)
         b_axes = tuple(manipulation.normalize_axis(i, b.ndim) for i in b_spec)
     dtype, weak = _result_type(a, b, preferred_element_type, "tensordot")
-    return _dot_general(a, b, ((a_axes, b_axes), ((), ())), precision, dtype, weak)
+    out = _dot_general(a, b, ((a_axes, b_axes), ((), ())), precision, dtype, weak)
+    return _placed(out, out_sharding)

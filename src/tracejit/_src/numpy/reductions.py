@@ -88,6 +88,8 @@ def _combine_initial(combine, initial, result):
 
 def _sum_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype `sum`/`prod` accumulate in: bool and narrow integers widen to the default."""
+    if dtype.kind in "fc":  # (the common case first)
+        return dtype
     if dtype == _BOOL:
         return dtypes.default_int_dtype()
     if dtypes.is_unsigned(dtype):

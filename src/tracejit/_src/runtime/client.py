@@ -32,6 +32,8 @@ from tracejit._src.runtime.buffer import Buffer, HostSource, new_buffer
 from tracejit._src.runtime.executable import Executable
 from tracejit._src.runtime.pjrt import Plugin, XlaRuntimeError, load_plugin
 
+DEVICE_IDS_PER_PROCESS = 2048  # (process p's CPU devices are 2048 p, 2048 p + 1, ... in JAX)
+
 
 class Device:
     """One device of a client. Devices live as long as their client; nothing to destroy."""
@@ -44,6 +46,7 @@ class Device:
         "id",
         "kind",
         "local_hardware_id",
+        "pjrt_id",  # the plugin's own id, which device assignments name
         "process_index",
     )
 
@@ -54,6 +57,7 @@ class Device:
         self._host_memory = None
         description = plugin.call("PJRT_Device_GetDescription", device=pointer).device_description
         self.id = int(plugin.call("PJRT_DeviceDescription_Id", device_description=description).id)
+        self.pjrt_id = self.id
         kind = plugin.call("PJRT_DeviceDescription_Kind", device_description=description)
         self.kind = plugin.ffi.string(kind.device_kind, kind.device_kind_size).decode()
         self.process_index = int(
@@ -72,6 +76,13 @@ class Device:
     @property
     def platform(self) -> str:
         return self.client.platform
+
+    def number_for_process(self, process_index: int) -> None:
+        """Give this device the global id of local device `pjrt_id` of process
+        `process_index` in a multi-process run, numbered as JAX numbers CPU devices."""
+        self.process_index = process_index
+        self.id = process_index * DEVICE_IDS_PER_PROCESS + self.pjrt_id
+        self._text = f"CpuDevice(id={self.id})" if self.platform == "cpu" else ""
 
     def __repr__(self) -> str:
         return self._text or f"{self.platform}:{self.id}"
@@ -130,6 +141,7 @@ class Client:
         *,
         cpu_device_count: int | None = None,
         options: Mapping[str, object] | None = None,
+        process_index: int = 0,
     ):
         self.plugin = plugin = plugin or load_plugin()
         self._alive = False
@@ -151,7 +163,7 @@ class Client:
         self.platform_version = ffi.string(
             version.platform_version, version.platform_version_size
         ).decode()
-        self._process_index = int(
+        self._process_index = process_index or int(
             plugin.call("PJRT_Client_ProcessIndex", client=self._ptr).process_index
         )
         self._device_by_address: dict[int, Device] = {}
@@ -162,6 +174,9 @@ class Client:
             self._device(listed.addressable_devices[i])
             for i in range(listed.num_addressable_devices)
         ]
+        if process_index:
+            for device in self._devices:
+                device.number_for_process(process_index)
         self._transfer_pool = plugin.pool("PJRT_Client_BufferFromHostBuffer_Args")
         self._from_host = plugin.function("PJRT_Client_BufferFromHostBuffer")
         self._semantics_copy = plugin.lib.PJRT_HostBufferSemantics_kImmutableUntilTransferCompletes
@@ -357,6 +372,20 @@ class Client:
 
 _client: Client | None = None
 _client_lock = threading.Lock()
+_process_index = [0]  # this process's index in a multi-process run (`distributed.initialize`)
+
+
+def started() -> bool:
+    """Whether the process-wide client exists (the plugin is loaded, its devices fixed)."""
+    return _client is not None
+
+
+def set_process_index(index: int) -> None:
+    """Number the devices of the client created next as those of process `index` (a
+    multi-process run, see `distributed.py`); before the client exists."""
+    if _client is not None:
+        raise RuntimeError("the process index must be set before the runtime starts")
+    _process_index[0] = int(index)
 
 
 def get_client() -> Client:
@@ -372,11 +401,12 @@ def get_client() -> Client:
         with _client_lock:
             if _client is None:
                 count = configured_cpu_device_count()
+                process = _process_index[0]
                 if not os.environ.get("TRACEJIT_PJRT_PLUGIN"):
-                    _client = Client(cpu_device_count=count or 1)
+                    _client = Client(cpu_device_count=count or 1, process_index=process)
                 elif os.environ.get("TRACEJIT_NUM_CPU_DEVICES"):
-                    _client = Client(cpu_device_count=count)
+                    _client = Client(cpu_device_count=count, process_index=process)
                 else:
-                    _client = Client()
+                    _client = Client(process_index=process)
             client = _client
     return client

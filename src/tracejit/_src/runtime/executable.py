@@ -197,9 +197,7 @@ class Executable:
             slot = None
         if slot is None or slot.capacity < count:
             slot = _CallSlot(self, count)
-        array = slot.argument_arrays[0]
-        for index, buffer in enumerate(arguments):
-            array[index] = buffer._ptr
+        slot.argument_arrays[0][0:count] = [buffer._ptr for buffer in arguments]
         args = slot.args
         args.num_args = count
         error = self._execute(args)

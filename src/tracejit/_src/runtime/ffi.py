@@ -276,6 +276,9 @@ class HostCallback:
     during the call) and returns a sequence of array-likes, one per `result_avals` entry (each
     with `.shape` and `.dtype`); `name` names it in error messages. `operand_avals`, when the
     caller knows them (lowering does), spare the handler reading each buffer's type.
+    `writes_results=True`: `function` instead receives writable NumPy views of the result
+    buffers as the keyword argument `out` (valid only during the call), fills them and returns
+    nothing, which spares a copy of large results.
     """
 
     __slots__ = (
@@ -286,10 +289,14 @@ class HostCallback:
         "operand_specs",
         "result_dtypes",
         "result_shapes",
+        "writes_results",
     )
 
-    def __init__(self, function, result_avals, name: str, operand_avals=None):
+    def __init__(
+        self, function, result_avals, name: str, operand_avals=None, *, writes_results=False
+    ):
         self.function = function
+        self.writes_results = writes_results
         self.name = name
         self.result_shapes = tuple(tuple(a.shape) for a in result_avals)
         self.result_dtypes = tuple(np.dtype(a.dtype) for a in result_avals)
@@ -441,6 +448,19 @@ def _view_of(ffi, data, shape, dtype, nbytes):
     return array
 
 
+def _result_views(ffi, rets, callback) -> list:
+    views = []
+    buffers = [rets.rets[i] for i in range(rets.size)]
+    buffers = [b for b in buffers if b.dtype != _XLA_FFI_TOKEN]
+    for buffer, shape, dtype in zip(
+        buffers, callback.result_shapes, callback.result_dtypes, strict=True
+    ):
+        nbytes = math.prod(shape) * dtype.itemsize
+        data = ffi.buffer(buffer.data, nbytes) if nbytes else bytearray(0)
+        views.append(np.frombuffer(data, dtype).reshape(shape))
+    return views
+
+
 def _callback_id(ffi, attrs) -> int:
     for i in range(attrs.size):
         name = attrs.names[i]
@@ -478,6 +498,9 @@ def _run(ffi, frame) -> None:
         else:
             operands = [_view(ffi, args.args[i]) for i in range(args.size)]
             operands = [x for x in operands if x is not None]
+        if callback.writes_results:
+            callback.function(*operands, out=_result_views(ffi, frame.rets, callback))
+            return
         results = callback.function(*operands)
         arrays = check_results(
             callback.name, callback.result_shapes, callback.result_dtypes, results

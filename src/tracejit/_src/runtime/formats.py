@@ -18,6 +18,11 @@ repeated integers and nested messages).
       3: executable_build_options  ------>      4: num_replicas       5: num_partitions
       4: compile_portable_executable            6: use_spmd_partitioning
       7: env_option_overrides (map)             9: device_assignment (DeviceAssignmentProto)
+                                               12: allow_spmd_sharding_propagation_to_output
+
+Reading back. A partitioned executable's optimized program (`hlo_with_config`: 1, the
+`HloModuleProto`) says how XLA laid out its results (field 12, `spmd_output_sharding`, an
+`OpSharding`); `output_shardings` decodes that much of it.
 """
 
 from __future__ import annotations
@@ -135,6 +140,12 @@ def device_assignment_proto(assignment: Sequence[Sequence[int]]) -> bytes:
     return out
 
 
+# XLA debug options every program is compiled with, where the plugin's defaults differ from
+# what JAX 0.10.2 passes: with fast min/max (the plugin's default) `maximum`/`minimum` drop a
+# NaN second operand; JAX turns it off, and so do we, so that they propagate NaNs as NumPy's.
+DEBUG_OPTIONS = {"xla_cpu_enable_fast_min_max": False}
+
+
 def compile_options_proto(
     num_replicas: int = 1,
     num_partitions: int = 1,
@@ -143,6 +154,7 @@ def compile_options_proto(
     use_spmd_partitioning: bool | None = None,
     portable: bool = False,
     env_option_overrides: Mapping[str, str | bool | int | float] | None = None,
+    propagate_to_outputs: Sequence[bool] = (),
 ) -> bytes:
     """A serialized `xla.CompileOptionsProto`.
 
@@ -150,7 +162,9 @@ def compile_options_proto(
     client picks its default assignment. `use_spmd_partitioning` defaults to true when there are
     several partitions (programs sharded with `mhlo.sharding` annotations need it).
     `portable` compiles a single-device program that may run on any device.
-    `env_option_overrides` are XLA debug options by name, e.g. `{"xla_cpu_enable_fast_math": True}`.
+    `env_option_overrides` are XLA debug options by name, e.g. `{"xla_cpu_enable_fast_math": True}`,
+    on top of `DEBUG_OPTIONS`. `propagate_to_outputs` (one bool per result) lets XLA choose the
+    sharding of the results whose entry is true (they carry no annotation).
     """
     if num_replicas < 1 or num_partitions < 1:
         raise ValueError(f"num_replicas={num_replicas}, num_partitions={num_partitions}")
@@ -168,10 +182,94 @@ def compile_options_proto(
                 f"got {device_assignment}"
             )
         build += _bytes_field(9, device_assignment_proto(device_assignment))
+    if any(propagate_to_outputs):
+        build += _packed_ints_field(12, [bool(p) for p in propagate_to_outputs])
     out = _bytes_field(3, build)
     if portable:
         out += _int_field(4, 1)
-    for key, value in sorted((env_option_overrides or {}).items()):
+    for key, value in sorted({**DEBUG_OPTIONS, **(env_option_overrides or {})}.items()):
         entry = _bytes_field(1, key.encode()) + _bytes_field(2, _option_override(value))
         out += _bytes_field(7, entry)
     return out
+
+
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, at
+
+
+def _fields(data: bytes) -> list[tuple[int, object]]:
+    """A message's (field number, value) pairs: an int, or the bytes of a length-delimited
+    field (fixed-width fields are skipped: none that is read here has one)."""
+    out, at = [], 0
+    while at < len(data):
+        key, at = _read_varint(data, at)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, at = _read_varint(data, at)
+        elif wire == 2:
+            size, at = _read_varint(data, at)
+            value, at = data[at : at + size], at + size
+        elif wire in (1, 5):
+            value, at = None, at + (8 if wire == 1 else 4)
+        else:
+            raise ValueError(f"unsupported protobuf wire type {wire} (field {number})")
+        out.append((number, value))
+    return out
+
+
+def _repeated_ints(fields, number: int) -> list[int]:
+    """A repeated integer field, packed or not."""
+    values = []
+    for n, value in fields:
+        if n != number:
+            continue
+        if isinstance(value, int):
+            values.append(value)
+            continue
+        at = 0
+        while at < len(value):
+            item, at = _read_varint(value, at)
+            values.append(item)
+    return values
+
+
+_SHARDING_KINDS = {0: "replicated", 1: "maximal", 2: "tuple", 3: "tiled", 4: "manual"}
+
+
+class OpSharding:
+    """An `xla.OpSharding`: `kind` ("replicated", "maximal", "tiled", "manual", ...), the tile
+    counts per dimension (`tile_dims`, the last one copies when `replicate_last`), and which
+    partition holds each tile (`partitions`, row-major over `tile_dims`)."""
+
+    def __init__(self, data: bytes):
+        fields = _fields(data)
+        kind = next((v for n, v in fields if n == 1), 0)
+        self.kind = _SHARDING_KINDS.get(kind, f"type {kind}")
+        self.tuple = [OpSharding(v) for n, v in fields if n == 5]
+        self.tile_dims = tuple(_repeated_ints(fields, 3))
+        self.replicate_last = bool(next((v for n, v in fields if n == 6), 0))
+        self.last_tile_kinds = tuple(_repeated_ints(fields, 8))
+        devices = _repeated_ints(fields, 4)
+        if not devices and self.tile_dims:  # the iota form: arange, reshaped, transposed
+            reshape = _repeated_ints(fields, 9)
+            perm = _repeated_ints(fields, 10) or list(range(len(reshape)))
+            devices = np.arange(int(np.prod(reshape))).reshape(reshape).transpose(perm).ravel()
+        self.partitions = tuple(int(d) for d in devices)
+
+
+def output_shardings(program_format: str, program: bytes) -> list[OpSharding]:
+    """The sharding XLA chose for each result of an optimized program (as
+    `Executable.optimized_program()` gives it)."""
+    module = program
+    if program_format == "hlo_with_config":
+        module = next(v for n, v in _fields(program) if n == 1)
+    data = next((v for n, v in _fields(module) if n == 12), b"")
+    sharding = OpSharding(data)
+    return sharding.tuple if sharding.kind == "tuple" else [sharding]

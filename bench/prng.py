@@ -1,6 +1,6 @@
 """tracejit.random next to NumPy's Generator and, where installed, real JAX, in the same run.
 
-    python bench/random.py [--jax-python /path/to/python] [--out bench/results/random.json]
+    python bench/prng.py [--jax-python /path/to/python] [--out bench/results/prng.json]
 
 Cases (issue 13): `normal(key, (10**6,))` jitted, `split(key, 1000)`, and an eager
 `uniform(key, (100,))` per call. JAX runs in the interpreter `--jax-python` names (a
@@ -11,18 +11,12 @@ Generator per call. Prints a table (median seconds per call) and writes JSON.
 
 from __future__ import annotations
 
-import os
-import sys
-
-# Run as a script, this file's folder leads sys.path, and its name would shadow the standard
-# library's `random` (which `statistics` and NumPy import): take the folder out first.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-
 import argparse
 import json
+import os
 import statistics
 import subprocess
+import sys
 import timeit
 
 import numpy as np
@@ -90,7 +84,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jax-python", help="an interpreter with jax installed")
     parser.add_argument(
-        "--out", default=os.path.join(os.path.dirname(__file__), "results", "random.json")
+        "--out", default=os.path.join(os.path.dirname(__file__), "results", "prng.json")
     )
     args = parser.parse_args()
     results = {

@@ -1,0 +1,463 @@
+"""Collectives whose members span several processes: XLA within a process, MPI between them.
+
+A `pmap` over the devices of every process (`distributed.py`) compiles, in each process, a
+program of as many replicas as the process has devices; its mapped axis has the global size
+(process count x local devices), member p * L + r being replica r of process p. Each collective
+over that axis is lowered in two parts (`parallel.cross_process_rules`):
+
+1. its part among the process's replicas, by the rule of one process (an `all_reduce` of the L
+   local values, an `all_gather` of the L local blocks, ...): XLA's own collectives;
+2. an *exchange*: a `stablehlo.custom_call` into Python (`runtime/ffi.py`) taking the local
+   result and the replica's id. The L replica threads meet at a rendezvous; the last to arrive
+   exchanges the process's part with the other processes over MPI, once for the process, and
+   each replica takes its result from that:
+
+    %l = "stablehlo.all_reduce"(%x) {replica_groups = dense<[[0, 1]]> ...}
+    %r = "stablehlo.replica_id"() : () -> tensor<ui32>
+    %s, %q1 = "stablehlo.custom_call"(%l, %r, %q0) {call_target_name = "tracejit_host_callback",
+                                                    has_side_effect = true, ...}
+
+Matching the processes' MPI calls. XLA runs a program's independent operations in whatever
+order its threads take them, not the same in every process; MPI's collectives must be entered
+in the same order everywhere and cannot be told apart. So each exchange is a *site* (its
+position in its program) whose messages are point-to-point, tagged with the site: an
+all-reduce by recursive doubling (log2 P rounds of pairwise exchange), an all-gather by one
+message to every other process. And the exchanges of a block are chained by a sequence value
+(`%q0` -> `%q1`), so that they run in program order everywhere and no thread waits in an
+exchange that the other processes cannot reach yet.
+
+The first call of each exchange compares what every process brings to it (collective, shape,
+dtype) and fails in all of them, naming each process's shapes, if they differ: the cheap check
+that catches processes running different programs. Gradients need nothing here: the transposes
+of the collectives are collectives, lowered the same way.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+from tracejit._src import distributed, dtypes, runtime
+from tracejit._src.core import ShapedArray
+from tracejit._src.lax import parallel, parallel_exchanges
+from tracejit._src.lowering import stablehlo as hlo
+from tracejit._src.lowering.lower import LoweringContext
+
+
+@dataclass(frozen=True)
+class ProcessSpan:
+    """A named axis of `size` members spread over `process_count` processes, `local_size` in
+    each: this process (`process_index`) holds members `process_index * local_size + r`."""
+
+    name: object
+    local_size: int
+    process_count: int
+    process_index: int
+
+    @property
+    def size(self) -> int:
+        return self.local_size * self.process_count
+
+    @property
+    def first(self) -> int:
+        return self.process_index * self.local_size
+
+
+def span_of(name, local_size: int) -> ProcessSpan:
+    return ProcessSpan(name, local_size, distributed.process_count(), distributed.process_index())
+
+
+# --- MPI on host arrays ---------------------------------------------------------------------
+# An exchange is identified by its site: its position among the exchanges of its program, the
+# same in every process. Its MPI messages are point-to-point ones tagged with the site (and
+# the round within the exchange), so that they pair up whatever order the processes run the
+# program's exchanges in (XLA may run independent ones in any order, and MPI's collectives
+# have no tags to tell them apart); between two processes, MPI delivers messages of one tag
+# in the order sent, which keeps the rounds of a loop and consecutive programs apart.
+
+_ROUNDS = 32  # tags per site: one per round of recursive doubling, the last for the check
+_REDUCERS = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+
+
+def _tag(site: int, round_: int) -> int:
+    return site * _ROUNDS + round_
+
+
+def _bytes(array: np.ndarray) -> np.ndarray:
+    return array.reshape(-1).view(np.uint8)
+
+
+def allreduce(data: np.ndarray, op: str, site: int, what: str, out: np.ndarray) -> None:
+    """`out` = the elementwise `op` ('sum', 'max', 'min') of every process's `data`, the same
+    bits in every process: by recursive doubling (each pair combining the lower process's
+    value with the higher's) when the process count is a power of 2, else over the gathered
+    values in process order."""
+    group = distributed.group()
+    count, me = group.process_count, group.process_index
+    reduce = _REDUCERS[op]
+    if count & (count - 1):
+        out[...] = reduce.reduce(allgather(data, site, what), axis=0)
+        return
+    np.copyto(out, data)
+    other = np.empty_like(out)
+    with group.watchdog.watching(what):
+        for round_ in range(count.bit_length() - 1):
+            partner = me ^ (1 << round_)
+            tag = _tag(site, round_)
+            group.program_comm.Sendrecv(_bytes(out), partner, tag, _bytes(other), partner, tag)
+            reduce(other, out, out=out) if partner < me else reduce(out, other, out=out)
+
+
+def allgather(data: np.ndarray, site: int, what: str, out: np.ndarray | None = None):
+    """Every process's `data` (all of one shape), stacked in process order (into `out`, of
+    that size, when given); moved as bytes."""
+    group = distributed.group()
+    count, me = group.process_count, group.process_index
+    if out is None:
+        out = np.empty((count, *data.shape), data.dtype)
+    send = _bytes(np.ascontiguousarray(data))
+    received = out.reshape(count, -1).view(np.uint8)
+    received[me] = send
+    tag = _tag(site, 0)
+    comm = group.program_comm
+    requests = []
+    for other in range(count):
+        if other != me:
+            requests += [comm.Isend(send, other, tag), comm.Irecv(received[other], other, tag)]
+    with group.watchdog.watching(what):
+        group.mpi.Request.Waitall(requests)
+    return out
+
+
+def check_same_everywhere(signature: str, site: int) -> None:
+    """Raises in every process, naming each one's `signature`, unless all are equal."""
+    group = distributed.group()
+    comm, me, tag = group.program_comm, group.process_index, _tag(site, _ROUNDS - 1)
+    others = [p for p in range(group.process_count) if p != me]
+    with group.watchdog.watching(signature):
+        sent = [comm.isend(signature, p, tag) for p in others]
+        signatures = {p: comm.recv(source=p, tag=tag) for p in others}
+        group.mpi.Request.waitall(sent)
+    signatures[me] = signature
+    if len(set(signatures.values())) > 1:
+        listed = "; ".join(f"process {p}: {signatures[p]}" for p in sorted(signatures))
+        raise ValueError(
+            f"the processes entered a collective with different operands ({listed}): every "
+            "process must run the same program on arrays of the same shapes"
+        )
+
+
+# --- the rendezvous of a process's replicas ---------------------------------------------------
+
+
+class _Round:
+    __slots__ = ("arrived", "done", "error", "left", "results", "source")
+
+    def __init__(self):
+        self.arrived = self.left = 0
+        self.done = False
+        self.results = self.error = self.source = None
+
+
+class Exchange:
+    """One collective site of a compiled program (the function of its host callback).
+
+    Each of the `local_size` replicas calls it with its operand, its replica id, the sequence
+    value that orders it after the exchange before it, and its result buffers (`out`: the
+    result, the sequence value for the next), once per execution of the site (a loop calls it
+    again: calls are counted per replica, so the k-th calls of all replicas meet). The last to
+    arrive runs `compute(operand, out, site)` for the process (after checking `signature`
+    against the other processes' on the first round), which either writes the result of every
+    replica into its own `out` (the others copy it from there while it waits) or returns a list
+    of one result per replica."""
+
+    def __init__(self, local_size: int, compute, signature: str, site: int):
+        self.local_size = local_size
+        self.compute = compute
+        self.signature = signature
+        self.site = site
+        self.condition = threading.Condition()
+        self.calls = [0] * local_size
+        self.rounds: dict[int, _Round] = {}
+
+    def __call__(self, operand, replica, sequence, *, out):
+        out, next_sequence = out
+        next_sequence[...] = 0
+        if self.local_size == 1:  # (no rendezvous)
+            k = self.calls[0]
+            self.calls[0] += 1
+            if k == 0:
+                check_same_everywhere(self.signature, self.site)
+            results = self.compute(operand, out, self.site)
+            if results is not None:
+                np.copyto(out, results[0])
+            return
+        r = int(replica)
+        with self.condition:
+            k = self.calls[r]
+            self.calls[r] += 1
+            round_ = self.rounds.get(k)
+            if round_ is None:
+                round_ = self.rounds[k] = _Round()
+            round_.arrived += 1
+            leader = round_.arrived == self.local_size
+            while not leader and not round_.done:
+                self.condition.wait()
+        if leader:
+            self._lead(round_, k, operand, out)
+        if round_.error is None:
+            if round_.results is not None:
+                np.copyto(out, round_.results[r])
+            elif not leader:
+                np.copyto(out, round_.source)
+        with self.condition:
+            round_.left += 1
+            if round_.left == self.local_size:
+                del self.rounds[k]
+                self.condition.notify_all()
+            while leader and round_.source is not None and round_.left < self.local_size:
+                self.condition.wait()  # (the others copy from this replica's buffer)
+        if round_.error is not None:
+            raise round_.error
+
+    def _lead(self, round_, k: int, operand, out) -> None:
+        try:
+            if k == 0:
+                check_same_everywhere(self.signature, self.site)
+            round_.results = self.compute(operand, out, self.site)
+            if round_.results is None:
+                round_.source = out
+        except BaseException as error:  # noqa: BLE001 (every replica raises it)
+            round_.error = error
+        with self.condition:
+            round_.done = True
+            self.condition.notify_all()
+
+
+class _ModuleExchanges:
+    """The exchanges lowered into one module so far: how many (the next one's site), and the
+    sequence value each block's last one returned."""
+
+    def __init__(self):
+        self.sites = 0
+        self.last_in_block: dict[int, object] = {}
+
+
+_exchanges_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Module -> its exchanges
+_SEQUENCE = ShapedArray((), np.dtype(np.uint32))
+
+
+def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str):
+    """Emits the custom call through which the replicas of this process run `compute` once
+    (see `Exchange`); returns its result Value.
+
+    XLA may run a program's independent operations in any order, and in another order in
+    another process. Each exchange therefore takes a sequence value that the one before it in
+    the same block returned: the exchanges of a block run in program order everywhere, which
+    spares threads blocked in exchanges that the other processes have not reached."""
+    span = ctx.module.process_span
+    if operand_aval.dtype == dtypes.key_fry:
+        raise NotImplementedError(f"{what} across processes of {operand_aval.dtype} values")
+    exchanges = _exchanges_of.setdefault(ctx.module, _ModuleExchanges())
+    site = exchanges.sites
+    exchanges.sites += 1
+    if _tag(site, _ROUNDS - 1) > distributed.group().largest_tag:
+        raise NotImplementedError(f"more than {site} collectives across processes in a program")
+    signature = f"{what} of {operand_aval.dtype.name}{list(operand_aval.shape)}"
+    exchange = Exchange(span.local_size, compute, signature, site)
+    callback = runtime.HostCallback(
+        exchange,
+        [result_aval, _SEQUENCE],
+        f"{what} across processes",
+        [operand_aval, _SEQUENCE, _SEQUENCE],
+        writes_results=True,
+    )
+    ctx.module.keep_alive.append(callback)
+    block = ctx.block
+    sequence = exchanges.last_in_block.get(id(block))
+    if sequence is None:
+        sequence = block.constant(np.uint32(0))
+    replica = block.op1("stablehlo.replica_id", [], hlo.tensor_type((), np.uint32))
+    attributes = runtime.custom_call_attributes(callback, has_side_effect=True)
+    out, exchanges.last_in_block[id(block)] = ctx.op_results(
+        "stablehlo.custom_call",
+        [operand, replica, sequence],
+        attributes,
+        result_avals=[result_aval, _SEQUENCE],
+    )
+    return out
+
+
+def _local_ctx(ctx, avals_out) -> LoweringContext:
+    return LoweringContext(ctx.block, ctx.avals_in, avals_out, ctx.module, ctx.eqn)
+
+
+def _gather_locally(ctx, x, name):
+    """Every local replica's `x`, stacked along a new leading axis (XLA's all_gather)."""
+    aval = ctx.avals_in[0]
+    local_size = ctx.module.process_span.local_size
+    stacked = ShapedArray((local_size, *aval.shape), aval.dtype)
+    rule = parallel.local_lowering_rules[parallel.all_gather_p]
+    out = rule(
+        _local_ctx(ctx, [stacked]),
+        x,
+        all_gather_dimension=0,
+        axis_index_groups=None,
+        axis_name=(name,),
+        axis_size=local_size,
+        tiled=False,
+    )
+    return out, stacked
+
+
+# --- the rules ------------------------------------------------------------------------------
+
+
+def _reduction_across(op: str):
+    def rule(ctx, local_rule, x, *, axes, axis_index_groups):
+        span = ctx.module.process_span
+        if span.name not in axes or span.local_size > 1 or len(axes) > 1:
+            local = local_rule(ctx, x, axes=axes, axis_index_groups=axis_index_groups)
+        else:
+            local = x  # (one replica: nothing to reduce within the process)
+        if span.name not in axes:
+            return local
+        aval = ctx.avals_out[0]
+        what = ctx.eqn.primitive.name
+        compute = lambda v, out, site: allreduce(v, op, site, what, out)
+        return _exchange(ctx, local, aval, aval, compute, what)
+
+    return rule
+
+
+parallel.cross_process_rules[parallel.psum_p] = _reduction_across("sum")
+parallel.cross_process_rules[parallel.pmax_p] = _reduction_across("max")
+parallel.cross_process_rules[parallel.pmin_p] = _reduction_across("min")
+
+
+def _all_gather_across(ctx, local_rule, x, *, all_gather_dimension, axis_name, tiled, **params):
+    span = ctx.module.process_span
+    dim = all_gather_dimension
+    if span.name not in axis_name:
+        return local_rule(
+            ctx, x, all_gather_dimension=dim, axis_name=axis_name, tiled=tiled, **params
+        )
+    shape = list(ctx.avals_in[0].shape)
+    if tiled:
+        shape[dim] *= span.local_size
+    else:
+        shape.insert(dim, span.local_size)
+    local_aval = ShapedArray(tuple(shape), ctx.avals_in[0].dtype)
+    params = {**params, "axis_size": span.local_size}
+    local = local_rule(
+        _local_ctx(ctx, [local_aval]), x, all_gather_dimension=dim, axis_name=axis_name,
+        tiled=tiled, **params,
+    )  # fmt: skip
+    out_shape = ctx.avals_out[0].shape
+
+    def gather(v, out, site):  # the processes' blocks, in order along `dim`
+        if dim == 0:
+            allgather(v, site, "all_gather", out)
+        else:
+            gathered = allgather(v, site, "all_gather")
+            np.copyto(out, np.moveaxis(gathered, 0, dim).reshape(out_shape))
+
+    return _exchange(ctx, local, local_aval, ctx.avals_out[0], gather, "all_gather")
+
+
+parallel.cross_process_rules[parallel.all_gather_p] = _all_gather_across
+
+
+def _reduce_scatter_across(ctx, local_rule, x, *, scatter_dimension, axis_name, **params):
+    span = ctx.module.process_span
+    if span.name not in axis_name:
+        return local_rule(
+            ctx, x, scatter_dimension=scatter_dimension, axis_name=axis_name, **params
+        )
+    aval = ctx.avals_in[0]
+    psum_rule = parallel.local_lowering_rules[parallel.psum_p]
+    local = psum_rule(_local_ctx(ctx, [aval]), x, axes=axis_name, axis_index_groups=None)
+    dim = scatter_dimension
+    cut = (*aval.shape[:dim], span.size, aval.shape[dim] // span.size, *aval.shape[dim + 1 :])
+
+    def scatter(v, out, site):
+        summed = np.empty_like(v)
+        allreduce(v, "sum", site, "psum_scatter", summed)
+        summed = summed.reshape(cut)
+        return [
+            np.ascontiguousarray(np.take(summed, span.first + r, axis=dim))
+            for r in range(span.local_size)
+        ]
+
+    return _exchange(ctx, local, aval, ctx.avals_out[0], scatter, "psum_scatter")
+
+
+parallel.cross_process_rules[parallel.reduce_scatter_p] = _reduce_scatter_across
+
+
+def _all_to_all_across(ctx, local_rule, x, *, axis_name, split_axis, concat_axis, **params):
+    span = ctx.module.process_span
+    if span.name not in axis_name:
+        return local_rule(
+            ctx, x, axis_name=axis_name, split_axis=split_axis, concat_axis=concat_axis, **params
+        )
+    local, stacked = _gather_locally(ctx, x, span.name)
+    shape = ctx.avals_in[0].shape
+    size, block = span.size, shape[split_axis] // span.size
+    cut = (size, *shape[:split_axis], size, block, *shape[split_axis + 1 :])
+    out_shape = ctx.avals_out[0].shape
+
+    def exchange(v, out, site):
+        members = allgather(v, site, "all_to_all").reshape(
+            cut
+        )  # [sender, ..., receiver, block, ...]
+        results = []
+        for r in range(span.local_size):
+            mine = np.take(members, span.first + r, axis=split_axis + 1)
+            results.append(
+                np.ascontiguousarray(np.moveaxis(mine, 0, concat_axis)).reshape(out_shape)
+            )
+        return results
+
+    return _exchange(ctx, local, stacked, ctx.avals_out[0], exchange, "all_to_all")
+
+
+parallel.cross_process_rules[parallel_exchanges.all_to_all_p] = _all_to_all_across
+
+
+def _ppermute_across(ctx, local_rule, x, *, axis_name, perm):
+    span = ctx.module.process_span
+    if span.name not in axis_name:
+        return local_rule(ctx, x, axis_name=axis_name, perm=perm)
+    local, stacked = _gather_locally(ctx, x, span.name)
+    source_of = {destination: source for source, destination in perm}
+    aval = ctx.avals_in[0]
+
+    def permute(v, out, site):
+        members = allgather(v, site, "ppermute").reshape(span.size, *aval.shape)
+        zeros = np.zeros(aval.shape, aval.dtype)
+        return [
+            np.ascontiguousarray(members[source_of[j]]) if j in source_of else zeros
+            for j in range(span.first, span.first + span.local_size)
+        ]
+
+    return _exchange(ctx, local, stacked, aval, permute, "ppermute")
+
+
+parallel.cross_process_rules[parallel_exchanges.ppermute_p] = _ppermute_across
+
+
+def _axis_index_across(ctx, local_rule, *, axis_name):
+    """The replica's position among the process's, plus the members of the processes before."""
+    local = local_rule(ctx, axis_name=axis_name)
+    span = ctx.module.process_span
+    if axis_name != span.name or span.first == 0:
+        return local
+    offset = ctx.block.constant(np.int32(span.first))
+    return ctx.block.op1("stablehlo.add", [local, offset], local.type)
+
+
+parallel.cross_process_rules[parallel.axis_index_p] = _axis_index_across

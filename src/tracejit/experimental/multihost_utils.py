@@ -1,0 +1,11 @@
+"""`tracejit.experimental.multihost_utils`, as `jax.experimental.multihost_utils`: host values
+across the processes of a multi-process run."""
+
+from tracejit._src.multihost_utils import (
+    assert_equal,
+    broadcast_one_to_all,
+    process_allgather,
+    sync_global_devices,
+)
+
+__all__ = ["assert_equal", "broadcast_one_to_all", "process_allgather", "sync_global_devices"]

@@ -1,0 +1,183 @@
+"""`tracejit.distributed`: several processes over MPI (`mpiexec -n 2` on this machine, 2 CPU
+devices each), and the errors of `initialize` in one process.
+
+The multi-process checks run worker scripts beside this file, each launched once per session;
+a worker writes every check that holds in a process to a report file of that process."""
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from tracejit._src import runtime
+
+HERE = Path(__file__).parent
+HAVE_MPI = importlib.util.find_spec("mpi4py") is not None
+
+
+def _mpiexec() -> str | None:
+    beside = Path(sys.executable).parent / "mpiexec"  # (the mpich wheel's, in the venv)
+    return str(beside) if beside.exists() else shutil.which("mpiexec")
+
+
+needs_mpi = pytest.mark.skipif(
+    not HAVE_MPI or _mpiexec() is None or not runtime.platform_available(),
+    reason="MPI is not installed (pip install 'tracejit[mpi]': mpi4py and the mpich wheel), "
+    "or no PJRT plugin",
+)
+
+
+def _environment(devices: int = 2, **extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "OMPI_", "PMIX_"))}
+    env["TRACEJIT_NUM_CPU_DEVICES"] = str(devices)
+    env.pop("XLA_FLAGS", None)
+    return {**env, **extra}
+
+
+def launch(
+    script: str, *args: str, timeout: float = 60, devices: int = 2, **env
+) -> subprocess.CompletedProcess:
+    command = [_mpiexec(), "-n", "2", sys.executable, str(HERE / script), *args]
+    return subprocess.run(
+        command,
+        env=_environment(devices, **env),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """`reports(script, devices)`: the checks each process of a run of `script` with `devices`
+    CPU devices per process reported as holding ({process: [check, ...]}) and the run's
+    output; each runs once per module."""
+    runs = {}
+
+    def run(script: str, devices: int = 2):
+        if (script, devices) not in runs:
+            directory = tmp_path_factory.mktemp(script.removesuffix(".py"))
+            out = launch(script, devices=devices, TRACEJIT_TEST_REPORTS=str(directory))
+            held = {
+                process: (directory / f"{process}.txt").read_text().split("\n")
+                if (directory / f"{process}.txt").exists()
+                else []
+                for process in (0, 1)
+            }
+            runs[script, devices] = held, out.stdout + out.stderr
+        return runs[script, devices]
+
+    return run
+
+
+COLLECTIVE_CHECKS = [
+    "devices", "process_allgather", "psum", "pmax", "pmin", "pmean", "psum int32",
+    "psum float16", "psum pytree", "all_gather", "all_gather tiled", "psum_scatter",
+    "psum_scatter untiled", "all_to_all", "ppermute", "ppermute partial", "axis_index", "loop",
+    "jit inside pmap", "grad", "mismatched shapes", "not built", "broadcast_one_to_all",
+    "assert_equal",
+    "shutdown",
+]  # fmt: skip
+
+
+@needs_mpi
+@pytest.mark.parametrize("check", COLLECTIVE_CHECKS)
+@pytest.mark.parametrize("devices", [2, 1])
+def test_collective_across_two_processes(check, devices, reports):
+    held, text = reports("worker_collectives.py", devices)
+    assert check in held[0] and check in held[1], text[-4000:]
+
+
+@needs_mpi
+@pytest.mark.parametrize("devices", [2, 1])
+def test_data_parallel_sgd_equals_the_whole_batch_step(devices, reports):
+    held, text = reports("worker_sgd.py", devices)
+    assert "sgd" in held[0] and "sgd" in held[1], text[-4000:]
+
+
+@needs_mpi
+@pytest.mark.parametrize("fault", ["raise", "hang"])
+def test_a_failing_process_ends_the_job(fault):
+    start = time.monotonic()
+    out = launch("worker_faults.py", fault, timeout=30)
+    text = out.stdout + out.stderr
+    assert time.monotonic() - start < 30
+    assert out.returncode != 0, text
+    assert "without process 1" not in text
+    assert "MPI_Abort" in text, text
+    if fault == "raise":
+        assert "process 1 failed on purpose" in text and "uncaught exception" in text, text
+    else:
+        assert "waited 3 s for the other processes in psum of float32[]" in text, text
+
+
+def _run_alone(script: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-c", textwrap.dedent(script)]
+    return subprocess.run(
+        command, env=_environment(), capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_initialize_errors_in_one_process():
+    out = _run_alone(
+        """
+        import sys
+        import numpy as np
+        import pytest
+        import tracejit as jax
+        from tracejit.experimental import multihost_utils
+
+        with pytest.raises(ValueError, match="bogus is not supported"):
+            jax.distributed.initialize(cluster_detection_method="bogus")
+        with pytest.raises(NotImplementedError, match="local_device_ids"):
+            jax.distributed.initialize("localhost:1", 1, 0, local_device_ids=[0])
+        with pytest.raises(ValueError, match="coordinator_address should be defined"):
+            jax.distributed.initialize()
+        saved = sys.modules.get("mpi4py")
+        sys.modules["mpi4py"] = None  # as if it were not installed
+        with pytest.raises(ImportError, match=r"tracejit\\[mpi\\]"):
+            jax.distributed.initialize(cluster_detection_method="mpi4py")
+        sys.modules.pop("mpi4py")
+        assert not jax.distributed.is_initialized()
+
+        jax.distributed.initialize("localhost:1234", num_processes=1, process_id=0)
+        assert jax.distributed.is_initialized()
+        with pytest.raises(RuntimeError, match="should only be called once"):
+            jax.distributed.initialize("localhost:1234", num_processes=1, process_id=0)
+        assert (jax.process_index(), jax.process_count(), jax.process_indices()) == (0, 1, [0])
+        assert [d.id for d in jax.devices()] == [0, 1] == [d.id for d in jax.local_devices()]
+        x = np.arange(3.0)
+        assert multihost_utils.process_allgather(x).shape == (1, 3)
+        assert np.array_equal(multihost_utils.process_allgather(x, tiled=True), x)
+        assert np.array_equal(multihost_utils.broadcast_one_to_all(x), x)
+        assert multihost_utils.sync_global_devices("here") is None
+        jax.distributed.shutdown()
+        assert not jax.distributed.is_initialized()
+        with pytest.raises(RuntimeError, match="must be called before any JAX calls"):
+            jax.distributed.initialize("localhost:1234", num_processes=1, process_id=0)
+        print("done")
+        """
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "done", out.stderr[-4000:]
+
+
+@pytest.mark.skipif(not HAVE_MPI, reason="mpi4py is not installed (pip install 'tracejit[mpi]')")
+def test_initialize_checks_the_arguments_against_mpi():
+    out = _run_alone(
+        """
+        import pytest
+        import tracejit as jax
+
+        with pytest.raises(ValueError, match="rank 0 of 1"):
+            jax.distributed.initialize("localhost:1", num_processes=2, process_id=1)
+        print("done")
+        """
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "done", out.stderr[-4000:]

@@ -1,0 +1,190 @@
+"""Run by test_distributed.py under `mpiexec -n 2`, with 2 CPU devices per process (and with
+1): pmap over every process's devices, every collective compared with NumPy on the gathered
+inputs. Writes each check that holds to `$TRACEJIT_TEST_REPORTS/<process>.txt`; a failing one
+raises, which aborts the job.
+"""
+
+import os
+
+import numpy as np
+
+import tracejit as jax
+import tracejit.numpy as jnp
+from tracejit import lax
+from tracejit.experimental import multihost_utils
+
+jax.distributed.initialize(heartbeat_timeout_seconds=20)
+p, n = jax.process_index(), jax.process_count()
+local = jax.local_device_count()
+size = n * local  # the pmap axis spans every process's devices
+mine = slice(p * local, (p + 1) * local)  # this process's members
+
+
+def passed(check: str) -> None:
+    with open(os.path.join(os.environ["TRACEJIT_TEST_REPORTS"], f"{p}.txt"), "a") as report:
+        report.write(f"{check}\n")
+
+
+def close(actual, expected, dtype=np.float32, rtol=1e-6) -> None:
+    actual = np.asarray(actual)
+    assert actual.dtype == dtype, (actual.dtype, dtype)
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=1e-6)
+
+
+# devices and processes
+ids = [d.id for d in jax.devices()]
+assert ids == [q * 2048 + i for q in range(n) for i in range(local)], ids
+assert [d.process_index for d in jax.devices()] == [q for q in range(n) for _ in range(local)]
+assert jax.local_devices() == [d for d in jax.devices() if d.process_index == p]
+assert jax.local_devices(process_index=1 - p) == [
+    d for d in jax.devices() if d.process_index == 1 - p
+]
+assert (n, jax.device_count(), jax.process_indices()) == (2, size, [0, 1])
+assert all(isinstance(d, jax.Device) for d in jax.devices())
+passed("devices")
+
+# each process makes its own members' data; the global array is what process_allgather gives
+rng = np.random.default_rng(p)
+x_local = rng.standard_normal((local, 4, 6)).astype(np.float32)
+x = multihost_utils.process_allgather(x_local, tiled=True)  # (size, 4, 6), members in order
+assert x.shape == (size, 4, 6) and np.array_equal(x[mine], x_local)
+passed("process_allgather")
+
+
+def pmapped(f):
+    return np.asarray(jax.pmap(f, axis_name="i")(x_local))
+
+
+close(pmapped(lambda v: lax.psum(v, "i")), np.broadcast_to(x.sum(0), (local, 4, 6)), rtol=1e-5)
+passed("psum")
+close(pmapped(lambda v: lax.pmax(v, "i")), np.broadcast_to(x.max(0), (local, 4, 6)))
+passed("pmax")
+close(pmapped(lambda v: lax.pmin(v, "i")), np.broadcast_to(x.min(0), (local, 4, 6)))
+passed("pmin")
+close(pmapped(lambda v: lax.pmean(v, "i")), np.broadcast_to(x.mean(0), (local, 4, 6)), rtol=1e-5)
+passed("pmean")
+counts = np.asarray(jax.pmap(lambda v: lax.psum(v, "i"), "i")(np.arange(local) + 10 * p))
+expected = n * sum(range(local)) + 10 * local * sum(range(n))
+assert counts.dtype == np.int32 and counts.tolist() == [expected] * local
+passed("psum int32")
+halves = np.asarray(jax.pmap(lambda v: lax.psum(v, "i"), "i")(x_local.astype(np.float16)))
+close(halves, np.broadcast_to(x.astype(np.float16).sum(0), halves.shape), np.float16, 1e-2)
+passed("psum float16")
+pair = jax.pmap(lambda v: lax.psum({"a": v, "b": 2 * v}, "i"), "i")(x_local)
+close(pair["b"], 2 * np.broadcast_to(x.sum(0), (local, 4, 6)), rtol=1e-5)
+passed("psum pytree")
+
+close(pmapped(lambda v: lax.all_gather(v, "i")), np.broadcast_to(x, (local, size, 4, 6)))
+passed("all_gather")
+tiled = np.concatenate(list(x), axis=1)
+close(pmapped(lambda v: lax.all_gather(v, "i", axis=1, tiled=True)), np.stack([tiled] * local))
+passed("all_gather tiled")
+
+summed = x.sum(0)  # (4, 6): member j keeps block j of rows
+blocks = summed.reshape(size, 4 // size, 6)[mine]
+close(pmapped(lambda v: lax.psum_scatter(v, "i", tiled=True)), blocks, rtol=1e-5)
+passed("psum_scatter")
+close(
+    pmapped(lambda v: lax.psum_scatter(v[:size], "i", scatter_dimension=0)),
+    summed[mine],
+    rtol=1e-5,
+)
+passed("psum_scatter untiled")
+
+# all_to_all: member j receives block j (along axis 0) of every member, stacked along axis 1
+a2a = pmapped(lambda v: lax.all_to_all(v, "i", 0, 1, tiled=True))
+b = 4 // size
+expected = np.stack(
+    [np.concatenate([x[k][j * b : (j + 1) * b] for k in range(size)], axis=1) for j in range(size)]
+)
+close(a2a, expected[mine])
+passed("all_to_all")
+
+shift = [(j, (j + 1) % size) for j in range(size)]  # crosses the processes both ways
+close(pmapped(lambda v: lax.ppermute(v, "i", shift)), np.roll(x, 1, axis=0)[mine])
+passed("ppermute")
+partial = [(0, size - 1)]  # members nobody sends to get zeros
+expected = np.zeros_like(x)
+expected[size - 1] = x[0]
+close(pmapped(lambda v: lax.ppermute(v, "i", partial)), expected[mine])
+passed("ppermute partial")
+
+index = np.asarray(jax.pmap(lambda v: lax.axis_index("i"), "i")(x_local))
+assert index.dtype == np.int32 and index.tolist() == list(range(size))[mine]
+passed("axis_index")
+
+
+# several collectives in one program, one inside a loop (the same exchange, again and again)
+def loop(v):
+    return lax.fori_loop(0, 3, lambda _, c: lax.psum(c, "i") / size, v) + lax.pmax(v, "i")
+
+
+close(pmapped(loop), np.broadcast_to(x.mean(0) + x.max(0), (local, 4, 6)), rtol=1e-5)
+passed("loop")
+close(
+    pmapped(jax.jit(lambda v: lax.psum(jnp.sin(v), "i"))), np.sin(x).sum(0)[None].repeat(local, 0)
+)
+passed("jit inside pmap")
+
+
+# gradients: the transposes of the collectives are collectives across the processes too
+def loss(v):
+    return jnp.sum(v * lax.psum(v, "i")) + jnp.sum(lax.all_gather(v, "i")[0] ** 2)
+
+
+grads = pmapped(jax.grad(loss))
+expected = np.broadcast_to(2 * x.sum(0), x.shape).copy()  # d/dv_j sum_k v_k . S, summed over k
+expected[0] += size * 2 * x[0]  # every member's loss reads member 0's value
+close(grads, expected[mine], rtol=1e-5)
+passed("grad")
+
+# processes that bring different shapes to a collective fail, each naming both
+try:
+    jax.pmap(lambda v: lax.psum(v, "i"), "i")(np.ones((local, 3 + p), np.float32))
+except Exception as error:  # noqa: BLE001 (XlaRuntimeError, with the cause chained)
+    message = str(error)
+    assert "process 0: psum of float32[3]" in message, message
+    assert "process 1: psum of float32[4]" in message, message
+    passed("mismatched shapes")
+else:
+    raise AssertionError("different shapes in the processes went unnoticed")
+
+# what is not built says so
+try:
+    jax.pmap(lambda v: v, "i")(np.ones((local + 1, 3), np.float32))
+except ValueError as error:
+    assert "one member per" in str(error), error
+else:
+    raise AssertionError("a pmap over fewer members than local devices ran")
+for unbuilt in (
+    lambda: jax.jit(jax.pmap(lambda v: lax.psum(v, "i"), "i"))(x_local),
+    lambda: jax.shard_map(
+        lambda v: v,
+        mesh=jax.sharding.Mesh(np.array(jax.devices()), ("i",)),
+        in_specs=jax.sharding.PartitionSpec("i"),
+        out_specs=jax.sharding.PartitionSpec("i"),
+    )(x),
+):
+    try:
+        unbuilt()
+    except NotImplementedError:
+        pass
+    else:
+        raise AssertionError("a transformation not built across processes ran")
+passed("not built")
+
+# host values across the processes
+out = multihost_utils.broadcast_one_to_all({"a": np.arange(3) + p, "b": np.float32(p + 1)})
+assert out["a"].tolist() == [0, 1, 2] and out["b"] == 1
+assert multihost_utils.broadcast_one_to_all(np.int32(p), is_source=p == 1) == 1
+passed("broadcast_one_to_all")
+multihost_utils.sync_global_devices("end")
+multihost_utils.assert_equal(np.arange(3))
+try:
+    multihost_utils.assert_equal(np.int32(p), "differ:")
+except AssertionError as error:
+    assert "differ:" in str(error)
+    passed("assert_equal")
+jax.distributed.shutdown()
+assert not jax.distributed.is_initialized()
+passed("shutdown")
