@@ -23,6 +23,8 @@ devices, as JAX's, which reports the failure of each (`at mapped index 1: ...`).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from tracejit._src import core, dtypes, shard_map
@@ -430,7 +432,9 @@ def _while_rule(ctx, error, values, *, cond_jaxpr, body_jaxpr, cond_nconsts, bod
 checkify_rules[while_p] = _while_rule
 
 
-def _shard_map_rule(ctx, error, values, *, jaxpr, mesh, in_specs, out_specs, **params):
+def _shard_map_rule(
+    ctx, error, values, *, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, **params
+):
     members = [
         shard_map._to_members(x, spec, mesh) for x, spec in zip(values, in_specs, strict=True)
     ]
@@ -438,13 +442,17 @@ def _shard_map_rule(ctx, error, values, *, jaxpr, mesh, in_specs, out_specs, **p
     def body(err, *blocks):
         return eval_checked(ctx, jaxpr, err, blocks)
 
-    for name in reversed(mesh.axis_names):
+    manual = [name for name in mesh.axis_names if name in newly_manual_axes]
+    for name in reversed(manual):
         in_axes = [None] + [0 if name in names else None for _, names in members]
         body = vmap(body, in_axes=in_axes, out_axes=0, axis_name=name, axis_size=mesh.shape[name])
     error, outs = body(error, *[blocks for blocks, _ in members])
-    n = len(mesh.axis_names)
-    error = tree_map(lambda leaf: shapes.reshape(leaf, (mesh.size, *leaf.shape[n:])), error)
-    outs = [shard_map._from_members(x, s, mesh) for x, s in zip(outs, out_specs, strict=True)]
+    n, count = len(manual), math.prod(mesh.shape[name] for name in manual)
+    error = tree_map(lambda leaf: shapes.reshape(leaf, (count, *leaf.shape[n:])), error)
+    outs = [
+        shard_map._from_members(x, s, mesh, newly_manual_axes)
+        for x, s in zip(outs, out_specs, strict=True)
+    ]
     return error, outs
 
 

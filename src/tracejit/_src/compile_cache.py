@@ -8,8 +8,11 @@ or written by another tracejit or plugin is never handed to XLA (which could cra
 run another program), but deleted, compiled again and rewritten.
 
 The folder is bounded (`jax_compilation_cache_max_size`, in bytes): after a write that takes
-it over the limit, the least recently used entries are deleted until it fits. A load marks its
-entry used by touching its modification time, so the order survives between processes.
+it over the limit, the least recently used entries are deleted until it holds three quarters
+of it. A load marks its entry used by touching its modification time, so the order survives
+between processes. Listing the folder costs about 5 µs per entry, so a process lists it at its
+first write and then counts its own writes, listing again only when that count says the
+limit is reached (other processes' writes are seen at the next listing).
 Several processes may share the folder: each entry is written to a temporary file and renamed
 (readers see the old file or the whole new one), and an entry another process evicted first is
 simply gone.
@@ -70,8 +73,8 @@ def compile_with_disk_cache(text: str, compiler_options=()):
     executable = _load_entry(client, path, header)
     if executable is None:
         executable = client.compile(text, compile_options=options_proto)
-        _write_entry(path, header, executable)
-        evict_least_recently_used(cache_dir(), config.compilation_cache_max_size)
+        written = _write_entry(path, header, executable)
+        _keep_within_limit(cache_dir(), written, config.compilation_cache_max_size)
     return executable
 
 
@@ -116,24 +119,40 @@ def _entry_payload(data: bytes, header: dict) -> bytes:
     return payload
 
 
-def _write_entry(path: str, header: dict, executable) -> None:
+def _write_entry(path: str, header: dict, executable) -> int:
     """Writes a temporary file and renames it: a process reading the entry meanwhile sees the
     old file or the new one, never a part, and processes writing the same key each write a
-    whole entry (the last rename wins)."""
+    whole entry (the last rename wins). Returns the bytes written."""
     try:
         payload = executable.serialize()
         fields = {**header, "sha256": hashlib.sha256(payload).hexdigest()}
         line = " ".join(f"{field}={value}" for field, value in fields.items())
-        runtime.write_atomically(path, _ENTRY_MAGIC + line.encode() + b"\n" + payload)
+        data = _ENTRY_MAGIC + line.encode() + b"\n" + payload
+        runtime.write_atomically(path, data)
+        return len(data)
     except (OSError, runtime.XlaRuntimeError):
-        pass  # an unwritable cache only costs the next process a compile
+        return 0  # an unwritable cache only costs the next process a compile
 
 
-def evict_least_recently_used(folder: str, max_bytes: int) -> None:
-    """Deletes the entries used longest ago until the folder's entries fit in `max_bytes`
-    (-1: no limit). Temporary files of writes in progress are neither counted nor touched."""
+# The folder's bytes as of this process's last listing, plus what it wrote since (None: not
+# listed yet).
+_folder_bytes = None
+
+
+def _keep_within_limit(folder: str, written: int, max_bytes: int) -> None:
+    global _folder_bytes
     if max_bytes < 0:
         return
+    if _folder_bytes is not None and _folder_bytes + written <= max_bytes:
+        _folder_bytes += written
+        return
+    _folder_bytes = evict_least_recently_used(folder, max_bytes)
+
+
+def evict_least_recently_used(folder: str, max_bytes: int) -> int:
+    """If the folder's entries exceed `max_bytes`, deletes those used longest ago until they
+    fill three quarters of it (so that the next few writes need no listing); returns the bytes
+    left. Temporary files of writes in progress are neither counted nor touched."""
     entries = []
     with contextlib.suppress(OSError), os.scandir(folder) as listing:
         for item in listing:
@@ -143,9 +162,12 @@ def evict_least_recently_used(folder: str, max_bytes: int) -> None:
                 status = item.stat()
                 entries.append((status.st_mtime_ns, status.st_size, item.path))
     total = sum(size for _, size, _ in entries)
+    if total <= max_bytes:
+        return total
     for _, size, path in sorted(entries):
-        if total <= max_bytes:
+        if total <= 3 * max_bytes // 4:
             break
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
         total -= size
+    return total
