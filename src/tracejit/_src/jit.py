@@ -436,22 +436,14 @@ class CacheEntry:
 
 def _arrays_signature(args) -> tuple | None:
     """The signature of a call whose arguments are all Arrays (each a leaf): per Array its
-    shape, dtype and weak type (and an Array over several devices its sharding); None if some
-    argument is anything else."""
-    signature = []
+    `_leaf_signature`; None if some argument is anything else."""
     for x in args:
-        kind = type(x)
-        if kind is DeviceArray:
-            buffer = x._buffer
-            signature.append((buffer.shape, buffer.dtype, x.weak_type))
-        elif kind is Array:
-            value = x._value
-            signature.append((value.shape, value.dtype, x.weak_type))
-        elif kind is ShardedArray:
-            signature.append((x.shape, x.dtype, x.weak_type, x.sharding))
-        else:
+        if type(x) not in _ARRAY_KINDS:
             return None
-    return tuple(signature)
+    return tuple(map(_leaf_signature, args))
+
+
+_ARRAY_KINDS = frozenset((DeviceArray, Array, ShardedArray))
 
 
 def _flat_shardings(prefix, tree, count: int) -> list:
