@@ -33,6 +33,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 
 from tracejit._src import runtime
 
@@ -86,13 +87,24 @@ class _ProcessGroup:
                 ]
             )
 
-    def _abort_on_uncaught(self, kind, value, traceback) -> None:
-        self.previous_excepthook(kind, value, traceback)
-        sys.stderr.write(
-            f"tracejit.distributed: process {self.process_index} ended with an uncaught "
+    def _abort_on_uncaught(self, kind, value, tb) -> None:
+        self.abort(
+            "".join(traceback.format_exception(kind, value, tb))
+            + f"tracejit.distributed: process {self.process_index} ended with an uncaught "
             "exception: aborting the job (MPI_Abort)\n"
         )
+
+    def abort(self, message: str) -> None:
+        """Ends every process of the job, after `message` has had time to reach `mpiexec`.
+
+        The abort travels to `mpiexec` on another channel than the process's stderr and can
+        overtake it, and `mpiexec` drops what it has not forwarded yet when it ends the job: so
+        the message goes out in one write, and the abort waits a moment behind it."""
         sys.stderr.flush()
+        data = message.encode()
+        while data:
+            data = data[os.write(2, data) :]
+        time.sleep(0.5)
         self.mpi.COMM_WORLD.Abort(1)
 
     def devices(self) -> list:
@@ -125,13 +137,11 @@ class _Watchdog:
             now = time.monotonic()
             for what, since in list(self.waiting.values()):
                 if now - since > self.group.timeout:
-                    sys.stderr.write(
+                    self.group.abort(
                         f"tracejit.distributed: process {self.group.process_index} waited "
                         f"{self.group.timeout:g} s for the other processes in {what}: one of "
                         "them died or took another path; aborting the job (MPI_Abort)\n"
                     )
-                    sys.stderr.flush()
-                    self.group.mpi.COMM_WORLD.Abort(1)
 
     def stop(self) -> None:
         self.stopped.set()
