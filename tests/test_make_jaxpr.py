@@ -1,5 +1,7 @@
 """The seed's make_jaxpr examples print exactly as JAX prints them."""
 
+import functools
+
 import numpy as np
 import pytest
 from helpers import jaxpr_text
@@ -236,6 +238,129 @@ NESTED_JIT_PRINTOUTS = [
         id="jit_returning_its_input_twice",
     ),
 ]
+
+
+def _sines(x):
+    for _ in range(11):
+        x = jnp.sin(x)
+    return x
+
+
+def _scaled_by(c):
+    def f(x):
+        return x * c
+
+    return jax.jit(f)
+
+
+def _increment(x):
+    return x + 1
+
+
+_double, _triple = _scaled_by(2.0), _scaled_by(3.0)
+_plus_two = jax.jit(functools.partial(lambda x, y: x + y, y=2.0))
+
+_SINES_LISTED_APART = (
+    "let jaxpr = { lambda ; a:f32[]. let\n"
+    + "".join(f"    {b}:f32[] = sin {a}\n" for a, b in zip("abcdefghijk", "bcdefghijkl"))
+    + "  in (l,) } in\n"
+)
+
+# JAX 0.10.2 lists a jaxpr apart (`let name = ... in`, before the jaxpr that uses it) when it is
+# used more than once or has more than ten equations; variables do not take those names.
+SHARED_JAXPR_PRINTOUTS = [
+    pytest.param(
+        lambda x: _double(_double(x)) + _triple(_triple(x)),
+        (1.0,),
+        "let f = { lambda ; a:f32[]. let b:f32[] = mul a 2.0:f32[] in (b,) } in\n"
+        "let f1 = { lambda ; c:f32[]. let d:f32[] = mul c 3.0:f32[] in (d,) } in\n"
+        "{ lambda ; e:f32[]. let\n"
+        "    g:f32[] = jit[name=f jaxpr=f] e\n"
+        "    h:f32[] = jit[name=f jaxpr=f] g\n"
+        "    i:f32[] = jit[name=f jaxpr=f1] e\n"
+        "    j:f32[] = jit[name=f jaxpr=f1] i\n"
+        "    k:f32[] = add h j\n"
+        "  in (k,) }",
+        id="two_functions_named_f_each_used_twice",
+    ),
+    pytest.param(
+        lambda x: _plus_two(x) + _plus_two(x),
+        (1.0,),
+        "let lambda = { lambda ; a:f32[]. let b:f32[] = add a 2.0:f32[] in (b,) } in\n"
+        "{ lambda ; c:f32[]. let\n"
+        "    d:f32[] = jit[name=<lambda> jaxpr=lambda] c\n"
+        "    e:f32[] = jit[name=<lambda> jaxpr=lambda] c\n"
+        "    f:f32[] = add d e\n"
+        "  in (f,) }",
+        id="a_partial_named_after_its_function",
+    ),
+    pytest.param(
+        lambda x: lax.scan(lambda c, _: (_sines(c), None), x, None, length=3)[0],
+        (1.0,),
+        _SINES_LISTED_APART + "{ lambda ; m:f32[]. let\n"
+        "    n:f32[] = scan[\n"
+        "      jaxpr=jaxpr\n"
+        "      length=3\n"
+        "      num_carry=1\n"
+        "      num_consts=0\n"
+        "      reverse=False\n"
+        "      unroll=1\n"
+        "    ] m\n"
+        "  in (n,) }",
+        id="a_scan_body_of_eleven_equations",
+    ),
+    pytest.param(
+        lambda x: lax.cond(x > 0, _sines, jnp.sin, x),
+        (1.0,),
+        _SINES_LISTED_APART + "{ lambda ; m:f32[]. let\n"
+        "    n:bool[] = gt m 0.0:f32[]\n"
+        "    o:i32[] = convert_element_type[new_dtype=int32 weak_type=False] n\n"
+        "    p:f32[] = cond[\n"
+        "      branches=({ lambda ; q:f32[]. let r:f32[] = sin q in (r,) } jaxpr)\n"
+        "    ] o m\n"
+        "  in (p,) }",
+        id="one_branch_listed_apart",
+    ),
+    pytest.param(
+        lambda x: lax.while_loop(lambda c: c < 3, _sines, x),
+        (1.0,),
+        _SINES_LISTED_APART + "{ lambda ; m:f32[]. let\n"
+        "    n:f32[] = while[\n"
+        "      body_jaxpr=jaxpr\n"
+        "      body_nconsts=0\n"
+        "      cond_jaxpr={ lambda ; o:f32[]. let p:bool[] = lt o 3.0:f32[] in (p,) }\n"
+        "      cond_nconsts=0\n"
+        "    ] m\n"
+        "  in (n,) }",
+        id="a_while_body_of_eleven_equations",
+    ),
+    pytest.param(
+        lambda x: lax.switch(1, [_increment, _increment, jnp.sin], x),
+        (1.0,),
+        "let jaxpr = { lambda ; a:f32[]. let b:f32[] = add a 1.0:f32[] in (b,) } in\n"
+        "{ lambda ; c:f32[]. let\n"
+        "    d:i32[] = clamp 0:i32[] 1:i32[] 2:i32[]\n"
+        "    e:f32[] = cond[\n"
+        "      branches=(jaxpr jaxpr { lambda ; f:f32[]. let g:f32[] = sin f in (g,) })\n"
+        "    ] d c\n"
+        "  in (e,) }",
+        id="one_function_for_two_branches",
+    ),
+]
+
+
+@pytest.mark.parametrize("fun, args, expected", SHARED_JAXPR_PRINTOUTS)
+def test_shared_jaxprs_are_listed_apart(fun, args, expected):
+    assert str(jax.make_jaxpr(fun)(*args)) == expected
+
+
+def test_names_of_jitted_callables():
+    class Callable:
+        def __call__(self, x):
+            return x + 1
+
+    assert jax.jit(functools.partial(jnp.add, 1.0)).__name__ == "add"
+    assert "name=<unnamed function>" in str(jax.make_jaxpr(jax.jit(Callable()))(1.0))
 
 
 @pytest.mark.parametrize("fun, args, expected", NESTED_JIT_PRINTOUTS)

@@ -8,6 +8,7 @@ control-flow primitives need nothing from the transformations API above them.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import operator
 
@@ -67,6 +68,14 @@ class ShapeDtypeStruct:
         weak = ", weak_type=True" if self.weak_type else ""
         dtype = dtypes.dtype_name(self.dtype)
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={dtype}{weak})"
+
+
+def fun_name(fun) -> str:
+    """The name a transformation gives `fun`, as JAX does: a `functools.partial` is named after
+    the function it wraps, a callable without `__name__` `<unnamed function>`."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    return getattr(fun, "__name__", "<unnamed function>")
 
 
 def shaped_abstractify(x) -> ShapedArray:

@@ -96,7 +96,7 @@ class Jaxpr:
         return [v.aval for v in self.outvars]
 
     def pretty_print(self, width: int = pp.DEFAULT_WIDTH) -> str:
-        return pp_jaxpr(self, _Names()).format(width)
+        return pp_toplevel_jaxpr(self).format(width)
 
     def __str__(self):
         return self.pretty_print()
@@ -158,12 +158,21 @@ def _alphabetic_name(n: int) -> str:
 
 class _Names:
     """Gives each Var a name the first time the printer meets it; variables nothing reads are
-    printed `_`, as JAX prints them."""
+    printed `_`, as JAX prints them. `shared` maps the jaxprs listed apart (`let f = ... in`)
+    to their names, which variables do not take."""
 
-    def __init__(self):
+    def __init__(self, shared: dict | None = None):
         self._names = {}
         self._count = 0
         self.unused = set()
+        self.shared = shared or {}
+        self._taken = set(self.shared.values())
+
+    def _next_name(self) -> str:
+        while (name := _alphabetic_name(self._count)) in self._taken:
+            self._count += 1
+        self._count += 1
+        return name
 
     def __call__(self, var) -> str:
         if isinstance(var, Literal):
@@ -172,8 +181,7 @@ class _Names:
             return "_"
         name = self._names.get(var)
         if name is None:
-            name = self._names[var] = _alphabetic_name(self._count)
-            self._count += 1
+            name = self._names[var] = self._next_name()
         return name
 
     def alias_call(self, eqn: JaxprEqn, inner: Jaxpr) -> None:
@@ -205,12 +213,13 @@ def _pp_param_value(value, names: _Names) -> pp.Doc:
     if isinstance(value, ClosedJaxpr):
         value = value.jaxpr
     if isinstance(value, Jaxpr):
-        return pp_jaxpr(value, names)
+        shared_name = names.shared.get(value)
+        return pp.text(shared_name) if shared_name else pp_jaxpr(value, names)
     if isinstance(value, tuple) and value and isinstance(value[0], (Jaxpr, ClosedJaxpr)):
         items = [_pp_param_value(v, names) for v in value]
-        return (
+        return pp.group(
             pp.text("(")
-            + pp.nest(2, pp.concat(pp.brk("") + item for item in items))
+            + pp.nest(2, pp.brk("") + pp.join(pp.brk(), items))
             + (pp.brk("") + pp.text(")"))
         )
     if isinstance(value, np.dtype):
@@ -230,7 +239,7 @@ def _unused_eqn_outputs(jaxpr: Jaxpr) -> set:
 def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
     lhs = pp.join(pp.text(" "), [_pp_binder(v, names) for v in eqn.outvars])
     call_param = eqn.primitive.call_jaxpr_param
-    if call_param is not None:
+    if call_param is not None and eqn.params[call_param].jaxpr not in names.shared:
         names.alias_call(eqn, eqn.params[call_param].jaxpr)
     params = eqn.primitive.params_to_print(eqn.params)
     rhs = pp.text(eqn.primitive.name)
@@ -249,6 +258,63 @@ def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
     if not eqn.outvars:  # an effect without results (`debug_print[...] a`, `dce_sink`)
         return rhs
     return lhs + pp.text(" = ") + rhs
+
+
+def _jaxprs_in(value):
+    """The jaxprs an equation's param holds (a jaxpr, a closed one, or a tuple of them)."""
+    if isinstance(value, ClosedJaxpr):
+        return [value.jaxpr]
+    if isinstance(value, Jaxpr):
+        return [value]
+    if isinstance(value, tuple):
+        return [inner for v in value for inner in _jaxprs_in(v)]
+    return []
+
+
+def _shared_name(eqn: JaxprEqn, param: str) -> str:
+    if param != eqn.primitive.call_jaxpr_param or "name" not in eqn.params:
+        return "jaxpr"
+    return "".join(c for c in eqn.params["name"] if c.isalnum() or c == "_") or "jaxpr"
+
+
+def _shared_jaxprs(jaxpr: Jaxpr) -> dict:
+    """The jaxprs inside `jaxpr` that a printout lists apart, before it, as JAX 0.10.2 does:
+    those used more than once and those of more than ten equations, in order of first use.
+    Each is named after the `jit` that calls it (`<lambda>` as `lambda`) or else `jaxpr`,
+    numbered from 1 when a name repeats (`f`, `f1`)."""
+    uses = {}  # jaxpr -> [how many uses, name], in order of first use
+
+    def visit(outer: Jaxpr) -> None:
+        for eqn in outer.eqns:
+            for key, value in eqn.params.items():
+                for inner in _jaxprs_in(value):
+                    if inner in uses:
+                        uses[inner][0] += 1
+                        continue
+                    uses[inner] = [1, _shared_name(eqn, key)]
+                    visit(inner)
+
+    visit(jaxpr)
+    shared = {}
+    for inner, (count, name) in uses.items():
+        if count > 1 or len(inner.eqns) > 10:
+            taken = set(shared.values())
+            unique = next(
+                f"{name}{n or ''}" for n in itertools.count() if f"{name}{n or ''}" not in taken
+            )
+            shared[inner] = unique
+    return shared
+
+
+def pp_toplevel_jaxpr(jaxpr: Jaxpr) -> pp.Doc:
+    """`jaxpr` preceded by the jaxprs it shares, each as `let name = { lambda ... } in`."""
+    shared = _shared_jaxprs(jaxpr)
+    names = _Names(shared)
+    lets = [
+        pp.text(f"let {name} = ") + pp_jaxpr(inner, names) + pp.text(" in")
+        for inner, name in shared.items()
+    ]
+    return pp.join(pp.brk(), [*lets, pp_jaxpr(jaxpr, names)])
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _Names) -> pp.Doc:

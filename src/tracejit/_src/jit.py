@@ -25,6 +25,7 @@ from tracejit._src import dispatch, monitoring, spmd
 from tracejit._src.api_util import (
     abstractify_arguments,
     argnums_and_argnames,
+    fun_name,
     normalize_argnums,
 )
 from tracejit._src.array import Array, DeviceArray, ShardedArray
@@ -193,7 +194,9 @@ class PjitFunction:
         self.keep_unused = bool(keep_unused)
         self.inline = bool(inline)
         self.compiler_options = compiler_options_key(compiler_options)
-        self.name = getattr(fun, "__name__", "fun")
+        self.name = fun_name(fun)
+        if not hasattr(fun, "__name__"):  # (a partial, a callable object: named as JAX does)
+            self.__name__ = self.__qualname__ = self.name
         # The function's traces and programs: freed with it, and bounded as the process-wide
         # compile caches are (`tracejit_compile_cache_size`).
         self._cache = dispatch.LRUCache()  # signature -> CacheEntry

@@ -111,9 +111,9 @@ def switch(index, branches, *operands, operand=_no_operand):
         )
     if isinstance(index, Tracer):
         index = conversions.convert_element_type(index, np.int32)
-        index = selection.clamp(np.int32(0), index, np.int32(len(branches) - 1))
     else:
         index = np.int32(min(max(operator.index(np.asarray(index)), 0), len(branches) - 1))
+    index = selection.clamp(np.int32(0), index, np.int32(len(branches) - 1))  # (staged, as JAX)
     # JAX names them so in its errors (sic: "branch1").
     names = ("branch 0", *(f"branch{i}" for i in range(1, len(branches))))
     return _bind_cond(index, branches, operands, "switch", names)
@@ -124,7 +124,12 @@ def _bind_cond(index, branch_funs, operands, api: str, names):
     constants of all of them, then the operands) and binds `cond`."""
     leaves, in_tree = tree_flatten(operands)
     in_avals = [shaped_abstractify(x) for x in leaves]
-    staged = [stage_function(fun, in_tree, in_avals, api) for fun in branch_funs]
+    # A function given for several branches is staged once: they share one jaxpr, as in JAX.
+    staged_once = {}
+    for fun in branch_funs:
+        if id(fun) not in staged_once:
+            staged_once[id(fun)] = stage_function(fun, in_tree, in_avals, api)
+    staged = [staged_once[id(fun)] for fun in branch_funs]
     # Errors compare the first-named branch (cond's true_fun, switch's branch 0) with each other.
     order = [1, 0] if api == "cond" else range(len(branch_funs))
     _check_branch_outputs(api, [(names[i], branch_funs[i], staged[i]) for i in order])
@@ -135,7 +140,11 @@ def _bind_cond(index, branch_funs, operands, api: str, names):
             if id(c) not in position:
                 position[id(c)] = len(all_consts)
                 all_consts.append(c)
-    branches = [_taking_consts(jaxpr, consts, all_consts, position) for jaxpr, consts, _ in staged]
+    taking_consts = {
+        id(fun): _taking_consts(jaxpr, consts, all_consts, position)
+        for fun, (jaxpr, consts, _) in zip(branch_funs, staged, strict=True)
+    }
+    branches = [taking_consts[id(fun)] for fun in branch_funs]
     outs = cond_p.bind(index, *all_consts, *leaves, branches=tuple(branches))
     return tree_unflatten(staged[0][2], outs)
 
