@@ -38,7 +38,7 @@ from tracejit._src.array import (
     mark_deleted,
 )
 from tracejit._src.config import config
-from tracejit._src.core import ShapedArray
+from tracejit._src.core import ShapedArray, python_scalar_types
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr, used_inputs
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
@@ -78,6 +78,9 @@ def backend() -> str:
     return _backend
 
 
+_SCALAR_BUFFERS = 16
+
+
 class CompiledProgram:
     """A jaxpr compiled by XLA: call it with flat arguments, get flat Arrays back.
 
@@ -102,6 +105,7 @@ class CompiledProgram:
         # A program that calls back into Python finishes before the call returns: its
         # callables live only as long as the executable, which the caller may drop at once.
         self.waits = bool(executable.host_callbacks)
+        self.scalar_buffers = {}  # (type, repr) -> buffer of a Python scalar argument
 
     def __call__(self, args):
         if self.plain:
@@ -138,10 +142,24 @@ class CompiledProgram:
     def transfer(self, x):
         """A device buffer for a host value. An Array keeps it (Arrays are immutable, and the
         buffer aliases the Array's memory), so passing it again costs no transfer."""
+        if type(x) in python_scalar_types:
+            return self._scalar_buffer(x)
         value = host_value(x)
         if type(x) is not Array:
             return self.client.buffer_from_numpy(value)
         buffer = x._buffer = self.client.buffer_from_numpy(value, zero_copy=True)
+        return buffer
+
+    def _scalar_buffer(self, x):
+        """Python scalars passed again and again (`f(x, 0.5)`, a sampler's bounds) are
+        transferred once: their buffers are kept, the last `_SCALAR_BUFFERS` per program.
+        Keyed by type and repr, which tell 0.0 from -0.0 and 1 from True."""
+        key = (type(x), repr(x))
+        buffer = self.scalar_buffers.get(key)
+        if buffer is None:
+            if len(self.scalar_buffers) >= _SCALAR_BUFFERS:
+                del self.scalar_buffers[next(iter(self.scalar_buffers))]
+            buffer = self.scalar_buffers[key] = self.client.buffer_from_numpy(host_value(x))
         return buffer
 
     def _call_donating(self, args):

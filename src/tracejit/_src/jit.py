@@ -161,6 +161,8 @@ class PjitFunction:
     Named and printed as JAX's type of jitted functions, which libraries recognize by name
     (chex refuses `assert_max_traces` over an already jitted function)."""
 
+    warns_of_retraces = True  # (not tracejit's own: see `library_jit`)
+
     def __init__(
         self,
         fun,
@@ -312,7 +314,7 @@ class PjitFunction:
         self._last_key = key
         if config.log_compiles or config.explain_cache_misses:
             logger.warning("Compiling %s (%s)", self.name, reason)
-        if len(self._cache) + 1 == RETRACE_WARNING_THRESHOLD:
+        if self.warns_of_retraces and len(self._cache) + 1 == RETRACE_WARNING_THRESHOLD:
             code = getattr(self.fun, "__code__", None)
             where = f" defined at {code.co_filename}:{code.co_firstlineno}" if code else ""
             warnings.warn(
@@ -332,8 +334,9 @@ class PjitFunction:
             return self.fun(*args, **kwargs)
         eager = type(current_trace()) is EvalTrace
         if eager and not kwargs:
-            # The hot path: Arrays only, in a signature compiled before. No flattening, no
-            # treedef: the key is the Arrays' own signatures (in this trace context).
+            # The hot path: Arrays and Python scalars only, in a signature compiled before. No
+            # flattening, no treedef: the key is the arguments' own signatures (in this trace
+            # context).
             if self._context is not config.trace_context:
                 self._compiled.clear()
                 self._context = config.trace_context
@@ -438,15 +441,15 @@ class CacheEntry:
 
 
 def _arrays_signature(args) -> tuple | None:
-    """The signature of a call whose arguments are all Arrays (each a leaf): per Array its
-    `_leaf_signature`; None if some argument is anything else."""
+    """The signature of a call whose arguments are all Arrays or Python scalars (each a leaf):
+    per argument its `_leaf_signature`; None if some argument is anything else."""
     for x in args:
-        if type(x) not in _ARRAY_KINDS:
+        if type(x) not in _LEAF_KINDS:
             return None
     return tuple(map(_leaf_signature, args))
 
 
-_ARRAY_KINDS = frozenset((DeviceArray, Array, ShardedArray))
+_LEAF_KINDS = frozenset((DeviceArray, Array, ShardedArray, int, float, complex, bool))
 
 
 def _flat_shardings(prefix, tree, count: int) -> list:
@@ -630,6 +633,17 @@ def jit(
     if not callable(fun):
         raise TypeError(f"Expected a callable value, got {fun!r}")
     return PjitFunction(fun, **options)
+
+
+def library_jit(fun=None, /, **options):
+    """`jit` for tracejit's own functions that JAX jits too (the random samplers): they
+    print in jaxprs as JAX's do, and run eagerly as one program. They follow their callers'
+    shapes and dtypes, so many signatures are no sign of misuse: they never warn of it."""
+    if fun is None:
+        return lambda fun: library_jit(fun, **options)
+    jitted = jit(fun, **options)
+    jitted.warns_of_retraces = False
+    return jitted
 
 
 def compiler_options_key(options) -> tuple:

@@ -604,8 +604,10 @@ def uniform(typed, shape, dtype, minval, maxval):
     nbits, nmant = finfo.bits, finfo.nmant
     rng_bits = nbits if nmant >= 8 else 8  # enough bits for the mantissa
     uint = UINT_DTYPES[nbits]
-    minval = shapes.broadcast_to_rank(conversions.convert_element_type(minval, dtype), len(shape))
-    maxval = shapes.broadcast_to_rank(conversions.convert_element_type(maxval, dtype), len(shape))
+    minval = conversions.convert_element_type(minval, dtype)
+    maxval = conversions.convert_element_type(maxval, dtype)
+    minval = shapes.broadcast_to_rank(minval, len(shape))
+    maxval = shapes.broadcast_to_rank(maxval, len(shape))
     random = random_bits(typed, rng_bits, shape)
     if rng_bits != nbits:
         random = conversions.convert_element_type(random, uint)
@@ -618,8 +620,9 @@ def uniform(typed, shape, dtype, minval, maxval):
     return binary.max(minval, shapes.reshape(scaled, shape))
 
 
-def normal_real(typed, shape, dtype):
-    """Standard normal floats of a real `dtype`: sqrt(2) erfinv(u), u uniform in (-1, 1)."""
+def normal_real(typed, shape, dtype, uniform=uniform):
+    """Standard normal floats of a real `dtype`: sqrt(2) erfinv(u), u uniform in (-1, 1).
+    `uniform` draws u: `tracejit.random` passes its jitted sampler, to print as JAX does."""
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype), dtype=dtype)
     u = uniform(typed, shape, dtype, lo, np.array(1.0, dtype))
     return binary.mul(np.array(np.sqrt(2), dtype), special.erf_inv(u))

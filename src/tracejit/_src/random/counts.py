@@ -17,14 +17,19 @@ from tracejit._src.lax.control_flow.scan import scan
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.creation import asarray, full, full_like, zeros_like
 from tracejit._src.numpy.manipulation import broadcast_to, moveaxis
-from tracejit._src.random.distributions import check_arraylike, check_shape, check_sharding
+from tracejit._src.random.distributions import (
+    _uniform,
+    check_arraylike,
+    check_shape,
+    check_sharding,
+)
 from tracejit._src.random.key_reuse import consumes_key
 from tracejit._src.random.keys import canonical_shape, check_prng_key, split
 from tracejit._src.random_gamma import split_words
 
 
-def _uniform(words, shape, dtype):
-    return prng.uniform(prng.random_wrap(words, impl="fry"), shape, dtype, 0.0, 1.0)
+def _uniform_of_words(words, shape, dtype):
+    return _uniform(prng.random_wrap(words, impl="fry"), shape, dtype, 0.0, 1.0)
 
 
 # --- poisson ----------------------------------------------------------------------------------
@@ -37,7 +42,7 @@ def _poisson_knuth(words, lam, shape, dtype, max_iters):
         i, k, words, log_prod = carry
         words, subkey = split_words(words, 2)
         k = selection.select(log_prod > -lam, k + 1, k)
-        u = _uniform(subkey, shape, np.float32)
+        u = _uniform_of_words(subkey, shape, np.float32)
         return i + 1, k, words, log_prod + jnp_ufuncs.log(u)
 
     def cond(carry):
@@ -61,8 +66,8 @@ def _poisson_rejection(words, lam, shape, dtype, max_iters):
     def body(carry):
         i, k_out, accepted, words = carry
         words, subkey_0, subkey_1 = split_words(words, 3)
-        u = _uniform(subkey_0, shape, lam.dtype) - 0.5
-        v = _uniform(subkey_1, shape, lam.dtype)
+        u = _uniform_of_words(subkey_0, shape, lam.dtype) - 0.5
+        v = _uniform_of_words(subkey_1, shape, lam.dtype)
         u_shifted = 0.5 - abs(u)
         k = jnp_ufuncs.floor((2 * a / u_shifted + b) * u + lam + 0.43)
         s = jnp_ufuncs.log(v * inv_alpha / (a / (u_shifted * u_shifted) + b))
@@ -114,7 +119,7 @@ def _binomial_inversion(words, count, prob, shape, dtype, max_iters):
         i, num_geom, geom_sum, words = carry
         subkey, words = split_words(words, 2)
         num_geom_out = selection.select(geom_sum <= count, num_geom + 1, num_geom)
-        u = _uniform(subkey, shape, prob.dtype)
+        u = _uniform_of_words(subkey, shape, prob.dtype)
         geom = jnp_ufuncs.ceil(jnp_ufuncs.log(u) / log1minusprob)
         return i + 1, num_geom_out, geom_sum + geom, words
 
@@ -168,8 +173,8 @@ def _btrs(words, count, prob, shape, dtype, max_iters):
     def body(carry):
         i, k_out, accepted, words = carry
         words, subkey_0, subkey_1 = split_words(words, 3)
-        u = _uniform(subkey_0, shape, prob.dtype)
-        v = _uniform(subkey_1, shape, prob.dtype)
+        u = _uniform_of_words(subkey_0, shape, prob.dtype)
+        v = _uniform_of_words(subkey_1, shape, prob.dtype)
         u = u - 0.5
         us = 0.5 - jnp_ufuncs.abs(u)
         accept1 = (us >= 0.07) & (v <= v_r)

@@ -12,6 +12,7 @@ Typed keys (`random.key`) and the distributions not written here are absent, not
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from collections.abc import Sequence
 
@@ -20,6 +21,7 @@ import numpy as np
 from tracejit._src import dtypes, prng
 from tracejit._src.array import Array
 from tracejit._src.core import Tracer, get_aval
+from tracejit._src.jit import library_jit
 from tracejit._src.lax import (
     binary,
     bitwise,
@@ -77,6 +79,37 @@ def _float_dtype(name: str, dtype, accepts_complex: bool = False) -> np.dtype:
     return dtype
 
 
+# --- the samplers ---------------------------------------------------------------------------
+# As in JAX, each sampler runs as its own `jit` with static shape and dtype: jaxprs print it as
+# `jit[name=_uniform ...]`, and an eager draw is one compiled program, not one NumPy pass per
+# primitive.
+sampler = functools.partial(library_jit, static_argnums=(1, 2))
+
+
+@sampler
+def _uniform(key, shape, dtype, minval, maxval):
+    return prng.uniform(key, shape, dtype, minval, maxval)
+
+
+@sampler
+def _normal_real(key, shape, dtype):
+    return prng.normal_real(key, shape, dtype, uniform=_uniform)
+
+
+@sampler
+def _normal(key, shape, dtype):
+    """Complex dtypes get independent real and imaginary parts of variance 1/2 each."""
+    if not dtypes.is_complex(dtype):
+        return _normal_real(key, shape, dtype)
+    real_dtype = np.array(0, dtype).real.dtype
+    key_re, key_im = split_in_two(key)
+    re = conversions.convert_element_type(_normal_real(key_re, shape, real_dtype), dtype)
+    im = conversions.convert_element_type(_normal_real(key_im, shape, real_dtype), dtype)
+    return binary.div(
+        binary.add(re, binary.mul(np.array(1j, dtype), im)), np.array(np.sqrt(2), dtype)
+    )
+
+
 # --- bits and uniform -----------------------------------------------------------------------
 
 
@@ -100,7 +133,7 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
     typed = check_prng_key("uniform", key)
     check_sharding(out_sharding)
     dtype = _float_dtype("uniform", dtype)
-    return prng.uniform(typed, canonical_shape(shape), dtype, minval, maxval)
+    return _uniform(typed, canonical_shape(shape), dtype, minval, maxval)
 
 
 # --- distributions over uniform -------------------------------------------------------------
@@ -108,21 +141,10 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
 
 @consumes_key
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
-    """Standard normal values; complex dtypes get independent real and imaginary parts of
-    variance 1/2 each."""
+    """Standard normal values."""
     typed = check_prng_key("normal", key)
     check_sharding(out_sharding)
-    dtype = _float_dtype("normal", dtype, accepts_complex=True)
-    shape = canonical_shape(shape)
-    if not dtypes.is_complex(dtype):
-        return prng.normal_real(typed, shape, dtype)
-    real_dtype = np.array(0, dtype).real.dtype
-    key_re, key_im = split_in_two(typed)
-    re = conversions.convert_element_type(prng.normal_real(key_re, shape, real_dtype), dtype)
-    im = conversions.convert_element_type(prng.normal_real(key_im, shape, real_dtype), dtype)
-    return binary.div(
-        binary.add(re, binary.mul(np.array(1j, dtype), im)), np.array(np.sqrt(2), dtype)
-    )
+    return _normal(typed, canonical_shape(shape), _float_dtype("normal", dtype, True))
 
 
 def _sampler(name: str, shape, dtype, key, out_sharding):
@@ -135,7 +157,7 @@ def _sampler(name: str, shape, dtype, key, out_sharding):
 def exponential(key, shape=(), dtype=None, *, out_sharding=None):
     """Exponential values of rate 1: -log(1 - u)."""
     typed, shape, dtype = _sampler("exponential", shape, dtype, key, out_sharding)
-    u = prng.uniform(typed, shape, dtype, 0.0, 1.0)
+    u = _uniform(typed, shape, dtype, 0.0, 1.0)
     return elementwise.neg(elementwise.log1p(elementwise.neg(u)))
 
 
@@ -143,7 +165,7 @@ def exponential(key, shape=(), dtype=None, *, out_sharding=None):
 def laplace(key, shape=(), dtype=None, *, out_sharding=None):
     """Laplace values of scale 1: sign(u) log(1 - |u|), u uniform in (-1, 1)."""
     typed, shape, dtype = _sampler("laplace", shape, dtype, key, out_sharding)
-    u = prng.uniform(typed, shape, dtype, -1.0 + dtypes.finfo(dtype).epsneg, 1.0)
+    u = _uniform(typed, shape, dtype, -1.0 + dtypes.finfo(dtype).epsneg, 1.0)
     return binary.mul(elementwise.sign(u), elementwise.log1p(elementwise.neg(elementwise.abs(u))))
 
 
@@ -151,7 +173,7 @@ def laplace(key, shape=(), dtype=None, *, out_sharding=None):
 def logistic(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard logistic values: log(x) - log(1 - x)."""
     typed, shape, dtype = _sampler("logistic", shape, dtype, key, out_sharding)
-    x = prng.uniform(typed, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
+    x = _uniform(typed, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
     return binary.sub(elementwise.log(x), elementwise.log1p(elementwise.neg(x)))
 
 
@@ -159,7 +181,7 @@ def logistic(key, shape=(), dtype=None, *, out_sharding=None):
 def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard Cauchy values: tan(pi (u - 1/2))."""
     typed, shape, dtype = _sampler("cauchy", shape, dtype, key, out_sharding)
-    u = prng.uniform(typed, shape, dtype, dtypes.finfo(dtype).eps, 1.0)
+    u = _uniform(typed, shape, dtype, dtypes.finfo(dtype).eps, 1.0)
     return trigonometric.tan(
         binary.mul(np.array(np.pi, dtype), binary.sub(u, np.array(0.5, dtype)))
     )
@@ -177,9 +199,9 @@ def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     if mode == "highest" and dtype == np.float32:
         raise NotImplementedError("gumbel mode='highest' for float32 is not built")
     if mode == "low":
-        u = prng.uniform(typed, shape, dtype, info.tiny, 1.0)
+        u = _uniform(typed, shape, dtype, info.tiny, 1.0)
         return elementwise.neg(elementwise.log(elementwise.neg(elementwise.log(u))))
-    both = prng.uniform(typed, (2, *shape), dtype, 0.0, 1.0)
+    both = _uniform(typed, (2, *shape), dtype, 0.0, 1.0)
     high, low = both[0], both[1]
     refined = binary.add(
         binary.add(high, binary.mul(np.array(2.0**-info.nmant, dtype), low)),
@@ -206,7 +228,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
     upper = conversions.convert_element_type(upper, dtype)
     a = special.erf(binary.div(lower, sqrt2))
     b = special.erf(binary.div(upper, sqrt2))
-    u = prng.uniform(typed, shape, dtype, a, b)
+    u = _uniform(typed, shape, dtype, a, b)
     out = binary.mul(sqrt2, special.erf_inv(u))
     return clip(
         out,
@@ -248,8 +270,8 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     else:
         check_shape("bernoulli", shape, np.shape(p))
     if mode == "low":
-        return prng.uniform(typed, shape, dtype, 0.0, 1.0) < p
-    both = prng.uniform(typed, (2, *shape), dtype, 0.0, 1.0)
+        return _uniform(typed, shape, dtype, 0.0, 1.0) < p
+    both = _uniform(typed, (2, *shape), dtype, 0.0, 1.0)
     u2 = binary.mul(both[1], np.array(2.0 ** -dtypes.finfo(dtype).nmant, dtype))
     return u2 < p - both[0]
 
@@ -261,7 +283,7 @@ def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     check_sharding(out_sharding)
     dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "rademacher")
     shape = canonical_shape(shape)
-    heads = comparison.lt(prng.uniform(typed, shape, dtypes.default_float_dtype(), 0.0, 1.0), 0.5)
+    heads = comparison.lt(_uniform(typed, shape, dtypes.default_float_dtype(), 0.0, 1.0), 0.5)
     heads = heads.astype(dtype)
     return (2 * heads - 1).astype(dtype)
 
@@ -416,7 +438,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
             )
         if replace:
             p_cuml = jnp_reductions.cumsum(p_arr)
-            u = prng.uniform(typed, shape, p_cuml.dtype, 0.0, 1.0)
+            u = _uniform(typed, shape, p_cuml.dtype, 0.0, 1.0)
             r = binary.mul(p_cuml[-1], binary.sub(np.array(1, p_cuml.dtype), u))
             ind = jnp_sorting.searchsorted(p_cuml, r).astype(int)
         else:
@@ -498,7 +520,7 @@ def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     typed, dtype = parametrized("rayleigh", key, dtype, out_sharding)
     shape = check_broadcast_shapes("rayleigh", shape, scale)
     check_all_safe_to_cast("rayleigh", dtype, scale)
-    u = prng.uniform(typed, shape, dtype, 0.0, 1.0)
+    u = _uniform(typed, shape, dtype, 0.0, 1.0)
     scale = broadcast_to(asarray(scale).astype(dtype), shape)
     root = elementwise.sqrt(binary.mul(elementwise.log(u), np.array(-2, dtype)))
     return binary.mul(scale, root)
@@ -509,7 +531,7 @@ def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     """Maxwell values: the norm of three standard normals."""
     typed, dtype = parametrized("maxwell", key, dtype, out_sharding)
     shape = canonical_shape(shape)
-    return norm(prng.normal_real(typed, (*shape, 3), dtype), axis=-1)
+    return norm(_normal_real(typed, (*shape, 3), dtype), axis=-1)
 
 
 @consumes_key
@@ -521,7 +543,7 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     params_shape = np.broadcast_shapes(np.shape(loc), np.shape(scale))
     shape = (shape or params_shape) + params_shape
     maxwell_key, rademacher_key = split_in_two(typed)
-    magnitude = norm(prng.normal_real(maxwell_key, (*shape, 3), dtype), axis=-1)
+    magnitude = norm(_normal_real(maxwell_key, (*shape, 3), dtype), axis=-1)
     sign = rademacher(prng.random_unwrap(rademacher_key), shape, dtype)
     return sign * magnitude * scale + loc
 
@@ -542,7 +564,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     """Weibull values: scale (-log(1 - u)) ** (1 / concentration)."""
     typed, dtype = parametrized("weibull_min", key, dtype)
     shape = canonical_shape(shape)
-    u = prng.uniform(typed, shape, dtype, 0, 1)
+    u = _uniform(typed, shape, dtype, 0, 1)
     return power(-jnp_ufuncs.log1p(-u), 1.0 / concentration) * scale
 
 
@@ -576,7 +598,7 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
         broadcast_to(conversions.convert_element_type(v, dtype), shape) for v in (left, mode, right)
     )
     fc = (mode - left) / (right - left)
-    u = prng.uniform(typed, shape, dtype, 0.0, 1.0)
+    u = _uniform(typed, shape, dtype, 0.0, 1.0)
     out1 = left + elementwise.sqrt(u * (right - left) * (mode - left))
     out2 = right - elementwise.sqrt((1 - u) * (right - left) * (right - mode))
     return selection.select(comparison.lt(u, fc), out1, out2)
@@ -590,8 +612,8 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     check_all_safe_to_cast("wald", dtype, mean)
     key1, key2 = split_in_two(typed)
     mean = broadcast_to(asarray(mean).astype(dtype), shape)
-    v = prng.normal_real(key1, shape, dtype)
-    z = prng.uniform(key2, shape, dtype, 0.0, 1.0)
+    v = _normal_real(key1, shape, dtype)
+    z = _uniform(key2, shape, dtype, 0.0, 1.0)
     y = elementwise.integer_pow(v, 2)
     y_sq = elementwise.integer_pow(y, 2)
     mean_sq = elementwise.integer_pow(mean, 2)
@@ -613,7 +635,7 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
     p = asarray(p)
     if not dtypes.is_inexact(p.dtype):
         p = p.astype(dtypes.default_float_dtype())
-    u = prng.uniform(typed, shape, p.dtype, 0.0, 1.0)
+    u = _uniform(typed, shape, p.dtype, 0.0, 1.0)
     u = where(u == 0, 1, u)
     log_one_minus_p = broadcast_to(elementwise.log1p(-p), shape)
     g = elementwise.floor(binary.div(elementwise.log(u), log_one_minus_p)) + 1

@@ -14,6 +14,7 @@ from tracejit._src.nn.functions import softmax
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.manipulation import broadcast_to
 from tracejit._src.random.distributions import (
+    _normal_real,
     check_all_safe_to_cast,
     check_broadcast_shapes,
     check_shape,
@@ -116,7 +117,7 @@ def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     check_all_safe_to_cast("t", dtype, df)
     df = conversions.convert_element_type(df, dtype)
     key_n, key_g = split_in_two(typed)
-    n = prng.normal_real(key_n, shape, dtype)
+    n = _normal_real(key_n, shape, dtype)
     half_df = binary.div(df, np.array(2, dtype))
     g = _gamma(key_g, half_df, shape, dtype)
     return n * jnp_ufuncs.sqrt(half_df / g)
