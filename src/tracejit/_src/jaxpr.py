@@ -17,6 +17,7 @@ current trace, which makes it the building block of every jaxpr-to-jaxpr transfo
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 
@@ -279,30 +280,34 @@ def _shared_name(eqn: JaxprEqn, param: str) -> str:
 
 def _shared_jaxprs(jaxpr: Jaxpr) -> dict:
     """The jaxprs inside `jaxpr` that a printout lists apart, before it, as JAX 0.10.2 does:
-    those used more than once and those of more than ten equations, in order of first use.
-    Each is named after the `jit` that calls it (`<lambda>` as `lambda`) or else `jaxpr`,
-    numbered from 1 when a name repeats (`f`, `f1`)."""
-    uses = {}  # jaxpr -> [how many uses, name], in order of first use
+    those used more than once (counting the uses inside each use of another) and those of
+    more than ten equations, in order of first use. Each is named after the `jit` that calls
+    it (`<lambda>` as `lambda`) or else `jaxpr`, numbered from 1 when a name repeats (`f`,
+    `f1`)."""
+    names = {}  # jaxpr -> its name, in order of first use
+    uses_inside = {}  # jaxpr -> Counter of the jaxprs used inside it, transitively
 
-    def visit(outer: Jaxpr) -> None:
+    def uses(outer: Jaxpr) -> collections.Counter:
+        if outer in uses_inside:
+            return uses_inside[outer]
+        counts = collections.Counter()
         for eqn in outer.eqns:
             for key, value in eqn.params.items():
                 for inner in _jaxprs_in(value):
-                    if inner in uses:
-                        uses[inner][0] += 1
-                        continue
-                    uses[inner] = [1, _shared_name(eqn, key)]
-                    visit(inner)
+                    names.setdefault(inner, _shared_name(eqn, key))
+                    counts[inner] += 1
+                    counts.update(uses(inner))
+        uses_inside[outer] = counts
+        return counts
 
-    visit(jaxpr)
+    total = uses(jaxpr)
     shared = {}
-    for inner, (count, name) in uses.items():
-        if count > 1 or len(inner.eqns) > 10:
+    for inner, name in names.items():
+        if total[inner] > 1 or len(inner.eqns) > 10:
             taken = set(shared.values())
-            unique = next(
+            shared[inner] = next(
                 f"{name}{n or ''}" for n in itertools.count() if f"{name}{n or ''}" not in taken
             )
-            shared[inner] = unique
     return shared
 
 

@@ -14,10 +14,11 @@ import warnings
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, ShapedArray, shape_of
+from tracejit._src.core import Primitive, ShapedArray, Tracer, set_current_trace, shape_of
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules, move_batch_dim
+from tracejit._src.interpreters.eval import eval_trace
 from tracejit._src.lax.standard import (
     dtype_name,
     int_bounds,
@@ -50,6 +51,9 @@ def convert_element_type(operand, new_dtype):
             np.exceptions.ComplexWarning,
             stacklevel=2,
         )
+    if not isinstance(operand, Tracer):  # a constant: converted now, as JAX does (no equation)
+        with set_current_trace(eval_trace):
+            return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False)
     return convert_element_type_p.bind(operand, new_dtype=new_dtype, weak_type=False)
 
 

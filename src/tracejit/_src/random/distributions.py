@@ -156,32 +156,48 @@ def _sampler(name: str, shape, dtype, key, out_sharding):
 @consumes_key
 def exponential(key, shape=(), dtype=None, *, out_sharding=None):
     """Exponential values of rate 1: -log(1 - u)."""
-    typed, shape, dtype = _sampler("exponential", shape, dtype, key, out_sharding)
-    u = _uniform(typed, shape, dtype, 0.0, 1.0)
+    return _exponential(*_sampler("exponential", shape, dtype, key, out_sharding))
+
+
+@sampler
+def _exponential(key, shape, dtype):
+    u = _uniform(key, shape, dtype, 0.0, 1.0)
     return elementwise.neg(elementwise.log1p(elementwise.neg(u)))
 
 
 @consumes_key
 def laplace(key, shape=(), dtype=None, *, out_sharding=None):
     """Laplace values of scale 1: sign(u) log(1 - |u|), u uniform in (-1, 1)."""
-    typed, shape, dtype = _sampler("laplace", shape, dtype, key, out_sharding)
-    u = _uniform(typed, shape, dtype, -1.0 + dtypes.finfo(dtype).epsneg, 1.0)
+    return _laplace(*_sampler("laplace", shape, dtype, key, out_sharding))
+
+
+@sampler
+def _laplace(key, shape, dtype):
+    u = _uniform(key, shape, dtype, np.array(-1.0 + dtypes.finfo(dtype).epsneg, dtype), 1.0)
     return binary.mul(elementwise.sign(u), elementwise.log1p(elementwise.neg(elementwise.abs(u))))
 
 
 @consumes_key
 def logistic(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard logistic values: log(x) - log(1 - x)."""
-    typed, shape, dtype = _sampler("logistic", shape, dtype, key, out_sharding)
-    x = _uniform(typed, shape, dtype, dtypes.finfo(dtype).tiny, 1.0)
+    return _logistic(*_sampler("logistic", shape, dtype, key, out_sharding))
+
+
+@sampler
+def _logistic(key, shape, dtype):
+    x = _uniform(key, shape, dtype, np.array(dtypes.finfo(dtype).tiny, dtype), 1.0)
     return binary.sub(elementwise.log(x), elementwise.log1p(elementwise.neg(x)))
 
 
 @consumes_key
 def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard Cauchy values: tan(pi (u - 1/2))."""
-    typed, shape, dtype = _sampler("cauchy", shape, dtype, key, out_sharding)
-    u = _uniform(typed, shape, dtype, dtypes.finfo(dtype).eps, 1.0)
+    return _cauchy(*_sampler("cauchy", shape, dtype, key, out_sharding))
+
+
+@sampler
+def _cauchy(key, shape, dtype):
+    u = _uniform(key, shape, dtype, np.array(dtypes.finfo(dtype).eps, dtype), 1.0)
     return trigonometric.tan(
         binary.mul(np.array(np.pi, dtype), binary.sub(u, np.array(0.5, dtype)))
     )
@@ -199,8 +215,7 @@ def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     if mode == "highest" and dtype == np.float32:
         raise NotImplementedError("gumbel mode='highest' for float32 is not built")
     if mode == "low":
-        u = _uniform(typed, shape, dtype, info.tiny, 1.0)
-        return elementwise.neg(elementwise.log(elementwise.neg(elementwise.log(u))))
+        return _gumbel(typed, shape, dtype)
     both = _uniform(typed, (2, *shape), dtype, 0.0, 1.0)
     high, low = both[0], both[1]
     refined = binary.add(
@@ -209,6 +224,13 @@ def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     )
     x = selection.select(comparison.ge(high, np.array(0.5, dtype)), high, refined)
     return elementwise.neg(elementwise.log(elementwise.neg(elementwise.log1p(elementwise.neg(x)))))
+
+
+@sampler
+def _gumbel(key, shape, dtype):
+    # (keywords, which JAX's jaxprs list sorted: maxval first)
+    u = _uniform(key, shape, dtype, minval=np.array(dtypes.finfo(dtype).tiny, dtype), maxval=1.0)
+    return elementwise.neg(elementwise.log(elementwise.neg(elementwise.log(u))))
 
 
 @consumes_key
@@ -264,16 +286,22 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     dtype = dtypes.dtype_of(p)
     if not dtypes.is_float(dtype):
         raise TypeError(f"bernoulli probability `p` must have a floating dtype, got {dtype}.")
-    p = conversions.convert_element_type(p, dtype)
+    # (a concrete p is converted here, not staged: JAX's jaxprs show it as a literal)
+    p = conversions.convert_element_type(p, dtype) if isinstance(p, Tracer) else asarray(p, dtype)
     if shape is None:
         shape = np.shape(p)
     else:
         check_shape("bernoulli", shape, np.shape(p))
     if mode == "low":
-        return _uniform(typed, shape, dtype, 0.0, 1.0) < p
+        return _bernoulli(typed, shape, p)
     both = _uniform(typed, (2, *shape), dtype, 0.0, 1.0)
     u2 = binary.mul(both[1], np.array(2.0 ** -dtypes.finfo(dtype).nmant, dtype))
     return u2 < p - both[0]
+
+
+@functools.partial(library_jit, static_argnums=(1,))
+def _bernoulli(key, shape, p):
+    return _uniform(key, shape, p.dtype, 0.0, 1.0) < p
 
 
 @consumes_key
@@ -283,8 +311,13 @@ def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     check_sharding(out_sharding)
     dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "rademacher")
     shape = canonical_shape(shape)
-    heads = comparison.lt(_uniform(typed, shape, dtypes.default_float_dtype(), 0.0, 1.0), 0.5)
-    heads = heads.astype(dtype)
+    return _rademacher(typed, shape, dtype)
+
+
+@sampler
+def _rademacher(key, shape, dtype):
+    p = np.array(0.5, dtypes.default_float_dtype())
+    heads = conversions.convert_element_type(_bernoulli(key, shape, p), dtype)
     return (2 * heads - 1).astype(dtype)
 
 
@@ -520,8 +553,13 @@ def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     typed, dtype = parametrized("rayleigh", key, dtype, out_sharding)
     shape = check_broadcast_shapes("rayleigh", shape, scale)
     check_all_safe_to_cast("rayleigh", dtype, scale)
-    u = _uniform(typed, shape, dtype, 0.0, 1.0)
-    scale = broadcast_to(asarray(scale).astype(dtype), shape)
+    return _rayleigh(typed, scale, shape, dtype)
+
+
+@functools.partial(library_jit, static_argnums=(2, 3))
+def _rayleigh(key, scale, shape, dtype):
+    u = _uniform(key, shape, dtype, 0.0, 1.0)
+    scale = broadcast_to(conversions.convert_element_type(scale, dtype), shape)
     root = elementwise.sqrt(binary.mul(elementwise.log(u), np.array(-2, dtype)))
     return binary.mul(scale, root)
 
@@ -554,9 +592,13 @@ def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     typed, dtype = parametrized("pareto", key, dtype, out_sharding)
     shape = check_broadcast_shapes("pareto", shape, b)
     check_all_safe_to_cast("pareto", dtype, b)
+    return _pareto(typed, b, shape, dtype)
+
+
+@functools.partial(library_jit, static_argnums=(2, 3))
+def _pareto(key, b, shape, dtype):
     b = conversions.convert_element_type(b, dtype)
-    e = exponential(prng.random_unwrap(typed), shape, dtype)
-    return elementwise.exp(binary.div(e, b))
+    return elementwise.exp(binary.div(_exponential(key, shape, dtype), b))
 
 
 @consumes_key
@@ -564,7 +606,12 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     """Weibull values: scale (-log(1 - u)) ** (1 / concentration)."""
     typed, dtype = parametrized("weibull_min", key, dtype)
     shape = canonical_shape(shape)
-    u = _uniform(typed, shape, dtype, 0, 1)
+    return _weibull_min(typed, scale, concentration, shape, dtype)
+
+
+@functools.partial(library_jit, static_argnums=(3, 4))
+def _weibull_min(key, scale, concentration, shape, dtype):
+    u = _uniform(key, shape, dtype, 0, 1)
     return power(-jnp_ufuncs.log1p(-u), 1.0 / concentration) * scale
 
 
@@ -584,7 +631,7 @@ def lognormal(
     shape = check_broadcast_shapes("lognormal", shape, sigma)
     check_all_safe_to_cast("lognormal", dtype, sigma)
     sigma = conversions.convert_element_type(sigma, dtype)
-    scaled = normal(prng.random_unwrap(typed), shape, dtype) * sigma
+    scaled = _normal(typed, shape, dtype) * sigma
     return elementwise.exp(scaled)
 
 

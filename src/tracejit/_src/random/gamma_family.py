@@ -4,17 +4,19 @@ dirichlet, chisquare, t, f, generalized_normal, ball."""
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
 
 from tracejit._src import dtypes, prng
+from tracejit._src.jit import library_jit
 from tracejit._src.lax import binary, conversions
 from tracejit._src.nn.functions import softmax
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.manipulation import broadcast_to
 from tracejit._src.random.distributions import (
-    _normal_real,
+    _normal,
     check_all_safe_to_cast,
     check_broadcast_shapes,
     check_shape,
@@ -28,6 +30,7 @@ from tracejit._src.random.keys import canonical_shape, check_prng_key, split_in_
 from tracejit._src.random_gamma import random_gamma
 
 
+@functools.partial(library_jit, static_argnums=(2, 3), static_argnames=("log_space",))
 def _gamma(typed, a, shape, dtype, *, log_space: bool = False):
     if shape is None:
         shape = np.shape(a)
@@ -66,9 +69,15 @@ def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     typed, dtype = parametrized("beta", key, dtype, out_sharding)
     check_all_safe_to_cast("beta", dtype, a, b)
     shape = check_broadcast_shapes("beta", shape, a, b)
-    a = broadcast_to(conversions.convert_element_type(a, dtype), shape)
-    b = broadcast_to(conversions.convert_element_type(b, dtype), shape)
-    key_a, key_b = split_in_two(typed)
+    return _beta(typed, a, b, shape, dtype)
+
+
+@functools.partial(library_jit, static_argnums=(3, 4))
+def _beta(key, a, b, shape, dtype):
+    a = conversions.convert_element_type(a, dtype)
+    b = conversions.convert_element_type(b, dtype)
+    key_a, key_b = split_in_two(key)
+    a, b = broadcast_to(a, shape), broadcast_to(b, shape)
     log_gamma_a = _gamma(key_a, a, shape, dtype, log_space=True)
     log_gamma_b = _gamma(key_b, b, shape, dtype, log_space=True)
     log_max = binary.max(log_gamma_a, log_gamma_b)
@@ -93,6 +102,7 @@ def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     return softmax(log_gamma, -1)
 
 
+@functools.partial(library_jit, static_argnums=(2, 3))
 def _chisquare(typed, df, shape, dtype):
     df = conversions.convert_element_type(df, dtype)
     two = np.array(2, dtype)
@@ -115,9 +125,14 @@ def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     typed, dtype = parametrized("t", key, dtype, out_sharding)
     shape = check_broadcast_shapes("t", shape, df)
     check_all_safe_to_cast("t", dtype, df)
+    return _t(typed, df, shape, dtype)
+
+
+@functools.partial(library_jit, static_argnums=(2, 3))
+def _t(typed, df, shape, dtype):
     df = conversions.convert_element_type(df, dtype)
     key_n, key_g = split_in_two(typed)
-    n = _normal_real(key_n, shape, dtype)
+    n = _normal(key_n, shape, dtype)
     half_df = binary.div(df, np.array(2, dtype))
     g = _gamma(key_g, half_df, shape, dtype)
     return n * jnp_ufuncs.sqrt(half_df / g)
@@ -129,12 +144,17 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     typed, dtype = parametrized("f", key, dtype, out_sharding)
     shape = check_broadcast_shapes("f", shape, dfnum, dfden)
     check_all_safe_to_cast("f", dtype, dfnum, dfden)
+    return _f(typed, dfnum, dfden, shape, dtype)
+
+
+@functools.partial(library_jit, static_argnums=(3, 4))
+def _f(typed, dfnum, dfden, shape, dtype):
     dfden = conversions.convert_element_type(dfden, dtype)
     dfnum = conversions.convert_element_type(dfnum, dtype)
     key_dfd, key_dfn = split_in_two(typed)
-    num = binary.div(_chisquare(key_dfn, dfnum, shape, dtype), dfnum)
-    den = binary.div(_chisquare(key_dfd, dfden, shape, dtype), dfden)
-    return binary.div(num, den)
+    chi_num = _chisquare(key_dfn, dfnum, shape, dtype)
+    chi_den = _chisquare(key_dfd, dfden, shape, dtype)
+    return binary.div(binary.div(chi_num, dfnum), binary.div(chi_den, dfden))
 
 
 @consumes_key

@@ -20,6 +20,7 @@ from tracejit._src.array import Array
 from tracejit._src.config import config
 from tracejit._src.core import Tracer, get_aval
 from tracejit._src.errors import warn_at_user_line
+from tracejit._src.lax import slicing
 from tracejit._src.numpy.creation import asarray
 from tracejit._src.random.key_reuse import consumes_key
 
@@ -166,6 +167,6 @@ def clone(key):
 
 
 def split_in_two(typed):
-    """Two typed keys split from one (indexed as words: key arrays are not sliced)."""
-    words = prng.random_unwrap(prng.random_split(typed, (2,)))
-    return (prng.random_wrap(words[i], impl=_IMPL) for i in (0, 1))
+    """Two typed keys split from one."""
+    keys = prng.random_split(typed, (2,))
+    return (slicing.index_in_dim(keys, i, keepdims=False) for i in (0, 1))
