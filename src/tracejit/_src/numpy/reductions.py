@@ -125,9 +125,12 @@ def _prepare(name: str, a, dtype, where, identity, promote):
     return x, target
 
 
-def _reduce(name: str, lax_reduce, x, axis, keepdims: bool):
+def _reduce(name: str, lax_reduce, x, axis, keepdims: bool, initial=None, combine=None):
+    """The reduction, combined with `initial` (if given) before the reduced axes are kept."""
     axes = _reduction_axes(axis, x.ndim)
     out = lax_reduce(x, axes)
+    if initial is not None:
+        out = _combine_initial(combine, initial, out)
     return _keepdims(out, x.shape, axes) if keepdims else out
 
 
@@ -145,9 +148,7 @@ def sum(
     _check_out(out, "sum")
     promote = _sum_dtype if promote_integers else None
     x, target = _prepare("sum", a, dtype, where, 0, promote)
-    result = _reduce("sum", lax_reductions.reduce_sum, x, axis, keepdims)
-    if initial is not None:
-        result = _combine_initial(ufuncs.add, initial, result)
+    result = _reduce("sum", lax_reductions.reduce_sum, x, axis, keepdims, initial, ufuncs.add)
     return promotion.convert_element_type(result, target, False)
 
 
@@ -165,9 +166,9 @@ def prod(
     _check_out(out, "prod")
     promote = _sum_dtype if promote_integers else None
     x, target = _prepare("prod", a, dtype, where, 1, promote)
-    result = _reduce("prod", lax_reductions.reduce_prod, x, axis, keepdims)
-    if initial is not None:
-        result = _combine_initial(ufuncs.multiply, initial, result)
+    result = _reduce(
+        "prod", lax_reductions.reduce_prod, x, axis, keepdims, initial, ufuncs.multiply
+    )
     return promotion.convert_element_type(result, target, False)
 
 
@@ -186,12 +187,7 @@ def _extremum(name: str, lax_reduce, combine, a, axis, out, keepdims, initial, w
     x = promotion.convert_element_type(x, x.dtype, False)
     if where is not None:
         x = ufuncs.where(where, x, promotion.convert_element_type(initial, x.dtype))
-    result = lax_reduce(x, axes)
-    if keepdims:
-        result = _keepdims(result, x.shape, axes)
-    if initial is not None:
-        result = _combine_initial(combine, initial, result)
-    return result
+    return _reduce(name, lax_reduce, x, axes, keepdims, initial, combine)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
