@@ -18,7 +18,9 @@ from tracejit._src.core import ShapedArray
 class Array:
     # `_buffer`: a device buffer holding the value, set once the Array has been passed to a
     # compiled program (then reused by later calls), or from the start for a DeviceArray.
-    __slots__ = ("__weakref__", "_buffer", "_value", "weak_type")
+    # `_signature`: what `jit` keys its programs on (shape, dtype, weak type, ...), set the
+    # first time the Array is passed to a jitted function (Arrays are immutable).
+    __slots__ = ("__weakref__", "_buffer", "_signature", "_value", "weak_type")
     __array_priority__ = 100
 
     def __init__(self, *args, **kwargs):

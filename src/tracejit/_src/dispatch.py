@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections
 import functools
 import os
+import threading
 import warnings
 
 import numpy as np
@@ -244,21 +245,27 @@ class LRUCache(collections.OrderedDict):
     disk cache) again.
     """
 
+    def __init__(self):
+        super().__init__()
+        self._lock = threading.Lock()
+
     def get(self, key, default=None):
-        try:
-            self.move_to_end(key)
-            return self[key]
-        except KeyError:  # absent (or just evicted by another thread)
-            return default
+        """The entry of `key`, made the most recent. (Its key is hashed once: a signature of a
+        thousand arguments takes 10 µs to hash. The last value is then the one moved, unless
+        another thread came between: hence the lock.)"""
+        with self._lock:
+            try:
+                self.move_to_end(key)
+            except KeyError:
+                return default
+            return next(reversed(self.values()))
 
     def __setitem__(self, key, value):
-        super().__setitem__(key, value)
-        try:
+        with self._lock:
+            super().__setitem__(key, value)
             self.move_to_end(key)
             while len(self) > config.compile_cache_size:
                 self.popitem(last=False)
-        except KeyError:  # another thread evicted what this one was about to
-            pass
 
 
 # The process-wide compile caches. A jitted function keeps its own programs, one per signature

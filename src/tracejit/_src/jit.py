@@ -472,23 +472,34 @@ def _flat_shardings(prefix, tree, count: int) -> list:
 def _leaf_signature(x):
     """What of an argument the trace depends on: shape, dtype and weak type (a Python scalar:
     its type, which fixes all three); for an Array over several devices its sharding too,
-    which its program is partitioned for. (Arrays first, read from their storage directly:
-    this runs once per argument of every call with a pytree argument.)"""
+    which its program is partitioned for. An Array keeps its own (this runs once per argument
+    of every call: a thousand arguments are a thousand attribute reads)."""
     kind = type(x)
+    if kind in _ARRAY_KINDS:
+        try:
+            return x._signature
+        except AttributeError:
+            signature = x._signature = _array_signature(x, kind)
+            return signature
+    if kind in (int, float, complex, bool):
+        return kind
+    try:
+        return (x.shape, x.dtype, getattr(x, "weak_type", False))
+    except AttributeError:  # not an array: tracing it raises (`abstractify_arguments`)
+        return None
+
+
+def _array_signature(x, kind) -> tuple:
     if kind is DeviceArray:
         buffer = x._buffer
         return (buffer.shape, buffer.dtype, x.weak_type)
     if kind is Array:
         value = x._value
         return (value.shape, value.dtype, x.weak_type)
-    if kind in (int, float, complex, bool):
-        return kind
-    if kind is ShardedArray:
-        return (x.shape, x.dtype, x.weak_type, x.sharding)
-    try:
-        return (x.shape, x.dtype, getattr(x, "weak_type", False))
-    except AttributeError:  # not an array: tracing it raises (`abstractify_arguments`)
-        return None
+    return (x.shape, x.dtype, x.weak_type, x.sharding)  # a ShardedArray
+
+
+_ARRAY_KINDS = frozenset((DeviceArray, Array, ShardedArray))
 
 
 def _describe_leaf(signature) -> str:
