@@ -486,7 +486,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
 def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None, *, out_sharding=None):
     """Indices drawn from the categorical distributions of `logits` along `axis`: the argmax of
     logits plus Gumbel noise (without replacement: the top `k`)."""
-    check_prng_key("categorical", key)
+    key = check_prng_key("categorical", key)
     check_sharding(out_sharding)
     check_arraylike("categorical", logits)
     logits_arr = asarray(logits)
