@@ -587,7 +587,7 @@ GOLDEN = [
         [],
         (
             "{ lambda ; . let\n"
-            "    a:f32[2,3] = iota[dimension=1 dtype=float32 shape=(2, 3)] \n"
+            "    a:f32[2,3] = iota[dimension=1 dtype=float32 shape=(2, 3) sharding=None] \n"
             "  in (a,) }"
         ),
     ),

@@ -127,13 +127,17 @@ def test_linspace_retstep():
 GOLDEN = [
     (
         lambda: jnp.arange(5),
-        "{ lambda ; . let a:i32[5] = iota[dimension=0 dtype=int32 shape=(5,)]  in (a,) }",
+        (
+            "{ lambda ; . let\n"
+            "    a:i32[5] = iota[dimension=0 dtype=int32 shape=(5,) sharding=None] \n"
+            "  in (a,) }"
+        ),
     ),
     (
         lambda: jnp.arange(1, 5, 2),
         (
             "{ lambda ; . let\n"
-            "    a:i32[2] = iota[dimension=0 dtype=int32 shape=(2,)] \n"
+            "    a:i32[2] = iota[dimension=0 dtype=int32 shape=(2,) sharding=None] \n"
             "    b:i32[2] = mul 2:i32[] a\n"
             "    c:i32[2] = add 1:i32[] b\n"
             "  in (c,) }"
@@ -143,7 +147,7 @@ GOLDEN = [
         lambda: jnp.arange(3, 7),
         (
             "{ lambda ; . let\n"
-            "    a:i32[4] = iota[dimension=0 dtype=int32 shape=(4,)] \n"
+            "    a:i32[4] = iota[dimension=0 dtype=int32 shape=(4,) sharding=None] \n"
             "    b:i32[4] = add 3:i32[] a\n"
             "  in (b,) }"
         ),
@@ -152,8 +156,8 @@ GOLDEN = [
         lambda: jnp.eye(3),
         (
             "{ lambda ; . let\n"
-            "    a:i32[3,3] = iota[dimension=0 dtype=int32 shape=(3, 3)] \n"
-            "    b:i32[3,3] = iota[dimension=1 dtype=int32 shape=(3, 3)] \n"
+            "    a:i32[3,3] = iota[dimension=0 dtype=int32 shape=(3, 3) sharding=None] \n"
+            "    b:i32[3,3] = iota[dimension=1 dtype=int32 shape=(3, 3) sharding=None] \n"
             "    c:i32[3,3] = add a 0:i32[]\n"
             "    d:bool[3,3] = eq c b\n"
             "    e:f32[3,3] = convert_element_type[new_dtype=float32 weak_type=False] d\n"

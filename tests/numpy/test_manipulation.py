@@ -254,7 +254,16 @@ GOLDEN = [
     (
         lambda x: jnp.flip(x, 1),
         jnp.zeros((2, 3)),
-        "{ lambda ; a:f32[2,3]. let b:f32[2,3] = rev[dimensions=(1,)] a in (b,) }",
+        (
+            "{ lambda ; a:f32[2,3]. let\n"
+            "    b:f32[2,3] = jit[\n"
+            "      name=_flip\n"
+            "      jaxpr={ lambda ; a:f32[2,3]. let\n"
+            "          b:f32[2,3] = rev[dimensions=(1,)] a\n"
+            "        in (b,) }\n"
+            "    ] a\n"
+            "  in (b,) }"
+        ),
     ),
     (
         lambda x: jnp.concatenate([x, x], axis=None),

@@ -109,14 +109,19 @@ def test_argsort_x64(enable_x64):
 def test_argsort_descending_jaxpr():
     # ties keep their order: sort the reversed operand, reverse the positions and map them back
     jaxpr = jax.make_jaxpr(lambda x: jnp.argsort(x, descending=True))(np.ones(3, np.float32))
-    assert str(jaxpr) == (
+    assert str(jaxpr) == (  # (JAX 0.10.2's printout)
         "{ lambda ; a:f32[3]. let\n"
-        "    b:f32[3] = rev[dimensions=(0,)] a\n"
-        "    c:i32[3] = iota[dimension=0 dtype=int32 shape=(3,)] \n"
-        "    _:f32[3] d:i32[3] = sort[dimension=0 is_stable=True num_keys=1] b c\n"
-        "    e:i32[3] = rev[dimensions=(0,)] d\n"
-        "    f:i32[3] = sub 2:i32[] e\n"
-        "  in (f,) }"
+        "    b:i32[3] = jit[\n"
+        "      name=argsort\n"
+        "      jaxpr={ lambda ; a:f32[3]. let\n"
+        "          c:i32[3] = iota[dimension=0 dtype=int32 shape=(3,) sharding=None] \n"
+        "          d:f32[3] = rev[dimensions=(0,)] a\n"
+        "          e:i32[3] = rev[dimensions=(0,)] c\n"
+        "          f:f32[3] g:i32[3] = sort[dimension=0 is_stable=True num_keys=1] d e\n"
+        "          b:i32[3] = rev[dimensions=(0,)] g\n"
+        "        in (b,) }\n"
+        "    ] a\n"
+        "  in (b,) }"
     )
 
 

@@ -319,11 +319,13 @@ def pp_toplevel_jaxpr(jaxpr: Jaxpr) -> pp.Doc:
         pp.text(f"let {name} = ") + pp_jaxpr(inner, names) + pp.text(" in")
         for inner, name in shared.items()
     ]
+    # As JAX: the outputs nothing reads print `_` in the jaxpr printed, not in those inside
+    # it (unless a call's `_` result names them).
+    names.unused |= _unused_eqn_outputs(jaxpr)
     return pp.join(pp.brk(), [*lets, pp_jaxpr(jaxpr, names)])
 
 
 def pp_jaxpr(jaxpr: Jaxpr, names: _Names) -> pp.Doc:
-    names.unused |= _unused_eqn_outputs(jaxpr)
     header = (
         pp.text("{ lambda ")
         + _pp_binders(jaxpr.constvars, names)

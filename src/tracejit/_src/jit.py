@@ -162,6 +162,7 @@ class PjitFunction:
     (chex refuses `assert_max_traces` over an already jitted function)."""
 
     warns_of_retraces = True  # (not tracejit's own: see `library_jit`)
+    compiles_eagerly = True
 
     def __init__(
         self,
@@ -333,6 +334,8 @@ class PjitFunction:
         if config.disable_jit:
             return self.fun(*args, **kwargs)
         eager = type(current_trace()) is EvalTrace
+        if eager and not self.compiles_eagerly:
+            return self.fun(*args, **kwargs)
         if eager and not kwargs:
             # The hot path: Arrays and Python scalars only, in a signature compiled before. No
             # flattening, no treedef: the key is the arguments' own signatures (in this trace
@@ -646,14 +649,19 @@ def jit(
     return PjitFunction(fun, **options)
 
 
-def library_jit(fun=None, /, **options):
-    """`jit` for tracejit's own functions that JAX jits too (the random samplers): they
-    print in jaxprs as JAX's do, and run eagerly as one program. They follow their callers'
-    shapes and dtypes, so many signatures are no sign of misuse: they never warn of it."""
+def library_jit(fun=None, /, *, compiles_eagerly: bool, **options):
+    """`jit` for tracejit's own functions that JAX jits too (the random samplers, many `jnp`
+    functions), so that they print in jaxprs as JAX's do. They follow their callers' shapes and
+    dtypes, so many signatures are no sign of misuse: they never warn of it.
+
+    Eagerly, a sampler (`compiles_eagerly=True`) runs as one compiled program, which beats
+    a NumPy pass per primitive of its dozens; a `jnp` function of a few primitives runs them
+    on NumPy directly (`False`), which beats a dispatch on small arrays."""
     if fun is None:
-        return lambda fun: library_jit(fun, **options)
+        return lambda fun: library_jit(fun, compiles_eagerly=compiles_eagerly, **options)
     jitted = jit(fun, **options)
     jitted.warns_of_retraces = False
+    jitted.compiles_eagerly = compiles_eagerly
     return jitted
 
 

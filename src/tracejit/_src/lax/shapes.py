@@ -702,7 +702,7 @@ iota_p = Primitive("iota")
 def iota(dtype, size):
     """`[0, 1, ..., size - 1]` of the given dtype."""
     dtype = dtypes.check_user_dtype(dtype, "broadcasted_iota")
-    return iota_p.bind(dtype=dtype, shape=(operator.index(size),), dimension=0)
+    return iota_p.bind(dtype=dtype, shape=(operator.index(size),), dimension=0, sharding=None)
 
 
 def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
@@ -711,11 +711,11 @@ def broadcasted_iota(dtype, shape, dimension, *, out_sharding=None):
     check_no_sharding("broadcasted_iota", out_sharding)
     dtype = dtypes.check_user_dtype(dtype, "broadcasted_iota")
     shape = static_ints("broadcasted_iota", "shape", shape)
-    return iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension))
+    return iota_p.bind(dtype=dtype, shape=shape, dimension=operator.index(dimension), sharding=None)
 
 
 @iota_p.def_impl
-def _iota_impl(*, dtype, shape, dimension):
+def _iota_impl(*, dtype, shape, dimension, sharding):
     # Counting in int64 and converting rounds (floats) or wraps (narrow ints) as XLA does.
     values = np.arange(shape[dimension]).astype(dtype)
     if len(shape) == 1:
@@ -726,7 +726,7 @@ def _iota_impl(*, dtype, shape, dimension):
 
 
 @iota_p.def_abstract_eval
-def _iota_abstract_eval(*, dtype, shape, dimension):
+def _iota_abstract_eval(*, dtype, shape, dimension, sharding):
     if not (dtypes.is_int(dtype) or dtypes.is_inexact(dtype)):
         raise TypeError(
             f"iota does not accept dtype {dtype.name}. Accepted dtypes are subtypes of integer, "
@@ -744,7 +744,7 @@ def _iota_abstract_eval(*, dtype, shape, dimension):
 
 iota_p.def_weak_type_rule(never_weak)
 ad.defjvp_zero(iota_p)
-lowering_rules[iota_p] = lambda ctx, *, dtype, shape, dimension: ctx.op(
+lowering_rules[iota_p] = lambda ctx, *, dtype, shape, dimension, sharding: ctx.op(
     "stablehlo.iota", [], {"iota_dimension": f"{dimension} : i64"}
 )
 no_batched_operands(iota_p)

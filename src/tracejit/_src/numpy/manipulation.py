@@ -21,6 +21,7 @@ from tracejit._src import dtypes
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing
 from tracejit._src.numpy import promotion
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.promotion import asarray_operand, check_placement
 
 
@@ -541,7 +542,11 @@ def unstack(x, /, *, axis=0):
 
 def flip(m, axis=None):
     """`m` with the order of its elements reversed along `axis` (all axes if None)."""
-    x = asarray_operand("flip", m)
+    return _flip(asarray_operand("flip", m), axis)
+
+
+@jnp_jit(static_argnums=(1,))
+def _flip(x, axis):
     if axis is None:
         dims = tuple(range(x.ndim))
     else:
@@ -551,6 +556,7 @@ def flip(m, axis=None):
     return lax_shapes.rev(x, dims)
 
 
+@jnp_jit(static_argnames=("k", "axes"))
 def rot90(m, k=1, axes=(0, 1)):
     """`m` rotated by `k` quarter turns in the plane of `axes` (from the first axis towards
     the second): two flips for a half turn, a flip and a transpose for a quarter."""
@@ -568,22 +574,22 @@ def rot90(m, k=1, axes=(0, 1)):
     if k == 0:
         return x
     if k == 2:
-        return flip(flip(x, ax1), ax2)
+        return _flip(_flip(x, ax1), ax2)
     perm = list(range(x.ndim))
     perm[ax1], perm[ax2] = perm[ax2], perm[ax1]
     if k == 1:
-        return transpose(flip(x, ax2), perm)
-    return flip(transpose(x, perm), ax2)
+        return transpose(_flip(x, ax2), perm)
+    return _flip(transpose(x, perm), ax2)
 
 
 def fliplr(m):
     """Reverses the second axis."""
-    return flip(m, 1)
+    return _flip(asarray_operand("fliplr", m), 1)
 
 
 def flipud(m):
     """Reverses the first axis."""
-    return flip(m, 0)
+    return _flip(asarray_operand("flipud", m), 0)
 
 
 def tile(A, reps):

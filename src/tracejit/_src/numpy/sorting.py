@@ -37,6 +37,7 @@ from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import sort as lax_sort
 from tracejit._src.numpy import manipulation, promotion, ufuncs
 from tracejit._src.numpy.advanced_indexing import take
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.promotion import asarray_operand, check_placement
 
 _BOOL = np.dtype(bool)
@@ -78,6 +79,7 @@ def _flat_or_axis(x, axis):
 # sort, argsort, lexsort
 
 
+@jnp_jit(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     """`a` sorted along `axis` (flattened for None): ascending, NaNs last, or descending with
     NaNs first (the reverse of the ascending order). The dtype and weak type are kept."""
@@ -88,24 +90,22 @@ def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
     return lax_sort.sort(x, axis, stable)
 
 
+@jnp_jit(static_argnames=("axis", "kind", "order", "stable", "descending", "dtype"))
 def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
     """Positions that sort `a` along `axis` (of the flattened `a` for None): `iota` rides along
-    the sort. Descending order sorts the reversed operand and maps the positions back
-    (`n - 1 - i`, reversed), so ties stay in their original order, as in JAX. `dtype` is the
+    the sort. Descending order sorts the reversed operand with the reversed positions and
+    reverses the result, so ties stay in their original order, as in JAX. `dtype` is the
     integer dtype of the positions (default: the default integer type)."""
     _check_sort_args("argsort", kind, order)
     index_dtype = dtypes.check_user_dtype(dtype, "argsort") or _index_dtype()
     if not dtypes.is_int(index_dtype) or index_dtype == _BOOL:
         raise TypeError(f"argsort: dtype must be an integer type, got {index_dtype}")
     x, axis = _flat_or_axis(asarray_operand("argsort", a), axis)
-    if descending:
-        x = lax_shapes.rev(x, (axis,))
     positions = lax_shapes.broadcasted_iota(index_dtype, x.shape, axis)
-    _, perm = lax_sort.sort((x, positions), axis, stable, num_keys=1)
     if descending:
-        last = promotion.convert_element_type(x.shape[axis] - 1, perm.dtype, True)
-        perm = lax_binary.sub(last, lax_shapes.rev(perm, (axis,)))
-    return perm
+        x, positions = lax_shapes.rev(x, (axis,)), lax_shapes.rev(positions, (axis,))
+    _, perm = lax_sort.sort((x, positions), axis, stable, num_keys=1)
+    return lax_shapes.rev(perm, (axis,)) if descending else perm
 
 
 def lexsort(keys, axis=-1):
