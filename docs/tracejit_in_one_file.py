@@ -101,7 +101,7 @@ def _elementwise(*avals):
     return ShapedArray(np.broadcast_shapes(*shapes))
 
 
-def _reduced(x, *, axes):
+def _reduced(x, *, axes, out_sharding):
     return ShapedArray([d for i, d in enumerate(x.shape) if i not in axes])
 
 
@@ -117,7 +117,7 @@ cos_p = Primitive("cos", np.cos, _elementwise)
 neg_p = Primitive("neg", np.negative, _elementwise)
 add_p = Primitive("add", np.add, _elementwise)
 mul_p = Primitive("mul", np.multiply, _elementwise)
-reduce_sum_p = Primitive("reduce_sum", lambda x, *, axes: np.sum(x, axis=axes), _reduced)
+reduce_sum_p = Primitive("reduce_sum", lambda x, *, axes, **_: np.sum(x, axis=axes), _reduced)
 broadcast_in_dim_p = Primitive(
     "broadcast_in_dim",
     _broadcast_impl,
@@ -135,7 +135,7 @@ sin, cos, neg, add, mul = sin_p.bind, cos_p.bind, neg_p.bind, add_p.bind, mul_p.
 
 
 def reduce_sum(x, axes):
-    return reduce_sum_p.bind(x, axes=tuple(axes))
+    return reduce_sum_p.bind(x, axes=tuple(axes), out_sharding=None)  # (JAX's params)
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
@@ -294,7 +294,7 @@ print(make_jaxpr(func1)(first, second))
 #     c:f32[8] = sin b
 #     d:f32[8] = mul c 3.0:f32[]
 #     e:f32[8] = add a d
-#     f:f32[] = reduce_sum[axes=(0,)] e
+#     f:f32[] = reduce_sum[axes=(0,) out_sharding=None] e
 #   in (f,) }
 
 # --- Forward mode: the JVP trace (interpreters/ad.py: Zero, JVPTracer, JVPTrace, jvp_rules) ---
@@ -543,7 +543,7 @@ def broadcasting_batch_rule(primitive):
     return rule
 
 
-def _reduce_sum_batch(values, dims, *, axes):
+def _reduce_sum_batch(values, dims, *, axes, out_sharding):
     """(reductions._reduction_batch_rule) The summed axes shift past the batch axis, which
     lands after the kept axes before it."""
     (x,), (dim,) = values, dims
@@ -584,7 +584,7 @@ print(make_jaxpr(vmap(func1, in_axes=(1, None)))(columns, second))
 #     e:f32[4,8] = transpose[permutation=(1, 0)] a
 #     f:f32[1,8] = broadcast_in_dim[broadcast_dimensions=(1,)] d
 #     g:f32[4,8] = add e f
-#     h:f32[4] = reduce_sum[axes=(1,)] g
+#     h:f32[4] = reduce_sum[axes=(1,) out_sharding=None] g
 #   in (h,) }
 
 # --- Linearize: the JVP, partially evaluated (interpreters/partial_eval.py) ------------------
@@ -629,7 +629,7 @@ print(linearize_flat(func1, (first, second))[1])
 #     d:f32[8] = mul c a
 #     e:f32[8] = mul d 3.0:f32[]
 #     f:f32[8] = add b e
-#     g:f32[] = reduce_sum[axes=(0,)] f
+#     g:f32[] = reduce_sum[axes=(0,) out_sharding=None] f
 #   in (g,) }
 
 # --- Transposition: the backward pass (interpreters/transpose.py: UndefinedPrimal) -----------
@@ -708,7 +708,7 @@ def _mul_transpose(ct, x, y):
     return [None, unbroadcast(y.aval, mul(x, ct))]
 
 
-def _reduce_sum_transpose(ct, x, *, axes):
+def _reduce_sum_transpose(ct, x, *, axes, out_sharding):
     shape = x.aval.shape
     return [broadcast_in_dim(ct, shape, [i for i in range(len(shape)) if i not in axes])]
 

@@ -15,7 +15,7 @@ FUNC1_JAXPR = """\
     c:f32[8] = sin b
     d:f32[8] = mul c 3.0:f32[]
     e:f32[8] = add a d
-    f:f32[] = reduce_sum[axes=(0,)] e
+    f:f32[] = reduce_sum[axes=(0,) out_sharding=None] e
   in (f,) }"""
 
 

@@ -348,10 +348,10 @@ JAXPRS = {
     "sub_grad_scalar": """\
 { lambda ; a:f32[2] b:f32[]. let
     c:f32[2] = sub a b
-    _:f32[] = reduce_sum[axes=(0,)] c
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] c
     d:f32[2] = broadcast_in_dim 1.0:f32[]
     e:f32[2] = neg d
-    f:f32[] = reduce_sum[axes=(0,)] e
+    f:f32[] = reduce_sum[axes=(0,) out_sharding=None] e
   in (d, f) }
 """,
     "sub_jvp": """\
@@ -364,11 +364,11 @@ JAXPRS = {
 { lambda ; a:f32[2] b:f32[]. let
     c:f32[2] = div a b
     d:f32[] = integer_pow[y=-2] b
-    _:f32[] = reduce_sum[axes=(0,)] c
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] c
     e:f32[2] = broadcast_in_dim 1.0:f32[]
     f:f32[2] = mul e d
     g:f32[2] = mul f a
-    h:f32[] = reduce_sum[axes=(0,)] g
+    h:f32[] = reduce_sum[axes=(0,) out_sharding=None] g
     i:f32[] = neg h
     j:f32[2] = div e b
   in (j, i) }
@@ -431,7 +431,7 @@ JAXPRS = {
     s:f32[2] = broadcast_in_dim 1.0:f32[]
     t:f32[2] = select_n q s r
     u:f32[2] = div p t
-    _:f32[] = reduce_sum[axes=(0,)] c
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] c
     v:f32[2] = broadcast_in_dim 1.0:f32[]
     w:f32[2] = mul v u
     x:f32[2] = mul v l
@@ -464,7 +464,7 @@ JAXPRS = {
     j:f32[2] = square b
     k:f32[2] = add i j
     l:f32[2] = div h k
-    _:f32[] = reduce_sum[axes=(0,)] c
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] c
     m:f32[2] = broadcast_in_dim 1.0:f32[]
     n:f32[2] = mul m l
     o:f32[2] = mul m g
@@ -515,7 +515,7 @@ JAXPRS = {
     j:f32[2] = select_n h a i
     k:f32[2] = log j
     l:f32[2] = mul k c
-    _:f32[] = reduce_sum[axes=(0,)] c
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] c
     m:f32[2] = broadcast_in_dim 1.0:f32[]
     n:f32[2] = mul m l
     o:f32[2] = mul m g

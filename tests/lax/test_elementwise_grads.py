@@ -632,7 +632,7 @@ GRAD_JAXPRS = {
         """{ lambda ; a:f32[3]. let
     b:f32[3] = tanh a
     c:f32[3] = sub 1.0:f32[] b
-    _:f32[] = reduce_sum[axes=(0,)] b
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b
     d:f32[3] = broadcast_in_dim 1.0:f32[]
     e:f32[3] = mul d c
     f:f32[3] = mul e b
@@ -644,7 +644,7 @@ GRAD_JAXPRS = {
         """{ lambda ; a:f32[3]. let
     b:f32[3] = abs a
     c:bool[3] = ge a 0.0:f32[]
-    _:f32[] = reduce_sum[axes=(0,)] b
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b
     d:f32[3] = broadcast_in_dim 1.0:f32[]
     e:f32[3] = broadcast_in_dim 0.0:f32[]
     f:f32[3] = select_n c d e
@@ -657,7 +657,7 @@ GRAD_JAXPRS = {
         lax.neg,
         """{ lambda ; a:f32[3]. let
     b:f32[3] = neg a
-    _:f32[] = reduce_sum[axes=(0,)] b
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b
     c:f32[3] = broadcast_in_dim 1.0:f32[]
     d:f32[3] = neg c
   in (d,) }""",
@@ -666,7 +666,7 @@ GRAD_JAXPRS = {
         lax.floor,
         """{ lambda ; a:f32[3]. let
     b:f32[3] = floor a
-    _:f32[] = reduce_sum[axes=(0,)] b
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b
     c:f32[3] = broadcast_in_dim 0.0:f32[]
   in (c,) }""",
     ),
@@ -676,7 +676,7 @@ GRAD_JAXPRS = {
     b:f32[3] = erf_inv a
     c:f32[3] = square b
     d:f32[3] = exp c
-    _:f32[] = reduce_sum[axes=(0,)] b
+    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b
     e:f32[3] = broadcast_in_dim 1.0:f32[]
     f:f32[3] = mul 0.8862269520759583:f32[] e
     g:f32[3] = mul f d

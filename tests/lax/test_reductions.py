@@ -275,7 +275,9 @@ def test_float16_sums_accumulate_in_float32():
 def test_jaxpr_printouts_match_jax():
     x = np.ones((3, 4), f32)
     assert str(make_jaxpr(lambda x: lax.reduce_sum(x, (1,)))(x)) == (
-        "{ lambda ; a:f32[3,4]. let b:f32[3] = reduce_sum[axes=(1,)] a in (b,) }"
+        "{ lambda ; a:f32[3,4]. let\n"
+        "    b:f32[3] = reduce_sum[axes=(1,) out_sharding=None] a\n"
+        "  in (b,) }"
     )
     assert str(make_jaxpr(lambda x: lax.reduce_max(x, (0, 1)))(x)) == (
         "{ lambda ; a:f32[3,4]. let b:f32[] = reduce_max[axes=(0, 1)] a in (b,) }"

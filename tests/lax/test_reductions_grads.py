@@ -452,12 +452,12 @@ def test_jaxpr_reduce_max_jvp(enable_x64):
         """
         { lambda ; a:f64[3] b:f64[3]. let
             c:f64[] = reduce_max[axes=(0,)] a
-            d:f64[1] = reshape[dimensions=None new_sizes=(1,)] c
+            d:f64[1] = reshape[dimensions=None new_sizes=(1,) sharding=None] c
             e:bool[3] = eq a d
             f:f64[3] = convert_element_type[new_dtype=float64 weak_type=False] e
-            g:f64[] = reduce_sum[axes=(0,)] f
+            g:f64[] = reduce_sum[axes=(0,) out_sharding=None] f
             h:f64[3] = mul b f
-            i:f64[] = reduce_sum[axes=(0,)] h
+            i:f64[] = reduce_sum[axes=(0,) out_sharding=None] h
             j:f64[] = div i g
           in (c, j) }
         """,
@@ -471,10 +471,10 @@ def test_jaxpr_grad_max(enable_x64):
         """
         { lambda ; a:f64[3]. let
             b:f64[] = reduce_max[axes=(0,)] a
-            c:f64[1] = reshape[dimensions=None new_sizes=(1,)] b
+            c:f64[1] = reshape[dimensions=None new_sizes=(1,) sharding=None] b
             d:bool[3] = eq a c
             e:f64[3] = convert_element_type[new_dtype=float64 weak_type=False] d
-            f:f64[] = reduce_sum[axes=(0,)] e
+            f:f64[] = reduce_sum[axes=(0,) out_sharding=None] e
             g:f64[] = div 1.0:f64[] f
             h:f64[3] = broadcast_in_dim g
             i:f64[3] = mul h e
@@ -490,7 +490,7 @@ def test_jaxpr_grad_cumsum(enable_x64):
         """
         { lambda ; a:f64[3]. let
             b:f64[3] = cumsum[axis=0 reverse=False] a
-            _:f64[] = reduce_sum[axes=(0,)] b
+            _:f64[] = reduce_sum[axes=(0,) out_sharding=None] b
             c:f64[3] = broadcast_in_dim 1.0:f64[]
             d:f64[3] = cumsum[axis=0 reverse=True] c
           in (d,) }
@@ -509,7 +509,7 @@ def test_jaxpr_grad_matmul():
               dimension_numbers=(([1], [0]), ([], []))
               preferred_element_type=float32
             ] a b
-            _:f32[] = reduce_sum[axes=(0, 1)] c
+            _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c
             d:f32[3,5] = broadcast_in_dim 1.0:f32[]
             e:f32[5,4] = dot_general[
               dimension_numbers=(([0], [0]), ([], []))
@@ -537,7 +537,7 @@ def test_jaxpr_grad_dot_general_batch_and_contracting_dims():
         { lambda ; a:f32[2,3,4,5] b:f32[5,2,6,3]. let
             c:f32[2,4,6] = dot_general[dimension_numbers=(([3, 1], [0, 3]), ([0], [1]))] a
               b
-            _:f32[] = reduce_sum[axes=(0, 1, 2)] c
+            _:f32[] = reduce_sum[axes=(0, 1, 2) out_sharding=None] c
             d:f32[2,4,6] = broadcast_in_dim 1.0:f32[]
             e:f32[2,6,3,5] = dot_general[dimension_numbers=(([1], [2]), ([0], [0]))] d a
             f:f32[5,2,6,3] = transpose[permutation=(3, 0, 1, 2)] e
@@ -562,7 +562,7 @@ def test_jaxpr_grad_vector_matrix_product_has_no_transpose():
               dimension_numbers=(([0], [0]), ([], []))
               preferred_element_type=float32
             ] a b
-            _:f32[] = reduce_sum[axes=(0,)] c
+            _:f32[] = reduce_sum[axes=(0,) out_sharding=None] c
             d:f32[5] = broadcast_in_dim 1.0:f32[]
             e:f32[4,5] = dot_general[
               dimension_numbers=(([], []), ([], []))
@@ -597,7 +597,7 @@ def test_jaxpr_dot_general_preferred_element_type():
               dimension_numbers=(([1], [0]), ([], []))
               preferred_element_type=float32
             ] a b
-            _:f32[] = reduce_sum[axes=(0, 1)] c
+            _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c
             d:f32[3,5] = broadcast_in_dim 1.0:f32[]
             e:f32[5,4] = dot_general[
               dimension_numbers=(([0], [0]), ([], []))

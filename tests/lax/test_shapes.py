@@ -549,7 +549,7 @@ GOLDEN = [
         [X],
         (
             "{ lambda ; a:f32[2,3]. let\n"
-            "    b:f32[3,2] = reshape[dimensions=(1, 0) new_sizes=(3, 2)] a\n"
+            "    b:f32[3,2] = reshape[dimensions=(1, 0) new_sizes=(3, 2) sharding=None] a\n"
             "  in (b,) }"
         ),
     ),

@@ -430,12 +430,12 @@ def test_grad_of_pad_prints_as_jax():
     assert jaxpr_text(fun, jnp.ones((3, 4)), 0.5) == (
         "{ lambda ; a:f32[3,4] b:f32[]. let\n"
         "    c:f32[5,4] = pad[padding_config=((1, -1, 1), (-2, 2, 0))] a b\n"
-        "    _:f32[] = reduce_sum[axes=(0, 1)] c\n"
+        "    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c\n"
         "    d:f32[5,4] = broadcast_in_dim 1.0:f32[]\n"
         "    e:f32[5,4] = pad[padding_config=((-1, 1, 0), (2, -2, 0))] d 0.0:f32[]\n"
         "    f:f32[3,4] = slice[limit_indices=(5, 4) start_indices=(0, 0) strides=(2, 1)] e\n"
-        "    g:f32[] = reduce_sum[axes=(0, 1)] d\n"
-        "    h:f32[] = reduce_sum[axes=(0, 1)] f\n"
+        "    g:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] d\n"
+        "    h:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] f\n"
         "    i:f32[] = sub g h\n"
         "  in (f, i) }"
     )
@@ -448,7 +448,7 @@ def test_grad_of_strided_getitem_prints_as_jax():
     assert text == (
         "{ lambda ; a:f32[3,4]. let\n"
         "    b:f32[2,2] = slice[limit_indices=(3, 4) start_indices=(1, 0) strides=(1, 2)] a\n"
-        "    _:f32[] = reduce_sum[axes=(0, 1)] b\n"
+        "    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] b\n"
         "    c:f32[2,2] = broadcast_in_dim 1.0:f32[]\n"
         "    d:f32[3,4] = pad[padding_config=((1, 0, 0), (0, 1, 1))] c 0.0:f32[]\n"
         "  in (d,) }"
@@ -460,7 +460,7 @@ def test_grad_of_dynamic_update_slice_prints_as_jax():
     assert jaxpr_text(fun, jnp.ones((3, 4)), jnp.ones((2, 2))) == (
         "{ lambda ; a:f32[3,4] b:f32[2,2]. let\n"
         "    c:f32[3,4] = dynamic_update_slice a b 1:i32[] 1:i32[]\n"
-        "    _:f32[] = reduce_sum[axes=(0, 1)] c\n"
+        "    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c\n"
         "    d:f32[3,4] = broadcast_in_dim 1.0:f32[]\n"
         "    e:f32[2,2] = broadcast_in_dim 0.0:f32[]\n"
         "    f:f32[3,4] = dynamic_update_slice d e 1:i32[] 1:i32[]\n"
@@ -474,7 +474,7 @@ def test_grad_of_dynamic_slice_and_reshape_with_dimensions_print_as_jax():
     assert jaxpr_text(fun, jnp.ones(3)) == (
         "{ lambda ; a:f32[3]. let\n"
         "    b:f32[2] = dynamic_slice[slice_sizes=(2,)] a 1:i32[]\n"
-        "    _:f32[] = reduce_sum[axes=(0,)] b\n"
+        "    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b\n"
         "    c:f32[2] = broadcast_in_dim 1.0:f32[]\n"
         "    d:f32[3] = broadcast_in_dim 0.0:f32[]\n"
         "    e:f32[3] = dynamic_update_slice d c 1:i32[]\n"
@@ -483,10 +483,10 @@ def test_grad_of_dynamic_slice_and_reshape_with_dimensions_print_as_jax():
     fun = jax.grad(lambda x: jnp.sum(lax.reshape(x, (2, 6), (1, 0))))
     assert jaxpr_text(fun, jnp.ones((3, 4))) == (
         "{ lambda ; a:f32[3,4]. let\n"
-        "    b:f32[2,6] = reshape[dimensions=(1, 0) new_sizes=(2, 6)] a\n"
-        "    _:f32[] = reduce_sum[axes=(0, 1)] b\n"
+        "    b:f32[2,6] = reshape[dimensions=(1, 0) new_sizes=(2, 6) sharding=None] a\n"
+        "    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] b\n"
         "    c:f32[2,6] = broadcast_in_dim 1.0:f32[]\n"
-        "    d:f32[4,3] = reshape[dimensions=None new_sizes=(4, 3)] c\n"
+        "    d:f32[4,3] = reshape[dimensions=None new_sizes=(4, 3) sharding=None] c\n"
         "    e:f32[3,4] = transpose[permutation=(1, 0)] d\n"
         "  in (e,) }"
     )
@@ -500,7 +500,7 @@ def test_grad_of_select_n_and_squeeze_print_as_jax():
     assert jaxpr_text(fun, x, x, x > 0) == (
         "{ lambda ; a:f32[3] b:f32[3] c:bool[3]. let\n"
         "    d:f32[3] = select_n c a b\n"
-        "    _:f32[] = reduce_sum[axes=(0,)] d\n"
+        "    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] d\n"
         "    e:f32[3] = broadcast_in_dim 1.0:f32[]\n"
         "    f:f32[3] = broadcast_in_dim 0.0:f32[]\n"
         "    g:f32[3] = select_n c e f\n"
@@ -510,7 +510,7 @@ def test_grad_of_select_n_and_squeeze_print_as_jax():
     assert jaxpr_text(jax.grad(lambda x: jnp.sum(lax.squeeze(x, (0,)))), jnp.ones((1, 3))) == (
         "{ lambda ; a:f32[1,3]. let\n"
         "    b:f32[3] = squeeze[dimensions=(0,)] a\n"
-        "    _:f32[] = reduce_sum[axes=(0,)] b\n"
+        "    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b\n"
         "    c:f32[3] = broadcast_in_dim 1.0:f32[]\n"
         "    d:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] c\n"
         "  in (d,) }"
@@ -575,7 +575,7 @@ def test_jvp_and_grad_of_clamp_print_as_jax():
         "    d:bool[3] = lt a 2.0:f32[]\n"
         "    e:bool[3] = and c d\n"
         "    _:f32[3] = broadcast_in_dim 0.0:f32[]\n"
-        "    _:f32[] = reduce_sum[axes=(0,)] b\n"
+        "    _:f32[] = reduce_sum[axes=(0,) out_sharding=None] b\n"
         "    f:f32[3] = broadcast_in_dim 1.0:f32[]\n"
         "    g:f32[3] = broadcast_in_dim 0.0:f32[]\n"
         "    h:f32[3] = select_n e g f\n"
@@ -589,7 +589,7 @@ def test_grad_of_concatenate_slices_the_cotangent():
     assert jaxpr_text(fun, jnp.ones((2, 3)), jnp.ones((2, 1))) == (
         "{ lambda ; a:f32[2,3] b:f32[2,1]. let\n"
         "    c:f32[2,4] = concatenate[dimension=1] a b\n"
-        "    _:f32[] = reduce_sum[axes=(0, 1)] c\n"
+        "    _:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] c\n"
         "    d:f32[2,4] = broadcast_in_dim 1.0:f32[]\n"
         "    e:f32[2,3] = slice[limit_indices=(2, 3) start_indices=(0, 0) strides=None] d\n"
         "    f:f32[2,1] = slice[limit_indices=(2, 4) start_indices=(0, 3) strides=None] d\n"

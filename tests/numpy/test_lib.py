@@ -665,14 +665,14 @@ def test_golden_jaxprs():
     ones = jnp.ones((3, 4))
     assert str(tracejit.make_jaxpr(lambda x: jnp.diagonal(x, -1))(ones)) == (
         "{ lambda ; a:f32[3,4]. let\n"
-        "    b:f32[12] = reshape[dimensions=None new_sizes=(12,)] a\n"
+        "    b:f32[12] = reshape[dimensions=None new_sizes=(12,) sharding=None] a\n"
         "    c:f32[2] = slice[limit_indices=(10,) start_indices=(4,) strides=(5,)] b\n"
         "  in (c,) }"
     )
     assert str(tracejit.make_jaxpr(lambda v: jnp.diag(v, 1))(jnp.ones(2))) == (
         "{ lambda ; a:f32[2]. let\n"
         "    b:f32[9] = pad[padding_config=((1, 3, 3),)] a 0.0:f32[]\n"
-        "    c:f32[3,3] = reshape[dimensions=None new_sizes=(3, 3)] b\n"
+        "    c:f32[3,3] = reshape[dimensions=None new_sizes=(3, 3) sharding=None] b\n"
         "  in (c,) }"
     )
     assert str(tracejit.make_jaxpr(lambda x: jnp.roll(x, 2))(jnp.ones(5))) == (

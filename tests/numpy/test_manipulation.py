@@ -201,7 +201,7 @@ GOLDEN = [
         jnp.zeros((2, 3)),
         (
             "{ lambda ; a:f32[2,3]. let\n"
-            "    b:f32[3,2] = reshape[dimensions=None new_sizes=(3, 2)] a\n"
+            "    b:f32[3,2] = reshape[dimensions=None new_sizes=(3, 2) sharding=None] a\n"
             "  in (b,) }"
         ),
     ),
@@ -270,8 +270,8 @@ GOLDEN = [
         jnp.zeros((2, 3)),
         (
             "{ lambda ; a:f32[2,3]. let\n"
-            "    b:f32[6] = reshape[dimensions=None new_sizes=(6,)] a\n"
-            "    c:f32[6] = reshape[dimensions=None new_sizes=(6,)] a\n"
+            "    b:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a\n"
+            "    c:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a\n"
             "    d:f32[12] = concatenate[dimension=0] b c\n"
             "  in (d,) }"
         ),
@@ -282,7 +282,7 @@ GOLDEN = [
         (
             "{ lambda ; a:f32[2,3]. let\n"
             "    b:f32[2,2,3] = broadcast_in_dim[broadcast_dimensions=(0, 2)] a\n"
-            "    c:f32[4,3] = reshape[dimensions=None new_sizes=(4, 3)] b\n"
+            "    c:f32[4,3] = reshape[dimensions=None new_sizes=(4, 3) sharding=None] b\n"
             "  in (c,) }"
         ),
     ),
@@ -300,7 +300,7 @@ GOLDEN = [
         jnp.zeros((2, 3)),
         (
             "{ lambda ; a:f32[2,3]. let\n"
-            "    b:f32[2,3] = reshape[dimensions=(1, 0) new_sizes=(2, 3)] a\n"
+            "    b:f32[2,3] = reshape[dimensions=(1, 0) new_sizes=(2, 3) sharding=None] a\n"
             "    c:f32[3,2] = transpose[permutation=(1, 0)] b\n"
             "  in (c,) }"
         ),

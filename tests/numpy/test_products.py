@@ -243,7 +243,7 @@ GOLDEN = [
         [(2, 3), (4,)],
         (
             "{ lambda ; a:f32[2,3] b:f32[4]. let\n"
-            "    c:f32[6] = reshape[dimensions=None new_sizes=(6,)] a\n"
+            "    c:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a\n"
             "    d:f32[6,1] = broadcast_in_dim[broadcast_dimensions=(0,)] c\n"
             "    e:f32[1,4] = broadcast_in_dim[broadcast_dimensions=(1,)] b\n"
             "    f:f32[6,4] = mul d e\n"

@@ -182,7 +182,7 @@ def test_func1_golden_jaxpr():
         "    c:f32[8] = sin b\n"
         "    d:f32[8] = mul c 3.0:f32[]\n"
         "    e:f32[8] = add a d\n"
-        "    f:f32[] = reduce_sum[axes=(0,)] e\n"
+        "    f:f32[] = reduce_sum[axes=(0,) out_sharding=None] e\n"
         "  in (f,) }"
     )
 

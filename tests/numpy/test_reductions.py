@@ -163,7 +163,7 @@ GOLDEN = [
         (
             "{ lambda ; a:i8[2,3]. let\n"
             "    b:i32[2,3] = convert_element_type[new_dtype=int32 weak_type=False] a\n"
-            "    c:i32[] = reduce_sum[axes=(0, 1)] b\n"
+            "    c:i32[] = reduce_sum[axes=(0, 1) out_sharding=None] b\n"
             "  in (c,) }"
         ),
     ),
@@ -172,7 +172,7 @@ GOLDEN = [
         jnp.zeros((2, 3)),
         (
             "{ lambda ; a:f32[2,3]. let\n"
-            "    b:f32[3] = reduce_sum[axes=(0,)] a\n"
+            "    b:f32[3] = reduce_sum[axes=(0,) out_sharding=None] a\n"
             "    c:f32[3] = div b 2.0:f32[]\n"
             "  in (c,) }"
         ),
@@ -183,7 +183,7 @@ GOLDEN = [
         (
             "{ lambda ; a:i32[2,3]. let\n"
             "    b:f32[2,3] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
-            "    c:f32[] = reduce_sum[axes=(0, 1)] b\n"
+            "    c:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] b\n"
             "    d:f32[] = div c 6.0:f32[]\n"
             "  in (d,) }"
         ),
@@ -193,7 +193,7 @@ GOLDEN = [
         jnp.zeros((2, 3)),
         (
             "{ lambda ; a:f32[2,3]. let\n"
-            "    b:f32[2] = reduce_sum[axes=(1,)] a\n"
+            "    b:f32[2] = reduce_sum[axes=(1,) out_sharding=None] a\n"
             "    c:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] b\n"
             "    d:f32[2,1] = div c 3.0:f32[]\n"
             "  in (d,) }"
@@ -224,7 +224,7 @@ GOLDEN = [
         jnp.zeros((2, 3)),
         (
             "{ lambda ; a:f32[2,3]. let\n"
-            "    b:f32[6] = reshape[dimensions=None new_sizes=(6,)] a\n"
+            "    b:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a\n"
             "    c:i32[] = argmax[axes=(0,) index_dtype=int32] b\n"
             "  in (c,) }"
         ),
@@ -262,7 +262,11 @@ GOLDEN = [
     (
         lambda x: jnp.sum(x, axis=()),
         jnp.zeros((2, 3)),
-        "{ lambda ; a:f32[2,3]. let b:f32[2,3] = reduce_sum[axes=()] a in (b,) }",
+        (
+            "{ lambda ; a:f32[2,3]. let\n"
+            "    b:f32[2,3] = reduce_sum[axes=() out_sharding=None] a\n"
+            "  in (b,) }"
+        ),
     ),
     (
         lambda x: jnp.sum(x, axis=0, keepdims=True),
@@ -270,7 +274,7 @@ GOLDEN = [
         (
             "{ lambda ; a:f16[2,3]. let\n"
             "    b:f32[2,3] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
-            "    c:f32[3] = reduce_sum[axes=(0,)] b\n"
+            "    c:f32[3] = reduce_sum[axes=(0,) out_sharding=None] b\n"
             "    d:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] c\n"
             "    e:f16[1,3] = convert_element_type[new_dtype=float16 weak_type=False] d\n"
             "  in (e,) }"
@@ -282,7 +286,7 @@ GOLDEN = [
         (
             "{ lambda ; a:f32[]. let\n"
             "    b:f32[] = convert_element_type[new_dtype=float32 weak_type=False] a\n"
-            "    c:f32[] = reduce_sum[axes=()] b\n"
+            "    c:f32[] = reduce_sum[axes=() out_sharding=None] b\n"
             "  in (c,) }"
         ),
     ),
@@ -296,7 +300,7 @@ GOLDEN = [
         jnp.zeros((2, 3)),
         (
             "{ lambda ; a:f32[2,3]. let\n"
-            "    b:f32[6] = reshape[dimensions=None new_sizes=(6,)] a\n"
+            "    b:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a\n"
             "    c:f32[6] = cumsum[axis=0 reverse=False] b\n"
             "  in (c,) }"
         ),

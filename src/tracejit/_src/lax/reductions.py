@@ -80,7 +80,7 @@ def _canonical_axes(name: str, operand, axes) -> tuple:
 
 
 def _reduction_abstract_eval(name: str, accepts):
-    def abstract_eval(operand, *, axes):
+    def abstract_eval(operand, *, axes, out_sharding=None):  # (reduce_sum's, as JAX's)
         check_dtype(name, operand, accepts)
         return ShapedArray(_reduced_shape(name, operand, axes), operand.dtype, operand.weak_type)
 
@@ -96,7 +96,7 @@ def _accumulating(numpy_reduce):
     """The ufunc reduction `numpy_reduce` (`np.add.reduce`: what `np.sum` calls, without its
     wrapper) in the dtype XLA accumulates in."""
 
-    def impl(operand, *, axes):
+    def impl(operand, *, axes, out_sharding=None):
         dtype = operand.dtype
         if dtype in _NARROW_FLOATS:
             return numpy_reduce(operand, axis=axes, dtype=np.float32).astype(dtype)
@@ -240,7 +240,7 @@ def _lower_reduction(combiner: str, init, accumulate: bool = False):
     """The lowering rule of a reduction by the binary op `combiner` from `init(dtype)`;
     `accumulate`: float16/bfloat16 are reduced in float32 and rounded once."""
 
-    def rule(ctx, x, *, axes):
+    def rule(ctx, x, *, axes, out_sharding=None):
         aval, out_aval = ctx.avals_in[0], ctx.avals_out[0]
         dtype = accumulation_dtype(aval.dtype) if accumulate else aval.dtype
         block = ctx.block
@@ -302,7 +302,8 @@ reduce_sum_p = Primitive("reduce_sum")
 def reduce_sum(operand, axes, *, out_sharding=None):
     """Sum of `operand` over `axes`."""
     check_no_sharding("reduce_sum", out_sharding)
-    return reduce_sum_p.bind(operand, axes=_canonical_axes("reduce_sum", operand, axes))
+    axes = _canonical_axes("reduce_sum", operand, axes)
+    return reduce_sum_p.bind(operand, axes=axes, out_sharding=None)
 
 
 reduce_sum_p.def_impl(quiet(_accumulating(np.add.reduce)))
@@ -311,7 +312,7 @@ reduce_sum_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(reduce_sum_p)
 
 
-def _reduce_sum_transpose(ct, operand, *, axes):
+def _reduce_sum_transpose(ct, operand, *, axes, out_sharding):
     shape = operand.aval.shape
     kept = tuple(i for i in range(len(shape)) if i not in axes)
     return [shapes.broadcast_in_dim(ct, shape, kept)]

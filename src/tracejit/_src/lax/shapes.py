@@ -218,18 +218,18 @@ def reshape(operand, new_sizes, dimensions=None, *, out_sharding=None):
             dimensions = None
     if shape and shape == new_sizes and dimensions is None and is_array(operand):
         return operand
-    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions)
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions, sharding=None)
 
 
 @reshape_p.def_impl
-def _reshape_impl(operand, *, new_sizes, dimensions):
+def _reshape_impl(operand, *, new_sizes, dimensions, sharding):
     if dimensions is not None:
         operand = operand.transpose(dimensions)
     return operand.reshape(new_sizes)
 
 
 @reshape_p.def_abstract_eval
-def _reshape_abstract_eval(operand, *, new_sizes, dimensions):
+def _reshape_abstract_eval(operand, *, new_sizes, dimensions, sharding):
     if any(d < 0 for d in new_sizes):
         raise TypeError(f"reshape new_sizes must all be positive, got {new_sizes}.")
     size = int(np.prod(new_sizes, dtype=np.int64))
@@ -250,7 +250,7 @@ reshape_p.def_weak_type_rule(weak_if_all_weak)
 ad.deflinear(reshape_p)
 
 
-def _reshape_transpose(ct, operand, *, new_sizes, dimensions):
+def _reshape_transpose(ct, operand, *, new_sizes, dimensions, sharding):
     shape = operand.aval.shape
     if dimensions is None:
         return [reshape(ct, shape)]
@@ -262,7 +262,7 @@ def _reshape_transpose(ct, operand, *, new_sizes, dimensions):
 transpose_rules[reshape_p] = _reshape_transpose
 
 
-def _reshape_lowering(ctx, x, *, new_sizes, dimensions):
+def _reshape_lowering(ctx, x, *, new_sizes, dimensions, sharding):
     if dimensions is not None:  # reshape(x, s, d) is reshape(transpose(x, d), s)
         aval = ctx.avals_in[0]
         permuted = aval.update(shape=tuple(aval.shape[d] for d in dimensions))
@@ -278,13 +278,14 @@ def _reshape_lowering(ctx, x, *, new_sizes, dimensions):
 lowering_rules[reshape_p] = _reshape_lowering
 
 
-def _reshape_batch(values, dims, *, new_sizes, dimensions):
+def _reshape_batch(values, dims, *, new_sizes, dimensions, sharding):
     (operand,), (bd,) = values, dims
     operand = move_batch_dim(operand, bd, 0)
     size = shape_of(operand)[0]
     if dimensions is not None:
         dimensions = (0,) + tuple(d + 1 for d in dimensions)
-    return reshape_p.bind(operand, new_sizes=(size, *new_sizes), dimensions=dimensions), 0
+    new_sizes = (size, *new_sizes)
+    return reshape_p.bind(operand, new_sizes=new_sizes, dimensions=dimensions, sharding=None), 0
 
 
 batch_rules[reshape_p] = _reshape_batch
