@@ -183,7 +183,6 @@ def test_no_op_stages_nothing():
         lambda v: jnp.concatenate([v]),
         lambda v: jnp.broadcast_to(v, (2, 3)),
         lambda v: jnp.swapaxes(v, 0, 0),
-        lambda v: jnp.atleast_2d(v),
         lambda v: jnp.ravel(v[0]),
     ):
         jaxpr = tracejit.make_jaxpr(fun)(x)
@@ -291,7 +290,12 @@ GOLDEN = [
         jnp.zeros(3),
         (
             "{ lambda ; a:f32[3]. let\n"
-            "    b:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a\n"
+            "    b:f32[1,3] = jit[\n"
+            "      name=atleast_2d\n"
+            "      jaxpr={ lambda ; a:f32[3]. let\n"
+            "          b:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a\n"
+            "        in (b,) }\n"
+            "    ] a\n"
             "  in (b,) }"
         ),
     ),

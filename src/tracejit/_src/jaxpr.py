@@ -187,10 +187,12 @@ class _Names:
 
     def alias_call(self, eqn: JaxprEqn, inner: Jaxpr) -> None:
         """Names a call's body after the call, as JAX prints `jit`: each input of the body as
-        the operand it receives (literals aside), each output computed inside the body as the
-        result it becomes (`_` if that is unused)."""
+        the operand it receives (literals and repeated operands aside), each output computed
+        inside the body as the result it becomes (`_` if that is unused)."""
+        aliased = set()  # (an operand passed twice names only the first input)
         for var, operand in zip(inner.invars, eqn.invars, strict=True):
-            if not isinstance(operand, Literal):
+            if not isinstance(operand, Literal) and operand not in aliased:
+                aliased.add(operand)
                 self._names[var] = self(operand)
         inputs = set(inner.invars)
         for var, result in zip(inner.outvars, eqn.outvars, strict=True):

@@ -27,6 +27,7 @@ from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.promotion import (
     PYTHON_SCALARS,
     VALID_DTYPES,
@@ -366,6 +367,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+
+
+@jnp_jit(static_argnames=("num", "endpoint", "retstep", "dtype", "axis"))
+def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
     user_dtype = _user_dtype(dtype, "linspace")
     start_op = promotion.to_operand("linspace", start, 0)
     stop_op = promotion.to_operand("linspace", stop, 1)

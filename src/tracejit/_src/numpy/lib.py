@@ -48,6 +48,7 @@ from tracejit._src.numpy import (
     reductions,
     ufuncs,
 )
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.manipulation import normalize_axis
 from tracejit._src.numpy.promotion import asarray_operand, check_placement
 
@@ -400,6 +401,11 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """`base ** linspace(start, stop)`, computed in floating point and then cast to `dtype`."""
     dtype = dtypes.check_user_dtype(dtype, "logspace")
+    return _logspace(start, stop, operator.index(num), endpoint, base, dtype, axis)
+
+
+@jnp_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _logspace(start, stop, num, endpoint, base, dtype, axis):
     exponents = creation.linspace(start, stop, num, endpoint=endpoint, axis=axis)
     base = promotion.convert_element_type(asarray_operand("logspace", base), exponents.dtype)
     base = manipulation.expand_dims(base, axis) if base.ndim else base
@@ -419,6 +425,11 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     `log10`s of the magnitudes, times the sign of `start` (NaN where a bound is 0, and the
     endpoints not patched to be exact, as in JAX)."""
     dtype = dtypes.check_user_dtype(dtype, "geomspace")
+    return _geomspace(start, stop, operator.index(num), endpoint, dtype, axis)
+
+
+@jnp_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
+def _geomspace(start, stop, num, endpoint, dtype, axis):
     start = ufuncs.true_divide(asarray_operand("geomspace", start), 1)
     stop = ufuncs.true_divide(asarray_operand("geomspace", stop, 1), 1)
     sign = ufuncs.sign(start)
@@ -428,7 +439,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
         return ufuncs.multiply(ufuncs.log(ufuncs.true_divide(v, sign)), scale)
 
     log_start, log_stop = log10(start), log10(stop)
-    out = logspace(log_start, log_stop, num, endpoint=endpoint, axis=axis)
+    out = _logspace(log_start, log_stop, num, endpoint, 10.0, None, axis)
     out = (
         ufuncs.multiply(sign, out)
         if sign.ndim == 0

@@ -37,6 +37,7 @@ from tracejit._src.numpy import (
     reductions,
     ufuncs,
 )
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.promotion import asarray_operand
 
 # --------------------------------------------------------------------------------------------
@@ -202,6 +203,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
 # products
 
 
+@jnp_jit
 def kron(a, b):
     """The Kronecker product: blocks `a[i, j] * b`, rank-padded to the larger operand."""
     a, b = promotion.promote_dtypes(asarray_operand("kron", a), asarray_operand("kron", b, 1))
@@ -211,8 +213,8 @@ def kron(a, b):
     a = lax_shapes.reshape(a, (1,) * (rank - a.ndim) + a.shape)
     b = lax_shapes.reshape(b, (1,) * (rank - b.ndim) + b.shape)
     # a at the even axes, b at the odd ones: the product's (2i, 2i+1) axes merge into one.
-    a_spread = lax_shapes.reshape(a, tuple(s for d in a.shape for s in (d, 1)))
-    b_spread = lax_shapes.reshape(b, tuple(s for d in b.shape for s in (1, d)))
+    a_spread = manipulation.expand_dims(a, tuple(range(1, 2 * rank, 2)))
+    b_spread = manipulation.expand_dims(b, tuple(range(0, 2 * rank, 2)))
     out = ufuncs.multiply(a_spread, b_spread)
     return lax_shapes.reshape(out, tuple(p * q for p, q in zip(a.shape, b.shape, strict=True)))
 

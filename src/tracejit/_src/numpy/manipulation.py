@@ -264,16 +264,19 @@ def _atleast_nd(name: str, nd: int, arys):
     return out[0] if len(out) == 1 else out
 
 
+@jnp_jit
 def atleast_1d(*arys):
     """The arguments with at least one dimension."""
     return _atleast_nd("atleast_1d", 1, arys)
 
 
+@jnp_jit
 def atleast_2d(*arys):
     """The arguments with at least two dimensions (1-D arrays become rows)."""
     return _atleast_nd("atleast_2d", 2, arys)
 
 
+@jnp_jit
 def atleast_3d(*arys):
     """The arguments with at least three dimensions (as NumPy: (N,) -> (1, N, 1))."""
     return _atleast_nd("atleast_3d", 3, arys)
