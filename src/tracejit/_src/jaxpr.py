@@ -240,10 +240,22 @@ def _unused_eqn_outputs(jaxpr: Jaxpr) -> set:
 
 
 def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
-    lhs = pp.join(pp.text(" "), [_pp_binder(v, names) for v in eqn.outvars])
     call_param = eqn.primitive.call_jaxpr_param
     if call_param is not None and eqn.params[call_param].jaxpr not in names.shared:
+        # As JAX names a call printed with its body: the results computed in the body first,
+        # then the body's other variables, then the results passed through from an input.
         names.alias_call(eqn, eqn.params[call_param].jaxpr)
+        rhs = _pp_rhs(eqn, names)
+        lhs = pp.join(pp.text(" "), [_pp_binder(v, names) for v in eqn.outvars])
+    else:
+        lhs = pp.join(pp.text(" "), [_pp_binder(v, names) for v in eqn.outvars])
+        rhs = _pp_rhs(eqn, names)
+    if not eqn.outvars:  # an effect without results (`debug_print[...] a`, `dce_sink`)
+        return rhs
+    return lhs + pp.text(" = ") + rhs
+
+
+def _pp_rhs(eqn: JaxprEqn, names: _Names) -> pp.Doc:
     params = eqn.primitive.params_to_print(eqn.params)
     rhs = pp.text(eqn.primitive.name)
     if params:
@@ -257,10 +269,7 @@ def pp_eqn(eqn: JaxprEqn, names: _Names) -> pp.Doc:
         )
     # JAX prints the space before the operands even when there are none (`iota[...] `).
     args = [pp.text(names(v)) for v in eqn.invars]
-    rhs = rhs + pp.text(" ") + pp.nest(2, pp.join(pp.group(pp.brk()), args))
-    if not eqn.outvars:  # an effect without results (`debug_print[...] a`, `dce_sink`)
-        return rhs
-    return lhs + pp.text(" = ") + rhs
+    return rhs + pp.text(" ") + pp.nest(2, pp.join(pp.group(pp.brk()), args))
 
 
 def _jaxprs_in(value):

@@ -192,7 +192,10 @@ def _repeated_positions(repeats, n: int, total):
 
 
 def _along(x, start: int, stop: int, axis: int):
-    return lax_slicing.slice_in_dim(x, start, stop, axis=axis)
+    """`x[..., start:stop, ...]` at `axis` (a slice without strides, as JAX's indexing)."""
+    starts, limits = [0] * x.ndim, list(x.shape)
+    starts[axis], limits[axis] = start, stop
+    return lax_slicing.slice(x, starts, limits)
 
 
 def _edge(name: str, value, x, axis: int):
@@ -204,6 +207,7 @@ def _edge(name: str, value, x, axis: int):
     return value
 
 
+@jnp_jit(static_argnames=("n", "axis"))
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """The n-th discrete difference `a[1:] - a[:-1]` along `axis` (`!=` for booleans, as
     NumPy), after joining `prepend`/`append`."""
@@ -406,11 +410,22 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 
 @jnp_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def _logspace(start, stop, num, endpoint, base, dtype, axis):
+    start, stop = _inexact_bounds("logspace", start, stop)
     exponents = creation.linspace(start, stop, num, endpoint=endpoint, axis=axis)
     base = promotion.convert_element_type(asarray_operand("logspace", base), exponents.dtype)
     base = manipulation.expand_dims(base, axis) if base.ndim else base
     out = ufuncs.power(base, exponents) if base.ndim else arithmetic.power(base, exponents)
     return _cast_result(out, dtype)
+
+
+def _inexact_bounds(name: str, start, stop):
+    """`start` and `stop` in the floating dtype they are computed in (strong, as JAX)."""
+    start, stop = asarray_operand(name, start), asarray_operand(name, stop, 1)
+    computation = promotion.to_inexact_dtype(dtypes.result_type(start, stop))
+    return (
+        promotion.convert_element_type(start, computation),
+        promotion.convert_element_type(stop, computation),
+    )
 
 
 def _cast_result(out, dtype):
@@ -430,8 +445,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 @jnp_jit(static_argnames=("num", "endpoint", "dtype", "axis"))
 def _geomspace(start, stop, num, endpoint, dtype, axis):
-    start = ufuncs.true_divide(asarray_operand("geomspace", start), 1)
-    stop = ufuncs.true_divide(asarray_operand("geomspace", stop, 1), 1)
+    start, stop = _inexact_bounds("geomspace", start, stop)
     sign = ufuncs.sign(start)
 
     def log10(v):  # log(|v|) / ln(10), the exact staging JAX uses, so that casts truncate alike

@@ -419,6 +419,7 @@ def column_stack(tup):
     return concatenate(arrays, 1)
 
 
+@jnp_jit(static_argnames=("axis",))
 def append(arr, values, axis=None):
     """`values` joined to the end of `arr` along `axis` (both flattened for None)."""
     if axis is None:
