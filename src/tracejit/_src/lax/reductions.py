@@ -133,13 +133,13 @@ def _extremum(numpy_reduce, identity, negative_zero_wins: bool):
         x = operand.astype(np.float32) if dtype.kind == "V" else operand
         out = numpy_reduce(x, axis=axes)
         if x.dtype.kind == "f":
-            out = _order_signed_zeros(out, x, axes, negative_zero_wins)
+            out = order_signed_zeros(out, x, axes, negative_zero_wins)
         return out if x is operand else out.astype(dtype)
 
     return impl
 
 
-def _order_signed_zeros(out, operand, axes, negative_wins: bool):
+def order_signed_zeros(out, operand, axes, negative_wins: bool):
     """NumPy returns whichever zero it met first; XLA orders -0. below +0."""
     if out.all():  # no zeros (NaNs are truthy)
         return out

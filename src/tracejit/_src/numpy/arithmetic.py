@@ -27,6 +27,7 @@ from tracejit._src.lax import elementwise as _e
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import promotion
+from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import (
     PYTHON_SCALARS,
     promote_args,
@@ -96,6 +97,7 @@ def hypot(x1, x2, /):
     return where(infinite, promotion.weak_scalar(np.inf, result.dtype), result)
 
 
+@numpy_namesake(np.copysign, FLOATS)
 def copysign(x1, x2, /):
     """`x1` with the sign of `x2` (the sign bit, so -0.0 counts as negative)."""
     a, b = promote_args_inexact("copysign", x1, x2)
@@ -105,6 +107,7 @@ def copysign(x1, x2, /):
     return where(negative_sign, negative(absolute(a)), absolute(a))
 
 
+@numpy_namesake(np.heaviside, FLOATS)
 def heaviside(x1, x2, /):
     """0 where `x1 < 0`, `x2` where `x1 == 0`, 1 where `x1 > 0`."""
     x, h0 = promote_args_inexact("heaviside", x1, x2)

@@ -30,6 +30,7 @@ from tracejit._src.lax import cumulative as lax_cumulative
 from tracejit._src.lax import reductions as lax_reductions
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
+from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import asarray_operand
 
 _BOOL = np.dtype(bool)
@@ -364,6 +365,10 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return ufuncs.subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
+_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+
+
+@numpy_namesake(np.count_nonzero, (np.bool_, *_INTS, *FLOATS), keywords=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims=False):
     """The number of nonzero elements over `axis`, in the default integer type."""
     x = asarray_operand("count_nonzero", a)
