@@ -206,12 +206,19 @@ def _round_impl(x, *, rounding_method):
     if x.dtype.kind != "f" or not x.ndim:  # bfloat16, or a scalar (NumPy returns no array)
         fraction, whole = np.modf(x)  # exact, and silent for inf and nan
         return np.copysign(np.abs(whole) + (np.abs(fraction) >= 0.5), x)
-    magnitude = np.abs(x)
-    out = np.trunc(magnitude)
-    fraction = np.subtract(magnitude, out, out=magnitude)  # exact; NaN for inf
-    out += fraction >= 0.5
-    with_sign_of(out, x)  # np.modf and np.copysign are 5x slower
-    return out
+    return round_half_away_in_place(x.copy(), np.empty_like(x))
+
+
+def round_half_away_in_place(x, scratch):
+    """Rounds the float array `x` in place, halves away from zero, overwriting `scratch` (an
+    array of its shape and dtype): np.modf and np.copysign would take 5x the time."""
+    negative = np.signbit(x)
+    magnitude = np.abs(x, out=scratch)
+    np.trunc(magnitude, out=x)
+    np.subtract(magnitude, x, out=magnitude)  # the fraction, exactly; NaN for inf
+    x += magnitude >= 0.5
+    np.negative(x, out=x, where=negative)  # x >= 0 or NaN here: the sign of the input
+    return x
 
 
 round_p.def_abstract_eval(elementwise_abstract_eval("round", is_float))

@@ -9,15 +9,17 @@ included, for the dtypes listed with it. `numpy_namesake(numpy_fn, dtypes)` make
 
 - no transformation is active (the current trace is the eval trace: under `jit`, `grad`,
   `vmap` or `make_jaxpr` the composite is traced as JAX stages it, Arrays closed over too),
-- every positional argument is an Array of one of the listed dtypes, all of one dtype, and
-  the keyword arguments are among those listed (they are passed to `numpy_fn` as given),
+- every positional argument is an Array of one of the listed dtypes, all of one dtype and
+  none weakly typed (so that promotion leaves them as they are: two weak float16 operands
+  promote to float32), and the keyword arguments are among those listed (they are passed to
+  `numpy_fn` as given),
 - `jax_debug_nans` and `jax_debug_infs` are off (their checks name the primitive that made the
   NaN, and run per primitive).
 
 Otherwise, and whenever `numpy_fn` raises, the composite runs, with its own errors.
 
 The result's dtype and weak type are those of the traced composite, found once for each
-(keyword arguments, weak types, ranks, dtype) by tracing it (`eval_shape`, as the eval trace checks
+(keyword arguments, ranks, dtype) by tracing it (`eval_shape`, as the eval trace checks
 a primitive's signature once); NumPy's result is cast to that dtype (`count_nonzero` gives
 int64 in NumPy, int32 here). `tests/numpy/test_namesakes.py` checks each function, over the
 dtypes it lists, on edge values and shapes, against `jit` of the same call and against the
@@ -69,7 +71,7 @@ def numpy_namesake(numpy_fn, dtypes, *, keywords=()):
     compute = quiet(numpy_fn)
 
     def decorate(fun):
-        results = {}  # (keyword arguments, weak types and ranks, dtype) -> (dtype, weak type)
+        results = {}  # (keyword arguments, ranks, dtype) -> (dtype, weak type)
         _result_tables.append(results)
 
         @functools.wraps(fun)
@@ -86,7 +88,7 @@ def numpy_namesake(numpy_fn, dtypes, *, keywords=()):
             values = []
             dtype = None
             for x in args:
-                if type(x) is not Array:
+                if type(x) is not Array or x.weak_type:
                     return fun(*args, **kwargs)
                 value = x._value
                 if dtype is None:
@@ -96,7 +98,7 @@ def numpy_namesake(numpy_fn, dtypes, *, keywords=()):
                 elif value.dtype != dtype:
                     return fun(*args, **kwargs)
                 values.append(value)
-                signature.append((x.weak_type, value.ndim))
+                signature.append(value.ndim)
             signature.append(dtype)
             signature = tuple(signature)
             try:

@@ -311,6 +311,23 @@ def _ddof(ddof, correction):
     return correction
 
 
+def _variance_in_place(x, axis=None):
+    """`var`'s steps without `ddof` or `where`, the squares computed where the deviations
+    were: a fresh 4 MB array costs as much as a pass over it (its pages are mapped one by
+    one), and the composite makes two."""
+    if x.dtype in _NARROW_FLOATS:
+        x = x.astype(_F32)
+    axes = _reduction_axes(axis, x.ndim)
+    reduce_sum = lax_reductions.reduce_sum_p.impl
+    count = x.dtype.type(float(_count(x.shape, axes)))
+    centered = np.subtract(x, np.divide(np.expand_dims(reduce_sum(x, axes=axes), axes), count))
+    np.square(centered, out=centered)
+    normalizer = count - x.dtype.type(0)
+    out = np.divide(reduce_sum(centered, axes=axes), normalizer)
+    return out if normalizer > 0 else np.full_like(out, np.nan)
+
+
+@numpy_namesake(_variance_in_place, FLOATS, keywords=("axis",))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):  # fmt: skip
     """Variance over `axis`, dividing by `N - ddof` (NaN when that is not positive), `N`
@@ -349,6 +366,11 @@ def _kept_count(x, axis, keepdims: bool, where, dtype: np.dtype):
     return sum(manipulation.broadcast_to(where, x.shape), axis, dtype, keepdims=keepdims)
 
 
+def _deviation_in_place(x, axis=None):
+    return np.sqrt(_variance_in_place(x, axis))
+
+
+@numpy_namesake(_deviation_in_place, FLOATS, keywords=("axis",))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):  # fmt: skip
     """Standard deviation over `axis`: the square root of `var`."""
