@@ -27,7 +27,7 @@ BINARY = ["copysign", "heaviside", "hypot", "floor_divide"]
 # (function, keyword arguments) of the reductions
 REDUCTIONS = [
     (name, kwargs)
-    for name in ["nanmin", "nanmax", "nansum", "var", "std"]
+    for name in ["nanmin", "nanmax", "nansum", "nanmean", "var", "std"]
     for kwargs in [{}, {"axis": 0}, {"axis": -1}, {"axis": (0, 1)}]
 ] + [
     ("count_nonzero", kwargs)
@@ -177,16 +177,19 @@ def test_reduction_namesakes(name, kwargs, dtype):
         args = (reduction_operand(dtype, subnormals),)
         check_namesake(fun, args, weak=False)
         if not subnormals:
-            sums = name in ("var", "std") or (name == "nansum" and floats)
+            sums = name in ("var", "std", "nanmean") or (name == "nansum" and floats)
             check_against_jit(fun, args, weak=False, reduces_floats=sums)
 
 
-@pytest.mark.parametrize("name", ["nanmin", "nanmax", "count_nonzero", "nansum", "var", "std"])
+REDUCTION_NAMES = ["nanmin", "nanmax", "nansum", "nanmean", "count_nonzero", "var", "std"]
+
+
+@pytest.mark.parametrize("name", REDUCTION_NAMES)
 def test_empty_and_rank_zero_reductions(name):
     fun = getattr(jnp, name)
     for value in [np.zeros((0,), np.float32), np.zeros((3, 0), np.float32), np.float32(-0.0)]:
         check_namesake(fun, (value,), weak=False)
-        if not (name == "nansum" and value.ndim == 0):  # XLA keeps -0. there, NumPy adds +0.
+        if not (name in ("nansum", "nanmean") and value.ndim == 0):  # XLA keeps -0., NumPy adds +0.
             check_against_jit(fun, (value,), weak=False)
 
 
@@ -204,9 +207,7 @@ def count_binds(monkeypatch, fun, *args, **kwargs) -> int:
     return len(calls)
 
 
-@pytest.mark.parametrize(
-    "name", UNARY + BINARY + ["nanmin", "nanmax", "nansum", "count_nonzero", "var", "std"]
-)
+@pytest.mark.parametrize("name", UNARY + BINARY + REDUCTION_NAMES)
 def test_eager_call_binds_no_primitive(monkeypatch, name):
     fun = getattr(jnp, name)
     x = jnp.asarray(np.linspace(-2, 2, 11, dtype=np.float32))

@@ -32,16 +32,29 @@ def _without_nans(name: str, a, identity):
     return ufuncs.where(nans, promotion.convert_element_type(identity, x.dtype), x), nans
 
 
-def _sum_without_nans(a, axis=None):
+def _sum_without_nans(a, axis=None, nans=None):
     """The composite's sum: NaNs made zeros, then reduce_sum's own NumPy reduction."""
-    nans = np.isnan(a)
+    nans = np.isnan(a) if nans is None else nans
     if nans.any():
         a = np.where(nans, a.dtype.type(0), a)
+    return lax_reductions.reduce_sum_p.impl(a, axes=_axes(axis, a.ndim))
+
+
+def _axes(axis, ndim: int) -> tuple:
     if axis is None:
-        axes = tuple(range(a.ndim))
-    else:
-        axes = tuple(np.lib.array_utils.normalize_axis_tuple(axis, a.ndim))
-    return lax_reductions.reduce_sum_p.impl(a, axes=axes)
+        return tuple(range(ndim))
+    return tuple(np.lib.array_utils.normalize_axis_tuple(axis, ndim))
+
+
+def _mean_without_nans(a, axis=None):
+    """nanmean's steps for float32 and float64. Its count of the elements that are not NaN is
+    a float sum of ones, exact (np.count_nonzero's) while below 2**24 in float32."""
+    axes = _axes(axis, a.ndim)
+    if np.prod([a.shape[i] for i in axes]) > 2 ** (np.finfo(a.dtype).nmant + 1):
+        raise ValueError("so many elements that the composite's count may be rounded")
+    nans = np.isnan(a)
+    count = np.count_nonzero(~nans, axis=axes)
+    return np.divide(_sum_without_nans(a, axes, nans), np.asarray(count, a.dtype))
 
 
 @numpy_namesake(_sum_without_nans, FLOATS, keywords=("axis",))
@@ -88,6 +101,7 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     return _nan_extremum("nanmin", reductions.min, np.inf, a, axis, out, keepdims, initial, where)
 
 
+@numpy_namesake(_mean_without_nans, (np.float32, np.float64), keywords=("axis",))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """Mean over `axis` of the elements that are not NaN (NaN when there are none)."""
     x = asarray_operand("nanmean", a)
