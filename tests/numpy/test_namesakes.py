@@ -23,7 +23,7 @@ from tracejit._src.numpy.namesakes import namesakes_off
 DTYPES = [*ALL_DTYPES, np.dtype(np.float64)]
 
 UNARY = ["trunc", "isinf", "signbit", "spacing"]
-BINARY = ["copysign", "heaviside", "hypot", "floor_divide"]
+BINARY = ["copysign", "heaviside", "hypot", "floor_divide", "fmax", "fmin"]
 # (function, keyword arguments) of the reductions
 REDUCTIONS = [
     (name, kwargs)

@@ -140,12 +140,30 @@ def heaviside(x1, x2, /):
     return where(less(x, zero), zero, where(greater(x, zero), one, where(isnan(x), x, h0)))
 
 
+def _ignoring_nans_ties_to_second(numpy_fn):
+    """np.fmax or np.fmin as the composite below computes them: each gives the operand that is
+    not NaN, but where -0. and +0. tie NumPy's vectorized loop gives either, the composite
+    `x2`, which is also right wherever the result is zero and `x2` is."""
+
+    def fun(x1, x2):
+        out = numpy_fn(x1, x2)
+        zero = out == 0
+        if zero.any():
+            zero &= x2 == 0
+            np.copyto(out, x2, where=zero)
+        return out
+
+    return fun
+
+
+@numpy_namesake(_ignoring_nans_ties_to_second(np.fmax), FLOATS)
 def fmax(x1, x2):
     """Elementwise maximum, ignoring NaNs (NaN only where both are)."""
     a, b = promote_args("fmax", x1, x2)
     return where(logical_or(greater(a, b), not_equal(b, b)), a, b)
 
 
+@numpy_namesake(_ignoring_nans_ties_to_second(np.fmin), FLOATS)
 def fmin(x1, x2):
     """Elementwise minimum, ignoring NaNs (NaN only where both are)."""
     a, b = promote_args("fmin", x1, x2)
