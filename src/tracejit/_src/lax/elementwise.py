@@ -107,9 +107,14 @@ def _sign_impl(x):
         return np.sign(x)
     if kind == "c":
         return _complex_sign(x)
-    if kind == "f" and x.ndim:
+    if kind == "f" and x.size >= _FEW:
         return _float_sign(x)
     return np.copysign(np.sign(x), x)  # NumPy's sign(-0.) is +0.
+
+
+# Below this many elements one NumPy call per element-by-element function costs less than the
+# vectorized passes that replace it (which also need an array, where NumPy returns scalars).
+_FEW = 1024
 
 
 def _float_sign(x):
@@ -203,7 +208,7 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
 def _round_impl(x, *, rounding_method):
     if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
         return np.rint(x)
-    if x.dtype.kind != "f" or not x.ndim:  # bfloat16, or a scalar (NumPy returns no array)
+    if x.dtype.kind != "f" or x.size < _FEW:  # bfloat16, or few elements
         fraction, whole = np.modf(x)  # exact, and silent for inf and nan
         return np.copysign(np.abs(whole) + (np.abs(fraction) >= 0.5), x)
     return round_half_away_in_place(x.copy(), np.empty_like(x))
