@@ -182,7 +182,7 @@ def _extremum(name: str, lax_reduce, combine, a, axis, out, keepdims, initial, w
             f"reduction operation {name} does not have an identity, so to use a "
             "where mask one has to specify 'initial'"
         )
-    if initial is None and builtins.any(x.shape[i] == 0 for i in axes):
+    if initial is None and x.size == 0 and builtins.any(x.shape[i] == 0 for i in axes):
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
     x = promotion.convert_element_type(x, x.dtype, False)
     if where is not None:
