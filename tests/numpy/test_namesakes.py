@@ -230,6 +230,13 @@ def test_eager_call_binds_no_primitive(monkeypatch, name):
         assert count_binds(monkeypatch, fun, *args) > 0
 
 
+def test_outputs_of_jit_take_the_namesake(monkeypatch):
+    x = tracejit.jit(lambda v: v * 2)(jnp.asarray(np.array([1.5, -2.5, np.nan], np.float32)))
+    jnp.trunc(x)
+    assert count_binds(monkeypatch, jnp.trunc, x) == 0
+    np.testing.assert_array_equal(jnp.trunc(x), [3.0, -5.0, np.nan])
+
+
 def test_traced_calls_stage_the_composite():
     x = jnp.asarray(np.array([1.5, -2.5], np.float32))
     jaxpr = tracejit.make_jaxpr(lambda: jnp.trunc(x))()

@@ -121,14 +121,14 @@ def _float_sign(x):
     """±1 for nonzero `x`, `x` itself for ±0 and NaN: 1 or 0 with `x`'s sign bit, in passes
     that NumPy vectorizes (np.sign and np.copysign are element by element, 2.5x slower)."""
     out = np.not_equal(x, 0).astype(x.dtype)
-    with_sign_of(out, x)
+    _with_sign_of(out, x)
     nan = np.isnan(x)
     if nan.any():
         out[nan] = x[nan]
     return out
 
 
-def with_sign_of(out, x):
+def _with_sign_of(out, x):
     """Sets the sign bit of each element of the array `out` (nonnegative, or NaN) where `x`'s
     is set: np.copysign in place, in two vectorized passes."""
     unsigned = np.dtype(f"u{x.dtype.itemsize}")

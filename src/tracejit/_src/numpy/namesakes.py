@@ -9,10 +9,10 @@ included, for the dtypes listed with it. `numpy_namesake(numpy_fn, dtypes)` make
 
 - no transformation is active (the current trace is the eval trace: under `jit`, `grad`,
   `vmap` or `make_jaxpr` the composite is traced as JAX stages it, Arrays closed over too),
-- every positional argument is an Array of one of the listed dtypes, all of one dtype and
-  none weakly typed (so that promotion leaves them as they are: two weak float16 operands
-  promote to float32), and the keyword arguments are among those listed (they are passed to
-  `numpy_fn` as given),
+- every positional argument is an Array (a jitted call's output too) of one of the listed
+  dtypes, all of one dtype and none weakly typed (so that promotion leaves them as they are:
+  two weak float16 operands promote to float32), and the keyword arguments are among those
+  listed (they are passed to `numpy_fn` as given),
 - `jax_debug_nans` and `jax_debug_infs` are off (their checks name the primitive that made the
   NaN, and run per primitive).
 
@@ -34,13 +34,14 @@ from contextlib import contextmanager
 import numpy as np
 
 from tracejit._src.api import eval_shape
-from tracejit._src.array import Array, make_array
+from tracejit._src.array import Array, DeviceArray, make_array
 from tracejit._src.config import config
 from tracejit._src.core import current_trace
 from tracejit._src.interpreters import eval as eval_interpreter
 from tracejit._src.lax.standard import quiet
 
 FLOATS = (np.float16, np.float32, np.float64)
+_CONCRETE = (Array, DeviceArray)  # (a jitted call's outputs are DeviceArrays)
 
 _result_tables: list[dict] = []
 _enabled = [True]
@@ -88,7 +89,7 @@ def numpy_namesake(numpy_fn, dtypes, *, keywords=()):
             values = []
             dtype = None
             for x in args:
-                if type(x) is not Array or x.weak_type:
+                if type(x) not in _CONCRETE or x.weak_type:
                     return fun(*args, **kwargs)
                 value = x._value
                 if dtype is None:
