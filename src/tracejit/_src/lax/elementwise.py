@@ -107,7 +107,34 @@ def _sign_impl(x):
         return np.sign(x)
     if kind == "c":
         return _complex_sign(x)
+    if kind == "f" and x.size >= _FEW:
+        return _float_sign(x)
     return np.copysign(np.sign(x), x)  # NumPy's sign(-0.) is +0.
+
+
+# Below this many elements one NumPy call per element-by-element function costs less than the
+# vectorized passes that replace it (which also need an array, where NumPy returns scalars).
+_FEW = 1024
+
+
+def _float_sign(x):
+    """±1 for nonzero `x`, `x` itself for ±0 and NaN: 1 or 0 with `x`'s sign bit, in passes
+    that NumPy vectorizes (np.sign and np.copysign are element by element, 2.5x slower)."""
+    out = np.not_equal(x, 0).astype(x.dtype)
+    _with_sign_of(out, x)
+    nan = np.isnan(x)
+    if nan.any():
+        out[nan] = x[nan]
+    return out
+
+
+def _with_sign_of(out, x):
+    """Sets the sign bit of each element of the array `out` (nonnegative, or NaN) where `x`'s
+    is set: np.copysign in place, in two vectorized passes."""
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")
+    sign_bit = unsigned.type(1 << (8 * x.dtype.itemsize - 1))
+    bits = out.view(unsigned)
+    bits |= x.view(unsigned) & sign_bit
 
 
 sign_p.def_abstract_eval(elementwise_abstract_eval("sign", is_numeric))
@@ -177,11 +204,26 @@ def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):
 
 
 @round_p.def_impl
+@quiet  # inf - inf below
 def _round_impl(x, *, rounding_method):
     if rounding_method == RoundingMethod.TO_NEAREST_EVEN:
         return np.rint(x)
-    fraction, whole = np.modf(x)  # exact, and silent for inf and nan
-    return np.copysign(np.abs(whole) + (np.abs(fraction) >= 0.5), x)
+    if x.dtype.kind != "f" or x.size < _FEW:  # bfloat16, or few elements
+        fraction, whole = np.modf(x)  # exact, and silent for inf and nan
+        return np.copysign(np.abs(whole) + (np.abs(fraction) >= 0.5), x)
+    return round_half_away_in_place(x.copy(), np.empty_like(x))
+
+
+def round_half_away_in_place(x, scratch):
+    """Rounds the float array `x` in place, halves away from zero, overwriting `scratch` (an
+    array of its shape and dtype): np.modf and np.copysign would take 5x the time."""
+    negative = np.signbit(x)
+    magnitude = np.abs(x, out=scratch)
+    np.trunc(magnitude, out=x)
+    np.subtract(magnitude, x, out=magnitude)  # the fraction, exactly; NaN for inf
+    x += magnitude >= 0.5
+    np.negative(x, out=x, where=negative)  # x >= 0 or NaN here: the sign of the input
+    return x
 
 
 round_p.def_abstract_eval(elementwise_abstract_eval("round", is_float))
@@ -512,6 +554,8 @@ def _integer_pow_impl(x, *, y):
         raise TypeError(_negative_integer_power_message(x, y))
     if y < 0 and x.dtype.kind == "c":  # as XLA: 1 / x**-y, by its rule for division by zero
         return binary.xla_complex_divide(np.ones_like(x), x if y == -1 else np.power(x, -y))
+    if y == -1:  # np.power with a float exponent takes 4x the time of a division
+        return np.reciprocal(x)
     out = np.power(x, y)
     return out if out.dtype == x.dtype else out.astype(x.dtype)
 

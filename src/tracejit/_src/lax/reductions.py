@@ -133,15 +133,15 @@ def _extremum(numpy_reduce, identity, negative_zero_wins: bool):
         x = operand.astype(np.float32) if dtype.kind == "V" else operand
         out = numpy_reduce(x, axis=axes)
         if x.dtype.kind == "f":
-            out = _order_signed_zeros(out, x, axes, negative_zero_wins)
+            out = order_signed_zeros(out, x, axes, negative_zero_wins)
         return out if x is operand else out.astype(dtype)
 
     return impl
 
 
-def _order_signed_zeros(out, operand, axes, negative_wins: bool):
+def order_signed_zeros(out, operand, axes, negative_wins: bool):
     """NumPy returns whichever zero it met first; XLA orders -0. below +0."""
-    if out.all():  # no zeros (NaNs are truthy)
+    if out.all() if out.ndim else out:  # no zeros (NaNs are truthy); a scalar tests faster
         return out
     zeros = out == 0
     signs = np.signbit(operand)
@@ -333,7 +333,7 @@ def reduce_max(operand, axes):
     return reduce_max_p.bind(operand, axes=_canonical_axes("reduce_max", operand, axes))
 
 
-reduce_max_p.def_impl(_extremum(np.max, _lowest, negative_zero_wins=False))
+reduce_max_p.def_impl(_extremum(np.maximum.reduce, _lowest, negative_zero_wins=False))
 reduce_max_p.def_abstract_eval(_reduction_abstract_eval("reduce_max", is_any))
 reduce_max_p.def_weak_type_rule(weak_if_all_weak)
 
@@ -371,7 +371,7 @@ def reduce_min(operand, axes):
     return reduce_min_p.bind(operand, axes=_canonical_axes("reduce_min", operand, axes))
 
 
-reduce_min_p.def_impl(_extremum(np.min, _highest, negative_zero_wins=True))
+reduce_min_p.def_impl(_extremum(np.minimum.reduce, _highest, negative_zero_wins=True))
 reduce_min_p.def_abstract_eval(_reduction_abstract_eval("reduce_min", is_any))
 reduce_min_p.def_weak_type_rule(weak_if_all_weak)
 _reduce_min_jvp = _reduce_chooser_jvp(reduce_min_p)

@@ -27,6 +27,7 @@ from tracejit._src.lax import elementwise as _e
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import promotion
+from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import (
     PYTHON_SCALARS,
     promote_args,
@@ -68,6 +69,28 @@ from tracejit._src.numpy.ufuncs import (
 _BOOL = np.dtype(bool)
 
 
+def _hypot_in_place(x1, x2):
+    """The composite's steps below, into two arrays: in eager mode each of its 19 steps would
+    fill a fresh array, and a fresh 4 MB array costs more than the pass that fills it (the
+    kernel maps its pages in one by one)."""
+    a, b = np.abs(x1), np.abs(x2)
+    infinite = np.logical_or(a == np.inf, b == np.inf)
+    big = np.maximum(a, b)
+    out = np.minimum(a, b, out=a if a.shape == big.shape else None)
+    zero = big == 0
+    np.divide(out, big, out=out)  # NaN where big is 0 (the composite divides by 1): replaced
+    np.square(out, out=out)
+    np.add(out, out.dtype.type(1), out=out)
+    np.sqrt(out, out=out)
+    np.multiply(big, out, out=out)
+    if zero.any():
+        np.copyto(out, big, where=zero)
+    if infinite.any():
+        np.copyto(out, out.dtype.type(np.inf), where=infinite)
+    return out
+
+
+@numpy_namesake(_hypot_in_place, FLOATS)
 def hypot(x1, x2, /):
     """Elementwise `sqrt(x1**2 + x2**2)`, without overflow for large inputs."""
     a, b = promote_args_inexact("hypot", x1, x2)
@@ -96,6 +119,7 @@ def hypot(x1, x2, /):
     return where(infinite, promotion.weak_scalar(np.inf, result.dtype), result)
 
 
+@numpy_namesake(np.copysign, FLOATS)
 def copysign(x1, x2, /):
     """`x1` with the sign of `x2` (the sign bit, so -0.0 counts as negative)."""
     a, b = promote_args_inexact("copysign", x1, x2)
@@ -105,6 +129,7 @@ def copysign(x1, x2, /):
     return where(negative_sign, negative(absolute(a)), absolute(a))
 
 
+@numpy_namesake(np.heaviside, FLOATS)
 def heaviside(x1, x2, /):
     """0 where `x1 < 0`, `x2` where `x1 == 0`, 1 where `x1 > 0`."""
     x, h0 = promote_args_inexact("heaviside", x1, x2)
@@ -115,12 +140,30 @@ def heaviside(x1, x2, /):
     return where(less(x, zero), zero, where(greater(x, zero), one, where(isnan(x), x, h0)))
 
 
+def _ignoring_nans_ties_to_second(numpy_fn):
+    """np.fmax or np.fmin as the composite below computes them: each gives the operand that is
+    not NaN, but where -0. and +0. tie NumPy's vectorized loop gives either, the composite
+    `x2`, which is also right wherever the result is zero and `x2` is."""
+
+    def fun(x1, x2):
+        out = numpy_fn(x1, x2)
+        zero = out == 0
+        if zero.any():
+            zero &= x2 == 0
+            np.copyto(out, x2, where=zero)
+        return out
+
+    return fun
+
+
+@numpy_namesake(_ignoring_nans_ties_to_second(np.fmax), FLOATS)
 def fmax(x1, x2):
     """Elementwise maximum, ignoring NaNs (NaN only where both are)."""
     a, b = promote_args("fmax", x1, x2)
     return where(logical_or(greater(a, b), not_equal(b, b)), a, b)
 
 
+@numpy_namesake(_ignoring_nans_ties_to_second(np.fmin), FLOATS)
 def fmin(x1, x2):
     """Elementwise minimum, ignoring NaNs (NaN only where both are)."""
     a, b = promote_args("fmin", x1, x2)
@@ -133,6 +176,24 @@ def _check_no_complex(name: str, *operands):
             raise TypeError(f"{name} does not support complex-valued inputs.")
 
 
+def _float_floor_divide_in_place(a, b):
+    """`_float_divmod`'s quotient, its steps into two arrays (see `_hypot_in_place`). Its
+    `sign(b) != sign(mod)` where `mod != 0` compares sign bits: `mod` is then NaN (and so is
+    the comparison) or finite and nonzero, and `b` nonzero (fmod by zero is NaN)."""
+    mod = np.fmod(a, b)
+    div = np.subtract(a, mod)
+    by_zero = b == 0
+    if by_zero.any():
+        np.copyto(div, a, where=by_zero)
+    np.divide(div, b, out=div)
+    adjust = np.signbit(b) != np.signbit(mod)
+    adjust |= np.isnan(mod)
+    adjust &= mod != 0
+    np.subtract(div, div.dtype.type(1), out=div, where=adjust)
+    return _e.round_half_away_in_place(div, scratch=mod)
+
+
+@numpy_namesake(_float_floor_divide_in_place, FLOATS)
 def floor_divide(x1, x2, /):
     """Elementwise `x1 // x2`: the floor of the quotient, as Python's `//`."""
     a, b = promote_args_numeric("floor_divide", x1, x2)
@@ -282,6 +343,21 @@ def nextafter(x, y, /):
     return _b.nextafter(*promote_args_inexact("nextafter", x, y))
 
 
+def _spacing_away_from_zero(x):
+    """The composite below for float32 and float64: the next value away from zero is the one
+    whose bits are one more (a NaN for an infinity, which makes the difference NaN either
+    way), in one pass where `nextafter` takes ten."""
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")
+    out = (x.view(unsigned) + 1).view(x.dtype)
+    out -= x
+    zero = out == 0
+    if zero.any():
+        tiny = x.dtype.type(dtypes.finfo(x.dtype).smallest_subnormal)
+        out[zero] = np.copysign(tiny, x[zero])
+    return out
+
+
+@numpy_namesake(_spacing_away_from_zero, (np.float32, np.float64))
 def spacing(x, /):
     """The distance from `x` to the next representable value away from zero (toward +inf for
     float16, as NumPy's float16 loop does); the smallest subnormal, signed, where that

@@ -38,6 +38,7 @@ from tracejit._src.numpy import (
     ufuncs,
 )
 from tracejit._src.numpy.jitted import jnp_jit
+from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import asarray_operand
 
 # --------------------------------------------------------------------------------------------
@@ -98,12 +99,36 @@ def _logaddexp2_jvp(primals, tangents):
     return out, ufuncs.add(ufuncs.multiply(t1, w1), ufuncs.multiply(t2, w2))
 
 
+def _logaddexp_in_place(exp, log1p_scale):
+    """`_logaddexp_impl`'s steps for real operands, into two arrays: in eager mode each step
+    would fill a fresh array, and a fresh 4 MB array costs about as much as a pass over it."""
+
+    def fun(x1, x2):
+        out = np.maximum(x1, x2)
+        delta = np.subtract(x1, x2)
+        nan = np.isnan(delta)  # the composite's `delta != delta`
+        np.abs(delta, out=delta)
+        np.negative(delta, out=delta)
+        exp(delta, out=delta)
+        np.log1p(delta, out=delta)
+        if log1p_scale is not None:
+            np.multiply(delta, delta.dtype.type(log1p_scale), out=delta)
+        np.add(out, delta, out=out)
+        if nan.any():
+            np.copyto(out, np.add(x1, x2), where=nan)
+        return out
+
+    return fun
+
+
+@numpy_namesake(_logaddexp_in_place(np.exp, None), FLOATS)
 def logaddexp(x1, x2, /):
     """`log(exp(x1) + exp(x2))` without overflow (integers promote to float)."""
     x1, x2 = promotion.promote_args_inexact("logaddexp", x1, x2)
     return _logaddexp(x1, x2)
 
 
+@numpy_namesake(_logaddexp_in_place(np.exp2, 1 / np.log(2)), FLOATS)
 def logaddexp2(x1, x2, /):
     """`log2(2**x1 + 2**x2)` without overflow (integers promote to float)."""
     x1, x2 = promotion.promote_args_inexact("logaddexp2", x1, x2)

@@ -16,7 +16,9 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import reductions as lax_reductions
 from tracejit._src.numpy import promotion, reductions, ufuncs
+from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import asarray_operand
 
 
@@ -30,6 +32,32 @@ def _without_nans(name: str, a, identity):
     return ufuncs.where(nans, promotion.convert_element_type(identity, x.dtype), x), nans
 
 
+def _sum_without_nans(a, axis=None, nans=None):
+    """The composite's sum: NaNs made zeros, then reduce_sum's own NumPy reduction."""
+    nans = np.isnan(a) if nans is None else nans
+    if nans.any():
+        a = np.where(nans, a.dtype.type(0), a)
+    return lax_reductions.reduce_sum_p.impl(a, axes=_axes(axis, a.ndim))
+
+
+def _axes(axis, ndim: int) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(np.lib.array_utils.normalize_axis_tuple(axis, ndim))
+
+
+def _mean_without_nans(a, axis=None):
+    """nanmean's steps for float32 and float64. Its count of the elements that are not NaN is
+    a float sum of ones, exact (np.count_nonzero's) while below 2**24 in float32."""
+    axes = _axes(axis, a.ndim)
+    if np.prod([a.shape[i] for i in axes]) > 2 ** (np.finfo(a.dtype).nmant + 1):
+        raise ValueError("so many elements that the composite's count may be rounded")
+    nans = np.isnan(a)
+    count = np.count_nonzero(~nans, axis=axes)
+    return np.divide(_sum_without_nans(a, axes, nans), np.asarray(count, a.dtype))
+
+
+@numpy_namesake(_sum_without_nans, FLOATS, keywords=("axis",))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum over `axis`, NaNs counted as zero."""
     x, _ = _without_nans("nansum", a, 0)
@@ -51,16 +79,29 @@ def _nan_extremum(name: str, reduce, identity, a, axis, out, keepdims, initial, 
     return ufuncs.where(all_nan, promotion.convert_element_type(np.nan, x.dtype), result)
 
 
+def _ignoring_nans(numpy_reduce, negative_zero_wins: bool):
+    """np.fmax.reduce or np.fmin.reduce, which skip NaNs, with XLA's order of signed zeros."""
+
+    def reduce(a, axis=None):
+        out = numpy_reduce(a, axis=axis)
+        return lax_reductions.order_signed_zeros(out, a, axis, negative_zero_wins)
+
+    return reduce
+
+
+@numpy_namesake(_ignoring_nans(np.fmax.reduce, False), FLOATS, keywords=("axis",))
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum over `axis` ignoring NaNs (NaN for a slice of NaNs only, without `initial`)."""
     return _nan_extremum("nanmax", reductions.max, -np.inf, a, axis, out, keepdims, initial, where)
 
 
+@numpy_namesake(_ignoring_nans(np.fmin.reduce, True), FLOATS, keywords=("axis",))
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum over `axis` ignoring NaNs (NaN for a slice of NaNs only, without `initial`)."""
     return _nan_extremum("nanmin", reductions.min, np.inf, a, axis, out, keepdims, initial, where)
 
 
+@numpy_namesake(_mean_without_nans, (np.float32, np.float64), keywords=("axis",))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """Mean over `axis` of the elements that are not NaN (NaN when there are none)."""
     x = asarray_operand("nanmean", a)

@@ -30,6 +30,7 @@ from tracejit._src.lax import cumulative as lax_cumulative
 from tracejit._src.lax import reductions as lax_reductions
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
+from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import asarray_operand
 
 _BOOL = np.dtype(bool)
@@ -182,7 +183,7 @@ def _extremum(name: str, lax_reduce, combine, a, axis, out, keepdims, initial, w
             f"reduction operation {name} does not have an identity, so to use a "
             "where mask one has to specify 'initial'"
         )
-    if initial is None and builtins.any(x.shape[i] == 0 for i in axes):
+    if initial is None and x.size == 0 and builtins.any(x.shape[i] == 0 for i in axes):
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
     x = promotion.convert_element_type(x, x.dtype, False)
     if where is not None:
@@ -306,6 +307,23 @@ def _ddof(ddof, correction):
     return correction
 
 
+def _variance_in_place(x, axis=None):
+    """`var`'s steps without `ddof` or `where`, the squares computed where the deviations
+    were: a fresh 4 MB array costs as much as a pass over it (its pages are mapped one by
+    one), and the composite makes two."""
+    if x.dtype in _NARROW_FLOATS:
+        x = x.astype(_F32)
+    axes = _reduction_axes(axis, x.ndim)
+    reduce_sum = lax_reductions.reduce_sum_p.impl
+    count = x.dtype.type(float(_count(x.shape, axes)))
+    centered = np.subtract(x, np.divide(np.expand_dims(reduce_sum(x, axes=axes), axes), count))
+    np.square(centered, out=centered)
+    normalizer = count - x.dtype.type(0)
+    out = np.divide(reduce_sum(centered, axes=axes), normalizer)
+    return out if normalizer > 0 else np.full_like(out, np.nan)
+
+
+@numpy_namesake(_variance_in_place, FLOATS, keywords=("axis",))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):  # fmt: skip
     """Variance over `axis`, dividing by `N - ddof` (NaN when that is not positive), `N`
@@ -344,6 +362,11 @@ def _kept_count(x, axis, keepdims: bool, where, dtype: np.dtype):
     return sum(manipulation.broadcast_to(where, x.shape), axis, dtype, keepdims=keepdims)
 
 
+def _deviation_in_place(x, axis=None):
+    return np.sqrt(_variance_in_place(x, axis))
+
+
+@numpy_namesake(_deviation_in_place, FLOATS, keywords=("axis",))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):  # fmt: skip
     """Standard deviation over `axis`: the square root of `var`."""
@@ -360,6 +383,10 @@ def ptp(a, axis=None, out=None, keepdims=False):
     return ufuncs.subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
+_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+
+
+@numpy_namesake(np.count_nonzero, (np.bool_, *_INTS, *FLOATS), keywords=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims=False):
     """The number of nonzero elements over `axis`, in the default integer type."""
     x = asarray_operand("count_nonzero", a)

@@ -38,6 +38,7 @@ from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import trigonometric as lax_trigonometric
 from tracejit._src.numpy import promotion
+from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import (
     PYTHON_SCALARS,
     WEAK_PYTHON_SCALARS,
@@ -335,6 +336,7 @@ def ceil(x, /):
     return _e.ceil_p.bind(x)
 
 
+@numpy_namesake(np.trunc, FLOATS)
 def trunc(x):
     """Elementwise rounding toward zero; integers are returned unchanged."""
     x = asarray_operand("trunc", x)
@@ -459,6 +461,7 @@ def full_like_scalar(x, value):
     return lax_shapes.broadcast_in_dim(scalar, x.shape, ())
 
 
+@numpy_namesake(np.signbit, FLOATS)
 def signbit(x, /):
     """True where the sign bit is set (negative numbers, -0.0, -nan)."""
     x = asarray_operand("signbit", x)
@@ -590,6 +593,7 @@ def isnan(x, /):
     return not_equal(x, x)
 
 
+@numpy_namesake(np.isinf, FLOATS)
 def isinf(x, /):
     """True where `x` is infinite."""
     x = asarray_operand("isinf", x)
