@@ -44,7 +44,14 @@ from tracejit._src.errors import (
     UnexpectedTracerError,
     describe_user_location,
 )
-from tracejit._src.sharding import AbstractMesh, NamedSharding, PartitionSpec
+from tracejit._src.sharding import (
+    AbstractMesh,
+    AxisType,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    ShardingTypeError,
+)
 
 # --------------------------------------------------------------------------------------------
 # Abstract values
@@ -57,19 +64,27 @@ class ShapedArray:
 
     A weak type (from a Python scalar) yields to the other operand in promotion:
     `float32_array + 2.0` stays float32 because `2.0` is a weak float.
+
+    On a mesh with `Explicit` axes the type also says how the value is sharded over them
+    (`f32[8@i]`: split over axis `i`): `_sharding`, a `NamedSharding` of the abstract mesh whose
+    spec names only Explicit axes, or None (no such mesh: JAX's unsharded type, and the only
+    kind of aval that programs without meshes make, at the cost of one slot).
     """
 
-    __slots__ = ("dtype", "shape", "weak_type")
+    __slots__ = ("_sharding", "dtype", "shape", "weak_type")
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape, dtype, weak_type=False, *, sharding=None):
         self.shape = tuple(int(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
+        self._sharding = None if sharding is None else typed_sharding(sharding, len(self.shape))
 
     @property
     def sharding(self):
-        """What `typeof(x).sharding` says of an array no mesh shards (JAX's unsharded aval):
-        replicated over the empty abstract mesh."""
+        """The sharding the type carries (JAX's `typeof(x).sharding`): replicated over the empty
+        abstract mesh when no Explicit mesh axis shards the value."""
+        if self._sharding is not None:
+            return self._sharding
         return NamedSharding(AbstractMesh((), ()), PartitionSpec(*([None] * len(self.shape))))
 
     @property
@@ -80,11 +95,17 @@ class ShapedArray:
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
-    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+    def update(self, shape=None, dtype=None, weak_type=None, sharding=None) -> ShapedArray:
+        """A copy with the given fields replaced; the sharding carries over while the rank
+        stays (a new rank drops it: the caller's sharding rule says what it becomes)."""
+        shape = self.shape if shape is None else shape
+        if sharding is None and self._sharding is not None and len(shape) == len(self.shape):
+            sharding = self._sharding
         return ShapedArray(
-            self.shape if shape is None else shape,
+            shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
+            sharding=sharding,
         )
 
     def strip_weak_type(self) -> ShapedArray:
@@ -94,11 +115,19 @@ class ShapedArray:
         """The aval of this value's tangents: inexact values have tangents of their own dtype,
         integers and booleans `float0` ones."""
         dtype = self.dtype if dtypes.is_inexact(self.dtype) else dtypes.float0
-        return ShapedArray(self.shape, dtype, self.weak_type)
+        return ShapedArray(self.shape, dtype, self.weak_type, sharding=self._sharding)
+
+    def _dims_text(self) -> str:
+        if self._sharding is None:
+            return ",".join(map(str, self.shape))
+        spec = self._sharding.spec
+        return ",".join(
+            f"{size}{_axes_suffix(spec.axes_of(dim))}" for dim, size in enumerate(self.shape)
+        )
 
     def str_short(self) -> str:
-        """The jaxpr printer's type: `f32[8,3]`."""
-        return f"{dtypes.short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+        """The jaxpr printer's type: `f32[8,3]`, `f32[8@i,3]` when Explicit axis `i` shards it."""
+        return f"{dtypes.short_dtype_name(self.dtype)}[{self._dims_text()}]"
 
     def __eq__(self, other):
         return (
@@ -106,15 +135,50 @@ class ShapedArray:
             and self.shape == other.shape
             and self.dtype == other.dtype
             and self.weak_type == other.weak_type
+            and self._sharding == other._sharding
         )
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self._sharding))
+
+    def __str__(self):
+        """JAX's: `float32[8@i]`, `~float32[]` for a weak type."""
+        weak = "~" if self.weak_type else ""
+        return f"{weak}{dtypes.dtype_name(self.dtype)}[{self._dims_text()}]"
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        shape = ",".join(map(str, self.shape))
-        return f"ShapedArray({dtypes.dtype_name(self.dtype)}[{shape}]{weak})"
+        return f"ShapedArray({dtypes.dtype_name(self.dtype)}[{self._dims_text()}]{weak})"
+
+
+def _axes_suffix(axes: tuple) -> str:
+    if not axes:
+        return ""
+    return f"@{axes[0]}" if len(axes) == 1 else f"@({','.join(axes)})"
+
+
+sharding_in_types = [False]
+"""Whether some aval has carried an Explicit mesh's sharding in this process: until one does,
+the traces skip the sharding rules (`apply_sharding_rules`) at the cost of one list read."""
+
+
+def typed_sharding(sharding, ndim: int):
+    """The sharding an aval carries for a value laid out as `sharding` (a `NamedSharding` of a
+    mesh, concrete or abstract): its spec over the Explicit axes only, on the abstract mesh;
+    None where the mesh has no Explicit axis (Auto axes are XLA's to lay out, not typed)."""
+    mesh = sharding.mesh
+    if AxisType.Explicit not in mesh.axis_types:
+        return None
+    explicit = {
+        n for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True) if t == AxisType.Explicit
+    }
+    entries = []
+    for dim in range(ndim):
+        axes = tuple(n for n in sharding.spec.axes_of(dim) if n in explicit)
+        entries.append(None if not axes else axes[0] if len(axes) == 1 else axes)
+    abstract = mesh.abstract_mesh if isinstance(mesh, Mesh) else mesh
+    sharding_in_types[0] = True
+    return NamedSharding(abstract, PartitionSpec(*entries))
 
 
 def mapped_aval(size: int, axis, aval: ShapedArray) -> ShapedArray:
@@ -360,6 +424,65 @@ def _caller_location() -> str:
     while frame.f_code.co_name == "__init__":
         frame = frame.f_back
     return f"{_short_path(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+# --------------------------------------------------------------------------------------------
+# Shardings in types
+
+sharding_rules: dict[Primitive, object] = {}
+"""`rule(in_avals, out_avals, **params) -> specs`: per output, the `PartitionSpec` (over the
+Explicit axes of the operands' mesh) its type carries, given operands of which some carry one;
+raises `ShardingTypeError` where JAX's rule does. Registered for existing primitives by
+`lax/sharding_in_types.py`."""
+rule_registries["sharding"] = sharding_rules
+
+
+def apply_sharding_rules(primitive: Primitive, in_avals, out, params):
+    """`out` (abstract evaluation's result: an aval or a list) typed with the sharding of
+    `primitive`'s rule, where an operand's type carries an Explicit mesh's sharding. A call of a
+    body (`jit`, control flow) keeps the types its body gave; a primitive with no rule is fine
+    on operands replicated over the mesh, and a NotImplementedError otherwise."""
+    typed = [a._sharding for a in in_avals if getattr(a, "_sharding", None) is not None]
+    if not typed:
+        return out
+    mesh = typed[0].mesh
+    for sharding in typed:
+        if sharding.mesh != mesh:
+            raise ShardingTypeError(
+                f"{primitive.name}: operands are sharded over different meshes: {mesh} and "
+                f"{sharding.mesh}"
+            )
+    outs = out if primitive.multiple_results else [out]
+    rule = sharding_rules.get(primitive)
+    if rule is None:
+        if _holds_body(params):
+            return out  # (the body's types)
+        named = sorted({n for s in typed for n in s.spec.mesh_axes()})
+        if named:
+            raise NotImplementedError(
+                f"{primitive.name} of operands typed {[a.str_short() for a in in_avals]}: its "
+                f"sharding rule (for values sharded over Explicit mesh axes {named}) is not "
+                "built yet; reshard them replicated (`jax.sharding.reshard(x, P())`) or use Auto "
+                "mesh axes"
+            )
+        specs = [PartitionSpec(*([None] * len(a.shape))) for a in outs]
+    else:
+        specs = rule(in_avals, outs, **params)
+    typed_outs = [
+        ShapedArray(a.shape, a.dtype, a.weak_type, sharding=NamedSharding(mesh, spec))
+        for a, spec in zip(outs, specs, strict=True)
+    ]
+    return typed_outs if primitive.multiple_results else typed_outs[0]
+
+
+def _holds_body(params: dict) -> bool:
+    """Whether a param is a jaxpr (or a tuple of them, as `cond`'s branches): `jaxpr.py`'s
+    classes, known here by their fields since that module is built on this one."""
+    for value in params.values():
+        for item in value if isinstance(value, tuple) else (value,):
+            if hasattr(item, "eqns") or hasattr(getattr(item, "jaxpr", None), "eqns"):
+                return True
+    return False
 
 
 # --------------------------------------------------------------------------------------------

@@ -483,3 +483,8 @@ def _tile_coords(mesh: AbstractMesh, spec: PartitionSpec, ndim: int) -> list:
             block.append(position)
         coords.append(tuple(block))
     return coords
+
+
+class ShardingTypeError(Exception):
+    """JAX's error for operands whose shardings (in their types, over Explicit mesh axes) an
+    operation cannot combine without the user saying how (`out_sharding=`, `reshard`)."""

@@ -24,8 +24,10 @@ import threading
 import numpy as np
 
 from tracejit._src import dispatch, dtypes, runtime
-from tracejit._src.array import ShardedArray, make_sharded_array, mark_deleted
-from tracejit._src.core import ShapedArray
+from tracejit._src.array import ShardedArray, make_array, make_sharded_array, mark_deleted
+from tracejit._src.core import ShapedArray, apply_sharding_rules, get_aval
+from tracejit._src.interpreters import eval as eval_module
+from tracejit._src.lax import sharding_in_types  # noqa: F401  (the primitives' sharding rules)
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
 from tracejit._src.sharding import (
     NamedSharding,
@@ -39,12 +41,38 @@ _COLLECTIVE_OPS = ("stablehlo.all_", "stablehlo.collective_", "stablehlo.reduce_
 
 def global_aval(block: ShapedArray, spec, mesh) -> ShapedArray:
     """The aval of the global array whose blocks (as `spec` lays them over `mesh`) are
-    `block`."""
+    `block` (typed with the spec's Explicit mesh axes, if any)."""
     shape = tuple(
         size * math.prod(mesh.shape[name] for name in spec.axes_of(dim))
         for dim, size in enumerate(block.shape)
     )
-    return ShapedArray(shape, block.dtype, block.weak_type)
+    sharding = NamedSharding(mesh, spec)
+    return ShapedArray(shape, block.dtype, block.weak_type, sharding=sharding)
+
+
+def _eager_typed_sharding(trace, primitive, args, params):
+    """An eager operation on arrays whose types carry an Explicit mesh's sharding: computed on
+    the host like any other, its results placed on the mesh as their types say (as JAX's
+    results of such operations are)."""
+    mesh = next(x.sharding.mesh for x in args if isinstance(x, ShardedArray) and x.aval._sharding)
+    avals = [get_aval(x) for x in args]
+    out_avals = apply_sharding_rules(
+        primitive, avals, primitive.abstract_eval(*avals, **params), params
+    )
+    plain = [make_array(x._value, x.weak_type) if isinstance(x, ShardedArray) else x for x in args]
+    outs = trace.process_primitive(primitive, plain, params)
+    placed = [
+        dispatch.device_put(out, NamedSharding(mesh, aval._sharding.spec))
+        for out, aval in zip(
+            outs if primitive.multiple_results else [outs],
+            out_avals if primitive.multiple_results else [out_avals],
+            strict=True,
+        )
+    ]
+    return placed if primitive.multiple_results else placed[0]
+
+
+eval_module.eager_typed_sharding[0] = _eager_typed_sharding
 
 
 def _compile(text: str, callbacks: list, **options):
@@ -263,7 +291,8 @@ def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
     """(in, out) shardings of a jitted call that XLA partitions, or None when it runs on one
     device: every sharding given (`in_shardings`/`out_shardings` of jit, or the arguments'
     own, `arg_shardings`) on one mesh; an argument with none is replicated, a result with none
-    stays None (XLA chooses: `PartitionedProgram`)."""
+    is laid out as its type says (Explicit mesh axes), else stays None (XLA chooses:
+    `PartitionedProgram`)."""
     given = [s for s in (*in_shardings, *out_shardings) if s is not None]
     given += [s for s in arg_shardings if isinstance(s, NamedSharding)]
     named = [s for s in given if isinstance(s, NamedSharding)]
@@ -276,6 +305,12 @@ def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
             "is not built yet"
         )
     replicated = NamedSharding(mesh, PartitionSpec())
+    out_shardings = [
+        given
+        if given is not None or aval._sharding is None
+        else NamedSharding(mesh, aval._sharding.spec)
+        for given, aval in zip(out_shardings, closed.out_avals, strict=True)
+    ]
     ins = [
         given if given is not None else (arg if isinstance(arg, NamedSharding) else replicated)
         for given, arg in zip(in_shardings, arg_shardings, strict=True)
@@ -331,6 +366,8 @@ def _assemble(shape, sharding, blocks, dtype):
     for device, block in zip(sharding._device_assignment, blocks, strict=True):
         buffer = getattr(block, "_buffer", None)
         if buffer is None or buffer.device is not device:
-            buffer = client.buffer_from_numpy(np.ascontiguousarray(np.asarray(block)), device)
+            buffer = client.buffer_from_numpy(
+                np.require(np.asarray(block), requirements="C"), device
+            )
         buffers.append(buffer)
     return make_sharded_array(buffers, sharding, ShapedArray(shape, np.dtype(dtype)))
