@@ -74,6 +74,7 @@ COVERED_ELSEWHERE = {
     "axis_index": COLLECTIVE,
     "all_to_all": ON_DEVICES,
     "ppermute": ON_DEVICES,
+    "pvary": "the identity that shard_map's check_vma typing inserts: tests/parallel/test_vma.py",
     "reduce_scatter": ON_DEVICES,
     "shard_map": "takes a function and a mesh: tests/parallel/test_pmap.py",
     "sharding_constraint": "takes a sharding: tests/parallel/test_sharded_jit.py",

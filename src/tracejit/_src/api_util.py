@@ -182,8 +182,11 @@ def _not_an_array_error(fun, x, path: str, transformation: str) -> TypeError:
 def as_array(x):
     """`x` as the transformations hand values to rules and back to users: an Array (tracers
     pass), Python scalars weakly typed, NumPy values in their canonical dtype; float0 values
-    (the tangents of integers) stay NumPy arrays."""
+    (the tangents of integers) stay NumPy arrays; an Array whose type carries a sharding
+    (Explicit mesh axes) stays itself, so that transformations see that type."""
     if type(x) is Array or isinstance(x, Tracer):
+        return x
+    if isinstance(x, Array) and getattr(x.aval, "_sharding", None) is not None:
         return x
     value = np.asarray(x)
     if value.dtype == dtypes.float0:

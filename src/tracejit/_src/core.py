@@ -69,15 +69,19 @@ class ShapedArray:
     (`f32[8@i]`: split over axis `i`): `_sharding`, a `NamedSharding` of the abstract mesh whose
     spec names only Explicit axes, or None (no such mesh: JAX's unsharded type, and the only
     kind of aval that programs without meshes make, at the cost of one slot).
+
+    In the body of a `shard_map(check_vma=True)`, `vma` names the manual mesh axes along which
+    the value may differ from device to device (`f32[4]{V:i}`); empty everywhere else.
     """
 
-    __slots__ = ("_sharding", "dtype", "shape", "weak_type")
+    __slots__ = ("_sharding", "dtype", "shape", "vma", "weak_type")
 
-    def __init__(self, shape, dtype, weak_type=False, *, sharding=None):
+    def __init__(self, shape, dtype, weak_type=False, *, sharding=None, vma=frozenset()):
         self.shape = tuple(int(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self._sharding = None if sharding is None else typed_sharding(sharding, len(self.shape))
+        self.vma = vma
 
     @property
     def sharding(self):
@@ -95,7 +99,9 @@ class ShapedArray:
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
-    def update(self, shape=None, dtype=None, weak_type=None, sharding=None) -> ShapedArray:
+    def update(
+        self, shape=None, dtype=None, weak_type=None, sharding=None, vma=None
+    ) -> ShapedArray:
         """A copy with the given fields replaced; the sharding carries over while the rank
         stays (a new rank drops it: the caller's sharding rule says what it becomes)."""
         shape = self.shape if shape is None else shape
@@ -106,6 +112,7 @@ class ShapedArray:
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
             sharding=sharding,
+            vma=self.vma if vma is None else vma,
         )
 
     def strip_weak_type(self) -> ShapedArray:
@@ -115,7 +122,7 @@ class ShapedArray:
         """The aval of this value's tangents: inexact values have tangents of their own dtype,
         integers and booleans `float0` ones."""
         dtype = self.dtype if dtypes.is_inexact(self.dtype) else dtypes.float0
-        return ShapedArray(self.shape, dtype, self.weak_type, sharding=self._sharding)
+        return ShapedArray(self.shape, dtype, self.weak_type, sharding=self._sharding, vma=self.vma)
 
     def _dims_text(self) -> str:
         if self._sharding is None:
@@ -125,9 +132,16 @@ class ShapedArray:
             f"{size}{_axes_suffix(spec.axes_of(dim))}" for dim, size in enumerate(self.shape)
         )
 
-    def str_short(self) -> str:
-        """The jaxpr printer's type: `f32[8,3]`, `f32[8@i,3]` when Explicit axis `i` shards it."""
-        return f"{dtypes.short_dtype_name(self.dtype)}[{self._dims_text()}]"
+    def str_short(self, short_dtypes: bool = True) -> str:
+        """The jaxpr printer's type: `f32[8,3]`, `f32[8@i,3]` when Explicit axis `i` shards it,
+        `f32[8,3]{V:i}` when it varies along manual axis `i` (`float32[...]` if not
+        `short_dtypes`)."""
+        name = dtypes.short_dtype_name if short_dtypes else dtypes.dtype_name
+        text = f"{name(self.dtype)}[{self._dims_text()}]"
+        if not self.vma:
+            return text
+        names = sorted(self.vma, key=getattr(self.vma, "position", str))
+        return text + "{V:" + (names[0] if len(names) == 1 else f"({','.join(names)})") + "}"
 
     def __eq__(self, other):
         return (
@@ -136,10 +150,11 @@ class ShapedArray:
             and self.dtype == other.dtype
             and self.weak_type == other.weak_type
             and self._sharding == other._sharding
+            and self.vma == other.vma
         )
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type, self._sharding))
+        return hash((self.shape, self.dtype, self.weak_type, self._sharding, self.vma))
 
     def __str__(self):
         """JAX's: `float32[8@i]`, `~float32[]` for a weak type."""
@@ -149,6 +164,15 @@ class ShapedArray:
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({dtypes.dtype_name(self.dtype)}[{self._dims_text()}]{weak})"
+
+
+class MeshAxes(frozenset):
+    """Names of mesh axes (a `vma`) that print in the mesh's order (`position`: name -> place)."""
+
+    def __new__(cls, names, mesh_names: tuple):
+        axes = super().__new__(cls, names)
+        axes.position = {n: p for p, n in enumerate(mesh_names)}.__getitem__
+        return axes
 
 
 def _axes_suffix(axes: tuple) -> str:
@@ -437,13 +461,29 @@ raises `ShardingTypeError` where JAX's rule does. Registered for existing primit
 rule_registries["sharding"] = sharding_rules
 
 
+sharding_rules_suspended = [0]
+"""How many `suspended_sharding_rules` blocks are running: within them results are untyped."""
+
+
+@contextmanager
+def suspended_sharding_rules():
+    """Within the block, results carry no sharding in their types: for computations that stand
+    for another whose types are known (a shard_map's global form, a vmap over the mesh axes
+    whose intermediates no rule of JAX's types)."""
+    sharding_rules_suspended[0] += 1
+    try:
+        yield
+    finally:
+        sharding_rules_suspended[0] -= 1
+
+
 def apply_sharding_rules(primitive: Primitive, in_avals, out, params):
     """`out` (abstract evaluation's result: an aval or a list) typed with the sharding of
     `primitive`'s rule, where an operand's type carries an Explicit mesh's sharding. A call of a
     body (`jit`, control flow) keeps the types its body gave; a primitive with no rule is fine
     on operands replicated over the mesh, and a NotImplementedError otherwise."""
     typed = [a._sharding for a in in_avals if getattr(a, "_sharding", None) is not None]
-    if not typed:
+    if not typed or sharding_rules_suspended[0]:
         return out
     mesh = typed[0].mesh
     for sharding in typed:

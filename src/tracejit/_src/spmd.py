@@ -25,7 +25,12 @@ import numpy as np
 
 from tracejit._src import dispatch, dtypes, runtime
 from tracejit._src.array import ShardedArray, make_array, make_sharded_array, mark_deleted
-from tracejit._src.core import ShapedArray, apply_sharding_rules, get_aval
+from tracejit._src.core import (
+    ShapedArray,
+    apply_sharding_rules,
+    get_aval,
+    sharding_rules_suspended,
+)
 from tracejit._src.interpreters import eval as eval_module
 from tracejit._src.lax import sharding_in_types  # noqa: F401  (the primitives' sharding rules)
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
@@ -53,16 +58,20 @@ def global_aval(block: ShapedArray, spec, mesh) -> ShapedArray:
 def _eager_typed_sharding(trace, primitive, args, params):
     """An eager operation on arrays whose types carry an Explicit mesh's sharding: computed on
     the host like any other, its results placed on the mesh as their types say (as JAX's
-    results of such operations are)."""
+    results of such operations are; untyped ones stay on one device)."""
+    plain = [make_array(x._value, x.weak_type) if isinstance(x, ShardedArray) else x for x in args]
+    outs = trace.process_primitive(primitive, plain, params)
+    if sharding_rules_suspended[0]:
+        return outs
     mesh = next(x.sharding.mesh for x in args if isinstance(x, ShardedArray) and x.aval._sharding)
     avals = [get_aval(x) for x in args]
     out_avals = apply_sharding_rules(
         primitive, avals, primitive.abstract_eval(*avals, **params), params
     )
-    plain = [make_array(x._value, x.weak_type) if isinstance(x, ShardedArray) else x for x in args]
-    outs = trace.process_primitive(primitive, plain, params)
     placed = [
-        dispatch.device_put(out, NamedSharding(mesh, aval._sharding.spec))
+        out
+        if aval._sharding is None
+        else dispatch.device_put(out, NamedSharding(mesh, aval._sharding.spec))
         for out, aval in zip(
             outs if primitive.multiple_results else [outs],
             out_avals if primitive.multiple_results else [out_avals],
