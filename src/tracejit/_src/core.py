@@ -483,7 +483,7 @@ def apply_sharding_rules(primitive: Primitive, in_avals, out, params):
     body (`jit`, control flow) keeps the types its body gave; a primitive with no rule is fine
     on operands replicated over the mesh, and a NotImplementedError otherwise."""
     typed = [a._sharding for a in in_avals if getattr(a, "_sharding", None) is not None]
-    if not typed or sharding_rules_suspended[0]:
+    if not typed or sharding_rules_suspended[0] or (primitive.multiple_results and not out):
         return out
     mesh = typed[0].mesh
     for sharding in typed:

@@ -32,6 +32,7 @@ from tracejit._src.core import (
     sharding_rules_suspended,
 )
 from tracejit._src.interpreters import eval as eval_module
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr
 from tracejit._src.lax import sharding_in_types  # noqa: F401  (the primitives' sharding rules)
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
 from tracejit._src.sharding import (
@@ -182,6 +183,7 @@ class PartitionedProgram(_LaunchedOnMesh):
     def __init__(self, closed, name: str, in_shardings, out_shardings, donated=None):
         mesh = next(s for s in (*in_shardings, *out_shardings) if s is not None).mesh
         self.mesh = mesh
+        _report_inspected(closed, name, mesh, in_shardings)
         self.in_shardings = list(in_shardings)
         self.out_avals = list(closed.out_avals)
         _, aliases = dispatch.plan_parameters(closed, donated, keep_unused=True, stacklevel=4)
@@ -220,6 +222,64 @@ class PartitionedProgram(_LaunchedOnMesh):
             given if given is not None else _as_argument_sharding(s, aval, in_shardings, closed)
             for given, s, aval in zip(out_shardings, chosen, self.out_avals, strict=True)
         ]
+
+
+inspected_primitives: set = set()
+"""Primitives whose equations ask for the sharding XLA chooses for their operand, calling back
+`params["callback"]` with it when a partitioned program is compiled (`inspect_sharding`,
+defined in `sharding_visualization.py`)."""
+
+
+def _report_inspected(closed, name: str, mesh, in_shardings) -> None:
+    """Compiles a probe of `closed` that also returns each inspected value, laid out as XLA
+    chooses, and calls each inspection's callback with that layout."""
+    jaxpr = closed.jaxpr
+    inspections = [e for e in jaxpr.eqns if e.primitive in inspected_primitives]
+    if any(_inspects_within(e) for e in jaxpr.eqns):
+        raise NotImplementedError(
+            "inspect_array_sharding inside a call, a loop or a branch of a program partitioned "
+            "over several devices is not built yet: call it at the jitted function's top level"
+        )
+    if not inspections:
+        return
+    values = [e.invars[0] for e in inspections]
+    probe = ClosedJaxpr(
+        Jaxpr(jaxpr.constvars, jaxpr.invars, list(jaxpr.outvars) + values, jaxpr.eqns),
+        closed.consts,
+    )
+    text = lower_jaxpr_to_module(
+        probe,
+        f"probe_{name}",
+        num_partitions=mesh.size,
+        arg_shardings=[
+            hlo_sharding(s, len(a.shape))
+            for s, a in zip(in_shardings, closed.in_avals, strict=True)
+        ],
+        result_shardings=[None] * len(probe.out_avals),
+        callbacks=[],
+    )
+    options = runtime.compile_options_proto(
+        1,
+        mesh.size,
+        device_assignment=[_plugin_ids(list(mesh.devices.flat))],
+        propagate_to_outputs=[True] * len(probe.out_avals),
+    )
+    executable = _compile(text, [], compile_options=options)
+    chosen = result_shardings(executable, mesh, probe.out_avals)[len(jaxpr.outvars) :]
+    for eqn, sharding in zip(inspections, chosen, strict=True):
+        eqn.params["callback"](sharding)
+
+
+def _inspects_within(eqn) -> bool:
+    """Whether an equation's bodies (a call's, a loop's) hold an inspection."""
+    for value in eqn.params.values():
+        for item in value if isinstance(value, tuple) else (value,):
+            inner = getattr(item, "jaxpr", item)
+            if isinstance(inner, Jaxpr) and any(
+                e.primitive in inspected_primitives or _inspects_within(e) for e in inner.eqns
+            ):
+                return True
+    return False
 
 
 def result_shardings(executable, mesh, out_avals) -> list:
