@@ -6,7 +6,8 @@ of the eager and the jitted results, or the error's class and message."""
 import numpy as np
 
 # name -> (function of jax, jnp, lax and P; arguments as (shape, spec entries) on the 2x2 mesh
-# with axes "i", "j"; spec None: an unsharded array)
+# with axes "i", "j", spec None: an unsharded array; for functions refusing unsharded arrays,
+# their values' NumPy function)
 CASES = {
     "sin_mul": ("lambda x: jnp.sin(x) * 2", [((8, 4), ("i", "j"))]),
     "add_replicated": ("lambda x, y: x + y", [((8, 4), ("i", "j")), ((8, 4), ())]),
@@ -57,6 +58,45 @@ CASES = {
         "lambda x, w: jnp.tanh(x @ w).sum(1)",
         [((8, 4), ("i", None)), ((4, 6), ())],
     ),
+    "matmul_out_sharding": (
+        "lambda x: jnp.matmul(x, x.T, out_sharding=NamedSharding(mesh, P('i', None)))",
+        [((8, 4), ("i", "j"))],
+    ),
+    "dot_out_sharding": (
+        "lambda x: jnp.dot(x, x.T, out_sharding=NamedSharding(mesh, P(None, 'j')))",
+        [((8, 4), ("i", "j"))],
+    ),
+    "auto_axes": (
+        "jax.sharding.auto_axes(lambda x: x @ x.T, out_sharding=NamedSharding(mesh, P('i')))",
+        [((8, 4), ("i", "j"))],
+    ),
+    "auto_axes_some": (
+        "jax.sharding.auto_axes(lambda x: x @ x.T, axes='j', "
+        "out_sharding=NamedSharding(mesh, P('i')))",
+        [((8, 4), ("i", "j"))],
+    ),
+    "reshard_unsharded": (
+        "lambda x: jax.sharding.reshard(x * 2, NamedSharding(mesh, P('j')))",
+        [((8, 4), None)],
+    ),
+    "shard_map": (
+        "jax.shard_map(lambda x: x * 2, mesh=mesh, in_specs=P('i', 'j'), out_specs=P('i', 'j'))",
+        [((8, 4), ("i", "j"))],
+        "lambda x: x * 2",
+    ),
+    "shard_map_inferred": (
+        "jax.shard_map(lambda x: lax.psum(x, 'j'), mesh=mesh, out_specs=P('i'))",
+        [((8, 4), ("i", "j"))],
+        "lambda x: x[:, :2] + x[:, 2:]",
+    ),
+    "shard_map_unsharded": (
+        "jax.shard_map(lambda x: x, mesh=mesh, in_specs=P('i'), out_specs=P('i'))",
+        [((8, 4), ())],
+    ),
+    "shard_map_mismatch": (
+        "jax.shard_map(lambda x: x, mesh=mesh, in_specs=P('j'), out_specs=P('j'))",
+        [((8, 4), ("i", "j"))],
+    ),
     "reshard": (
         "lambda x: jax.sharding.reshard(x, NamedSharding(mesh, P(None, 'i')))",
         [((8, 4), ("i", "j"))],
@@ -102,14 +142,15 @@ def check_values(jax, jnp, lax, NamedSharding, P) -> list:
     scope = {"jax": jax, "jnp": jnp, "lax": lax, "P": P, "NamedSharding": NamedSharding}
     mesh = jax.make_mesh((2, 2), ("i", "j"))
     checked = []
-    for name, (source, inputs) in CASES.items():
+    for name, (source, inputs, *reference) in CASES.items():
         fun = eval(source, dict(scope, mesh=mesh))
         args = arguments(jax, NamedSharding, P, mesh, name)
         try:
             results = [fun(*args), jax.jit(fun)(*args)]
         except Exception:  # noqa: BLE001, S112  (the errors are compared with JAX's)
             continue
-        expected = np.asarray(fun(*[_value(shape) for shape, _ in inputs]))
+        on_one_device = eval(reference[0]) if reference else fun
+        expected = np.asarray(on_one_device(*[_value(shape) for shape, _ in inputs]))
         for result in results:
             np.testing.assert_allclose(np.asarray(result), expected, rtol=1e-6, err_msg=name)
         checked.append(name)

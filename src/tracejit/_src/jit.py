@@ -480,9 +480,11 @@ def _leaf_signature(x):
     if kind is ShardedArray:
         return (x.shape, x.dtype, x.weak_type, x.sharding)
     try:
-        return (x.shape, x.dtype, getattr(x, "weak_type", False))
+        signature = (x.shape, x.dtype, getattr(x, "weak_type", False))
     except AttributeError:  # not an array: tracing it raises (`abstractify_arguments`)
         return None
+    typed = getattr(getattr(x, "aval", None), "_sharding", None)  # (a tracer's type's sharding)
+    return signature if typed is None else (*signature, typed)
 
 
 def _describe_leaf(signature) -> str:

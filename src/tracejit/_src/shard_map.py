@@ -44,10 +44,17 @@ from tracejit._src.interpreters import ad, batching
 from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
-from tracejit._src.lax import shapes, slicing
-from tracejit._src.lax.sharding_constraints import flat_shardings, with_sharding_constraint
+from tracejit._src.lax import shapes, sharding_constraints, slicing
+from tracejit._src.lax.sharding_constraints import flat_shardings
 from tracejit._src.lowering.lower import lowering_rules
-from tracejit._src.sharding import AxisType, Mesh, PartitionSpec, get_mesh
+from tracejit._src.sharding import (
+    AbstractMesh,
+    AxisType,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    get_mesh,
+)
 from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 from tracejit._src.vmap import _flat_in_axes, vmap
 
@@ -181,9 +188,17 @@ lowering_rules[shard_map_p] = _shard_map_lowering
 
 
 def _compile_mesh_call(eqn, name: str, donated):
+    """(A jitted shard_map's results are laid out as their types say, a spec naming each
+    dimension, as JAX's jit gives them on Explicit mesh axes.)"""
     params = eqn.params
+    out_specs = tuple(
+        spec
+        if var.aval._sharding is None
+        else PartitionSpec(*(spec.axes_of(d) or None for d in range(var.aval.ndim)))
+        for spec, var in zip(params["out_specs"], eqn.outvars, strict=True)
+    )
     return spmd.mesh_program(
-        params["jaxpr"], params["mesh"], params["in_specs"], params["out_specs"], name, donated
+        params["jaxpr"], params["mesh"], params["in_specs"], out_specs, name, donated
     )
 
 
@@ -455,41 +470,70 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
 
 def reshard(xs, out_shardings):
     """`xs` laid out as `out_shardings` (a Sharding, a PartitionSpec under `set_mesh`, or a
-    pytree prefix of them): moved eagerly, a sharding constraint inside a transformation."""
-    if type(current_trace()) is not EvalTrace:
-        return with_sharding_constraint(xs, out_shardings)
+    pytree prefix of them): moved eagerly, a `reshard` equation inside a transformation (which
+    types the value with the sharding over Explicit mesh axes)."""
     leaves, tree = tree_flatten(xs)
     shardings = flat_shardings(out_shardings, leaves, tree)
+    if type(current_trace()) is EvalTrace:
+        move = _put_as_typed
+    else:
+        move = sharding_constraints.reshard
     moved = [
-        leaf if s is None else dispatch.device_put(leaf, s)
-        for leaf, s in zip(leaves, shardings, strict=True)
+        leaf if s is None else move(leaf, s) for leaf, s in zip(leaves, shardings, strict=True)
     ]
     return tree_unflatten(tree, moved)
 
 
+def _put_as_typed(x, sharding):
+    """`x` placed as `sharding`, whose spec names each dimension where the result's type does
+    (as JAX's eager `reshard` gives it: `P('i', None)` for `P('i')` on a matrix)."""
+    if isinstance(sharding, NamedSharding) and AxisType.Explicit in sharding.mesh.axis_types:
+        ndim = len(np.shape(x))
+        spec = PartitionSpec(*(sharding.spec.axes_of(d) or None for d in range(ndim)))
+        sharding = NamedSharding(sharding.mesh, spec, memory_kind=sharding.memory_kind)
+    return dispatch.device_put(x, sharding)
+
+
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
-    """`f` with the mesh's `axes` (default: all) laid out by XLA, its outputs then laid out as
-    `out_sharding`. tracejit's types carry no sharding, so every axis is XLA's already: this
-    is `f`, then `reshard` (nothing to place without a mesh, for PartitionSpecs)."""
+    """`f` with the mesh's `axes` (default: all) turned Auto: its arguments' types forget
+    their sharding over them (XLA lays them out, as its results), which are then laid out as
+    `out_sharding` says."""
     if f is None:
         return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
 
     def wrapped(*args, **kwargs):
         if out_sharding is None:
             raise TypeError("Missing required keyword argument: 'out_sharding'")
-        out = f(*args, **kwargs)
-        specs_only = all(
-            isinstance(s, PartitionSpec)
-            for s in tree_flatten(out_sharding, is_leaf=lambda s: isinstance(s, PartitionSpec))[0]
-        )
-        return out if specs_only and get_mesh() is None else reshard(out, out_sharding)
+        leaves, tree = tree_flatten(args)
+        untyped = [_auto_typed(x, axes) for x in leaves]
+        out = f(*tree_unflatten(tree, untyped), **kwargs)
+        return reshard(out, out_sharding)
 
     return wrapped
 
 
+def _auto_typed(x, axes):
+    """`x` laid out as it is, on its mesh with `axes` Auto (its type then forgets them)."""
+    typed = get_aval(x)._sharding
+    if typed is None:
+        return x
+    sharding = x.sharding if type(current_trace()) is EvalTrace else typed
+    mesh = sharding.mesh
+    names = mesh.axis_names if axes is None else ((axes,) if isinstance(axes, str) else axes)
+    types = [
+        AxisType.Auto if n in names else t
+        for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True)
+    ]
+    if isinstance(mesh, Mesh):
+        auto = Mesh(mesh.devices, mesh.axis_names, types)
+    else:
+        auto = AbstractMesh(mesh.axis_sizes, mesh.axis_names, types)
+    return reshard(x, NamedSharding(auto, sharding.spec))
+
+
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
     """`f` over its arguments laid out as `in_sharding` (JAX then types the mesh's `axes` as
-    Explicit inside `f`; tracejit's types carry no sharding, so `f` sees the same values)."""
+    Explicit inside `f`; tracejit types them as `in_sharding`'s mesh says)."""
     if f is None:
         return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
 

@@ -36,8 +36,10 @@ from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr
 from tracejit._src.lax import sharding_in_types  # noqa: F401  (the primitives' sharding rules)
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
 from tracejit._src.sharding import (
+    AxisType,
     NamedSharding,
     PartitionSpec,
+    get_mesh,
     hlo_sharding,
     named_sharding_of_tiles,
 )
@@ -366,7 +368,25 @@ def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
     given += [s for s in arg_shardings if isinstance(s, NamedSharding)]
     named = [s for s in given if isinstance(s, NamedSharding)]
     if not named:
-        return None
+        typed = [a for a in closed.out_avals if a._sharding is not None]
+        if not typed:
+            return None
+        mesh = get_mesh()  # (results typed on a mesh no argument is on: the context's, as JAX)
+        if mesh is None or mesh.abstract_mesh != typed[0]._sharding.mesh:
+            aval = typed[0]
+            explicit = tuple(
+                n
+                for n, t in zip(
+                    aval._sharding.mesh.axis_names, aval._sharding.mesh.axis_types, strict=True
+                )
+                if t == AxisType.Explicit
+            )
+            raise ValueError(
+                f"Length of device assignment 1 is not equal to the size of the mesh "
+                f"{aval._sharding.mesh.size} of aval {aval.str_short()}({{Explicit: {explicit}}}). "
+                "Please enter your `jit` into a mesh context via `jax.set_mesh`."
+            )
+        named = [NamedSharding(mesh, PartitionSpec())]
     mesh = named[0].mesh
     if any(s.mesh != mesh for s in named) or len(named) != len(given):
         raise NotImplementedError(

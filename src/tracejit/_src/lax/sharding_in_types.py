@@ -148,12 +148,18 @@ sharding_rules[slicing.slice_p] = _each_as_its_operand  # (as JAX, which keeps t
 
 
 def _sharding_constraint_rule(in_avals, out_avals, *, sharding, **params):
-    """The value takes the sharding asked for (`reshard` under a trace binds this)."""
+    """The value takes the sharding asked for over Explicit axes; one of a mesh without
+    Explicit axes leaves it unsharded in type (the layout is then XLA's, as in `auto_axes`)."""
     typed = typed_sharding(sharding, in_avals[0].ndim)
-    return [typed.spec if typed is not None else _entries(_spec(in_avals[0]))]
+    return [typed.spec if typed is not None else _entries([()] * in_avals[0].ndim)]
+
+
+def _reshard_rule(in_avals, out_avals, *, dst_sharding):
+    return _sharding_constraint_rule(in_avals, out_avals, sharding=dst_sharding)
 
 
 sharding_rules[sharding_constraints.sharding_constraint_p] = _sharding_constraint_rule
+sharding_rules[sharding_constraints.reshard_p] = _reshard_rule
 
 
 def _pad_rule(in_avals, out_avals, **params):
