@@ -71,8 +71,10 @@ CASES = {
         [((8, 4), ("i", "j"))],
     ),
     "auto_axes_some": (
-        "jax.sharding.auto_axes(lambda x: x @ x.T, axes='j', "
-        "out_sharding=NamedSharding(mesh, P('i')))",
+        (
+            "jax.sharding.auto_axes(lambda x: x @ x.T, axes='j', "
+            "out_sharding=NamedSharding(mesh, P('i')))"
+        ),
         [((8, 4), ("i", "j"))],
     ),
     "reshard_unsharded": (
