@@ -52,6 +52,23 @@ CASES = {
     "stack": ("lambda x: jnp.stack([x, x])", [((8, 4), ("i", "j"))]),
     "rev": ("lambda x: x[::-1]", [((8, 4), ("i", None))]),
     "pad": ("lambda x: jnp.pad(x, 1)", [((8, 4), ("i", None))]),
+    "column_of": ("lambda x: x[:, 1]", [((8, 4), ("i", "j"))]),
+    "slice_indivisible": ("lambda x: lax.slice(x, (0, 0), (3, 4))", [((8, 4), ("i", "j"))]),
+    "cond": (
+        "lambda x: lax.cond(True, lambda v: v * 2, lambda v: v, x)",
+        [((8, 4), ("i", "j"))],
+    ),
+    "while": (
+        "lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))[1]",
+        [((8, 4), ("i", "j"))],
+    ),
+    "grad": ("jax.grad(lambda x: (jnp.tanh(x) * x).sum())", [((8, 4), ("i", "j"))]),
+    "data_parallel_grad": (
+        "jax.grad(lambda w, x: jnp.mean((x @ w) ** 2))",
+        [((4, 2), ()), ((8, 4), ("i", None))],
+    ),
+    "vmap": ("jax.vmap(lambda r: r * r.sum())", [((8, 4), ("i", "j"))]),
+    "softmax": ("lambda x: jax.nn.softmax(x, axis=1)", [((8, 4), ("i", None))]),
     "row_of": ("lambda x: x[0]", [((8, 4), (None, "j"))]),
     "inner_jit": ("jax.jit(lambda x: x * 2)", [((8, 4), ("i", "j"))]),
     "mlp": (
@@ -119,7 +136,18 @@ def arguments(jax, NamedSharding, P, mesh, name):
     ]
 
 
+# (JAX differentiates on Explicit axes only within a mesh context: its seed cotangent is resharded)
+UNDER_MESH = {"grad", "data_parallel_grad"}
+
+
 def _answer(scope, mesh, name):
+    if name in UNDER_MESH:
+        with scope["jax"].set_mesh(mesh):
+            return _answer_here(scope, mesh, name)
+    return _answer_here(scope, mesh, name)
+
+
+def _answer_here(scope, mesh, name):
     jax, NamedSharding, P = scope["jax"], scope["NamedSharding"], scope["P"]
     fun = eval(CASES[name][0], dict(scope, mesh=mesh))
     args = arguments(jax, NamedSharding, P, mesh, name)
@@ -148,7 +176,8 @@ def check_values(jax, jnp, lax, NamedSharding, P) -> list:
         fun = eval(source, dict(scope, mesh=mesh))
         args = arguments(jax, NamedSharding, P, mesh, name)
         try:
-            results = [fun(*args), jax.jit(fun)(*args)]
+            with jax.set_mesh(mesh):
+                results = [fun(*args), jax.jit(fun)(*args)]
         except Exception:  # noqa: BLE001, S112  (the errors are compared with JAX's)
             continue
         on_one_device = eval(reference[0]) if reference else fun

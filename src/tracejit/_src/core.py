@@ -494,9 +494,13 @@ def apply_sharding_rules(primitive: Primitive, in_avals, out, params):
             )
     outs = out if primitive.multiple_results else [out]
     rule = sharding_rules.get(primitive)
+    if rule is None and any(a._sharding is not None for a in outs):
+        return out  # (typed by its abstract evaluation, as a shard_map's results are)
     if rule is None:
-        if _holds_body(params):
-            return out  # (the body's types)
+        body = _body_out_avals(params, len(outs))
+        if body is not None:
+            specs = [_spec_from_body(a, b) for a, b in zip(outs, body, strict=True)]
+            return _typed_outputs(primitive, outs, specs, mesh)
         named = sorted({n for s in typed for n in s.spec.mesh_axes()})
         if named:
             raise NotImplementedError(
@@ -508,6 +512,10 @@ def apply_sharding_rules(primitive: Primitive, in_avals, out, params):
         specs = [PartitionSpec(*([None] * len(a.shape))) for a in outs]
     else:
         specs = rule(in_avals, outs, **params)
+    return _typed_outputs(primitive, outs, specs, mesh)
+
+
+def _typed_outputs(primitive, outs, specs, mesh):
     typed_outs = [
         ShapedArray(a.shape, a.dtype, a.weak_type, sharding=NamedSharding(mesh, spec))
         for a, spec in zip(outs, specs, strict=True)
@@ -515,14 +523,33 @@ def apply_sharding_rules(primitive: Primitive, in_avals, out, params):
     return typed_outs if primitive.multiple_results else typed_outs[0]
 
 
-def _holds_body(params: dict) -> bool:
-    """Whether a param is a jaxpr (or a tuple of them, as `cond`'s branches): `jaxpr.py`'s
-    classes, known here by their fields since that module is built on this one."""
+def _body_out_avals(params: dict, count: int):
+    """The output avals of the body a primitive calls (a `jit`'s, `cond`'s first branch, a
+    loop's), if it has `count` of them; None for a primitive holding no body. (`jaxpr.py`'s
+    classes, known here by their fields since that module is built on this one.)"""
+    found = None
     for value in params.values():
         for item in value if isinstance(value, tuple) else (value,):
-            if hasattr(item, "eqns") or hasattr(getattr(item, "jaxpr", None), "eqns"):
-                return True
-    return False
+            jaxpr = getattr(item, "jaxpr", item)
+            if hasattr(jaxpr, "eqns"):
+                avals = [v.aval for v in jaxpr.outvars]
+                if len(avals) == count:
+                    return avals
+                found = [None] * count
+    return found
+
+
+def _spec_from_body(out: ShapedArray, body) -> PartitionSpec:
+    """A result's spec from the body's output it is made of: the same, or stacked along a new
+    leading dimension (`scan`'s); else unsharded."""
+    spec = body.sharding.spec if body is not None and body._sharding is not None else None
+    if spec is None:
+        return PartitionSpec(*([None] * out.ndim))
+    if body.shape == out.shape:
+        return spec
+    if out.shape[1:] == body.shape:
+        return PartitionSpec(None, *spec)
+    return PartitionSpec(*([None] * out.ndim))
 
 
 # --------------------------------------------------------------------------------------------

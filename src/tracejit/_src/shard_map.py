@@ -486,12 +486,22 @@ def reshard(xs, out_shardings):
 
 def _put_as_typed(x, sharding):
     """`x` placed as `sharding`, whose spec names each dimension where the result's type does
-    (as JAX's eager `reshard` gives it: `P('i', None)` for `P('i')` on a matrix)."""
+    (as JAX's eager `reshard` gives it: `P('i', None)` for `P('i')` on a matrix). A sharding
+    of an abstract mesh (a type's, as transposition gives) is the context mesh's; without one
+    `x` stays where it is."""
+    if isinstance(sharding, NamedSharding) and not isinstance(sharding.mesh, Mesh):
+        mesh = get_mesh()
+        if mesh is None or mesh.abstract_mesh != sharding.mesh:
+            return x
+        sharding = NamedSharding(mesh, sharding.spec)
     if isinstance(sharding, NamedSharding) and AxisType.Explicit in sharding.mesh.axis_types:
         ndim = len(np.shape(x))
         spec = PartitionSpec(*(sharding.spec.axes_of(d) or None for d in range(ndim)))
         sharding = NamedSharding(sharding.mesh, spec, memory_kind=sharding.memory_kind)
     return dispatch.device_put(x, sharding)
+
+
+sharding_constraints.eager_reshard[0] = _put_as_typed
 
 
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):

@@ -30,6 +30,7 @@ dtype, as JAX's rule does.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import math
@@ -40,12 +41,12 @@ from typing import Any, NamedTuple, Union
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, ShapedArray, shape_of
+from tracejit._src.core import Primitive, ShapedArray, shape_of, suspended_sharding_rules
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import conversions, shapes
+from tracejit._src.lax import conversions, shapes, sharding_constraints
 from tracejit._src.lax.standard import check_no_sharding, quiet, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
@@ -446,17 +447,24 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, prefer
     ct_dims, permutation, ct_first = _transpose_plan(
         dimension_numbers, x.aval.ndim, ad.get_aval(y).ndim, x is lhs
     )
-    out = dot_general_p.bind(
-        *((ct, y) if ct_first else (y, ct)),
-        dimension_numbers=ct_dims,
-        precision=precision,
-        preferred_element_type=preferred_element_type,
-    )
-    out = shapes.transpose(out, permutation)
-    if ad.get_aval(out).dtype != x.aval.dtype:  # (complex to real: the real part, no warning)
-        out = conversions.convert_element_type_p.bind(
-            out, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type
+    # (On Explicit mesh axes the cotangent is laid out as x's type says, as JAX passes x's
+    # sharding as the product's `out_sharding`: the contracted dimensions, such as a batch
+    # split over devices, may be split in both factors.)
+    typed = x.aval._sharding
+    with contextlib.nullcontext() if typed is None else suspended_sharding_rules():
+        out = dot_general_p.bind(
+            *((ct, y) if ct_first else (y, ct)),
+            dimension_numbers=ct_dims,
+            precision=precision,
+            preferred_element_type=preferred_element_type,
         )
+        out = shapes.transpose(out, permutation)
+        if ad.get_aval(out).dtype != x.aval.dtype:  # (complex to real: the real part)
+            out = conversions.convert_element_type_p.bind(
+                out, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type
+            )
+    if typed is not None:
+        out = sharding_constraints.reshard(out, typed)
     return [out, None] if x is lhs else [None, out]
 
 

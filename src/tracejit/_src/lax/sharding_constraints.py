@@ -11,10 +11,11 @@ the constraint lowers to the `@Sharding` annotation its partitioner reads; every
 
 from __future__ import annotations
 
-from tracejit._src.core import Primitive, ShapedArray
+from tracejit._src.core import Primitive, ShapedArray, current_trace
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
+from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.lax.standard import weak_if_all_weak
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.sharding import (
@@ -110,7 +111,18 @@ batch_rules[sharding_constraint_p] = _sharding_constraint_batch
 
 
 # --- reshard --------------------------------------------------------------------------------
-reshard_p = Primitive("reshard")
+class ReshardPrimitive(Primitive):
+    """Eagerly, the value is moved onto the devices (`eager_reshard`, which `shard_map.py`
+    installs: placing arrays is the compilation layer's)."""
+
+    def bind(self, x, **params):
+        if type(current_trace()) is EvalTrace:
+            return eager_reshard[0](x, params["dst_sharding"])
+        return super().bind(x, **params)
+
+
+eager_reshard = [lambda x, sharding: x]
+reshard_p = ReshardPrimitive("reshard")
 """`reshard` under a trace: the value laid out as `dst_sharding` says, its type saying so on
 Explicit mesh axes (`lax/sharding_in_types.py`); a sharding of a mesh whose axes are not
 Explicit leaves the type unsharded (`auto_axes`). Printed `b:f32[8,4@i] = reshard a`, its

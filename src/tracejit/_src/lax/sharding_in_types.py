@@ -144,7 +144,26 @@ def _each_as_its_operand(in_avals, out_avals, **params):
 
 sharding_rules[barriers.optimization_barrier_p] = _each_as_its_operand
 sharding_rules[shapes.rev_p] = _each_as_its_operand  # (as JAX: reversed blocks stay split)
-sharding_rules[slicing.slice_p] = _each_as_its_operand  # (as JAX, which keeps the spec)
+
+
+def _slice_rule(in_avals, out_avals, **params):
+    """Split dimensions stay split, where their new size still divides over the axes."""
+    operand = in_avals[0]
+    shape = operand._sharding.mesh.shape
+    for axes, size in zip(_spec(operand), out_avals[0].shape, strict=True):
+        ways = 1
+        for name in axes:
+            ways *= shape[name]
+        if size % ways:
+            raise ShardingTypeError(
+                f"slicing on sharded dims where out dim ({size}) is not divisible by mesh axes "
+                f"({ways}) with spec ({','.join(axes)}) is not implemented. Got input "
+                f"type={operand.str_short()} and output shape={out_avals[0].shape}"
+            )
+    return [_entries(_spec(operand))]
+
+
+sharding_rules[slicing.slice_p] = _slice_rule
 
 
 def _sharding_constraint_rule(in_avals, out_avals, *, sharding, **params):
