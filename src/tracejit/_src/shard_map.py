@@ -33,13 +33,7 @@ import numpy as np
 
 from tracejit._src import dispatch, shard_map_vma, spmd
 from tracejit._src.api import jvp as jvp_fun
-from tracejit._src.core import (
-    Primitive,
-    ShapedArray,
-    current_trace,
-    get_aval,
-    suspended_sharding_rules,
-)
+from tracejit._src.core import Primitive, ShapedArray, current_trace, get_aval
 from tracejit._src.interpreters import ad, batching
 from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
@@ -55,6 +49,7 @@ from tracejit._src.sharding import (
     PartitionSpec,
     get_mesh,
 )
+from tracejit._src.sharding_types import suspended_sharding_rules
 from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 from tracejit._src.vmap import _flat_in_axes, vmap
 

@@ -488,3 +488,28 @@ def _tile_coords(mesh: AbstractMesh, spec: PartitionSpec, ndim: int) -> list:
 class ShardingTypeError(Exception):
     """JAX's error for operands whose shardings (in their types, over Explicit mesh axes) an
     operation cannot combine without the user saying how (`out_sharding=`, `reshard`)."""
+
+
+sharding_in_types = [False]
+"""Whether some aval has carried an Explicit mesh's sharding in this process: until one does,
+the traces skip the sharding rules (`sharding_types.apply_sharding_rules`) at the cost of one
+list read."""
+
+
+def typed_sharding(sharding, ndim: int):
+    """The sharding an aval carries for a value laid out as `sharding` (a `NamedSharding` of a
+    mesh, concrete or abstract): its spec over the Explicit axes only, on the abstract mesh;
+    None where the mesh has no Explicit axis (Auto axes are XLA's to lay out, not typed)."""
+    mesh = sharding.mesh
+    if AxisType.Explicit not in mesh.axis_types:
+        return None
+    explicit = {
+        n for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True) if t == AxisType.Explicit
+    }
+    entries = []
+    for dim in range(ndim):
+        axes = tuple(n for n in sharding.spec.axes_of(dim) if n in explicit)
+        entries.append(None if not axes else axes[0] if len(axes) == 1 else axes)
+    abstract = mesh.abstract_mesh if isinstance(mesh, Mesh) else mesh
+    sharding_in_types[0] = True
+    return NamedSharding(abstract, PartitionSpec(*entries))

@@ -25,12 +25,7 @@ import numpy as np
 
 from tracejit._src import dispatch, dtypes, runtime
 from tracejit._src.array import ShardedArray, make_array, make_sharded_array, mark_deleted
-from tracejit._src.core import (
-    ShapedArray,
-    apply_sharding_rules,
-    get_aval,
-    sharding_rules_suspended,
-)
+from tracejit._src.core import ShapedArray, get_aval
 from tracejit._src.interpreters import eval as eval_module
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr
 from tracejit._src.lax import sharding_in_types  # noqa: F401  (the primitives' sharding rules)
@@ -43,6 +38,7 @@ from tracejit._src.sharding import (
     hlo_sharding,
     named_sharding_of_tiles,
 )
+from tracejit._src.sharding_types import apply_sharding_rules, sharding_rules_suspended
 
 _COLLECTIVE_OPS = ("stablehlo.all_", "stablehlo.collective_", "stablehlo.reduce_scatter")
 

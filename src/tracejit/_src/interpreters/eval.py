@@ -22,11 +22,11 @@ from tracejit._src.core import (
     escaped_tracer_error,
     python_scalar_types,
     set_root_trace,
-    sharding_in_types,
     weak_if_all_weak,
 )
 from tracejit._src.errors import describe_user_location
 from tracejit._src.jaxpr import Literal
+from tracejit._src.sharding import sharding_in_types
 
 
 def to_numpy(x):

@@ -19,17 +19,17 @@ from tracejit._src.core import (
     ShapedArray,
     Trace,
     Tracer,
-    apply_sharding_rules,
     check_result_sizes,
     current_trace,
     escaped_tracer_error,
     get_aval,
     new_trace,
     python_scalar_types,
-    sharding_in_types,
 )
 from tracejit._src.errors import user_location
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, check_jaxpr
+from tracejit._src.sharding import sharding_in_types
+from tracejit._src.sharding_types import apply_sharding_rules
 
 
 class StagingTracer(Tracer):

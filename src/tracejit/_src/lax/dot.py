@@ -41,7 +41,7 @@ from typing import Any, NamedTuple, Union
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, ShapedArray, shape_of, suspended_sharding_rules
+from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
@@ -50,6 +50,7 @@ from tracejit._src.lax import conversions, shapes, sharding_constraints
 from tracejit._src.lax.standard import check_no_sharding, quiet, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.sharding_types import suspended_sharding_rules
 
 # --------------------------------------------------------------------------------------------
 # Precision

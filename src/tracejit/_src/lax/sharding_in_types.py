@@ -2,7 +2,7 @@
 
 On a mesh whose axes are `Explicit` (`jax.make_mesh`'s default), an array's type says how it
 is split: `f32[8@i,4]` is split along its first dimension over mesh axis `i`. Tracing keeps
-these types through every operation (`core.apply_sharding_rules` calls the rule of the
+these types through every operation (`sharding_types.apply_sharding_rules` calls the rule of the
 primitive, given the operands' types), so that `make_jaxpr` prints them and `jit` lays its
 results out as their types say. A rule answers with one `PartitionSpec` per result, as JAX's
 rule for that operation does, and raises `ShardingTypeError` where JAX's does: where the
@@ -17,7 +17,7 @@ after those families; a primitive not in the table has no rule (an error on shar
 from __future__ import annotations
 
 from tracejit._src import dtypes
-from tracejit._src.core import Primitive, sharding_rules, typed_sharding
+from tracejit._src.core import Primitive
 from tracejit._src.interpreters import ad
 from tracejit._src.lax import (
     barriers,
@@ -38,7 +38,8 @@ from tracejit._src.lax import (
     stacking,
     trigonometric,
 )
-from tracejit._src.sharding import PartitionSpec, ShardingTypeError
+from tracejit._src.sharding import PartitionSpec, ShardingTypeError, typed_sharding
+from tracejit._src.sharding_types import sharding_rules
 
 
 def _spec(aval) -> tuple:

@@ -21,12 +21,12 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.core import suspended_sharding_rules
 from tracejit._src.lax import dot as lax_dot
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
 from tracejit._src.numpy.promotion import asarray_operand
 from tracejit._src.shard_map import reshard
+from tracejit._src.sharding_types import suspended_sharding_rules
 
 
 def _operands(name: str, a, b):
