@@ -61,3 +61,30 @@ def test_values_are_those_of_unsharded_arrays():
     )
     errors = sum("error" in answer for answer in JAX_ANSWERS.values())
     assert int(out) == len(JAX_ANSWERS) - errors - len(PARTITIONER_REFUSES)
+
+
+@needs_plugin
+def test_shape_dtype_structs_carry_shardings_into_types():
+    # JAX 0.10.2's reprs and types, recorded by hand (abstract tracing needs no devices' data)
+    run_with_devices(
+        """
+        import pytest
+        mesh = jax.make_mesh((2, 2), ("i", "j"))
+        s = jax.ShapeDtypeStruct((8, 4), np.float32, sharding=NamedSharding(mesh, P("i", "j")))
+        assert repr(s) == (
+            "ShapeDtypeStruct(shape=(8, 4), dtype=float32, sharding=NamedSharding(mesh=Mesh("
+            "'i': 2, 'j': 2, axis_types=(Explicit, Explicit)), spec=P('i', 'j'), "
+            "memory_kind=device))"
+        )
+        text = str(jax.make_jaxpr(lambda x: x.sum(0))(s))
+        assert "a:f32[8@i,4@j]. let b:f32[4@j] = reduce_sum" in text, text
+        out = jax.eval_shape(lambda x: x.sum(0), s)
+        assert out.sharding.spec == P("j") and out.shape == (4,)
+        assert s != jax.ShapeDtypeStruct((8, 4), np.float32)
+        with pytest.raises(ValueError, match="mesh context"):
+            jax.ShapeDtypeStruct((8, 4), np.float32, sharding=P("i"))
+        with jax.set_mesh(mesh):
+            t = jax.ShapeDtypeStruct((8, 4), np.float32, sharding=P("i"))
+        assert str(jax.make_jaxpr(lambda x: x * 2)(t).out_avals[0]) == "float32[8@i,4]"
+        """
+    )

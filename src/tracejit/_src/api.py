@@ -100,7 +100,10 @@ def eval_shape(fun, *args, **kwargs):
         return out_leaves
 
     closed = trace_to_jaxpr(flat_fun, in_avals, DebugInfo(fun, "eval_shape"))
-    structs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+    structs = [
+        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a._sharding)
+        for a in closed.out_avals
+    ]
     return tree_unflatten(out_trees[0], structs)
 
 
