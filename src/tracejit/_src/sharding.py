@@ -15,7 +15,6 @@ device's block as a tuple of slices; the runtime keeps one buffer per device in 
 from __future__ import annotations
 
 import collections
-import contextlib
 import enum
 import itertools
 import math
@@ -216,16 +215,27 @@ class Mesh(AbstractMesh):
 _mesh_stack: list = []
 
 
-@contextlib.contextmanager
-def set_mesh(mesh: Mesh):
-    """Makes `mesh` the current mesh within the block (`get_abstract_mesh`)."""
-    with mesh:
-        yield mesh
+class set_mesh:
+    """Makes `mesh` (or None: no mesh) the current mesh (`get_mesh`, `get_abstract_mesh`) from
+    now on; used as a context manager, within the block only (the previous one comes back at
+    its end), as JAX's `jax.set_mesh`."""
+
+    def __init__(self, mesh: Mesh | None):
+        self.mesh = mesh
+        self._previous = list(_mesh_stack)
+        _mesh_stack.append(mesh)
+
+    def __enter__(self):
+        return self.mesh
+
+    def __exit__(self, *exc):
+        _mesh_stack[:] = self._previous
 
 
 def get_abstract_mesh() -> AbstractMesh:
     """The current mesh's abstract form; an empty one outside every `set_mesh`."""
-    return _mesh_stack[-1].abstract_mesh if _mesh_stack else AbstractMesh((), ())
+    mesh = get_mesh()
+    return AbstractMesh((), ()) if mesh is None else mesh.abstract_mesh
 
 
 def get_mesh():
