@@ -69,6 +69,27 @@ CASES = {
     ),
     "vmap": ("jax.vmap(lambda r: r * r.sum())", [((8, 4), ("i", "j"))]),
     "softmax": ("lambda x: jax.nn.softmax(x, axis=1)", [((8, 4), ("i", None))]),
+    "conv_data_parallel": (
+        "lambda x, w: lax.conv(x, w, (1, 1), 'SAME')",
+        [((4, 3, 6, 6), ("i",)), ((5, 3, 3, 3), ())],
+    ),
+    "conv_spatial": (
+        "lambda x, w: lax.conv(x, w, (1, 1), 'SAME')",
+        [((4, 3, 6, 6), (None, None, "j")), ((5, 3, 3, 3), ())],
+    ),
+    "conv_features": (
+        "lambda x, w: lax.conv(x, w, (1, 1), 'SAME')",
+        [((4, 4, 6, 6), (None, "j")), ((5, 4, 3, 3), (None, "j"))],
+    ),
+    "conv_grad": (
+        "jax.grad(lambda w, x: (lax.conv(x, w, (1, 1), 'SAME') ** 2).sum())",
+        [((5, 3, 3, 3), ()), ((4, 3, 6, 6), ("i",))],
+    ),
+    "dynamic_update_slice": (
+        "lambda x: lax.dynamic_update_slice(x, jnp.ones((2, 4)), (0, 0))",
+        [((8, 4), ("i",))],
+    ),
+    "top_k": ("lambda x: lax.top_k(x, 2)[0]", [((8, 4), ("i",))]),
     "row_of": ("lambda x: x[0]", [((8, 4), (None, "j"))]),
     "inner_jit": ("jax.jit(lambda x: x * 2)", [((8, 4), ("i", "j"))]),
     "mlp": (
@@ -137,7 +158,7 @@ def arguments(jax, NamedSharding, P, mesh, name):
 
 
 # (JAX differentiates on Explicit axes only within a mesh context: its seed cotangent is resharded)
-UNDER_MESH = {"grad", "data_parallel_grad"}
+UNDER_MESH = {"grad", "data_parallel_grad", "conv_grad"}
 
 
 def _answer(scope, mesh, name):

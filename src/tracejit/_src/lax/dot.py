@@ -30,7 +30,6 @@ dtype, as JAX's rule does.
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import functools
 import math
@@ -50,7 +49,6 @@ from tracejit._src.lax import conversions, shapes, sharding_constraints
 from tracejit._src.lax.standard import check_no_sharding, quiet, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
-from tracejit._src.sharding_types import suspended_sharding_rules
 
 # --------------------------------------------------------------------------------------------
 # Precision
@@ -448,11 +446,8 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, prefer
     ct_dims, permutation, ct_first = _transpose_plan(
         dimension_numbers, x.aval.ndim, ad.get_aval(y).ndim, x is lhs
     )
-    # (On Explicit mesh axes the cotangent is laid out as x's type says, as JAX passes x's
-    # sharding as the product's `out_sharding`: the contracted dimensions, such as a batch
-    # split over devices, may be split in both factors.)
-    typed = x.aval._sharding
-    with contextlib.nullcontext() if typed is None else suspended_sharding_rules():
+
+    def cotangent():
         out = dot_general_p.bind(
             *((ct, y) if ct_first else (y, ct)),
             dimension_numbers=ct_dims,
@@ -464,8 +459,9 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, prefer
             out = conversions.convert_element_type_p.bind(
                 out, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type
             )
-    if typed is not None:
-        out = sharding_constraints.reshard(out, typed)
+        return out
+
+    out = sharding_constraints.laid_out_as(x.aval, cotangent)
     return [out, None] if x is lhs else [None, out]
 
 

@@ -25,6 +25,7 @@ from tracejit._src.sharding import (
     get_mesh,
     hlo_sharding,
 )
+from tracejit._src.sharding_types import suspended_sharding_rules
 from tracejit._src.tree_util import tree_flatten, tree_leaves, tree_unflatten
 
 # --- sharding_constraint --------------------------------------------------------------------
@@ -162,3 +163,16 @@ def _reshard_batch(values, dims, *, dst_sharding):
 
 
 batch_rules[reshard_p] = _reshard_batch
+
+
+def laid_out_as(aval, compute):
+    """`compute()`, laid out as `aval`'s type says on Explicit mesh axes: computed untyped (no
+    sharding rule refuses it), then resharded. The cotangents of products take their operand's
+    type so, as JAX passes the operand's sharding as the transposed product's `out_sharding`
+    (their contracted dimensions, as a batch split over devices, may be split on both sides)."""
+    typed = aval._sharding
+    if typed is None:
+        return compute()
+    with suspended_sharding_rules():
+        out = compute()
+    return reshard(out, typed)

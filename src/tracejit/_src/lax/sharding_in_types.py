@@ -25,6 +25,7 @@ from tracejit._src.lax import (
     bitwise,
     comparison,
     conversions,
+    convolution,
     cumulative,
     dot,
     elementwise,
@@ -129,6 +130,23 @@ def _primitives_of(module) -> list:
 for _family in (elementwise, trigonometric, special, binary, bitwise, comparison, selection):
     for _p in _primitives_of(_family):
         sharding_rules[_p] = _elementwise_rule(_p.name)
+
+
+def _bitcast_rule(in_avals, out_avals, **params):
+    """A wider or narrower element type adds or removes a last dimension, which is whole."""
+    spec = _spec(in_avals[0])
+    ndim = out_avals[0].ndim
+    if ndim > len(spec):
+        return [_entries((*spec, ()))]
+    if ndim < len(spec) and spec[-1]:
+        raise NotImplementedError(
+            f"bitcast_convert_type merging the last dimension of {in_avals[0].str_short()}, "
+            f"which mesh axes {spec[-1]} split: not built yet"
+        )
+    return [_entries(spec[:ndim])]
+
+
+sharding_rules[conversions.bitcast_convert_type_p] = _bitcast_rule
 for _p in (
     conversions.convert_element_type_p,
     conversions.reduce_precision_p,
@@ -391,3 +409,63 @@ def _dot_general_rule(in_avals, out_avals, *, dimension_numbers, **params):
 
 
 sharding_rules[dot.dot_general_p] = _dot_general_rule
+
+
+# --- convolutions -----------------------------------------------------------------------------
+
+
+def _conv_rule(in_avals, out_avals, *, dimension_numbers, **params):
+    """The image's batch and spatial dimensions keep their axes (a batch split over devices:
+    data parallelism); split features (the image's or the kernel's) need the user's layout."""
+    lhs, rhs = in_avals
+    lhs_dims, _, out_dims = dimension_numbers
+    ls = _spec(lhs)
+    if any(_spec(rhs)) or ls[lhs_dims[1]]:
+        raise ShardingTypeError(
+            "Please specify the output sharding via `out_sharding` parameter of "
+            "`conv_general_dilated`"
+        )
+    out = [()] * out_avals[0].ndim
+    out[out_dims[0]] = ls[lhs_dims[0]]
+    for lhs_dim, out_dim in zip(lhs_dims[2:], out_dims[2:], strict=True):
+        out[out_dim] = ls[lhs_dim]
+    return [_entries(out)]
+
+
+sharding_rules[convolution.conv_general_dilated_p] = _conv_rule
+
+
+def _dynamic_update_slice_rule(in_avals, out_avals):
+    operand, update = in_avals[0], in_avals[1]
+    if _spec(operand) != _spec(update):
+        raise ShardingTypeError(
+            "dynamic_update_slice operand sharding must be equal to update sharding, got "
+            f"operand sharding {_with_axis_types(operand)} and update sharding "
+            f"{_with_axis_types(update)}."
+        )
+    return [_entries(_spec(operand))]
+
+
+def _with_axis_types(aval) -> str:
+    """`float32[8@i,4]({Explicit: ('i', 'j')})`: a type with its mesh's Explicit axes."""
+    mesh = aval.sharding.mesh
+    explicit = tuple(
+        n for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True) if t.name == "Explicit"
+    )
+    return f"{aval}({{Explicit: {explicit}}})" if explicit else f"{aval}({{}})"
+
+
+sharding_rules[slicing.dynamic_update_slice_p] = _dynamic_update_slice_rule
+
+
+def _top_k_rule(in_avals, out_avals, *, k, axis):
+    spec = list(_spec(in_avals[0]))
+    if spec[axis]:
+        raise NotImplementedError(
+            f"top_k along dimension {axis} of {in_avals[0].str_short()}, which mesh axes "
+            f"{spec[axis]} split: not built yet"
+        )
+    return [_entries(spec)] * 2
+
+
+sharding_rules[sort.top_k_p] = _top_k_rule
