@@ -62,6 +62,10 @@ CASES = {
         "lambda x: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))[1]",
         [((8, 4), ("i", "j"))],
     ),
+    "scan": (
+        "lambda x: lax.scan(lambda c, r: (c + r, c * r), jnp.zeros(4), x)[1]",
+        [((8, 4), (None, "j"))],
+    ),
     "grad": ("jax.grad(lambda x: (jnp.tanh(x) * x).sum())", [((8, 4), ("i", "j"))]),
     "data_parallel_grad": (
         "jax.grad(lambda w, x: jnp.mean((x @ w) ** 2))",

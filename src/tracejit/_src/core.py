@@ -175,22 +175,44 @@ def _axes_suffix(axes: tuple) -> str:
 
 
 def mapped_aval(size: int, axis, aval: ShapedArray) -> ShapedArray:
-    """`aval` without its mapped axis `axis` (of length `size`); None: not mapped."""
+    """`aval` without its mapped axis `axis` (of length `size`; its sharding with it); None:
+    not mapped."""
     if axis is None:
         return aval
     if aval.shape[axis] != size:
         raise ValueError(f"mapped axis {axis} of {aval.str_short()} does not have size {size}")
-    return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1 :])
+    entries = _spec_entries(aval)
+    if entries is not None:
+        del entries[axis]
+    return _with_entries(aval, aval.shape[:axis] + aval.shape[axis + 1 :], entries)
 
 
 def unmapped_aval(size: int, axis, aval: ShapedArray, explicit_mesh_axis=None) -> ShapedArray:
-    """`aval` with a new axis of length `size` inserted at `axis`; None: not mapped."""
+    """`aval` with a new axis of length `size` inserted at `axis` (whole on every device);
+    None: not mapped."""
     if explicit_mesh_axis is not None:
-        raise NotImplementedError("unmapped_aval(explicit_mesh_axis=...) needs device meshes")
+        raise NotImplementedError("unmapped_aval(explicit_mesh_axis=...) is not built yet")
     if axis is None:
         return aval
     axis = axis % (len(aval.shape) + 1)
-    return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+    entries = _spec_entries(aval)
+    if entries is not None:
+        entries.insert(axis, None)
+    return _with_entries(aval, aval.shape[:axis] + (size,) + aval.shape[axis:], entries)
+
+
+def _spec_entries(aval: ShapedArray):
+    if aval._sharding is None:
+        return None
+    spec = aval._sharding.spec
+    return [spec[d] if d < len(spec) else None for d in range(aval.ndim)]
+
+
+def _with_entries(aval: ShapedArray, shape, entries) -> ShapedArray:
+    sharding = None
+    if entries is not None:
+        sharding = NamedSharding(aval._sharding.mesh, PartitionSpec(*entries))
+    return ShapedArray(shape, aval.dtype, aval.weak_type, sharding=sharding, vma=aval.vma)
 
 
 def get_aval(x) -> ShapedArray:
