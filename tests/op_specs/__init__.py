@@ -68,6 +68,7 @@ COVERED_ELSEWHERE = {
     ),
     "iota": "no operands to sample, batch or differentiate: tests/lax/test_shapes.py",
     "psum": COLLECTIVE,
+    "psum_invariant": "psum's rules, staged by shard_map's typing: tests/parallel/test_vma.py",
     "pmax": COLLECTIVE,
     "pmin": COLLECTIVE,
     "all_gather": COLLECTIVE,

@@ -1,7 +1,7 @@
 """shard_map bodies typed with `check_vma=True`, shared by the test and the script recording
 JAX's answers (`make_jax_reference_vma.py`): `run_all(jax, jnp, lax, P)` gives per case the
-body's argument types and, per equation, its primitive and result types (JAX's
-`psum_invariant` is tracejit's `psum`), or the error's class and message."""
+body's argument types and, per equation, its primitive and result types, or the error's
+class and message."""
 
 import numpy as np
 
@@ -51,14 +51,10 @@ def _answer(jax, jnp, lax, P, mesh, name):
         return {"error": [type(err).__name__, message]}
     jaxpr = eqn.params["jaxpr"]
     jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
-    rename = {"psum_invariant": "psum"}
     return {
         "in": [v.aval.str_short(short_dtypes=True) for v in jaxpr.invars],
         "eqns": [
-            [
-                rename.get(e.primitive.name, e.primitive.name),
-                [v.aval.str_short(short_dtypes=True) for v in e.outvars],
-            ]
+            [e.primitive.name, [v.aval.str_short(short_dtypes=True) for v in e.outvars]]
             for e in jaxpr.eqns
         ],
     }

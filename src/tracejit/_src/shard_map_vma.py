@@ -16,7 +16,8 @@ fewer axes into varying ones with a `pvary` equation, as JAX stages it:
         e:f32[4,2]{V:(i,j)} = mul c d
       in (e,) }
 
-Collectives change vmas: a reduction over an axis (`psum`) leaves a value the same along it,
+Collectives change vmas: a reduction over an axis (`psum`, staged as JAX's `psum_invariant`)
+leaves a value the same along it,
 `axis_index` varies along its axis, and exchanges (`ppermute`, `all_gather`, ...) keep their
 operand varying along theirs. An equation with a body of its own (`jit`, `cond`, `scan`)
 gives every result the union of its operands' vmas; its body is not typed.
@@ -78,7 +79,7 @@ class _Typing:
     def equation(self, eqn: JaxprEqn) -> None:
         invars = [self.read(a) for a in eqn.invars]
         union = frozenset().union(*(a.aval.vma for a in invars))
-        p = eqn.primitive
+        p, params = eqn.primitive, eqn.params
         if p in _REDUCTIONS:
             axes = set(_names(eqn.params["axes"]))
             (x,) = invars
@@ -86,6 +87,8 @@ class _Typing:
                 raise _mixed_states(p.name, x, eqn.params["axes"])
             invars = [self.varying(x, axes)]
             out_vma = union - axes
+            if p is parallel.psum_p and eqn.params["axis_index_groups"] is None:
+                p, params = parallel.psum_invariant_p, {"axes": eqn.params["axes"]}
         elif p in _EXCHANGES:
             axes = set(_names(eqn.params["axis_name"]))
             invars = [self.varying(x, axes) for x in invars]
@@ -106,7 +109,7 @@ class _Typing:
             invars = [self.varying(a, union) for a in invars]
             out_vma = union
         outvars = [self.new_var(v, out_vma) for v in eqn.outvars]
-        self.eqns.append(JaxprEqn(invars, outvars, p, eqn.params, eqn.source_info))
+        self.eqns.append(JaxprEqn(invars, outvars, p, params, eqn.source_info))
 
 
 def _holds_body(params: dict) -> bool:
