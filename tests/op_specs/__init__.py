@@ -68,15 +68,19 @@ COVERED_ELSEWHERE = {
     ),
     "iota": "no operands to sample, batch or differentiate: tests/lax/test_shapes.py",
     "psum": COLLECTIVE,
+    "psum_invariant": "psum's rules, staged by shard_map's typing: tests/parallel/test_vma.py",
     "pmax": COLLECTIVE,
     "pmin": COLLECTIVE,
     "all_gather": COLLECTIVE,
     "axis_index": COLLECTIVE,
     "all_to_all": ON_DEVICES,
     "ppermute": ON_DEVICES,
+    "pvary": "the identity that shard_map's check_vma typing inserts: tests/parallel/test_vma.py",
     "reduce_scatter": ON_DEVICES,
     "shard_map": "takes a function and a mesh: tests/parallel/test_pmap.py",
     "sharding_constraint": "takes a sharding: tests/parallel/test_sharded_jit.py",
+    "inspect_sharding": "no results; calls back with a sharding: "
+    "tests/parallel/test_sharding_visualization.py",
     **dict.fromkeys(
         (
             "threefry2x32",

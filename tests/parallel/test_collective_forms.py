@@ -86,7 +86,7 @@ want = x * np.repeat([0, 1], 2)[:, None]
 close(scaled(x), want)
 close(jax.jit(lambda u: scaled(u) + 0)(x), want)
 text = str(jax.make_jaxpr(scaled)(x))
-assert "jaxpr={ lambda ; c:f32[2,4]. let" in text and "newly_manual_axes=frozenset({'x'})" in text
+assert "jaxpr={ lambda ; c:f32[2,4]{V:x}. let" in text and "newly_manual_axes=frozenset({'x'})" in text
 summed = jax.jit(jax.shard_map(lambda v: lax.psum(v, "x"), mesh=mesh, in_specs=P("x", None),
                                out_specs=P(), axis_names={"x"}))
 close(summed(x), x[:2] + x[2:])

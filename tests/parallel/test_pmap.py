@@ -176,16 +176,23 @@ def test_shard_map_on_a_2x2_mesh_and_device_put():
             lambda u, v: lax.psum(u @ v, "y"),
             mesh=mesh, in_specs=(P("x", "y"), P("y", None)), out_specs=P("x", None),
         )
-        close(mm(a, b), a @ b)
-        close(jax.jit(mm)(a, b), a @ b)
+        # (Explicit axes: the arguments' types must say what in_specs say, as in JAX)
+        A = jax.device_put(a, NamedSharding(mesh, P("x", "y")))
+        B = jax.device_put(b, NamedSharding(mesh, P("y", None)))
+        close(mm(A, B), a @ b)
+        assert str(jax.typeof(mm(A, B))) == "float32[4@x,2]"
+        close(jax.jit(mm)(A, B), a @ b)
+        import pytest
+        with pytest.raises(ValueError, match="does not match the specs of the input"):
+            mm(a, b)
         s = NamedSharding(mesh, P("x", None))
         put = jax.device_put(a, s)
         assert put.sharding == s and [sh.replica_id for sh in put.addressable_shards] == [0, 1, 0, 1]
         close(put, a)
         idx = jax.shard_map(lambda u: u * 0 + lax.axis_index(("x", "y")), mesh=mesh,
                             in_specs=P("x", "y"), out_specs=P("x", "y"))
-        close(idx(a), [[0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3], [2, 2, 3, 3]])
-        close(jax.grad(lambda u: mm(u, b).sum())(a), np.tile(b.sum(1), (4, 1)))
+        close(idx(A), [[0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3], [2, 2, 3, 3]])
+        close(jax.grad(lambda u: mm(u, B).sum())(A), np.tile(b.sum(1), (4, 1)))
         """
     )
 

@@ -6,7 +6,15 @@ import pytest
 
 from tracejit._src.runtime.formats import OpSharding, _bytes_field, _int_field, _packed_ints_field
 from tracejit._src.sharding import hlo_sharding, named_sharding_of_tiles
-from tracejit.sharding import AbstractMesh, AxisType, Mesh, NamedSharding
+from tracejit.sharding import (
+    AbstractMesh,
+    AxisType,
+    Mesh,
+    NamedSharding,
+    get_abstract_mesh,
+    get_mesh,
+    set_mesh,
+)
 from tracejit.sharding import PartitionSpec as P
 
 
@@ -120,3 +128,19 @@ def test_op_sharding_protos_decode_in_both_device_forms():
     assert OpSharding(iota).partitions == (0, 2, 1, 3)
     pair = OpSharding(_int_field(1, 2) + _bytes_field(5, b"") + _bytes_field(5, listed))
     assert [o.kind for o in pair.tuple] == ["replicated", "tiled"]
+
+
+def test_set_mesh_sets_the_mesh_or_scopes_it_as_jax():
+    other = Mesh(DEVICES, ("k",), axis_types=(AxisType.Explicit,))
+    assert get_abstract_mesh().empty and get_mesh() is None
+    try:
+        set_mesh(MESH)  # (a setter: from now on)
+        set_mesh(other)
+        assert get_mesh() is other
+        with set_mesh(MESH) as entered:
+            assert entered is MESH and get_abstract_mesh() == MESH.abstract_mesh
+        assert get_mesh() is other  # (the previous one back)
+        set_mesh(None)
+        assert get_abstract_mesh().empty
+    finally:
+        set_mesh(None)

@@ -20,7 +20,7 @@ from tracejit._src.api_util import (
     normalize_argnums,
     shaped_abstractify,
 )
-from tracejit._src.array import ShardedArray, make_array
+from tracejit._src.array import make_array
 from tracejit._src.core import current_trace, get_aval, new_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.batching import batch_at_front
@@ -28,7 +28,6 @@ from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
 from tracejit._src.jit import jit
 from tracejit._src.lax import conversions, shapes
-from tracejit._src.sharding import AxisType, NamedSharding
 from tracejit._src.tree_util import (
     register_pytree_node,
     tree_flatten,
@@ -101,27 +100,21 @@ def eval_shape(fun, *args, **kwargs):
         return out_leaves
 
     closed = trace_to_jaxpr(flat_fun, in_avals, DebugInfo(fun, "eval_shape"))
-    structs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in closed.out_avals]
+    structs = [
+        ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type, sharding=a._sharding)
+        for a in closed.out_avals
+    ]
     return tree_unflatten(out_trees[0], structs)
 
 
 def typeof(x):
-    """The abstract type (`ShapedArray`: shape, dtype, weak type) of an array, a Python scalar
-    or a tracer: what a transformation knows of it. JAX's types also carry how an array is
-    sharded over `Explicit` mesh axes; tracejit's do not, so such an array has no type here."""
+    """The abstract type (`ShapedArray`: shape, dtype, weak type, and the sharding over
+    `Explicit` mesh axes) of an array, a Python scalar or a tracer: what a transformation knows
+    of it."""
     try:
-        aval = get_aval(x)
+        return get_aval(x)
     except TypeError:
         raise TypeError(f"Argument '{x}' of type '{type(x)}' is not a valid JAX type") from None
-    sharding = x.sharding if type(x) is ShardedArray else None
-    if isinstance(sharding, NamedSharding):
-        types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types, strict=True))
-        if any(types[name] == AxisType.Explicit for name in sharding.spec.mesh_axes()):
-            raise NotImplementedError(
-                f"typeof of an array sharded over Explicit mesh axes ({sharding!r}): shardings "
-                "in types are not built yet (the values, laid out by XLA, are right)"
-            )
-    return aval
 
 
 class named_scope(contextlib.ContextDecorator):

@@ -17,13 +17,15 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.array import Array, make_array
 from tracejit._src.core import ShapedArray, Tracer, get_aval
+from tracejit._src.sharding import NamedSharding, PartitionSpec, get_mesh
 from tracejit._src.tree_util import keystr, tree_flatten_with_path
 
 
 class ShapeDtypeStruct:
-    """A stand-in for an array of a given shape and dtype: tracing needs nothing more."""
+    """A stand-in for an array of a given shape and dtype (and sharding: a `Sharding`, or a
+    PartitionSpec of the context mesh): tracing needs nothing more."""
 
-    __slots__ = ("dtype", "shape", "weak_type")
+    __slots__ = ("dtype", "shape", "sharding", "weak_type")
 
     def __init__(
         self, shape, dtype, *, sharding=None, weak_type=False, manual_axis_type=None, is_ref=False
@@ -31,18 +33,25 @@ class ShapeDtypeStruct:
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
         for name, value, missing in (
-            ("sharding", sharding, "shardings (jax.sharding) are not built yet"),
             ("manual_axis_type", manual_axis_type, "manual mesh axes are not built yet"),
             ("is_ref", is_ref, "mutable array references (jax.Ref) are not built yet"),
         ):
             if value:
                 raise NotImplementedError(f"ShapeDtypeStruct({name}={value!r}): {missing}")
+        if isinstance(sharding, PartitionSpec):
+            mesh = get_mesh()
+            if mesh is None:
+                raise ValueError(
+                    "sharding of ShapeDtypeStruct should be a `Sharding` instance, or a "
+                    f"PartitionSpec within a mesh context (`jax.set_mesh`). Got {sharding!r}"
+                )
+            sharding = NamedSharding(mesh, sharding)
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = weak_type
+        self.sharding = sharding
 
-    # On one device, with no mesh and no references, these are always their defaults.
-    sharding = None
+    # Without mesh axes in manual mode and references, these are always their defaults.
     manual_axis_type = None
     is_ref = False
 
@@ -54,20 +63,20 @@ class ShapeDtypeStruct:
     def size(self):
         return int(np.prod(self.shape, dtype=np.int64))
 
+    def _key(self):
+        return (self.shape, self.dtype, self.weak_type, self.sharding)
+
     def __eq__(self, other):
-        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
-            other.shape,
-            other.dtype,
-            other.weak_type,
-        )
+        return isinstance(other, ShapeDtypeStruct) and self._key() == other._key()
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash(self._key())
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
+        sharding = "" if self.sharding is None else f", sharding={self.sharding!r}"
         dtype = dtypes.dtype_name(self.dtype)
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={dtype}{weak})"
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={dtype}{sharding}{weak})"
 
 
 def fun_name(fun) -> str:
@@ -81,7 +90,8 @@ def fun_name(fun) -> str:
 def shaped_abstractify(x) -> ShapedArray:
     """The aval a transformation gives an argument: ShapeDtypeStructs count as arrays."""
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
+        typed = x.sharding if isinstance(x.sharding, NamedSharding) else None
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type, sharding=typed)
     return get_aval(x)
 
 
@@ -191,8 +201,11 @@ def _not_an_array_error(fun, x, path: str, transformation: str) -> TypeError:
 def as_array(x):
     """`x` as the transformations hand values to rules and back to users: an Array (tracers
     pass), Python scalars weakly typed, NumPy values in their canonical dtype; float0 values
-    (the tangents of integers) stay NumPy arrays."""
+    (the tangents of integers) stay NumPy arrays; an Array whose type carries a sharding
+    (Explicit mesh axes) stays itself, so that transformations see that type."""
     if type(x) is Array or isinstance(x, Tracer):
+        return x
+    if isinstance(x, Array) and getattr(x.aval, "_sharding", None) is not None:
         return x
     value = np.asarray(x)
     if value.dtype == dtypes.float0:

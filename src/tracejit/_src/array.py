@@ -439,6 +439,9 @@ class Shard:
 
 
 def make_sharded_array(buffers, sharding, aval: ShapedArray) -> ShardedArray:
+    """(Over a mesh with Explicit axes, the array's type carries its sharding, as in JAX.)"""
+    if aval._sharding is None and hasattr(sharding, "spec"):
+        aval = ShapedArray(aval.shape, aval.dtype, aval.weak_type, sharding=sharding)
     array = object.__new__(ShardedArray)
     _buffer_slot.__set__(array, Placement(buffers, sharding, aval))
     array.weak_type = aval.weak_type

@@ -44,7 +44,7 @@ from tracejit._src.errors import (
     UnexpectedTracerError,
     describe_user_location,
 )
-from tracejit._src.sharding import AbstractMesh, NamedSharding, PartitionSpec
+from tracejit._src.sharding import AbstractMesh, NamedSharding, PartitionSpec, typed_sharding
 
 # --------------------------------------------------------------------------------------------
 # Abstract values
@@ -57,19 +57,31 @@ class ShapedArray:
 
     A weak type (from a Python scalar) yields to the other operand in promotion:
     `float32_array + 2.0` stays float32 because `2.0` is a weak float.
+
+    On a mesh with `Explicit` axes the type also says how the value is sharded over them
+    (`f32[8@i]`: split over axis `i`): `_sharding`, a `NamedSharding` of the abstract mesh whose
+    spec names only Explicit axes, or None (no such mesh: JAX's unsharded type, and the only
+    kind of aval that programs without meshes make, at the cost of one slot).
+
+    In the body of a `shard_map(check_vma=True)`, `vma` names the manual mesh axes along which
+    the value may differ from device to device (`f32[4]{V:i}`); empty everywhere else.
     """
 
-    __slots__ = ("dtype", "shape", "weak_type")
+    __slots__ = ("_sharding", "dtype", "shape", "vma", "weak_type")
 
-    def __init__(self, shape, dtype, weak_type=False):
+    def __init__(self, shape, dtype, weak_type=False, *, sharding=None, vma=frozenset()):
         self.shape = tuple(int(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
+        self._sharding = None if sharding is None else typed_sharding(sharding, len(self.shape))
+        self.vma = vma
 
     @property
     def sharding(self):
-        """What `typeof(x).sharding` says of an array no mesh shards (JAX's unsharded aval):
-        replicated over the empty abstract mesh."""
+        """The sharding the type carries (JAX's `typeof(x).sharding`): replicated over the empty
+        abstract mesh when no Explicit mesh axis shards the value."""
+        if self._sharding is not None:
+            return self._sharding
         return NamedSharding(AbstractMesh((), ()), PartitionSpec(*([None] * len(self.shape))))
 
     @property
@@ -80,11 +92,20 @@ class ShapedArray:
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
-    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+    def update(
+        self, shape=None, dtype=None, weak_type=None, sharding=None, vma=None
+    ) -> ShapedArray:
+        """A copy with the given fields replaced; the sharding carries over while the rank
+        stays (a new rank drops it: the caller's sharding rule says what it becomes)."""
+        shape = self.shape if shape is None else shape
+        if sharding is None and self._sharding is not None and len(shape) == len(self.shape):
+            sharding = self._sharding
         return ShapedArray(
-            self.shape if shape is None else shape,
+            shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
+            sharding=sharding,
+            vma=self.vma if vma is None else vma,
         )
 
     def strip_weak_type(self) -> ShapedArray:
@@ -94,11 +115,26 @@ class ShapedArray:
         """The aval of this value's tangents: inexact values have tangents of their own dtype,
         integers and booleans `float0` ones."""
         dtype = self.dtype if dtypes.is_inexact(self.dtype) else dtypes.float0
-        return ShapedArray(self.shape, dtype, self.weak_type)
+        return ShapedArray(self.shape, dtype, self.weak_type, sharding=self._sharding, vma=self.vma)
 
-    def str_short(self) -> str:
-        """The jaxpr printer's type: `f32[8,3]`."""
-        return f"{dtypes.short_dtype_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+    def _dims_text(self) -> str:
+        if self._sharding is None:
+            return ",".join(map(str, self.shape))
+        spec = self._sharding.spec
+        return ",".join(
+            f"{size}{_axes_suffix(spec.axes_of(dim))}" for dim, size in enumerate(self.shape)
+        )
+
+    def str_short(self, short_dtypes: bool = True) -> str:
+        """The jaxpr printer's type: `f32[8,3]`, `f32[8@i,3]` when Explicit axis `i` shards it,
+        `f32[8,3]{V:i}` when it varies along manual axis `i` (`float32[...]` if not
+        `short_dtypes`)."""
+        name = dtypes.short_dtype_name if short_dtypes else dtypes.dtype_name
+        text = f"{name(self.dtype)}[{self._dims_text()}]"
+        if not self.vma:
+            return text
+        names = sorted(self.vma, key=getattr(self.vma, "position", str))
+        return text + "{V:" + (names[0] if len(names) == 1 else f"({','.join(names)})") + "}"
 
     def __eq__(self, other):
         return (
@@ -106,34 +142,77 @@ class ShapedArray:
             and self.shape == other.shape
             and self.dtype == other.dtype
             and self.weak_type == other.weak_type
+            and self._sharding == other._sharding
+            and self.vma == other.vma
         )
 
     def __hash__(self):
-        return hash((self.shape, self.dtype, self.weak_type))
+        return hash((self.shape, self.dtype, self.weak_type, self._sharding, self.vma))
+
+    def __str__(self):
+        """JAX's: `float32[8@i]`, `~float32[]` for a weak type."""
+        weak = "~" if self.weak_type else ""
+        return f"{weak}{dtypes.dtype_name(self.dtype)}[{self._dims_text()}]"
 
     def __repr__(self):
         weak = ", weak_type=True" if self.weak_type else ""
-        shape = ",".join(map(str, self.shape))
-        return f"ShapedArray({dtypes.dtype_name(self.dtype)}[{shape}]{weak})"
+        return f"ShapedArray({dtypes.dtype_name(self.dtype)}[{self._dims_text()}]{weak})"
+
+
+class MeshAxes(frozenset):
+    """Names of mesh axes (a `vma`) that print in the mesh's order (`position`: name -> place)."""
+
+    def __new__(cls, names, mesh_names: tuple):
+        axes = super().__new__(cls, names)
+        axes.position = {n: p for p, n in enumerate(mesh_names)}.__getitem__
+        return axes
+
+
+def _axes_suffix(axes: tuple) -> str:
+    if not axes:
+        return ""
+    return f"@{axes[0]}" if len(axes) == 1 else f"@({','.join(axes)})"
 
 
 def mapped_aval(size: int, axis, aval: ShapedArray) -> ShapedArray:
-    """`aval` without its mapped axis `axis` (of length `size`); None: not mapped."""
+    """`aval` without its mapped axis `axis` (of length `size`; its sharding with it); None:
+    not mapped."""
     if axis is None:
         return aval
     if aval.shape[axis] != size:
         raise ValueError(f"mapped axis {axis} of {aval.str_short()} does not have size {size}")
-    return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1 :])
+    entries = _spec_entries(aval)
+    if entries is not None:
+        del entries[axis]
+    return _with_entries(aval, aval.shape[:axis] + aval.shape[axis + 1 :], entries)
 
 
 def unmapped_aval(size: int, axis, aval: ShapedArray, explicit_mesh_axis=None) -> ShapedArray:
-    """`aval` with a new axis of length `size` inserted at `axis`; None: not mapped."""
+    """`aval` with a new axis of length `size` inserted at `axis` (whole on every device);
+    None: not mapped."""
     if explicit_mesh_axis is not None:
-        raise NotImplementedError("unmapped_aval(explicit_mesh_axis=...) needs device meshes")
+        raise NotImplementedError("unmapped_aval(explicit_mesh_axis=...) is not built yet")
     if axis is None:
         return aval
     axis = axis % (len(aval.shape) + 1)
-    return aval.update(shape=aval.shape[:axis] + (size,) + aval.shape[axis:])
+    entries = _spec_entries(aval)
+    if entries is not None:
+        entries.insert(axis, None)
+    return _with_entries(aval, aval.shape[:axis] + (size,) + aval.shape[axis:], entries)
+
+
+def _spec_entries(aval: ShapedArray):
+    if aval._sharding is None:
+        return None
+    spec = aval._sharding.spec
+    return [spec[d] if d < len(spec) else None for d in range(aval.ndim)]
+
+
+def _with_entries(aval: ShapedArray, shape, entries) -> ShapedArray:
+    sharding = None
+    if entries is not None:
+        sharding = NamedSharding(aval._sharding.mesh, PartitionSpec(*entries))
+    return ShapedArray(shape, aval.dtype, aval.weak_type, sharding=sharding, vma=aval.vma)
 
 
 def get_aval(x) -> ShapedArray:

@@ -495,7 +495,8 @@ def _put_sharded(x, sharding: NamedSharding, may_alias):
 
 def device_buffers(x, sharding: NamedSharding) -> list:
     """One buffer per device of `sharding` (mesh order) holding its block of `x`: the buffers
-    of an Array laid out so already (no copy), else copies of the blocks of its value."""
+    of an Array laid out so already (no copy), else copies of the blocks of its value (kept
+    0-dimensional where they are: `ascontiguousarray` would make them 1-dimensional)."""
     if type(x) is ShardedArray:
         placed = x.placement.sharding
         if placed is sharding or placed == sharding or placed.is_equivalent_to(sharding, x.ndim):
@@ -505,7 +506,7 @@ def device_buffers(x, sharding: NamedSharding) -> list:
     client = runtime.get_client()
     indices = sharding.devices_indices_map(value.shape)
     return [
-        client.buffer_from_numpy(np.ascontiguousarray(value[indices[device]]), device)
+        client.buffer_from_numpy(np.require(value[indices[device]], requirements="C"), device)
         for device in sharding._device_assignment
     ]
 

@@ -487,9 +487,11 @@ def _leaf_signature(x):
     if kind in (int, float, complex, bool):
         return kind
     try:
-        return (x.shape, x.dtype, getattr(x, "weak_type", False))
+        signature = (x.shape, x.dtype, getattr(x, "weak_type", False))
     except AttributeError:  # not an array: tracing it raises (`abstractify_arguments`)
         return None
+    typed = getattr(getattr(x, "aval", None), "_sharding", None)  # (a tracer's type's sharding)
+    return signature if typed is None else (*signature, typed)
 
 
 def _array_signature(x, kind) -> tuple:

@@ -21,8 +21,8 @@ What an equation means:
 
 Every mesh axis is manual in the body unless `axis_names=` names fewer: the others stay
 global in the body (its blocks are whole along them, and collectives cannot name them), so
-the devices along them compute the same blocks. `check_vma=True`'s varying-type checks are
-not built: check_vma is recorded, not checked.
+the devices along them compute the same blocks. `check_vma=True` types the body with the
+manual axes each value varies along and checks `out_specs` against them (`shard_map_vma.py`).
 """
 
 from __future__ import annotations
@@ -31,17 +31,25 @@ import math
 
 import numpy as np
 
-from tracejit._src import dispatch, spmd
+from tracejit._src import dispatch, shard_map_vma, spmd
 from tracejit._src.api import jvp as jvp_fun
 from tracejit._src.core import Primitive, ShapedArray, current_trace, get_aval
 from tracejit._src.interpreters import ad, batching
 from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
 from tracejit._src.jaxpr import eval_jaxpr
-from tracejit._src.lax import shapes, slicing
-from tracejit._src.lax.sharding_constraints import flat_shardings, with_sharding_constraint
+from tracejit._src.lax import shapes, sharding_constraints, slicing
+from tracejit._src.lax.sharding_constraints import flat_shardings
 from tracejit._src.lowering.lower import lowering_rules
-from tracejit._src.sharding import AxisType, Mesh, PartitionSpec, get_mesh
+from tracejit._src.sharding import (
+    AbstractMesh,
+    AxisType,
+    Mesh,
+    NamedSharding,
+    PartitionSpec,
+    get_mesh,
+)
+from tracejit._src.sharding_types import suspended_sharding_rules
 from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
 from tracejit._src.vmap import _flat_in_axes, vmap
 
@@ -115,8 +123,14 @@ def _from_members(out, spec, mesh, manual):
     return shapes.reshape(shapes.transpose(out, tuple(perm)), tuple(merged))
 
 
-def _global_form(*args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, **params):
-    """The shard_map computed on one device (see the module docstring)."""
+def _global_form(*args, **params):
+    """The shard_map computed on one device (see the module docstring). Its values carry no
+    sharding in their types (its blocks stacked along new axes are no arrays of JAX's)."""
+    with suspended_sharding_rules():
+        return _stacked_members_form(*args, **params)
+
+
+def _stacked_members_form(*args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, **params):
     members = [_to_members(x, spec, mesh) for x, spec in zip(args, in_specs, strict=True)]
     body = lambda *blocks: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
     present = [list(names) for _, names in members]
@@ -169,9 +183,17 @@ lowering_rules[shard_map_p] = _shard_map_lowering
 
 
 def _compile_mesh_call(eqn, name: str, donated):
+    """(A jitted shard_map's results are laid out as their types say, a spec naming each
+    dimension, as JAX's jit gives them on Explicit mesh axes.)"""
     params = eqn.params
+    out_specs = tuple(
+        spec
+        if var.aval._sharding is None
+        else PartitionSpec(*(spec.axes_of(d) or None for d in range(var.aval.ndim)))
+        for spec, var in zip(params["out_specs"], eqn.outvars, strict=True)
+    )
     return spmd.mesh_program(
-        params["jaxpr"], params["mesh"], params["in_specs"], params["out_specs"], name, donated
+        params["jaxpr"], params["mesh"], params["in_specs"], out_specs, name, donated
     )
 
 
@@ -245,8 +267,15 @@ def shard_map(
             axis_names=axis_names,
             check_vma=check_vma,
         )
-    if mesh is None:
-        raise ValueError("shard_map requires a `mesh=` (a `jax.sharding.Mesh`) in tracejit")
+    if mesh is None:  # the mesh of the call's context (`set_mesh`)
+        return lambda *args: shard_map(
+            f,
+            out_specs=out_specs,
+            in_specs=in_specs,
+            mesh=_context_mesh(),
+            axis_names=axis_names,
+            check_vma=check_vma,
+        )(*args)
     manual = frozenset(axis_names) if axis_names else frozenset(mesh.axis_names)
     if not manual <= set(mesh.axis_names):
         raise ValueError(
@@ -256,12 +285,18 @@ def shard_map(
     manual_env = tuple((n, size) for n, size in mesh.shape_tuple if n in manual)
     name = getattr(f, "__name__", "fun")
 
+    explicit = _explicit_axes(mesh)
+
     def mapped(*args):
         leaves, in_tree = tree_flatten(args)
-        specs = _flat_specs(
-            in_specs if in_specs is not None else PartitionSpec(), in_tree, "in_specs", name
-        )
+        if in_specs is None and explicit:
+            specs = [_type_spec(x, manual) for x in leaves]
+        else:
+            given = in_specs if in_specs is not None else PartitionSpec()
+            specs = _flat_specs(given, in_tree, "in_specs", name)
         _check_specs(specs, manual, "in_specs")
+        if explicit:
+            _check_types(leaves, specs, manual & explicit, explicit - manual)
         _check_divisible(name, leaves, specs, mesh)
         blocks = [_block_aval(get_aval(x), s, mesh) for x, s in zip(leaves, specs, strict=True)]
         out_trees = []
@@ -280,6 +315,12 @@ def shard_map(
             )
         outs_specs = _flat_specs(out_specs, out_trees[0], "out_specs", name)
         _check_specs(outs_specs, manual, "out_specs")
+        if check_vma:
+            in_vmas = [[n for n in spec.mesh_axes() if n in manual] for spec in specs]
+            body = shard_map_vma.type_body(body, in_vmas, mesh.axis_names)
+            shard_map_vma.check_out_specs(name, mesh, body, outs_specs, manual)
+        else:
+            body = shard_map_vma.without_pvary(body)
         outs = shard_map_p.bind(
             *leaves,
             jaxpr=body,
@@ -293,6 +334,62 @@ def shard_map(
 
     mapped.__name__ = name
     return mapped
+
+
+def _explicit_axes(mesh) -> frozenset:
+    return frozenset(
+        n for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True) if t == AxisType.Explicit
+    )
+
+
+def _type_spec(x, axes) -> PartitionSpec:
+    """The spec of `x`'s type (its sharding over Explicit mesh axes) over `axes` only."""
+    aval = get_aval(x)
+    return PartitionSpec(
+        *(
+            tuple(n for n in aval.sharding.spec.axes_of(d) if n in axes) or None
+            for d in range(aval.ndim)
+        )
+    )
+
+
+def _check_types(leaves, specs, manual_explicit, other_explicit) -> None:
+    """On Explicit mesh axes an argument's type says how it is split: JAX's ValueError where
+    `in_specs` says otherwise over the manual axes (a value is not resharded implicitly)."""
+    for x, spec in zip(leaves, specs, strict=True):
+        aval = get_aval(x)
+        padded = PartitionSpec(*(spec[d] if d < len(spec) else None for d in range(aval.ndim)))
+        if _type_spec(x, manual_explicit) != _restricted(padded, manual_explicit):
+            full = PartitionSpec(*(aval.sharding.spec.axes_of(d) or None for d in range(aval.ndim)))
+            raise ValueError(
+                f"in_specs passed to shard_map: {padded!r} does not match the specs of the "
+                f"input: {full!r} for arg: {aval}. `in_specs` is an optional argument so you "
+                "can omit specifying it and shard_map will infer the in_specs from the "
+                "arguments. If you want to reshard your inputs, you can use `jax.reshard` on "
+                "the arguments and then pass those args to shard_map."
+            )
+        if _type_spec(x, other_explicit) != PartitionSpec(*([None] * aval.ndim)):
+            raise NotImplementedError(
+                f"shard_map of an argument typed {aval.str_short()} whose Explicit mesh axes "
+                f"{sorted(other_explicit)} are not manual in the body (axis_names=): their "
+                "types in the body are not built yet"
+            )
+
+
+def _restricted(spec: PartitionSpec, axes) -> PartitionSpec:
+    return PartitionSpec(
+        *(tuple(n for n in spec.axes_of(d) if n in axes) or None for d in range(len(spec)))
+    )
+
+
+def _context_mesh() -> Mesh:
+    mesh = get_mesh()
+    if mesh is None:
+        raise ValueError(
+            "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a mesh "
+            "context"
+        )
+    return mesh
 
 
 class _Infer:
@@ -313,12 +410,7 @@ def smap(f=None, /, *, in_axes=Infer, out_axes, axis_name):
         return lambda g: smap(g, in_axes=in_axes, out_axes=out_axes, axis_name=axis_name)
 
     def mapped(*args):
-        mesh = get_mesh()
-        if mesh is None:
-            raise ValueError(
-                "The context mesh cannot be empty. Use `jax.set_mesh(mesh)` to enter into a "
-                "mesh context"
-            )
+        mesh = _context_mesh()
         if in_axes is Infer:
             types = dict(zip(mesh.axis_names, mesh.axis_types, strict=True))
             if types.get(axis_name) != AxisType.Explicit:
@@ -373,41 +465,80 @@ def make_mesh(axis_shapes, axis_names, axis_types=None, *, devices=None) -> Mesh
 
 def reshard(xs, out_shardings):
     """`xs` laid out as `out_shardings` (a Sharding, a PartitionSpec under `set_mesh`, or a
-    pytree prefix of them): moved eagerly, a sharding constraint inside a transformation."""
-    if type(current_trace()) is not EvalTrace:
-        return with_sharding_constraint(xs, out_shardings)
+    pytree prefix of them): moved eagerly, a `reshard` equation inside a transformation (which
+    types the value with the sharding over Explicit mesh axes)."""
     leaves, tree = tree_flatten(xs)
     shardings = flat_shardings(out_shardings, leaves, tree)
+    if type(current_trace()) is EvalTrace:
+        move = _put_as_typed
+    else:
+        move = sharding_constraints.reshard
     moved = [
-        leaf if s is None else dispatch.device_put(leaf, s)
-        for leaf, s in zip(leaves, shardings, strict=True)
+        leaf if s is None else move(leaf, s) for leaf, s in zip(leaves, shardings, strict=True)
     ]
     return tree_unflatten(tree, moved)
 
 
+def _put_as_typed(x, sharding):
+    """`x` placed as `sharding`, whose spec names each dimension where the result's type does
+    (as JAX's eager `reshard` gives it: `P('i', None)` for `P('i')` on a matrix). A sharding
+    of an abstract mesh (a type's, as transposition gives) is the context mesh's; without one
+    `x` stays where it is."""
+    if isinstance(sharding, NamedSharding) and not isinstance(sharding.mesh, Mesh):
+        mesh = get_mesh()
+        if mesh is None or mesh.abstract_mesh != sharding.mesh:
+            return x
+        sharding = NamedSharding(mesh, sharding.spec)
+    if isinstance(sharding, NamedSharding) and AxisType.Explicit in sharding.mesh.axis_types:
+        ndim = len(np.shape(x))
+        spec = PartitionSpec(*(sharding.spec.axes_of(d) or None for d in range(ndim)))
+        sharding = NamedSharding(sharding.mesh, spec, memory_kind=sharding.memory_kind)
+    return dispatch.device_put(x, sharding)
+
+
+sharding_constraints.eager_reshard[0] = _put_as_typed
+
+
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
-    """`f` with the mesh's `axes` (default: all) laid out by XLA, its outputs then laid out as
-    `out_sharding`. tracejit's types carry no sharding, so every axis is XLA's already: this
-    is `f`, then `reshard` (nothing to place without a mesh, for PartitionSpecs)."""
+    """`f` with the mesh's `axes` (default: all) turned Auto: its arguments' types forget
+    their sharding over them (XLA lays them out, as its results), which are then laid out as
+    `out_sharding` says."""
     if f is None:
         return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
 
     def wrapped(*args, **kwargs):
         if out_sharding is None:
             raise TypeError("Missing required keyword argument: 'out_sharding'")
-        out = f(*args, **kwargs)
-        specs_only = all(
-            isinstance(s, PartitionSpec)
-            for s in tree_flatten(out_sharding, is_leaf=lambda s: isinstance(s, PartitionSpec))[0]
-        )
-        return out if specs_only and get_mesh() is None else reshard(out, out_sharding)
+        leaves, tree = tree_flatten(args)
+        untyped = [_auto_typed(x, axes) for x in leaves]
+        out = f(*tree_unflatten(tree, untyped), **kwargs)
+        return reshard(out, out_sharding)
 
     return wrapped
 
 
+def _auto_typed(x, axes):
+    """`x` laid out as it is, on its mesh with `axes` Auto (its type then forgets them)."""
+    typed = get_aval(x)._sharding
+    if typed is None:
+        return x
+    sharding = x.sharding if type(current_trace()) is EvalTrace else typed
+    mesh = sharding.mesh
+    names = mesh.axis_names if axes is None else ((axes,) if isinstance(axes, str) else axes)
+    types = [
+        AxisType.Auto if n in names else t
+        for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True)
+    ]
+    if isinstance(mesh, Mesh):
+        auto = Mesh(mesh.devices, mesh.axis_names, types)
+    else:
+        auto = AbstractMesh(mesh.axis_sizes, mesh.axis_names, types)
+    return reshard(x, NamedSharding(auto, sharding.spec))
+
+
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
     """`f` over its arguments laid out as `in_sharding` (JAX then types the mesh's `axes` as
-    Explicit inside `f`; tracejit's types carry no sharding, so `f` sees the same values)."""
+    Explicit inside `f`; tracejit types them as `in_sharding`'s mesh says)."""
     if f is None:
         return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
 

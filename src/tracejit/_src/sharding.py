@@ -15,7 +15,6 @@ device's block as a tuple of slices; the runtime keeps one buffer per device in 
 from __future__ import annotations
 
 import collections
-import contextlib
 import enum
 import itertools
 import math
@@ -216,16 +215,27 @@ class Mesh(AbstractMesh):
 _mesh_stack: list = []
 
 
-@contextlib.contextmanager
-def set_mesh(mesh: Mesh):
-    """Makes `mesh` the current mesh within the block (`get_abstract_mesh`)."""
-    with mesh:
-        yield mesh
+class set_mesh:
+    """Makes `mesh` (or None: no mesh) the current mesh (`get_mesh`, `get_abstract_mesh`) from
+    now on; used as a context manager, within the block only (the previous one comes back at
+    its end), as JAX's `jax.set_mesh`."""
+
+    def __init__(self, mesh: Mesh | None):
+        self.mesh = mesh
+        self._previous = list(_mesh_stack)
+        _mesh_stack.append(mesh)
+
+    def __enter__(self):
+        return self.mesh
+
+    def __exit__(self, *exc):
+        _mesh_stack[:] = self._previous
 
 
 def get_abstract_mesh() -> AbstractMesh:
     """The current mesh's abstract form; an empty one outside every `set_mesh`."""
-    return _mesh_stack[-1].abstract_mesh if _mesh_stack else AbstractMesh((), ())
+    mesh = get_mesh()
+    return AbstractMesh((), ()) if mesh is None else mesh.abstract_mesh
 
 
 def get_mesh():
@@ -483,3 +493,33 @@ def _tile_coords(mesh: AbstractMesh, spec: PartitionSpec, ndim: int) -> list:
             block.append(position)
         coords.append(tuple(block))
     return coords
+
+
+class ShardingTypeError(Exception):
+    """JAX's error for operands whose shardings (in their types, over Explicit mesh axes) an
+    operation cannot combine without the user saying how (`out_sharding=`, `reshard`)."""
+
+
+sharding_in_types = [False]
+"""Whether some aval has carried an Explicit mesh's sharding in this process: until one does,
+the traces skip the sharding rules (`sharding_types.apply_sharding_rules`) at the cost of one
+list read."""
+
+
+def typed_sharding(sharding, ndim: int):
+    """The sharding an aval carries for a value laid out as `sharding` (a `NamedSharding` of a
+    mesh, concrete or abstract): its spec over the Explicit axes only, on the abstract mesh;
+    None where the mesh has no Explicit axis (Auto axes are XLA's to lay out, not typed)."""
+    mesh = sharding.mesh
+    if AxisType.Explicit not in mesh.axis_types:
+        return None
+    explicit = {
+        n for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True) if t == AxisType.Explicit
+    }
+    entries = []
+    for dim in range(ndim):
+        axes = tuple(n for n in sharding.spec.axes_of(dim) if n in explicit)
+        entries.append(None if not axes else axes[0] if len(axes) == 1 else axes)
+    abstract = mesh.abstract_mesh if isinstance(mesh, Mesh) else mesh
+    sharding_in_types[0] = True
+    return NamedSharding(abstract, PartitionSpec(*entries))

@@ -26,8 +26,13 @@ from __future__ import annotations
 
 import builtins
 
-from tracejit._src.core import current_trace
+from tracejit._src import dispatch, spmd
+from tracejit._src.core import Primitive, current_trace
+from tracejit._src.interpreters import ad
+from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.eval import EvalTrace
+from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.sharding import SingleDeviceSharding
 from tracejit._src.tree_util import tree_leaves
 
 _LINES_PER_HEIGHT = 10  # lines for the array's whole height, at scale 1
@@ -128,13 +133,49 @@ def _table(cells: dict, max_width: int) -> str:
 
 
 def inspect_array_sharding(value, *, callback) -> None:
-    """Calls `callback` with the sharding of each array of the pytree `value`. Eagerly that is
-    at once; inside a transformation (where JAX reports the sharding XLA chooses, when
-    compiling) it is not built."""
-    if type(current_trace()) is not EvalTrace:
-        raise NotImplementedError(
-            "inspect_array_sharding inside jit (the sharding XLA chooses for an intermediate "
-            "value) is not built yet: call it on the jitted function's results"
-        )
+    """Calls `callback` with the sharding of each array of the pytree `value`: eagerly at
+    once; in a traced function when it is compiled, with the sharding XLA chose for the value
+    (`inspect_sharding` equations, below)."""
+    if type(current_trace()) is EvalTrace:
+        for leaf in tree_leaves(value):
+            callback(leaf.sharding)
+        return
     for leaf in tree_leaves(value):
-        callback(leaf.sharding)
+        inspect_sharding_p.bind(leaf, callback=callback)
+
+
+# --- inspect_sharding -------------------------------------------------------------------------
+inspect_sharding_p = Primitive("inspect_sharding", multiple_results=True)
+"""`inspect_sharding[callback=f] x`: no results; compiling the program calls `f` with the
+sharding XLA chose for `x` (`spmd.PartitionedProgram` compiles a probe returning the inspected
+values to read it), the one device's for a program on one device. Defined here, above the
+primitives' layers, because its rules need devices and shardings of the compilation layer."""
+inspect_sharding_p.has_side_effects = True
+
+
+def _inspect_sharding_impl(x, *, callback):
+    """(A jaxpr evaluated eagerly: its values are on the default device.)"""
+    callback(SingleDeviceSharding(dispatch.devices()[0]))
+    return []
+
+
+def _inspect_sharding_lowering(ctx, x, *, callback):
+    """On one device, the callback is called as the program is lowered; a partitioned
+    program's probe reports the shardings instead (`spmd.PartitionedProgram`)."""
+    if ctx.module.num_partitions == 1 and ctx.module.num_replicas == 1:
+        callback(SingleDeviceSharding(dispatch.devices()[0]))
+    return []
+
+
+inspect_sharding_p.def_impl(_inspect_sharding_impl)
+inspect_sharding_p.def_abstract_eval(lambda x, *, callback: [])
+ad.jvp_rules[inspect_sharding_p] = lambda primals, tangents, **params: (
+    inspect_sharding_p.bind(*primals, **params),
+    [],
+)
+batch_rules[inspect_sharding_p] = lambda values, dims, **params: (
+    inspect_sharding_p.bind(*values, **params),
+    [],
+)
+lowering_rules[inspect_sharding_p] = _inspect_sharding_lowering
+spmd.inspected_primitives.add(inspect_sharding_p)

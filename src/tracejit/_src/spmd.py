@@ -24,27 +24,63 @@ import threading
 import numpy as np
 
 from tracejit._src import dispatch, dtypes, runtime
-from tracejit._src.array import ShardedArray, make_sharded_array, mark_deleted
-from tracejit._src.core import ShapedArray
+from tracejit._src.array import ShardedArray, make_array, make_sharded_array, mark_deleted
+from tracejit._src.core import ShapedArray, get_aval
+from tracejit._src.interpreters import eval as eval_module
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr
+from tracejit._src.lax import sharding_in_types  # noqa: F401  (the primitives' sharding rules)
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
 from tracejit._src.sharding import (
+    AxisType,
     NamedSharding,
     PartitionSpec,
+    get_mesh,
     hlo_sharding,
     named_sharding_of_tiles,
 )
+from tracejit._src.sharding_types import apply_sharding_rules, sharding_rules_suspended
 
 _COLLECTIVE_OPS = ("stablehlo.all_", "stablehlo.collective_", "stablehlo.reduce_scatter")
 
 
 def global_aval(block: ShapedArray, spec, mesh) -> ShapedArray:
     """The aval of the global array whose blocks (as `spec` lays them over `mesh`) are
-    `block`."""
+    `block` (typed with the spec's Explicit mesh axes, if any)."""
     shape = tuple(
         size * math.prod(mesh.shape[name] for name in spec.axes_of(dim))
         for dim, size in enumerate(block.shape)
     )
-    return ShapedArray(shape, block.dtype, block.weak_type)
+    sharding = NamedSharding(mesh, spec)
+    return ShapedArray(shape, block.dtype, block.weak_type, sharding=sharding)
+
+
+def _eager_typed_sharding(trace, primitive, args, params):
+    """An eager operation on arrays whose types carry an Explicit mesh's sharding: computed on
+    the host like any other, its results placed on the mesh as their types say (as JAX's
+    results of such operations are; untyped ones stay on one device)."""
+    plain = [make_array(x._value, x.weak_type) if isinstance(x, ShardedArray) else x for x in args]
+    outs = trace.process_primitive(primitive, plain, params)
+    if sharding_rules_suspended[0]:
+        return outs
+    mesh = next(x.sharding.mesh for x in args if isinstance(x, ShardedArray) and x.aval._sharding)
+    avals = [get_aval(x) for x in args]
+    out_avals = apply_sharding_rules(
+        primitive, avals, primitive.abstract_eval(*avals, **params), params
+    )
+    placed = [
+        out
+        if aval._sharding is None
+        else dispatch.device_put(out, NamedSharding(mesh, aval._sharding.spec))
+        for out, aval in zip(
+            outs if primitive.multiple_results else [outs],
+            out_avals if primitive.multiple_results else [out_avals],
+            strict=True,
+        )
+    ]
+    return placed if primitive.multiple_results else placed[0]
+
+
+eval_module.eager_typed_sharding[0] = _eager_typed_sharding
 
 
 def _compile(text: str, callbacks: list, **options):
@@ -145,6 +181,7 @@ class PartitionedProgram(_LaunchedOnMesh):
     def __init__(self, closed, name: str, in_shardings, out_shardings, donated=None):
         mesh = next(s for s in (*in_shardings, *out_shardings) if s is not None).mesh
         self.mesh = mesh
+        _report_inspected(closed, name, mesh, in_shardings)
         self.in_shardings = list(in_shardings)
         self.out_avals = list(closed.out_avals)
         _, aliases = dispatch.plan_parameters(closed, donated, keep_unused=True, stacklevel=4)
@@ -183,6 +220,64 @@ class PartitionedProgram(_LaunchedOnMesh):
             given if given is not None else _as_argument_sharding(s, aval, in_shardings, closed)
             for given, s, aval in zip(out_shardings, chosen, self.out_avals, strict=True)
         ]
+
+
+inspected_primitives: set = set()
+"""Primitives whose equations ask for the sharding XLA chooses for their operand, calling back
+`params["callback"]` with it when a partitioned program is compiled (`inspect_sharding`,
+defined in `sharding_visualization.py`)."""
+
+
+def _report_inspected(closed, name: str, mesh, in_shardings) -> None:
+    """Compiles a probe of `closed` that also returns each inspected value, laid out as XLA
+    chooses, and calls each inspection's callback with that layout."""
+    jaxpr = closed.jaxpr
+    inspections = [e for e in jaxpr.eqns if e.primitive in inspected_primitives]
+    if any(_inspects_within(e) for e in jaxpr.eqns):
+        raise NotImplementedError(
+            "inspect_array_sharding inside a call, a loop or a branch of a program partitioned "
+            "over several devices is not built yet: call it at the jitted function's top level"
+        )
+    if not inspections:
+        return
+    values = [e.invars[0] for e in inspections]
+    probe = ClosedJaxpr(
+        Jaxpr(jaxpr.constvars, jaxpr.invars, list(jaxpr.outvars) + values, jaxpr.eqns),
+        closed.consts,
+    )
+    text = lower_jaxpr_to_module(
+        probe,
+        f"probe_{name}",
+        num_partitions=mesh.size,
+        arg_shardings=[
+            hlo_sharding(s, len(a.shape))
+            for s, a in zip(in_shardings, closed.in_avals, strict=True)
+        ],
+        result_shardings=[None] * len(probe.out_avals),
+        callbacks=[],
+    )
+    options = runtime.compile_options_proto(
+        1,
+        mesh.size,
+        device_assignment=[_plugin_ids(list(mesh.devices.flat))],
+        propagate_to_outputs=[True] * len(probe.out_avals),
+    )
+    executable = _compile(text, [], compile_options=options)
+    chosen = result_shardings(executable, mesh, probe.out_avals)[len(jaxpr.outvars) :]
+    for eqn, sharding in zip(inspections, chosen, strict=True):
+        eqn.params["callback"](sharding)
+
+
+def _inspects_within(eqn) -> bool:
+    """Whether an equation's bodies (a call's, a loop's) hold an inspection."""
+    for value in eqn.params.values():
+        for item in value if isinstance(value, tuple) else (value,):
+            inner = getattr(item, "jaxpr", item)
+            if isinstance(inner, Jaxpr) and any(
+                e.primitive in inspected_primitives or _inspects_within(e) for e in inner.eqns
+            ):
+                return True
+    return False
 
 
 def result_shardings(executable, mesh, out_avals) -> list:
@@ -263,12 +358,31 @@ def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
     """(in, out) shardings of a jitted call that XLA partitions, or None when it runs on one
     device: every sharding given (`in_shardings`/`out_shardings` of jit, or the arguments'
     own, `arg_shardings`) on one mesh; an argument with none is replicated, a result with none
-    stays None (XLA chooses: `PartitionedProgram`)."""
+    is laid out as its type says (Explicit mesh axes), else stays None (XLA chooses:
+    `PartitionedProgram`)."""
     given = [s for s in (*in_shardings, *out_shardings) if s is not None]
     given += [s for s in arg_shardings if isinstance(s, NamedSharding)]
     named = [s for s in given if isinstance(s, NamedSharding)]
     if not named:
-        return None
+        typed = [a for a in closed.out_avals if a._sharding is not None]
+        if not typed:
+            return None
+        mesh = get_mesh()  # (results typed on a mesh no argument is on: the context's, as JAX)
+        if mesh is None or mesh.abstract_mesh != typed[0]._sharding.mesh:
+            aval = typed[0]
+            explicit = tuple(
+                n
+                for n, t in zip(
+                    aval._sharding.mesh.axis_names, aval._sharding.mesh.axis_types, strict=True
+                )
+                if t == AxisType.Explicit
+            )
+            raise ValueError(
+                f"Length of device assignment 1 is not equal to the size of the mesh "
+                f"{aval._sharding.mesh.size} of aval {aval.str_short()}({{Explicit: {explicit}}}). "
+                "Please enter your `jit` into a mesh context via `jax.set_mesh`."
+            )
+        named = [NamedSharding(mesh, PartitionSpec())]
     mesh = named[0].mesh
     if any(s.mesh != mesh for s in named) or len(named) != len(given):
         raise NotImplementedError(
@@ -276,6 +390,12 @@ def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
             "is not built yet"
         )
     replicated = NamedSharding(mesh, PartitionSpec())
+    out_shardings = [
+        given
+        if given is not None or aval._sharding is None
+        else NamedSharding(mesh, aval._sharding.spec)
+        for given, aval in zip(out_shardings, closed.out_avals, strict=True)
+    ]
     ins = [
         given if given is not None else (arg if isinstance(arg, NamedSharding) else replicated)
         for given, arg in zip(in_shardings, arg_shardings, strict=True)
@@ -331,6 +451,8 @@ def _assemble(shape, sharding, blocks, dtype):
     for device, block in zip(sharding._device_assignment, blocks, strict=True):
         buffer = getattr(block, "_buffer", None)
         if buffer is None or buffer.device is not device:
-            buffer = client.buffer_from_numpy(np.ascontiguousarray(np.asarray(block)), device)
+            buffer = client.buffer_from_numpy(
+                np.require(np.asarray(block), requirements="C"), device
+            )
         buffers.append(buffer)
     return make_sharded_array(buffers, sharding, ShapedArray(shape, np.dtype(dtype)))

@@ -26,6 +26,7 @@ from tracejit._src.core import (
 )
 from tracejit._src.errors import describe_user_location
 from tracejit._src.jaxpr import Literal
+from tracejit._src.sharding import sharding_in_types
 
 
 def to_numpy(x):
@@ -58,6 +59,19 @@ def _unwrap(primitive, args):
     return values, weak_types, tuple(signature)
 
 
+eager_typed_sharding = [None]
+"""`(trace, primitive, args, params) -> result` for operands whose types carry an Explicit
+mesh's sharding: computed as any other, then laid out as the results' types say. Installed by
+`spmd.py` (the compilation layer, which places arrays on devices)."""
+
+
+def _sharded_in_type(args) -> bool:
+    for x in args:
+        if isinstance(x, Array) and type(x) is not Array and x.aval._sharding is not None:
+            return True
+    return False
+
+
 class EvalTrace(Trace):
     """Runs NumPy. Each (primitive, operand shapes and dtypes, params) signature is checked once
     by the primitive's abstract evaluation, which raises for bad input and says what dtype the
@@ -86,6 +100,8 @@ class EvalTrace(Trace):
                 primitive, x_value.shape, x_value.dtype, y_value.shape, y_value.dtype
             )  # fmt: skip
         else:
+            if sharding_in_types[0] and _sharded_in_type(args):
+                return eager_typed_sharding[0](self, primitive, args, params)
             values, weak_types, signature = _unwrap(primitive, args)
         if params:
             signature = (signature, tuple(params.items()))

@@ -28,6 +28,8 @@ from tracejit._src.core import (
 )
 from tracejit._src.errors import user_location
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, check_jaxpr
+from tracejit._src.sharding import sharding_in_types
+from tracejit._src.sharding_types import apply_sharding_rules
 
 
 class StagingTracer(Tracer):
@@ -92,6 +94,8 @@ class StagingTrace(Trace):
         in_atoms = [self.to_atom(x) for x in args]
         in_avals = [atom.aval for atom in in_atoms]
         out = primitive.abstract_eval(*in_avals, **params)
+        if sharding_in_types[0]:
+            out = apply_sharding_rules(primitive, in_avals, out, params)
         out_avals = out if primitive.multiple_results else [out]
         check_result_sizes(primitive, out_avals)
         source = user_location() if self.records_source_lines else None

@@ -47,7 +47,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import conversions, dot, shapes
+from tracejit._src.lax import conversions, dot, shapes, sharding_constraints
 from tracejit._src.lax.standard import (
     check_no_sharding,
     check_same_dtypes,
@@ -532,14 +532,19 @@ def _conv_general_dilated_transpose(ct, lhs, rhs, **params):
     x, y = (lhs, rhs) if is_undefined_primal(lhs) else (rhs, lhs)
     if get_aval(y).dtype != get_aval(ct).dtype:  # (preferred_element_type): in ct's dtype
         y = conversions.convert_element_type(y, get_aval(ct).dtype)
-    if x is lhs:
-        out = _lhs_cotangent(ct, y, x.aval.shape, **params)
-    else:
-        out = _rhs_cotangent(ct, y, x.aval.shape, **params)
-    if get_aval(out).dtype != x.aval.dtype:
-        out = conversions.convert_element_type_p.bind(
-            out, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type
-        )
+
+    def cotangent():
+        if x is lhs:
+            out = _lhs_cotangent(ct, y, x.aval.shape, **params)
+        else:
+            out = _rhs_cotangent(ct, y, x.aval.shape, **params)
+        if get_aval(out).dtype != x.aval.dtype:
+            out = conversions.convert_element_type_p.bind(
+                out, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type
+            )
+        return out
+
+    out = sharding_constraints.laid_out_as(x.aval, cotangent)  # (on Explicit mesh axes)
     return [out, None] if x is lhs else [None, out]
 
 

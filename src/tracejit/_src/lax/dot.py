@@ -45,7 +45,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
 from tracejit._src.interpreters.transpose import is_undefined_primal
-from tracejit._src.lax import conversions, shapes
+from tracejit._src.lax import conversions, shapes, sharding_constraints
 from tracejit._src.lax.standard import check_no_sharding, quiet, weak_if_all_weak
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
@@ -446,17 +446,22 @@ def _dot_general_transpose(ct, lhs, rhs, *, dimension_numbers, precision, prefer
     ct_dims, permutation, ct_first = _transpose_plan(
         dimension_numbers, x.aval.ndim, ad.get_aval(y).ndim, x is lhs
     )
-    out = dot_general_p.bind(
-        *((ct, y) if ct_first else (y, ct)),
-        dimension_numbers=ct_dims,
-        precision=precision,
-        preferred_element_type=preferred_element_type,
-    )
-    out = shapes.transpose(out, permutation)
-    if ad.get_aval(out).dtype != x.aval.dtype:  # (complex to real: the real part, no warning)
-        out = conversions.convert_element_type_p.bind(
-            out, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type
+
+    def cotangent():
+        out = dot_general_p.bind(
+            *((ct, y) if ct_first else (y, ct)),
+            dimension_numbers=ct_dims,
+            precision=precision,
+            preferred_element_type=preferred_element_type,
         )
+        out = shapes.transpose(out, permutation)
+        if ad.get_aval(out).dtype != x.aval.dtype:  # (complex to real: the real part)
+            out = conversions.convert_element_type_p.bind(
+                out, new_dtype=x.aval.dtype, weak_type=x.aval.weak_type
+            )
+        return out
+
+    out = sharding_constraints.laid_out_as(x.aval, cotangent)
     return [out, None] if x is lhs else [None, out]
 
 

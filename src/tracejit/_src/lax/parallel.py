@@ -289,6 +289,28 @@ lowering_rules[psum_p] = within_or_across(
 batch_rules[psum_p] = _collective_batch_rule(psum_p)
 collective_rules[psum_p] = _collective_batch(psum_p, lambda x, n: x * n)
 
+# --- psum_invariant -------------------------------------------------------------------------
+psum_invariant_p = Primitive("psum_invariant")
+"""psum as a `shard_map(check_vma=True)` body stages it (`shard_map_vma.py` turns its psums
+into these), its result the same on every member: `psum_invariant[axes=('i',)]`, as JAX prints
+it. The same values as psum: every rule is psum's."""
+
+
+def _as_psum(rule):
+    return lambda *args, axes: rule(*args, axes=axes, axis_index_groups=None)
+
+
+psum_invariant_p.def_impl(_as_psum(_psum_impl))
+psum_invariant_p.def_abstract_eval(_as_psum(_psum_abstract_eval))
+psum_invariant_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(psum_invariant_p)
+transpose_rules[psum_invariant_p] = _as_psum(_psum_transpose)
+lowering_rules[psum_invariant_p] = lambda ctx, x, *, axes: lowering_rules[psum_p](
+    ctx, x, axes=axes, axis_index_groups=None
+)
+batch_rules[psum_invariant_p] = _as_psum(batch_rules[psum_p])
+collective_rules[psum_invariant_p] = _as_psum(collective_rules[psum_p])
+
 # --- pmax -----------------------------------------------------------------------------------
 pmax_p = Primitive("pmax")
 

@@ -220,25 +220,42 @@ def pbroadcast(x, axis_name, source):
     return tree_map(keep, x)
 
 
+# --- pvary ----------------------------------------------------------------------------------
+pvary_p = Primitive("pvary")
+"""The type change of `shard_map(check_vma=True)`: a value the same on every member of the
+manual axes `axes` used where one that differs is (`f32[]` to `f32[]{V:i}`). The same values:
+the identity everywhere, in gradients too, as the global form (vmap over the mesh axes) sums an
+unmapped value's cotangents itself. Bound by `pcast(to="varying")` and inserted by shard_map's
+typing, as JAX does."""
+
+pvary_p.def_impl(lambda x, *, axes: x)
+pvary_p.def_abstract_eval(lambda x, *, axes: x)
+pvary_p.def_weak_type_rule(weak_if_all_weak)
+ad.deflinear(pvary_p)
+transpose_rules[pvary_p] = lambda ct, x, *, axes: [ct]
+batch_rules[pvary_p] = vectorized_batch_rule(pvary_p)
+lowering_rules[pvary_p] = lambda ctx, x, *, axes: x
+
 _PCAST_TARGETS = ("reduced", "varying", "unreduced")
 
 
 def pcast(x, axis_name, *, to: str):
-    """`x` recast as varying over `axis_name` (`to="varying"`): the same values, which JAX's
-    `check_vma` types record; tracejit tracks no such types, so it is `x` itself, as JAX stages
-    it under `check_vma=False`. The other targets need those types (or Explicit mesh axes)."""
+    """`x` recast as varying over `axis_name` (`to="varying"`): the same values, a `pvary` that
+    `shard_map(check_vma=True)` types (and drops under `check_vma=False`, as JAX stages
+    nothing there). The other targets need Explicit mesh axes' types."""
     if to not in _PCAST_TARGETS:
         raise ValueError(
             "Got unexpected `to` value. Allowed `to` values are: {'reduced', 'varying', "
             "'unreduced'}"
         )
-    member_count(names_of(axis_name))  # (NameError for an unbound axis)
+    names = names_of(axis_name)
+    member_count(names)  # (NameError for an unbound axis)
     if to != "varying":
         raise NotImplementedError(
-            f"pcast(to={to!r}) needs varying-type tracking (check_vma) and Explicit mesh axes, "
+            f"pcast(to={to!r}) needs the reduced and unreduced types of Explicit mesh axes, "
             "which are not built yet"
         )
-    return x
+    return tree_map(lambda v: pvary_p.bind(v, axes=names), x)
 
 
 # --- ppermute -------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ away and the larger one becomes an ordinary free dimension of its operand, after
 
 from __future__ import annotations
 
+import contextlib
 import operator
 
 import numpy as np
@@ -25,6 +26,7 @@ from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
 from tracejit._src.numpy.promotion import asarray_operand
 from tracejit._src.shard_map import reshard
+from tracejit._src.sharding_types import suspended_sharding_rules
 
 
 def _operands(name: str, a, b):
@@ -37,11 +39,15 @@ def _result_type(a, b, preferred_element_type, name: str):
     return dtypes.check_user_dtype(preferred_element_type, name), False
 
 
-def _dot_general(a, b, dimension_numbers, precision, dtype, weak):
-    out = lax_dot.dot_general(
-        a, b, dimension_numbers, precision=precision, preferred_element_type=dtype
-    )
-    return promotion.convert_element_type(out, dtype, weak)
+def _dot_general(a, b, dimension_numbers, precision, dtype, weak, out_sharding=None):
+    """(With an `out_sharding`, the product's type carries no sharding until `_placed` lays it
+    out: the user's layout, where JAX's rule would refuse to choose one, as for split
+    contracting dimensions.)"""
+    with suspended_sharding_rules() if out_sharding is not None else contextlib.nullcontext():
+        out = lax_dot.dot_general(
+            a, b, dimension_numbers, precision=precision, preferred_element_type=dtype
+        )
+        return promotion.convert_element_type(out, dtype, weak)
 
 
 def _placed(out, out_sharding):
@@ -59,7 +65,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
         contract = ((), ())
     else:
         contract = ((a.ndim - 1,), (b.ndim - 1 if b.ndim == 1 else b.ndim - 2,))
-    return _placed(_dot_general(a, b, (contract, ((), ())), precision, dtype, weak), out_sharding)
+    out = _dot_general(a, b, (contract, ((), ())), precision, dtype, weak, out_sharding)
+    return _placed(out, out_sharding)
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
@@ -84,7 +91,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
     batch_a = tuple(a_axes[p] for p, _ in batch_pairs)
     batch_b = tuple(b_axes[q] for _, q in batch_pairs)
     dimension_numbers = (((a_contract,), (b_contract,)), (batch_a, batch_b))
-    out = _dot_general(a, b, dimension_numbers, precision, dtype, weak)
+    out = _dot_general(a, b, dimension_numbers, precision, dtype, weak, out_sharding)
     # dot_general's order: batch dims, a's free dims, b's free dims (each in axis order).
     a_free = [i for i in range(a.ndim) if i not in batch_a and i != a_contract]
     b_free = [i for i in range(b.ndim) if i not in batch_b and i != b_contract]
@@ -253,5 +260,5 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_
         a_axes = tuple(manipulation.normalize_axis(i, a.ndim) for i in a_spec)
         b_axes = tuple(manipulation.normalize_axis(i, b.ndim) for i in b_spec)
     dtype, weak = _result_type(a, b, preferred_element_type, "tensordot")
-    out = _dot_general(a, b, ((a_axes, b_axes), ((), ())), precision, dtype, weak)
+    out = _dot_general(a, b, ((a_axes, b_axes), ((), ())), precision, dtype, weak, out_sharding)
     return _placed(out, out_sharding)

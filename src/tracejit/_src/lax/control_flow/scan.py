@@ -23,7 +23,14 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src.api_util import shaped_abstractify
-from tracejit._src.core import Primitive, ShapedArray, set_current_trace, shape_of
+from tracejit._src.core import (
+    Primitive,
+    ShapedArray,
+    mapped_aval,
+    set_current_trace,
+    shape_of,
+    unmapped_aval,
+)
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.batching import batch_at_front, move_batch_dim
 from tracejit._src.interpreters.eval import eval_jaxpr_numpy
@@ -147,11 +154,12 @@ def _scan_length(xs_leaves, length) -> int:
 
 
 def _slice_aval(aval: ShapedArray) -> ShapedArray:
-    return ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type)
+    """(Its type's sharding too, without the scanned dimension.)"""
+    return mapped_aval(aval.shape[0], 0, aval)
 
 
 def _stacked_aval(aval: ShapedArray, length: int) -> ShapedArray:
-    return ShapedArray((length, *aval.shape), aval.dtype, aval.weak_type)
+    return unmapped_aval(length, 0, aval)
 
 
 def _split_operands(values, num_consts, num_carry):

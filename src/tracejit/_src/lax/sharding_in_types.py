@@ -1,0 +1,471 @@
+"""Shardings in types: how each primitive's result is sharded over a mesh's Explicit axes.
+
+On a mesh whose axes are `Explicit` (`jax.make_mesh`'s default), an array's type says how it
+is split: `f32[8@i,4]` is split along its first dimension over mesh axis `i`. Tracing keeps
+these types through every operation (`sharding_types.apply_sharding_rules` calls the rule of the
+primitive, given the operands' types), so that `make_jaxpr` prints them and `jit` lays its
+results out as their types say. A rule answers with one `PartitionSpec` per result, as JAX's
+rule for that operation does, and raises `ShardingTypeError` where JAX's does: where the
+operands' shardings conflict, or where the result's layout would be the user's choice.
+
+    { lambda ; a:f32[8@i,4@j]. let b:f32[4@j] = reduce_sum[axes=(0,)] a in (b,) }
+
+The rules live here, one table for the primitives of many families, because they were added
+after those families; a primitive not in the table has no rule (an error on sharded operands).
+"""
+
+from __future__ import annotations
+
+from tracejit._src import dtypes
+from tracejit._src.core import Primitive
+from tracejit._src.interpreters import ad
+from tracejit._src.lax import (
+    barriers,
+    binary,
+    bitwise,
+    comparison,
+    conversions,
+    convolution,
+    cumulative,
+    dot,
+    elementwise,
+    reductions,
+    selection,
+    shapes,
+    sharding_constraints,
+    slicing,
+    sort,
+    special,
+    stacking,
+    trigonometric,
+)
+from tracejit._src.sharding import PartitionSpec, ShardingTypeError, typed_sharding
+from tracejit._src.sharding_types import sharding_rules
+
+
+def _spec(aval) -> tuple:
+    """Per dimension, the Explicit mesh axes splitting it (a tuple, empty: not split)."""
+    sharding = aval._sharding
+    return tuple(() if sharding is None else sharding.spec.axes_of(d) for d in range(aval.ndim))
+
+
+def _entries(axes_per_dim) -> PartitionSpec:
+    return PartitionSpec(*(axes if axes else None for axes in axes_per_dim))
+
+
+def _spec_text(axes_per_dim) -> tuple:
+    return tuple(_entries(axes_per_dim))
+
+
+def _type_text(aval, axes_per_dim) -> str:
+    """`f32[8@i,4]`: the type of a result of `aval`'s shape and dtype split as given."""
+    dims = [
+        f"{size}@{axes[0]}"
+        if len(axes) == 1
+        else f"{size}@({','.join(axes)})"
+        if axes
+        else str(size)
+        for size, axes in zip(aval.shape, axes_per_dim, strict=True)
+    ]
+    return f"{dtypes.short_dtype_name(aval.dtype)}[{','.join(dims)}]"
+
+
+def _check_axes_once(name: str, in_avals, out_aval, axes_per_dim) -> None:
+    """A mesh axis splits at most one dimension of a value."""
+    used = [n for axes in axes_per_dim for n in axes]
+    if len(set(used)) != len(used):
+        shown = ", ".join(a.str_short() for a in in_avals)
+        raise ShardingTypeError(
+            f"{name} operation with inputs: {shown} produces an illegally sharded result: "
+            f"{_type_text(out_aval, axes_per_dim)}"
+        )
+
+
+def _merge(name: str, operands, out_shape, skip_dim=None) -> list:
+    """Per result dimension, the axes of the operands that are not broadcast along it (rank-0
+    operands are broadcast whole); operands split differently along one dimension conflict."""
+    merged = []
+    for dim, size in enumerate(out_shape):
+        found = ()
+        for aval in operands:
+            if aval.ndim == 0 or (aval.shape[dim] != size and dim != skip_dim):
+                continue
+            axes = _spec(aval)[dim]
+            if axes and found and axes != found:
+                shown = ", ".join(str(_spec_text(_spec(a))) for a in operands if a.ndim)
+                raise ShardingTypeError(
+                    f"{name} got incompatible shardings for broadcasting: {shown}."
+                )
+            found = axes or found
+        merged.append(found)
+    return merged
+
+
+# --- element-wise -----------------------------------------------------------------------------
+
+
+def _elementwise_rule(name: str):
+    """Every result is split as the operands are (those of rank 0 broadcast whole)."""
+
+    def rule(in_avals, out_avals, **params):
+        out_shape = out_avals[0].shape
+        for aval in in_avals:
+            if aval.ndim not in (0, len(out_shape)):
+                raise NotImplementedError(
+                    f"{name}: the sharding of operands of ranks {[a.ndim for a in in_avals]} "
+                    "is not built yet"
+                )
+        merged = _entries(_merge(name, in_avals, out_shape))
+        return [merged] * len(out_avals)
+
+    return rule
+
+
+def _primitives_of(module) -> list:
+    """The primitives a family module defines (its `*_p` names)."""
+    return [v for k, v in vars(module).items() if k.endswith("_p") and isinstance(v, Primitive)]
+
+
+# These families hold element-wise primitives only (`lax/<family>.py`).
+for _family in (elementwise, trigonometric, special, binary, bitwise, comparison, selection):
+    for _p in _primitives_of(_family):
+        sharding_rules[_p] = _elementwise_rule(_p.name)
+
+
+def _bitcast_rule(in_avals, out_avals, **params):
+    """A wider or narrower element type adds or removes a last dimension, which is whole."""
+    spec = _spec(in_avals[0])
+    ndim = out_avals[0].ndim
+    if ndim > len(spec):
+        return [_entries((*spec, ()))]
+    if ndim < len(spec) and spec[-1]:
+        raise NotImplementedError(
+            f"bitcast_convert_type merging the last dimension of {in_avals[0].str_short()}, "
+            f"which mesh axes {spec[-1]} split: not built yet"
+        )
+    return [_entries(spec[:ndim])]
+
+
+sharding_rules[conversions.bitcast_convert_type_p] = _bitcast_rule
+for _p in (
+    conversions.convert_element_type_p,
+    conversions.reduce_precision_p,
+    ad.add_any_p,
+    shapes.copy_p,
+    shapes.stop_gradient_p,
+):
+    sharding_rules[_p] = _elementwise_rule(_p.name)
+
+
+def _each_as_its_operand(in_avals, out_avals, **params):
+    return [_entries(_spec(a)) for a in in_avals]
+
+
+sharding_rules[barriers.optimization_barrier_p] = _each_as_its_operand
+sharding_rules[shapes.rev_p] = _each_as_its_operand  # (as JAX: reversed blocks stay split)
+
+
+def _slice_rule(in_avals, out_avals, **params):
+    """Split dimensions stay split, where their new size still divides over the axes."""
+    operand = in_avals[0]
+    shape = operand._sharding.mesh.shape
+    for axes, size in zip(_spec(operand), out_avals[0].shape, strict=True):
+        ways = 1
+        for name in axes:
+            ways *= shape[name]
+        if size % ways:
+            raise ShardingTypeError(
+                f"slicing on sharded dims where out dim ({size}) is not divisible by mesh axes "
+                f"({ways}) with spec ({','.join(axes)}) is not implemented. Got input "
+                f"type={operand.str_short()} and output shape={out_avals[0].shape}"
+            )
+    return [_entries(_spec(operand))]
+
+
+sharding_rules[slicing.slice_p] = _slice_rule
+
+
+def _sharding_constraint_rule(in_avals, out_avals, *, sharding, **params):
+    """The value takes the sharding asked for over Explicit axes; one of a mesh without
+    Explicit axes leaves it unsharded in type (the layout is then XLA's, as in `auto_axes`)."""
+    typed = typed_sharding(sharding, in_avals[0].ndim)
+    return [typed.spec if typed is not None else _entries([()] * in_avals[0].ndim)]
+
+
+def _reshard_rule(in_avals, out_avals, *, dst_sharding):
+    return _sharding_constraint_rule(in_avals, out_avals, sharding=dst_sharding)
+
+
+sharding_rules[sharding_constraints.sharding_constraint_p] = _sharding_constraint_rule
+sharding_rules[sharding_constraints.reshard_p] = _reshard_rule
+
+
+def _pad_rule(in_avals, out_avals, **params):
+    return [_entries(_spec(in_avals[0]))]
+
+
+sharding_rules[shapes.pad_p] = _pad_rule
+
+# --- reductions and scans ---------------------------------------------------------------------
+
+
+def _reduction_rule(in_avals, out_avals, *, axes, **params):
+    """The reduced dimensions go, with their axes (the result is summed over devices)."""
+    spec = _spec(in_avals[0])
+    return [_entries(a for d, a in enumerate(spec) if d not in axes)] * len(out_avals)
+
+
+for _p in _primitives_of(reductions):
+    sharding_rules[_p] = _reduction_rule
+
+
+def _along_axis_rule(what: str):
+    """Operations along one dimension (cumulative sums, sorting) need it whole on a device."""
+
+    def rule(in_avals, out_avals, **params):
+        axis = params["axis"] if "axis" in params else params["dimension"]
+        for aval in in_avals:
+            if _spec(aval)[axis]:
+                raise ShardingTypeError(what.format(aval=aval, axis=axis))
+        return [_entries(_spec(in_avals[0]))] * len(out_avals)
+
+    return rule
+
+
+for _p in _primitives_of(cumulative):
+    sharding_rules[_p] = _along_axis_rule(
+        "Input should be unsharded over the axis being reduced. Got input type={aval} and "
+        "axis={axis}"
+    )
+sharding_rules[sort.sort_p] = _along_axis_rule(
+    "Arguments to sort must be unsharded over the sorting dimension. Got arg "
+    "sharding={aval.sharding!r} and sorting dimension={axis}"
+)
+
+# --- shapes -----------------------------------------------------------------------------------
+
+
+def _transpose_rule(in_avals, out_avals, *, permutation):
+    spec = _spec(in_avals[0])
+    return [_entries(spec[d] for d in permutation)]
+
+
+sharding_rules[shapes.transpose_p] = _transpose_rule
+
+
+def _broadcast_in_dim_rule(in_avals, out_avals, *, shape, broadcast_dimensions, **params):
+    """Operand dimensions keep their axes where they are not broadcast; new ones are whole."""
+    operand = in_avals[0]
+    out = [()] * len(shape)
+    for d, spec in zip(broadcast_dimensions, _spec(operand), strict=True):
+        out[d] = spec if operand.shape[broadcast_dimensions.index(d)] == shape[d] else ()
+    return [_entries(out)]
+
+
+sharding_rules[shapes.broadcast_in_dim_p] = _broadcast_in_dim_rule
+
+
+def _squeeze_rule(in_avals, out_avals, *, dimensions):
+    return [_entries(a for d, a in enumerate(_spec(in_avals[0])) if d not in dimensions)]
+
+
+sharding_rules[shapes.squeeze_p] = _squeeze_rule
+
+
+def _concatenate_rule(in_avals, out_avals, *, dimension):
+    shape = out_avals[0].shape
+    return [_entries(_merge("concatenate", in_avals, shape, skip_dim=dimension))]
+
+
+sharding_rules[shapes.concatenate_p] = _concatenate_rule
+
+
+def _split_rule(in_avals, out_avals, *, sizes, axis):
+    spec = _spec(in_avals[0])
+    if spec[axis]:
+        raise NotImplementedError(
+            f"split along dimension {axis} of {in_avals[0].str_short()}, which mesh axes "
+            f"{spec[axis]} split: not built yet (reshard it whole along that dimension first)"
+        )
+    return [_entries(spec)] * len(out_avals)
+
+
+sharding_rules[stacking.split_p] = _split_rule
+
+
+def _dynamic_slice_rule(in_avals, out_avals, *, slice_sizes):
+    operand = in_avals[0]
+    spec = _spec(operand)
+    for d, (size, axes) in enumerate(zip(operand.shape, spec, strict=True)):
+        if axes and slice_sizes[d] != size:
+            raise NotImplementedError(
+                f"dynamic_slice of {operand.str_short()} along dimension {d}, which mesh axes "
+                f"{axes} split: not built yet"
+            )
+    return [_entries(spec)]
+
+
+sharding_rules[slicing.dynamic_slice_p] = _dynamic_slice_rule
+
+
+def _reshape_groups(old, new) -> list:
+    """The dimensions of `old` and `new` in the smallest groups of equal size, in order (a
+    dimension of size 1 alone, where it starts a group)."""
+    groups, i, j = [], 0, 0
+    while i < len(old) or j < len(new):
+        if i < len(old) and old[i] == 1 and (j == len(new) or new[j] != 1):
+            groups.append(([i], []))
+            i += 1
+            continue
+        if j < len(new) and new[j] == 1 and (i == len(old) or old[i] != 1):
+            groups.append(([], [j]))
+            j += 1
+            continue
+        ins, outs = [i], [j]
+        size_in, size_out = old[i], new[j]
+        i, j = i + 1, j + 1
+        while size_in != size_out:
+            if size_in < size_out:
+                ins.append(i)
+                size_in *= old[i]
+                i += 1
+            else:
+                outs.append(j)
+                size_out *= new[j]
+                j += 1
+        groups.append((ins, outs))
+    return groups
+
+
+def _reshape_rule(in_avals, out_avals, *, new_sizes, dimensions, **params):
+    """JAX's cases: dimensions kept as they are keep their axes; dimensions merged into one
+    take the axes of a leading run of split ones; one dimension split into several gives its
+    axes, in order, to the first new dimensions they divide. Others need the user's sharding."""
+    operand = in_avals[0]
+    spec = _spec(operand)
+    out = [()] * len(new_sizes)
+    unsupported = ShardingTypeError(
+        "This reshape is not supported. Please specify the sharding of the output via the "
+        f"`out_sharding` argument of jax.lax.reshape. Got operand type: {operand}, new sizes: "
+        f"{tuple(new_sizes)}"
+    )
+    if dimensions is not None and any(spec):
+        raise unsupported
+    mesh_shape = operand._sharding.mesh.shape
+    for ins, outs in _reshape_groups(operand.shape, tuple(new_sizes)):
+        axes = [spec[d] for d in ins]
+        if not any(axes) or not outs:
+            continue
+        if len(outs) == 1:
+            split = [k for k, a in enumerate(axes) if a]
+            if split != list(range(len(split))):
+                raise unsupported
+            out[outs[0]] = tuple(n for a in axes for n in a)
+        elif len(ins) == 1:
+            pending = list(axes[0])
+            for d in outs:
+                ways = 1
+                while pending and new_sizes[d] % (ways * mesh_shape[pending[0]]) == 0:
+                    ways *= mesh_shape[pending[0]]
+                    out[d] += (pending.pop(0),)
+            if pending:
+                raise unsupported
+        else:
+            raise unsupported
+    return [_entries(out)]
+
+
+sharding_rules[shapes.reshape_p] = _reshape_rule
+
+# --- dot_general ------------------------------------------------------------------------------
+
+
+def _dot_general_rule(in_avals, out_avals, *, dimension_numbers, **params):
+    """Batch dimensions keep the axes of either operand, free ones their operand's; split
+    contracting dimensions on both sides leave the result's layout to the user."""
+    lhs, rhs = in_avals
+    (lc, rc), (lb, rb) = dimension_numbers
+    ls, rs = _spec(lhs), _spec(rhs)
+    if any(ls[d] for d in lc) and any(rs[d] for d in rc):
+        raise ShardingTypeError(
+            "Contracting dimensions are sharded and it is ambiguous how the output should be "
+            "sharded. Please specify the output sharding via the `out_sharding` parameter. Got "
+            f"lhs_contracting_spec={tuple(_entries(ls[d] for d in lc))} and "
+            f"rhs_contracting_spec={tuple(_entries(rs[d] for d in rc))}"
+        )
+    batch = []
+    for dl, dr in zip(lb, rb, strict=True):
+        if ls[dl] and rs[dr] and ls[dl] != rs[dr]:
+            raise ShardingTypeError(
+                "dot_general requires lhs batch dimensions and rhs batch dimensions to have "
+                f"the consistent sharding, got {ls[dl]} and {rs[dr]}."
+            )
+        batch.append(ls[dl] or rs[dr])
+    lhs_free = [ls[d] for d in range(lhs.ndim) if d not in lc and d not in lb]
+    rhs_free = [rs[d] for d in range(rhs.ndim) if d not in rc and d not in rb]
+    out = batch + lhs_free + rhs_free
+    _check_axes_once("dot_general", in_avals, out_avals[0], out)
+    return [_entries(out)]
+
+
+sharding_rules[dot.dot_general_p] = _dot_general_rule
+
+
+# --- convolutions -----------------------------------------------------------------------------
+
+
+def _conv_rule(in_avals, out_avals, *, dimension_numbers, **params):
+    """The image's batch and spatial dimensions keep their axes (a batch split over devices:
+    data parallelism); split features (the image's or the kernel's) need the user's layout."""
+    lhs, rhs = in_avals
+    lhs_dims, _, out_dims = dimension_numbers
+    ls = _spec(lhs)
+    if any(_spec(rhs)) or ls[lhs_dims[1]]:
+        raise ShardingTypeError(
+            "Please specify the output sharding via `out_sharding` parameter of "
+            "`conv_general_dilated`"
+        )
+    out = [()] * out_avals[0].ndim
+    out[out_dims[0]] = ls[lhs_dims[0]]
+    for lhs_dim, out_dim in zip(lhs_dims[2:], out_dims[2:], strict=True):
+        out[out_dim] = ls[lhs_dim]
+    return [_entries(out)]
+
+
+sharding_rules[convolution.conv_general_dilated_p] = _conv_rule
+
+
+def _dynamic_update_slice_rule(in_avals, out_avals):
+    operand, update = in_avals[0], in_avals[1]
+    if _spec(operand) != _spec(update):
+        raise ShardingTypeError(
+            "dynamic_update_slice operand sharding must be equal to update sharding, got "
+            f"operand sharding {_with_axis_types(operand)} and update sharding "
+            f"{_with_axis_types(update)}."
+        )
+    return [_entries(_spec(operand))]
+
+
+def _with_axis_types(aval) -> str:
+    """`float32[8@i,4]({Explicit: ('i', 'j')})`: a type with its mesh's Explicit axes."""
+    mesh = aval.sharding.mesh
+    explicit = tuple(
+        n for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True) if t.name == "Explicit"
+    )
+    return f"{aval}({{Explicit: {explicit}}})" if explicit else f"{aval}({{}})"
+
+
+sharding_rules[slicing.dynamic_update_slice_p] = _dynamic_update_slice_rule
+
+
+def _top_k_rule(in_avals, out_avals, *, k, axis):
+    spec = list(_spec(in_avals[0]))
+    if spec[axis]:
+        raise NotImplementedError(
+            f"top_k along dimension {axis} of {in_avals[0].str_short()}, which mesh axes "
+            f"{spec[axis]} split: not built yet"
+        )
+    return [_entries(spec)] * 2
+
+
+sharding_rules[sort.top_k_p] = _top_k_rule

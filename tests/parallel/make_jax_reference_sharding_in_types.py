@@ -1,0 +1,25 @@
+"""Records JAX 0.10.2's types of the functions in `sharding_in_types_cases.py` (arrays on a
+2x2 mesh of Explicit axes) into data/sharding_in_types.json. Run by hand, from outside the
+repository:
+
+    XLA_FLAGS=--xla_force_host_platform_device_count=4 \
+        /work/jaxref/bin/python /work/wt-shard/tests/parallel/make_jax_reference_sharding_in_types.py
+"""
+
+import json
+import os
+import sys
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sharding_in_types_cases import run_all
+
+out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "sharding_in_types.json")
+with open(out, "w") as file:
+    json.dump(run_all(jax, jnp, lax, NamedSharding, P), file, indent=1, sort_keys=True)
+    file.write("\n")
