@@ -79,6 +79,7 @@ COVERED_ELSEWHERE = {
     "reduce_scatter": ON_DEVICES,
     "shard_map": "takes a function and a mesh: tests/parallel/test_pmap.py",
     "sharding_constraint": "takes a sharding: tests/parallel/test_sharded_jit.py",
+    "reshard": "takes a sharding: tests/parallel/test_sharding_in_types.py",
     "inspect_sharding": "no results; calls back with a sharding: "
     "tests/parallel/test_sharding_visualization.py",
     **dict.fromkeys(

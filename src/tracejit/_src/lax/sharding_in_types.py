@@ -8,7 +8,9 @@ results out as their types say. A rule answers with one `PartitionSpec` per resu
 rule for that operation does, and raises `ShardingTypeError` where JAX's does: where the
 operands' shardings conflict, or where the result's layout would be the user's choice.
 
-    { lambda ; a:f32[8@i,4@j]. let b:f32[4@j] = reduce_sum[axes=(0,)] a in (b,) }
+    { lambda ; a:f32[8@i,4@j]. let
+        b:f32[4@j] = reduce_sum[axes=(0,) out_sharding=None] a
+      in (b,) }
 
 The rules live here, one table for the primitives of many families, because they were added
 after those families; a primitive not in the table has no rule (an error on sharded operands).
