@@ -63,8 +63,9 @@ def _plugin_ids(devices) -> list:
     ids = [getattr(d, "pjrt_id", None) for d in devices]
     if None in ids:
         raise NotImplementedError(
-            "programs over a mesh holding other processes' devices are not built yet: across "
-            "processes (tracejit.distributed), pmap runs each process's share"
+            "shard_map, and jit with shardings, over a mesh holding other processes' devices "
+            "are not built yet: across processes (tracejit.distributed), pmap runs each "
+            "process's share"
         )
     return ids
 
@@ -229,7 +230,10 @@ def _launch(program: MeshProgram, argument_lists):
         previous, events = _last_collective
         if previous is not None and previous is not program:
             for event in events:
-                event.wait()
+                try:
+                    event.wait()
+                except runtime.XlaRuntimeError:
+                    pass  # (that program's own results carry its error to its caller)
         outputs, events = program.executable.execute_with_events(argument_lists)
         _last_collective[:] = [program, events]
     return outputs
