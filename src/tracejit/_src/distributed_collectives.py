@@ -10,7 +10,8 @@ over that axis is lowered in two parts (`parallel.cross_process_rules`):
 2. an *exchange*: a `stablehlo.custom_call` into Python (`runtime/ffi.py`) taking the local
    result and the replica's id. The L replica threads meet at a rendezvous; the last to arrive
    exchanges the process's part with the other processes over MPI, once for the process, and
-   each replica takes its result from that:
+   each replica takes its result from that (a process of one replica goes straight to MPI,
+   without the rendezvous or the replica id):
 
     %l = "stablehlo.all_reduce"(%x) {replica_groups = dense<[[0, 1]]> ...}
     %r = "stablehlo.replica_id"() : () -> tensor<ui32>
@@ -94,21 +95,27 @@ def allreduce(data: np.ndarray, op: str, site: int, what: str, out: np.ndarray) 
     """`out` = the elementwise `op` ('sum', 'max', 'min') of every process's `data`, the same
     bits in every process: by recursive doubling (each pair combining the lower process's
     value with the higher's) when the process count is a power of 2, else over the gathered
-    values in process order."""
+    values in process order. The first round receives straight into `out` and sends `data`,
+    so that two processes need neither a copy nor a second buffer."""
     group = distributed.group()
     count, me = group.process_count, group.process_index
     reduce = _REDUCERS[op]
     if count & (count - 1):
         out[...] = reduce.reduce(allgather(data, site, what), axis=0)
         return
-    np.copyto(out, data)
-    other = np.empty_like(out)
+    comm, mine, received = group.program_comm, data, out
     with group.watchdog.watching(what):
         for round_ in range(count.bit_length() - 1):
             partner = me ^ (1 << round_)
             tag = _tag(site, round_)
-            group.program_comm.Sendrecv(_bytes(out), partner, tag, _bytes(other), partner, tag)
-            reduce(other, out, out=out) if partner < me else reduce(out, other, out=out)
+            if round_ == 1:
+                received = np.empty_like(out)
+            comm.Sendrecv(_bytes(mine), partner, tag, _bytes(received), partner, tag)
+            if partner < me:
+                reduce(received, mine, out=out)
+            else:
+                reduce(mine, received, out=out)
+            mine = out
 
 
 def allgather(data: np.ndarray, site: int, what: str, out: np.ndarray | None = None):
@@ -165,9 +172,9 @@ class _Round:
 class Exchange:
     """One collective site of a compiled program (the function of its host callback).
 
-    Each of the `local_size` replicas calls it with its operand, its replica id, the sequence
-    value that orders it after the exchange before it, and its result buffers (`out`: the
-    result, the sequence value for the next), once per execution of the site (a loop calls it
+    Each of the `local_size` replicas calls it with its operand, its replica id and its result
+    buffer (`out`; the sequence values that order the exchanges never reach Python: the host
+    callback is `sequenced`), once per execution of the site (a loop calls it
     again: calls are counted per replica, so the k-th calls of all replicas meet). The last to
     arrive runs `compute(operand, out, site)` for the process (after checking `signature`
     against the other processes' on the first round), which either writes the result of every
@@ -183,18 +190,18 @@ class Exchange:
         self.calls = [0] * local_size
         self.rounds: dict[int, _Round] = {}
 
-    def __call__(self, operand, replica, sequence, *, out):
-        out, next_sequence = out
-        next_sequence[...] = 0
-        if self.local_size == 1:  # (no rendezvous)
-            k = self.calls[0]
-            self.calls[0] += 1
-            if k == 0:
-                check_same_everywhere(self.signature, self.site)
-            results = self.compute(operand, out, self.site)
-            if results is not None:
-                np.copyto(out, results[0])
-            return
+    def alone(self, operand, *, out):
+        """The call of a process's one replica: no rendezvous (and no replica id)."""
+        (out,) = out
+        if self.calls[0] == 0:
+            check_same_everywhere(self.signature, self.site)
+        self.calls[0] += 1
+        results = self.compute(operand, out, self.site)
+        if results is not None:
+            np.copyto(out, results[0])
+
+    def __call__(self, operand, replica, *, out):
+        (out,) = out
         r = int(replica)
         with self.condition:
             k = self.calls[r]
@@ -268,23 +275,29 @@ def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str):
         raise NotImplementedError(f"more than {site} collectives across processes in a program")
     signature = f"{what} of {operand_aval.dtype.name}{list(operand_aval.shape)}"
     exchange = Exchange(span.local_size, compute, signature, site)
-    callback = runtime.HostCallback(
-        exchange,
-        [result_aval, _SEQUENCE],
-        f"{what} across processes",
-        [operand_aval, _SEQUENCE, _SEQUENCE],
-        writes_results=True,
-    )
-    ctx.module.keep_alive.append(callback)
     block = ctx.block
     sequence = exchanges.last_in_block.get(id(block))
     if sequence is None:
         sequence = block.constant(np.uint32(0))
-    replica = block.op1("stablehlo.replica_id", [], hlo.tensor_type((), np.uint32))
+    if span.local_size == 1:
+        function, operands, avals = exchange.alone, [operand, sequence], [operand_aval, _SEQUENCE]
+    else:
+        replica = block.op1("stablehlo.replica_id", [], hlo.tensor_type((), np.uint32))
+        function, operands = exchange, [operand, replica, sequence]
+        avals = [operand_aval, _SEQUENCE, _SEQUENCE]
+    callback = runtime.HostCallback(
+        function,
+        [result_aval, _SEQUENCE],
+        f"{what} across processes",
+        avals,
+        writes_results=True,
+        sequenced=True,
+    )
+    ctx.module.keep_alive.append(callback)
     attributes = runtime.custom_call_attributes(callback, has_side_effect=True)
     out, exchanges.last_in_block[id(block)] = ctx.op_results(
         "stablehlo.custom_call",
-        [operand, replica, sequence],
+        operands,
         attributes,
         result_avals=[result_aval, _SEQUENCE],
     )

@@ -89,15 +89,17 @@ class PmappedFunction:
         self.devices = options["devices"]
         self.backend = options["backend"]
         self.axis_size = options["axis_size"]
-        self._jitted: dict = {}  # (argument tree, shapes, static values) -> jitted function
+        self._jitted: dict = {}  # (argument tree, avals, static values, across) -> function
 
     def __call__(self, *args):
-        static = {i % len(args) for i in self.static}
-        dynamic = tuple(a for i, a in enumerate(args) if i not in static)
+        static, dynamic, static_values = (), args, ()
+        if self.static:
+            static = {i % len(args) for i in self.static}
+            dynamic = tuple(a for i, a in enumerate(args) if i not in static)
+            static_values = tuple((i, args[i]) for i in sorted(static))
         leaves, in_tree = tree_flatten(dynamic)
-        static_values = tuple((i, args[i]) for i in sorted(static))
         across = distributed.process_count() > 1 and type(current_trace()) is EvalTrace
-        key = (in_tree, tuple(map(np.shape, leaves)), static_values, across)
+        key = (in_tree, tuple(map(get_aval, leaves)), static_values, across)
         try:
             jitted = self._jitted.get(key)
         except TypeError:

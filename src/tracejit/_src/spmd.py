@@ -106,7 +106,10 @@ class MeshProgram(_LaunchedOnMesh):
     def __init__(self, body, mesh, in_specs, out_specs, name: str, donated=None, span=None):
         self.mesh = mesh
         self.in_shardings = [NamedSharding(mesh, spec) for spec in in_specs]
-        self.out_shardings = [NamedSharding(mesh, spec) for spec in out_specs]
+        # (a result laid out as an argument shares its sharding: fed back in a loop, it is
+        # recognized as placed by identity, the cheapest test)
+        by_spec = dict(zip(in_specs, self.in_shardings, strict=True))
+        self.out_shardings = [by_spec.get(spec) or NamedSharding(mesh, spec) for spec in out_specs]
         self.out_avals = [
             global_aval(aval, spec, mesh)
             for aval, spec in zip(body.out_avals, out_specs, strict=True)
