@@ -70,6 +70,11 @@ counts = np.asarray(jax.pmap(lambda v: lax.psum(v, "i"), "i")(np.arange(local) +
 expected = n * sum(range(local)) + 10 * local * sum(range(n))
 assert counts.dtype == np.int32 and counts.tolist() == [expected] * local
 passed("psum int32")
+psum = jax.pmap(lambda v: lax.psum(v, "i"), "i")  # one pmap, two dtypes of one shape
+assert np.asarray(psum(np.ones((local, 3), np.float32))).dtype == np.float32
+ints = np.asarray(psum(np.ones((local, 3), np.int32)))
+assert ints.dtype == np.int32 and (ints == size).all(), ints
+passed("another dtype, same shape")
 halves = np.asarray(jax.pmap(lambda v: lax.psum(v, "i"), "i")(x_local.astype(np.float16)))
 close(halves, np.broadcast_to(x.astype(np.float16).sum(0), halves.shape), np.float16, 1e-2)
 passed("psum float16")
