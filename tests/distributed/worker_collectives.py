@@ -75,6 +75,18 @@ assert np.asarray(psum(np.ones((local, 3), np.float32))).dtype == np.float32
 ints = np.asarray(psum(np.ones((local, 3), np.int32)))
 assert ints.dtype == np.int32 and (ints == size).all(), ints
 passed("another dtype, same shape")
+# a large message (from 64 KB) is reduced in shares (a process each) and gathered: the same
+# bits in every process, as with a small one
+large = rng.standard_normal((local, 3, 30001)).astype(np.float32)
+out = np.asarray(psum(large))
+everywhere = multihost_utils.process_allgather(out)
+assert all(np.array_equal(e, everywhere[0]) for e in everywhere)
+close(
+    out,
+    np.broadcast_to(multihost_utils.process_allgather(large, tiled=True).sum(0), out.shape),
+    rtol=1e-5,
+)
+passed("psum large")
 halves = np.asarray(jax.pmap(lambda v: lax.psum(v, "i"), "i")(x_local.astype(np.float16)))
 close(halves, np.broadcast_to(x.astype(np.float16).sum(0), halves.shape), np.float16, 1e-2)
 passed("psum float16")
