@@ -41,7 +41,7 @@ def _environment(devices: int = 2, **extra) -> dict:
 
 
 def launch(
-    script: str, *args: str, timeout: float = 60, devices: int = 2, **env
+    script: str, *args: str, timeout: float = 180, devices: int = 2, **env
 ) -> subprocess.CompletedProcess:
     command = [_mpiexec(), "-n", "2", sys.executable, str(HERE / script), *args]
     return subprocess.run(

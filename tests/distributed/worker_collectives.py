@@ -13,7 +13,7 @@ import tracejit.numpy as jnp
 from tracejit import lax
 from tracejit.experimental import multihost_utils
 
-jax.distributed.initialize(heartbeat_timeout_seconds=20)
+jax.distributed.initialize(heartbeat_timeout_seconds=60)  # (a loaded machine compiles slowly)
 p, n = jax.process_index(), jax.process_count()
 local = jax.local_device_count()
 size = n * local  # the pmap axis spans every process's devices
