@@ -214,3 +214,22 @@ def test_a_pmap_inside_a_pmap_is_jaxs_value_error_in_one_process_too():
         """
     )
     assert out.returncode == 0 and out.stdout.strip() == "done", out.stderr[-4000:]
+
+
+def test_back_to_back_calls_of_a_pmapped_collective_finish():
+    """200 such calls, each launched before the last had finished, once hung in XLA's
+    rendezvous on a 2-core machine: two runs of the program took each other's threads."""
+    out = _run_alone(
+        """
+        import numpy as np
+        import tracejit as jax
+        from tracejit import lax
+
+        psum = jax.pmap(lambda v: lax.psum(v, "i"), "i")
+        v = psum(np.ones((2, 3), np.float32) / 2)  # (on the devices: each call launches at once)
+        outs = [psum(v) for _ in range(300)]
+        assert all(np.array_equal(np.asarray(out), np.full((2, 3), 2.0)) for out in outs)
+        print("done")
+        """
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "done", out.stderr[-4000:]
