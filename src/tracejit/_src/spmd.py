@@ -35,6 +35,7 @@ from tracejit._src.sharding import (
 )
 
 _COLLECTIVE_OPS = ("stablehlo.all_", "stablehlo.collective_", "stablehlo.reduce_scatter")
+_COLLECTIVE_OPCODES = (b"all-", b"collective-", b"reduce-scatter")  # (HLO's, in its proto)
 
 
 def global_aval(block: ShapedArray, spec, mesh) -> ShapedArray:
@@ -179,7 +180,8 @@ class PartitionedProgram(_LaunchedOnMesh):
         self.executable = _compile(self.text, callbacks, compile_options=options)
         position = {device.id: p for p, device in enumerate(devices)}
         self.order = [position[device.id] for device in self.executable.devices]
-        self.has_collectives = True  # (XLA's partitioner may insert some)
+        _, optimized = self.executable.optimized_program()  # (XLA's partitioner adds some)
+        self.has_collectives = any(op in optimized for op in _COLLECTIVE_OPCODES)
         chosen = out_shardings
         if any(s is None for s in out_shardings):
             chosen = result_shardings(self.executable, mesh, self.out_avals)
