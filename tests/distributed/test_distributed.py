@@ -200,14 +200,16 @@ def test_a_pmap_inside_a_pmap_is_jaxs_value_error_in_one_process_too():
         import numpy as np
         import pytest
         import tracejit as jax
-        from tracejit import lax
 
-        inner = jax.pmap(lambda v: lax.psum(v, ("i", "j")), "j")
+        inner = jax.pmap(lambda v: 2 * v, "j")
         message = (
             r"The context mesh AbstractMesh\\('i': 2, axis_types=\\(Manual,\\), device_kind=cpu, "
             r"num_cores=None, platform=cpu\\) should match the mesh passed to shard_map "
             r"Mesh\\('j': 1, axis_types=\\(Auto,\\)\\)"
         )
+        with pytest.raises(ValueError, match=message):
+            jax.pmap(inner, "i")(np.ones((2, 1, 3), np.float32))
+        inner(np.ones((1, 3), np.float32))  # (the inner program cached: the same error)
         with pytest.raises(ValueError, match=message):
             jax.pmap(inner, "i")(np.ones((2, 1, 3), np.float32))
         print("done")

@@ -89,7 +89,7 @@ class PmappedFunction:
         self.devices = options["devices"]
         self.backend = options["backend"]
         self.axis_size = options["axis_size"]
-        self._jitted: dict = {}  # (argument tree, avals, static values, across) -> function
+        self._jitted: dict = {}  # (argument tree, avals, statics, across) -> (function, size)
 
     def __call__(self, *args):
         static, dynamic, static_values = (), args, ()
@@ -101,18 +101,20 @@ class PmappedFunction:
         across = distributed.process_count() > 1 and type(current_trace()) is EvalTrace
         key = (in_tree, tuple(map(get_aval, leaves)), static_values, across)
         try:
-            jitted = self._jitted.get(key)
+            entry = self._jitted.get(key)
         except TypeError:
             raise ValueError("Non-hashable static arguments are not supported") from None
-        if jitted is None:
-            jitted = self._new_signature(args, static, leaves, in_tree, across)
-            self._jitted[key] = jitted
+        if entry is None:
+            entry = self._jitted[key] = self._new_signature(args, static, leaves, in_tree, across)
+        jitted, size = entry
+        if not across and type(current_trace()) is not EvalTrace:
+            _refuse_inside_a_mapped_body(self.axis_name, size)
         return jitted(*leaves)
 
     def _new_signature(self, args, static, leaves, in_tree, across: bool):
-        """The jitted shard_map for a new argument tree, shapes or static values; `across`:
-        over every process's devices (`tracejit.distributed`), which JAX does only for a call
-        at the top level. Under a transformation (jit, grad, vmap, make_jaxpr) JAX maps over
+        """The jitted shard_map for a new argument tree, avals or static values, and the mapped
+        size; `across`: over every process's devices (`tracejit.distributed`), which JAX does
+        only for a call at the top level. Under a transformation (jit, grad, vmap, make_jaxpr) JAX maps over
         this process's own devices instead, its collectives among them alone, and so does
         this: the same program in each process, without exchanges."""
         in_axes = self.in_axes
@@ -124,12 +126,10 @@ class PmappedFunction:
             for x, ax in zip(leaves, _flat_in_axes(in_axes, dynamic, {}), strict=True)
         ]
         size = self._mapped_size(leaves, flat_axes)
-        if not across:
-            _refuse_inside_a_mapped_body(self.axis_name, size)
         static_values = tuple((i, args[i]) for i in sorted(static))
         donated = tuple(i for i in range(len(args)) if i in self.donate and i not in static)
         build = self._build_across_processes if across else self._build
-        return build(size, static_values, flat_axes, in_tree, len(args), donated, leaves)
+        return build(size, static_values, flat_axes, in_tree, len(args), donated, leaves), size
 
     def _mapped_size(self, leaves, flat_axes) -> int:
         pairs = zip(leaves, flat_axes, strict=True)
