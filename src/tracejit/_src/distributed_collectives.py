@@ -207,12 +207,13 @@ def check_same_everywhere(signature: str, site: int) -> None:
 
 
 class _Round:
-    __slots__ = ("arrived", "done", "error", "left", "results", "source")
+    __slots__ = ("arrived", "done", "error", "outs")
 
-    def __init__(self):
-        self.arrived = self.left = 0
+    def __init__(self, local_size: int):
+        self.arrived = 0
         self.done = False
-        self.results = self.error = self.source = None
+        self.error = None
+        self.outs = [None] * local_size  # each replica's result buffer
 
 
 class Exchange:
@@ -220,12 +221,12 @@ class Exchange:
 
     Each of the `local_size` replicas calls it with its operand, its replica id and its result
     buffer (`out`; the sequence values that order the exchanges never reach Python: the host
-    callback is `sequenced`), once per execution of the site (a loop calls it
-    again: calls are counted per replica, so the k-th calls of all replicas meet). The last to
-    arrive runs `compute(operand, out, site)` for the process (after checking `signature`
-    against the other processes' on the first round), which either writes the result of every
-    replica into its own `out` (the others copy it from there while it waits) or returns a list
-    of one result per replica."""
+    callback is `sequenced`), once per execution of the site (a loop calls it again: calls are
+    counted per replica, so the k-th calls of all replicas meet). The last to arrive runs
+    `compute(operand, out, site)` for the process (after checking `signature` against the
+    other processes' on the first round), which either writes the result of every replica
+    into its own `out` or returns a list of one result per replica; it then fills the other
+    replicas' buffers itself while they wait, so that each of them needs one wake-up."""
 
     def __init__(self, local_size: int, compute, signature: str, site: int):
         self.local_size = local_size
@@ -254,35 +255,32 @@ class Exchange:
             self.calls[r] += 1
             round_ = self.rounds.get(k)
             if round_ is None:
-                round_ = self.rounds[k] = _Round()
+                round_ = self.rounds[k] = _Round(self.local_size)
+            round_.outs[r] = out
             round_.arrived += 1
-            leader = round_.arrived == self.local_size
-            while not leader and not round_.done:
-                self.condition.wait()
-        if leader:
-            self._lead(round_, k, operand, out)
-        if round_.error is None:
-            if round_.results is not None:
-                np.copyto(out, round_.results[r])
-            elif not leader:
-                np.copyto(out, round_.source)
-        with self.condition:
-            round_.left += 1
-            if round_.left == self.local_size:
-                del self.rounds[k]
-                self.condition.notify_all()
-            while leader and round_.source is not None and round_.left < self.local_size:
-                self.condition.wait()  # (the others copy from this replica's buffer)
+            if round_.arrived == self.local_size:
+                del self.rounds[k]  # (the last to arrive leads, below)
+            else:
+                while not round_.done:
+                    self.condition.wait()
+                if round_.error is not None:
+                    raise round_.error
+                return
+        self._lead(round_, k, operand, r)
         if round_.error is not None:
             raise round_.error
 
-    def _lead(self, round_, k: int, operand, out) -> None:
+    def _lead(self, round_, k: int, operand, r: int) -> None:
+        out = round_.outs[r]
         try:
             if k == 0:
                 check_same_everywhere(self.signature, self.site)
-            round_.results = self.compute(operand, out, self.site)
-            if round_.results is None:
-                round_.source = out
+            results = self.compute(operand, out, self.site)
+            for q, other in enumerate(round_.outs):
+                if q != r:
+                    np.copyto(other, out if results is None else results[q])
+            if results is not None:
+                np.copyto(out, results[r])
         except BaseException as error:  # noqa: BLE001 (every replica raises it)
             round_.error = error
         with self.condition:
