@@ -41,7 +41,7 @@ def _environment(devices: int = 2, **extra) -> dict:
 
 
 def launch(
-    script: str, *args: str, timeout: float = 60, devices: int = 2, **env
+    script: str, *args: str, timeout: float = 180, devices: int = 2, **env
 ) -> subprocess.CompletedProcess:
     command = [_mpiexec(), "-n", "2", sys.executable, str(HERE / script), *args]
     return subprocess.run(
@@ -56,43 +56,54 @@ def launch(
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    """`reports(script, devices)`: the checks each process of a run of `script` with `devices`
-    CPU devices per process reported as holding ({process: [check, ...]}) and the run's
-    output; each runs once per module."""
+    """`reports(script, devices, **env)`: the checks each process of a run of `script` with
+    `devices` CPU devices per process (and `env`) reported as holding ({process: [check, ...]})
+    and the run's output; each runs once per module."""
     runs = {}
 
-    def run(script: str, devices: int = 2):
-        if (script, devices) not in runs:
+    def run(script: str, devices: int = 2, **env):
+        key = (script, devices, tuple(sorted(env.items())))
+        if key not in runs:
             directory = tmp_path_factory.mktemp(script.removesuffix(".py"))
-            out = launch(script, devices=devices, TRACEJIT_TEST_REPORTS=str(directory))
+            out = launch(script, devices=devices, TRACEJIT_TEST_REPORTS=str(directory), **env)
             held = {
                 process: (directory / f"{process}.txt").read_text().split("\n")
                 if (directory / f"{process}.txt").exists()
                 else []
                 for process in (0, 1)
             }
-            runs[script, devices] = held, out.stdout + out.stderr
-        return runs[script, devices]
+            runs[key] = held, out.stdout + out.stderr
+        return runs[key]
 
     return run
 
 
 COLLECTIVE_CHECKS = [
     "devices", "process_allgather", "psum", "pmax", "pmin", "pmean", "psum int32",
-    "psum float16", "psum pytree", "all_gather", "all_gather tiled", "psum_scatter",
-    "psum_scatter untiled", "all_to_all", "ppermute", "ppermute partial", "axis_index", "loop",
-    "jit inside pmap", "grad", "mismatched shapes", "not built", "broadcast_one_to_all",
-    "assert_equal",
-    "shutdown",
+    "another dtype, same shape", "psum large", "psum float16", "psum pytree", "all_gather",
+    "all_gather tiled", "psum_scatter", "psum_scatter untiled", "all_to_all", "ppermute",
+    "ppermute partial", "axis_index", "loop", "jit inside pmap", "grad", "mismatched shapes",
+    "transformed pmap is per process", "nested pmap", "not built", "broadcast_one_to_all",
+    "assert_equal", "shutdown",
 ]  # fmt: skip
+# one device per process: the second of two, which initialize(local_device_ids=) leaves
+ONE_OF_TWO = {"devices": 2, "JAX_LOCAL_DEVICE_IDS": "1"}
 
 
 @needs_mpi
 @pytest.mark.parametrize("check", COLLECTIVE_CHECKS)
 @pytest.mark.parametrize("devices", [2, 1])
 def test_collective_across_two_processes(check, devices, reports):
-    held, text = reports("worker_collectives.py", devices)
+    held, text = reports(
+        "worker_collectives.py", **({"devices": 2} if devices == 2 else ONE_OF_TWO)
+    )
     assert check in held[0] and check in held[1], text[-4000:]
+
+
+@needs_mpi
+def test_local_device_ids_restrict_each_process_to_the_devices_named(reports):
+    held, text = reports("worker_collectives.py", **ONE_OF_TWO)
+    assert "local_device_ids" in held[0] and "local_device_ids" in held[1], text[-4000:]
 
 
 @needs_mpi
@@ -136,8 +147,8 @@ def test_initialize_errors_in_one_process():
 
         with pytest.raises(ValueError, match="bogus is not supported"):
             jax.distributed.initialize(cluster_detection_method="bogus")
-        with pytest.raises(NotImplementedError, match="local_device_ids"):
-            jax.distributed.initialize("localhost:1", 1, 0, local_device_ids=[0])
+        with pytest.raises(ValueError, match=r"local_device_ids=\\[0, 2\\].* 2 CPU devices"):
+            jax.distributed.initialize("localhost:1", 1, 0, local_device_ids=[0, 2])
         with pytest.raises(ValueError, match="coordinator_address should be defined"):
             jax.distributed.initialize()
         saved = sys.modules.get("mpi4py")
@@ -147,12 +158,12 @@ def test_initialize_errors_in_one_process():
         sys.modules.pop("mpi4py")
         assert not jax.distributed.is_initialized()
 
-        jax.distributed.initialize("localhost:1234", num_processes=1, process_id=0)
+        jax.distributed.initialize("localhost:1234", 1, 0, local_device_ids=[1])
         assert jax.distributed.is_initialized()
         with pytest.raises(RuntimeError, match="should only be called once"):
             jax.distributed.initialize("localhost:1234", num_processes=1, process_id=0)
         assert (jax.process_index(), jax.process_count(), jax.process_indices()) == (0, 1, [0])
-        assert [d.id for d in jax.devices()] == [0, 1] == [d.id for d in jax.local_devices()]
+        assert [d.id for d in jax.devices()] == [0] == [d.id for d in jax.local_devices()]
         x = np.arange(3.0)
         assert multihost_utils.process_allgather(x).shape == (1, 3)
         assert np.array_equal(multihost_utils.process_allgather(x, tiled=True), x)
@@ -177,6 +188,49 @@ def test_initialize_checks_the_arguments_against_mpi():
 
         with pytest.raises(ValueError, match="rank 0 of 1"):
             jax.distributed.initialize("localhost:1", num_processes=2, process_id=1)
+        print("done")
+        """
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "done", out.stderr[-4000:]
+
+
+def test_a_pmap_inside_a_pmap_is_jaxs_value_error_in_one_process_too():
+    out = _run_alone(
+        """
+        import numpy as np
+        import pytest
+        import tracejit as jax
+
+        inner = jax.pmap(lambda v: 2 * v, "j")
+        message = (
+            r"The context mesh AbstractMesh\\('i': 2, axis_types=\\(Manual,\\), device_kind=cpu, "
+            r"num_cores=None, platform=cpu\\) should match the mesh passed to shard_map "
+            r"Mesh\\('j': 1, axis_types=\\(Auto,\\)\\)"
+        )
+        with pytest.raises(ValueError, match=message):
+            jax.pmap(inner, "i")(np.ones((2, 1, 3), np.float32))
+        inner(np.ones((1, 3), np.float32))  # (the inner program cached: the same error)
+        with pytest.raises(ValueError, match=message):
+            jax.pmap(inner, "i")(np.ones((2, 1, 3), np.float32))
+        print("done")
+        """
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "done", out.stderr[-4000:]
+
+
+def test_back_to_back_calls_of_a_pmapped_collective_finish():
+    """200 such calls, each launched before the last had finished, once hung in XLA's
+    rendezvous on a 2-core machine: two runs of the program took each other's threads."""
+    out = _run_alone(
+        """
+        import numpy as np
+        import tracejit as jax
+        from tracejit import lax
+
+        psum = jax.pmap(lambda v: lax.psum(v, "i"), "i")
+        v = psum(np.ones((2, 3), np.float32) / 2)  # (on the devices: each call launches at once)
+        outs = [psum(v) for _ in range(300)]
+        assert all(np.array_equal(np.asarray(out), np.full((2, 3), 2.0)) for out in outs)
         print("done")
         """
     )

@@ -1,5 +1,5 @@
 """Run by test_distributed.py under `mpiexec -n 2`, with 2 CPU devices per process (and with
-1): pmap over every process's devices, every collective compared with NumPy on the gathered
+1, the second of 2 that `JAX_LOCAL_DEVICE_IDS=1` leaves visible): pmap over every process's devices, every collective compared with NumPy on the gathered
 inputs. Writes each check that holds to `$TRACEJIT_TEST_REPORTS/<process>.txt`; a failing one
 raises, which aborts the job.
 """
@@ -13,7 +13,7 @@ import tracejit.numpy as jnp
 from tracejit import lax
 from tracejit.experimental import multihost_utils
 
-jax.distributed.initialize(heartbeat_timeout_seconds=20)
+jax.distributed.initialize(heartbeat_timeout_seconds=60)  # (a loaded machine compiles slowly)
 p, n = jax.process_index(), jax.process_count()
 local = jax.local_device_count()
 size = n * local  # the pmap axis spans every process's devices
@@ -42,6 +42,9 @@ assert jax.local_devices(process_index=1 - p) == [
 assert (n, jax.device_count(), jax.process_indices()) == (2, size, [0, 1])
 assert all(isinstance(d, jax.Device) for d in jax.devices())
 passed("devices")
+if "JAX_LOCAL_DEVICE_IDS" in os.environ:  # "1": of its 2 CPU devices, each process keeps one
+    assert local == 1 and jax.devices()[p].id == 2048 * p, jax.devices()
+    passed("local_device_ids")
 
 # each process makes its own members' data; the global array is what process_allgather gives
 rng = np.random.default_rng(p)
@@ -67,6 +70,23 @@ counts = np.asarray(jax.pmap(lambda v: lax.psum(v, "i"), "i")(np.arange(local) +
 expected = n * sum(range(local)) + 10 * local * sum(range(n))
 assert counts.dtype == np.int32 and counts.tolist() == [expected] * local
 passed("psum int32")
+psum = jax.pmap(lambda v: lax.psum(v, "i"), "i")  # one pmap, two dtypes of one shape
+assert np.asarray(psum(np.ones((local, 3), np.float32))).dtype == np.float32
+ints = np.asarray(psum(np.ones((local, 3), np.int32)))
+assert ints.dtype == np.int32 and (ints == size).all(), ints
+passed("another dtype, same shape")
+# a large message (from 64 KB) is reduced in shares (a process each) and gathered: the same
+# bits in every process, as with a small one
+large = rng.standard_normal((local, 3, 30001)).astype(np.float32)
+out = np.asarray(psum(large))
+everywhere = multihost_utils.process_allgather(out)
+assert all(np.array_equal(e, everywhere[0]) for e in everywhere)
+close(
+    out,
+    np.broadcast_to(multihost_utils.process_allgather(large, tiled=True).sum(0), out.shape),
+    rtol=1e-5,
+)
+passed("psum large")
 halves = np.asarray(jax.pmap(lambda v: lax.psum(v, "i"), "i")(x_local.astype(np.float16)))
 close(halves, np.broadcast_to(x.astype(np.float16).sum(0), halves.shape), np.float16, 1e-2)
 passed("psum float16")
@@ -149,6 +169,27 @@ except Exception as error:  # noqa: BLE001 (XlaRuntimeError, with the cause chai
 else:
     raise AssertionError("different shapes in the processes went unnoticed")
 
+# under a transformation (jit, grad, vmap, make_jaxpr), JAX maps a pmap over this process's own
+# devices, its collectives among them alone: the same program in each process
+psum = jax.pmap(lambda v: lax.psum(v, "i"), "i")
+local_sum = np.broadcast_to(x_local.sum(0), x_local.shape)
+close(jax.jit(psum)(x_local), local_sum, rtol=1e-5)
+close(jax.grad(lambda v: jnp.sum(psum(v)))(x_local), np.full_like(x_local, local))
+close(jax.vmap(psum)(np.stack([x_local, 2 * x_local])), np.stack([local_sum, 2 * local_sum]))
+index = jax.jit(jax.pmap(lambda v: lax.axis_index("i"), "i"))(x_local)
+assert np.asarray(index).tolist() == list(range(local)), index
+assert "psum[axes=('i',)" in str(jax.make_jaxpr(psum)(x_local))
+close(psum(x_local), np.broadcast_to(x.sum(0), x_local.shape), rtol=1e-5)  # (top level again)
+passed("transformed pmap is per process")
+
+# a pmap inside a pmap is JAX's ValueError (the inner mesh is not the context mesh)
+try:
+    jax.pmap(jax.pmap(lambda v: lax.psum(v, ("i", "j")), "j"), "i")(x_local[:, None])
+except ValueError as error:
+    assert f"The context mesh AbstractMesh('i': {size}, axis_types=(Manual,)" in str(error)
+    assert "should match the mesh passed to shard_map Mesh('j': 1," in str(error), error
+    passed("nested pmap")
+
 # what is not built says so
 try:
     jax.pmap(lambda v: v, "i")(np.ones((local + 1, 3), np.float32))
@@ -156,21 +197,20 @@ except ValueError as error:
     assert "one member per" in str(error), error
 else:
     raise AssertionError("a pmap over fewer members than local devices ran")
+mesh = jax.sharding.Mesh(np.array(jax.devices()), ("i",))
+rows = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("i"))
 for unbuilt in (
-    lambda: jax.jit(jax.pmap(lambda v: lax.psum(v, "i"), "i"))(x_local),
-    lambda: jax.shard_map(
-        lambda v: v,
-        mesh=jax.sharding.Mesh(np.array(jax.devices()), ("i",)),
-        in_specs=jax.sharding.PartitionSpec("i"),
-        out_specs=jax.sharding.PartitionSpec("i"),
-    )(x),
+    lambda: jax.shard_map(lambda v: v, mesh=mesh, in_specs=rows.spec, out_specs=rows.spec)(x),
+    lambda: jax.jit(lambda v: 2 * v, in_shardings=rows)(x),
+    lambda: jax.jit(lambda v: 2 * v, out_shardings=rows)(x),
+    lambda: jax.device_put(x, rows),
 ):
     try:
         unbuilt()
-    except NotImplementedError:
-        pass
+    except NotImplementedError as error:
+        assert "other processes' devices" in str(error), error
     else:
-        raise AssertionError("a transformation not built across processes ran")
+        raise AssertionError("a program over other processes' devices ran")
 passed("not built")
 
 # host values across the processes

@@ -56,6 +56,16 @@ class RemoteDevice:
             f"CpuDevice(id={self.id})" if self.platform == "cpu" else f"{self.platform}:{self.id}"
         )
 
+    @property
+    def _ptr(self):
+        """(What the runtime places data on a device with: none for another process's.)"""
+        raise NotImplementedError(
+            f"{self!r} belongs to process {self.process_index}: arrays with blocks on other "
+            "processes' devices (global arrays across processes) are not built; each process "
+            "places its own data on its local devices (jax.local_devices()), and pmap maps "
+            "over every process's devices"
+        )
+
 
 class _ProcessGroup:
     """The processes of the run: this one's index, their number, the communicators."""
@@ -195,7 +205,8 @@ def initialize(
     `num_processes` and `process_id`, when given, must agree with MPI's size and rank.
     `coordinator_address` is accepted and unused: MPI connects the processes.
     `heartbeat_timeout_seconds` bounds how long a collective waits for the others before the
-    job is aborted."""
+    job is aborted. `local_device_ids` (or `JAX_LOCAL_DEVICE_IDS=0,1`) restricts the devices
+    this process uses to those it names (`_restrict_local_devices`)."""
     if _initialized[0]:
         raise RuntimeError("distributed.initialize should only be called once.")
     if runtime.started():
@@ -209,15 +220,13 @@ def initialize(
             f"Automatic Distributed initialization can not proceed: {cluster_detection_method} "
             "is not supported: tracejit detects its processes with mpi4py."
         )
-    if local_device_ids is not None:
-        raise NotImplementedError(
-            "local_device_ids is not built: each process uses all of its CPU devices "
-            "(XLA_FLAGS=--xla_force_host_platform_device_count=N sets how many)"
-        )
+    if local_device_ids is None and os.environ.get("JAX_LOCAL_DEVICE_IDS"):
+        local_device_ids = [int(i) for i in os.environ["JAX_LOCAL_DEVICE_IDS"].split(",")]
     under_mpi = cluster_detection_method == "mpi4py" or any(
         name in os.environ for name in _MPI_ENVIRONMENT
     )
     if not under_mpi and num_processes == 1 and process_id in (None, 0):
+        _restrict_local_devices(local_device_ids)
         _initialized[0] = True  # one process: nothing to connect
         return
     if not under_mpi and (coordinator_address is None or num_processes is None):
@@ -235,10 +244,36 @@ def initialize(
             "tracejit.distributed calls MPI from XLA's threads and needs MPI_THREAD_MULTIPLE, "
             f"but MPI was initialized with thread level {mpi.Query_thread()}"
         )
+    _restrict_local_devices(local_device_ids)
     runtime.set_process_index(rank)
     if size > 1:
         _group[0] = _ProcessGroup(mpi, rank, size, float(heartbeat_timeout_seconds))
     _initialized[0] = True
+
+
+def _restrict_local_devices(local_device_ids) -> None:
+    """This process sees only the CPU devices `local_device_ids` names (an int or a sequence
+    of the process's device numbers, counted from 0), renumbered from 0 as the visible devices
+    of an accelerator are: `TRACEJIT_NUM_CPU_DEVICES=4` with `local_device_ids=[2, 3]` leaves
+    two devices, process p's global devices 2048 p and 2048 p + 1."""
+    if local_device_ids is None:
+        return
+    ids = [local_device_ids] if isinstance(local_device_ids, int) else list(local_device_ids)
+    if not ids:
+        return  # (as in JAX: none named, all visible)
+    if os.environ.get("TRACEJIT_PJRT_PLUGIN"):
+        raise NotImplementedError(
+            "initialize(local_device_ids=...) is built for the CPU plugin only, not for "
+            f"{os.environ['TRACEJIT_PJRT_PLUGIN']}"
+        )
+    available = runtime.configured_cpu_device_count() or 1
+    if len(set(ids)) != len(ids) or not all(0 <= i < available for i in ids):
+        raise ValueError(
+            f"initialize got local_device_ids={local_device_ids}, but this process has "
+            f"{available} CPU devices (numbered 0 to {available - 1}; "
+            "TRACEJIT_NUM_CPU_DEVICES=N sets how many): name each at most once"
+        )
+    runtime.set_visible_cpu_device_count(len(ids))
 
 
 def shutdown() -> None:

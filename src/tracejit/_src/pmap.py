@@ -21,11 +21,16 @@ import numpy as np
 from tracejit._src import dispatch, distributed, distributed_collectives, spmd
 from tracejit._src.core import ShapedArray, current_trace, get_aval
 from tracejit._src.interpreters.eval import EvalTrace
-from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
+from tracejit._src.interpreters.staging import (
+    DebugInfo,
+    StagingTrace,
+    hoist_tracer_consts,
+    trace_to_jaxpr,
+)
 from tracejit._src.jit import jit
 from tracejit._src.lax import shapes
 from tracejit._src.shard_map import shard_map
-from tracejit._src.sharding import Mesh, PartitionSpec
+from tracejit._src.sharding import AbstractMesh, AxisType, Mesh, PartitionSpec
 from tracejit._src.tree_util import tree_flatten, tree_unflatten
 from tracejit._src.vmap import _broadcast_prefix, _flat_in_axes
 
@@ -84,24 +89,34 @@ class PmappedFunction:
         self.devices = options["devices"]
         self.backend = options["backend"]
         self.axis_size = options["axis_size"]
-        self._jitted: dict = {}  # (argument tree, shapes, static values) -> jitted function
+        self._jitted: dict = {}  # (argument tree, avals, statics, across) -> (function, size)
 
     def __call__(self, *args):
-        static = {i % len(args) for i in self.static}
-        dynamic = tuple(a for i, a in enumerate(args) if i not in static)
+        static, dynamic, static_values = (), args, ()
+        if self.static:
+            static = {i % len(args) for i in self.static}
+            dynamic = tuple(a for i, a in enumerate(args) if i not in static)
+            static_values = tuple((i, args[i]) for i in sorted(static))
         leaves, in_tree = tree_flatten(dynamic)
-        static_values = tuple((i, args[i]) for i in sorted(static))
-        key = (in_tree, tuple(map(np.shape, leaves)), static_values)
+        across = distributed.process_count() > 1 and type(current_trace()) is EvalTrace
+        key = (in_tree, tuple(map(get_aval, leaves)), static_values, across)
         try:
-            jitted = self._jitted.get(key)
+            entry = self._jitted.get(key)
         except TypeError:
             raise ValueError("Non-hashable static arguments are not supported") from None
-        if jitted is None:
-            jitted = self._jitted[key] = self._new_signature(args, static, leaves, in_tree)
+        if entry is None:
+            entry = self._jitted[key] = self._new_signature(args, static, leaves, in_tree, across)
+        jitted, size = entry
+        if not across and type(current_trace()) is not EvalTrace:
+            _refuse_inside_a_mapped_body(self.axis_name, size)
         return jitted(*leaves)
 
-    def _new_signature(self, args, static, leaves, in_tree):
-        """The jitted shard_map for a new argument tree, shapes or static values."""
+    def _new_signature(self, args, static, leaves, in_tree, across: bool):
+        """The jitted shard_map for a new argument tree, avals or static values, and the mapped
+        size; `across`: over every process's devices (`tracejit.distributed`), which JAX does
+        only for a call at the top level. Under a transformation (jit, grad, vmap, make_jaxpr) JAX maps over
+        this process's own devices instead, its collectives among them alone, and so does
+        this: the same program in each process, without exchanges."""
         in_axes = self.in_axes
         if isinstance(in_axes, tuple) and static:
             in_axes = tuple(ax for i, ax in enumerate(in_axes) if i not in static)
@@ -113,8 +128,8 @@ class PmappedFunction:
         size = self._mapped_size(leaves, flat_axes)
         static_values = tuple((i, args[i]) for i in sorted(static))
         donated = tuple(i for i in range(len(args)) if i in self.donate and i not in static)
-        build = self._build if distributed.process_count() == 1 else self._build_across_processes
-        return build(size, static_values, flat_axes, in_tree, len(args), donated, leaves)
+        build = self._build_across_processes if across else self._build
+        return build(size, static_values, flat_axes, in_tree, len(args), donated, leaves), size
 
     def _mapped_size(self, leaves, flat_axes) -> int:
         pairs = zip(leaves, flat_axes, strict=True)
@@ -243,15 +258,7 @@ class PmappedFunction:
         name = getattr(self.fun, "__name__", "fun")
         program = spmd.mesh_program(body, mesh, in_specs, out_specs, name, span=span)
 
-        def run(*leaves):
-            if type(current_trace()) is not EvalTrace:
-                raise NotImplementedError(
-                    "pmap across processes inside jit, grad or vmap is not built: transform "
-                    "the function inside the pmap instead"
-                )
-            return tree_unflatten(out_tree, program(leaves))
-
-        return run
+        return lambda *leaves: tree_unflatten(out_tree, program(leaves))
 
     def _donated_leaves(self, in_tree, donated, static_values, num_args) -> tuple:
         """The flat positions of the leaves of the donated arguments."""
@@ -265,6 +272,32 @@ class PmappedFunction:
                 positions += range(offset, offset + subtree.num_leaves)
             offset += subtree.num_leaves
         return tuple(positions)
+
+
+def _refuse_inside_a_mapped_body(name, size: int) -> None:
+    """JAX 0.10.2 runs no pmap inside the body of another pmap or shard_map (nested pmaps):
+    the inner pmap's mesh is not the body's context mesh, whose axes are manual there. Its
+    ValueError, raised before anything is traced."""
+    trace = current_trace()
+    while trace is not None:
+        if isinstance(trace, StagingTrace) and trace.debug_info.transformation in (
+            "pmap",
+            "shard_map",
+        ):
+            outer = trace.axis_sizes
+            device = dispatch.devices()[0]
+            context = AbstractMesh(
+                outer.values(),
+                outer.keys(),
+                AxisType.Manual,
+                device_kind=device.kind,
+                platform=device.platform,
+            )
+            inner = f"Mesh('{name}': {size}, axis_types=(Auto,))"
+            raise ValueError(
+                f"The context mesh {context!r} should match the mesh passed to shard_map {inner}"
+            )
+        trace = trace.parent
 
 
 def _spec(axis: int, name) -> PartitionSpec:

@@ -28,6 +28,7 @@ _EXPORTS = {
     "get_client": "client",
     "DEVICE_IDS_PER_PROCESS": "client",
     "set_process_index": "client",
+    "set_visible_cpu_device_count": "client",
     "started": "client",
     "Executable": "executable",
     "CallbackResultError": "ffi",

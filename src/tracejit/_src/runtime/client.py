@@ -373,6 +373,7 @@ class Client:
 _client: Client | None = None
 _client_lock = threading.Lock()
 _process_index = [0]  # this process's index in a multi-process run (`distributed.initialize`)
+_visible_cpu_devices = [None]  # how many CPU devices `initialize(local_device_ids=)` leaves
 
 
 def started() -> bool:
@@ -388,6 +389,15 @@ def set_process_index(index: int) -> None:
     _process_index[0] = int(index)
 
 
+def set_visible_cpu_device_count(count: int) -> None:
+    """Start the CPU plugin with `count` devices whatever the configuration asks for (the
+    devices `distributed.initialize(local_device_ids=...)` leaves visible); before the client
+    exists."""
+    if _client is not None:
+        raise RuntimeError("the visible devices must be set before the runtime starts")
+    _visible_cpu_devices[0] = int(count)
+
+
 def get_client() -> Client:
     """The process-wide client, created on first use.
 
@@ -400,7 +410,7 @@ def get_client() -> Client:
     if client is None:
         with _client_lock:
             if _client is None:
-                count = configured_cpu_device_count()
+                count = _visible_cpu_devices[0] or configured_cpu_device_count()
                 process = _process_index[0]
                 if not os.environ.get("TRACEJIT_PJRT_PLUGIN"):
                     _client = Client(cpu_device_count=count or 1, process_index=process)

@@ -278,7 +278,10 @@ class HostCallback:
     caller knows them (lowering does), spare the handler reading each buffer's type.
     `writes_results=True`: `function` instead receives writable NumPy views of the result
     buffers as the keyword argument `out` (valid only during the call), fills them and returns
-    nothing, which spares a copy of large results.
+    nothing, which spares a copy of large results. `sequenced=True` (with `writes_results`):
+    the last operand and the last result only order the call after another (a value threaded
+    from call to call, see `distributed_collectives.py`); `function` sees neither, and the
+    result is left unwritten, which spares two views per call.
     """
 
     __slots__ = (
@@ -289,23 +292,33 @@ class HostCallback:
         "operand_specs",
         "result_dtypes",
         "result_shapes",
+        "result_specs",
+        "sequenced",
         "writes_results",
     )
 
     def __init__(
-        self, function, result_avals, name: str, operand_avals=None, *, writes_results=False
+        self,
+        function,
+        result_avals,
+        name: str,
+        operand_avals=None,
+        *,
+        writes_results=False,
+        sequenced=False,
     ):
+        if sequenced and (not writes_results or operand_avals is None):
+            raise ValueError("a sequenced host callback writes its results and knows its operands")
         self.function = function
         self.writes_results = writes_results
+        self.sequenced = int(sequenced)  # (how many operands and results `function` skips)
+        if sequenced:
+            result_avals, operand_avals = result_avals[:-1], operand_avals[:-1]
         self.name = name
         self.result_shapes = tuple(tuple(a.shape) for a in result_avals)
         self.result_dtypes = tuple(np.dtype(a.dtype) for a in result_avals)
-        self.operand_specs = None
-        if operand_avals is not None:
-            self.operand_specs = tuple(
-                (tuple(a.shape), np.dtype(a.dtype), math.prod(a.shape) * np.dtype(a.dtype).itemsize)
-                for a in operand_avals
-            )
+        self.result_specs = _specs(result_avals)
+        self.operand_specs = None if operand_avals is None else _specs(operand_avals)
         self.id = next(_ids)
         _registry[self.id] = self
         _live.add(self.id)
@@ -313,6 +326,14 @@ class HostCallback:
 
     def __repr__(self):
         return f"HostCallback({self.name}, id={self.id})"
+
+
+def _specs(avals) -> tuple:
+    """(shape, dtype, size in bytes) of each aval: what the handler makes its views with."""
+    return tuple(
+        (tuple(a.shape), np.dtype(a.dtype), math.prod(a.shape) * np.dtype(a.dtype).itemsize)
+        for a in avals
+    )
 
 
 def _unregister(callback_id: int) -> None:
@@ -449,16 +470,17 @@ def _view_of(ffi, data, shape, dtype, nbytes):
 
 
 def _result_views(ffi, rets, callback) -> list:
-    views = []
-    buffers = [rets.rets[i] for i in range(rets.size)]
-    buffers = [b for b in buffers if b.dtype != _XLA_FFI_TOKEN]
-    for buffer, shape, dtype in zip(
-        buffers, callback.result_shapes, callback.result_dtypes, strict=True
-    ):
-        nbytes = math.prod(shape) * dtype.itemsize
-        data = ffi.buffer(buffer.data, nbytes) if nbytes else bytearray(0)
-        views.append(np.frombuffer(data, dtype).reshape(shape))
-    return views
+    buffers = rets.rets
+    buffers = [buffers[i] for i in range(rets.size - callback.sequenced)]
+    specs = callback.result_specs
+    if len(buffers) != len(specs):
+        buffers = [b for b in buffers if b.dtype != _XLA_FFI_TOKEN]
+    return [
+        np.frombuffer(ffi.buffer(buffer.data, nbytes) if nbytes else bytearray(0), dtype).reshape(
+            shape
+        )
+        for buffer, (shape, dtype, nbytes) in zip(buffers, specs, strict=True)
+    ]
 
 
 def _callback_id(ffi, attrs) -> int:
@@ -489,7 +511,7 @@ def _run(ffi, frame) -> None:
     try:
         args = frame.args
         specs = callback.operand_specs
-        if specs is not None and len(specs) == args.size:
+        if specs is not None and len(specs) == args.size - callback.sequenced:
             buffers = args.args
             operands = [
                 _view_of(ffi, buffers[i].data, shape, dtype, nbytes)
