@@ -18,10 +18,9 @@ cases = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cases)
 OPERAND, jitted_calls = cases.OPERAND, cases.jitted_calls
 
-# Not yet JAX's: diagonal (JAX gathers), tril/triu (another order), and functions of the
-# element-wise and reduction modules not yet jitted (trace and where through `_where`, round,
-# rint, cumsum, clip).
-DIFFERENT = {"diagonal", "tril", "triu", "trace", "round", "rint", "cumsum", "where", "clip"}
+# Not yet JAX's: diagonal (JAX gathers), tril/triu (another order), and functions not yet
+# jitted (trace, round, rint, cumsum).
+DIFFERENT = {"diagonal", "tril", "triu", "trace", "round", "rint", "cumsum"}
 
 
 def _params():

@@ -38,6 +38,7 @@ from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import trigonometric as lax_trigonometric
 from tracejit._src.numpy import promotion
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import (
     PYTHON_SCALARS,
@@ -336,6 +337,7 @@ def ceil(x, /):
     return _e.ceil_p.bind(x)
 
 
+@jnp_jit
 @numpy_namesake(np.trunc, FLOATS)
 def trunc(x):
     """Elementwise rounding toward zero; integers are returned unchanged."""
@@ -662,7 +664,13 @@ conj = conjugate
 
 def where(condition, x, y, /):
     """`x` where `condition` is true, else `y`, broadcast together (the three-argument form;
-    `jnp.where` itself is `sorting.where`, which also takes the one-argument form)."""
+    `jnp.where` itself is `sorting.where`, which also takes the one-argument form). Staged as
+    JAX stages it: a jit named `_where`."""
+    return _where(condition, x, y)
+
+
+@jnp_jit
+def _where(condition, x, y):
     cond = asarray_operand("where", condition, 0)
     x, y = promotion.promote_dtypes(
         promotion.to_operand("where", x, 1), promotion.to_operand("where", y, 2)
@@ -686,6 +694,7 @@ def _broadcast_to(x, shape: tuple):
     return lax_shapes.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
 
 
+@jnp_jit
 def clip(arr=None, /, min=None, max=None):
     """`arr` limited to [min, max]; either bound may be None."""
     if arr is None:
