@@ -18,9 +18,8 @@ cases = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cases)
 OPERAND, jitted_calls = cases.OPERAND, cases.jitted_calls
 
-# Not yet JAX's: diagonal (JAX gathers), tril/triu (another order), and functions not yet
-# jitted (trace, round, rint, cumsum).
-DIFFERENT = {"diagonal", "tril", "triu", "trace", "round", "rint", "cumsum"}
+# Not yet JAX's: diagonal (JAX gathers), tril/triu (another order) and trace (not yet jitted).
+DIFFERENT = {"diagonal", "tril", "triu", "trace"}
 
 
 def _params():

@@ -293,16 +293,30 @@ GOLDEN = [
     (
         lambda x: jnp.cumsum(x, axis=1),
         jnp.zeros((2, 3), jnp.int8),
-        "{ lambda ; a:i8[2,3]. let b:i8[2,3] = cumsum[axis=1 reverse=False] a in (b,) }",
+        (
+            "{ lambda ; a:i8[2,3]. let\n"
+            "    b:i8[2,3] = jit[\n"
+            "      name=cumsum\n"
+            "      jaxpr={ lambda ; a:i8[2,3]. let\n"
+            "          b:i8[2,3] = cumsum[axis=1 reverse=False] a\n"
+            "        in (b,) }\n"
+            "    ] a\n"
+            "  in (b,) }"
+        ),
     ),
     (
         lambda x: jnp.cumsum(x),
         jnp.zeros((2, 3)),
         (
             "{ lambda ; a:f32[2,3]. let\n"
-            "    b:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a\n"
-            "    c:f32[6] = cumsum[axis=0 reverse=False] b\n"
-            "  in (c,) }"
+            "    b:f32[6] = jit[\n"
+            "      name=cumsum\n"
+            "      jaxpr={ lambda ; a:f32[2,3]. let\n"
+            "          c:f32[6] = reshape[dimensions=None new_sizes=(6,) sharding=None] a\n"
+            "          b:f32[6] = cumsum[axis=0 reverse=False] c\n"
+            "        in (b,) }\n"
+            "    ] a\n"
+            "  in (b,) }"
         ),
     ),
 ]

@@ -27,6 +27,7 @@ from tracejit._src.lax import elementwise as _e
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import promotion
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import (
     PYTHON_SCALARS,
@@ -119,6 +120,7 @@ def hypot(x1, x2, /):
     return where(infinite, promotion.weak_scalar(np.inf, result.dtype), result)
 
 
+@jnp_jit
 @numpy_namesake(np.copysign, FLOATS)
 def copysign(x1, x2, /):
     """`x1` with the sign of `x2` (the sign bit, so -0.0 counts as negative)."""
@@ -129,6 +131,7 @@ def copysign(x1, x2, /):
     return where(negative_sign, negative(absolute(a)), absolute(a))
 
 
+@jnp_jit
 @numpy_namesake(np.heaviside, FLOATS)
 def heaviside(x1, x2, /):
     """0 where `x1 < 0`, `x2` where `x1 == 0`, 1 where `x1 > 0`."""
@@ -156,6 +159,7 @@ def _ignoring_nans_ties_to_second(numpy_fn):
     return fun
 
 
+@jnp_jit
 @numpy_namesake(_ignoring_nans_ties_to_second(np.fmax), FLOATS)
 def fmax(x1, x2):
     """Elementwise maximum, ignoring NaNs (NaN only where both are)."""
@@ -163,6 +167,7 @@ def fmax(x1, x2):
     return where(logical_or(greater(a, b), not_equal(b, b)), a, b)
 
 
+@jnp_jit
 @numpy_namesake(_ignoring_nans_ties_to_second(np.fmin), FLOATS)
 def fmin(x1, x2):
     """Elementwise minimum, ignoring NaNs (NaN only where both are)."""
@@ -226,6 +231,7 @@ def _select(pred, on_true, on_false):
     return lax_selection.select_n(pred, on_false, on_true)
 
 
+@jnp_jit
 def remainder(x1, x2, /):
     """Elementwise `x1 % x2` with the sign of the divisor, as Python's `%`."""
     a, b = promote_args_numeric("remainder", x1, x2)
@@ -242,6 +248,7 @@ def remainder(x1, x2, /):
 mod = remainder
 
 
+@jnp_jit
 def fmod(x1, x2, /):
     """Elementwise remainder with the sign of the dividend (C's fmod); an integer remainder
     by 0 is 0, as JAX and NumPy give it (lax.rem gives the dividend)."""

@@ -444,6 +444,7 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
 # complex numbers
 
 
+@jnp_jit(static_argnames=("deg",))
 def angle(z, deg=False):
     """The argument of `z` (`atan2(imag, real)`), in radians or, with `deg`, degrees; integer
     inputs and real floating scalars are computed in the default float type."""

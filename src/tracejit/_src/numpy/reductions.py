@@ -30,6 +30,7 @@ from tracejit._src.lax import cumulative as lax_cumulative
 from tracejit._src.lax import reductions as lax_reductions
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.numpy import manipulation, promotion, ufuncs
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import asarray_operand
 
@@ -455,6 +456,7 @@ def _nonzero(x):
     return ufuncs.not_equal(x, promotion.convert_element_type(0, x.dtype, False))
 
 
+@jnp_jit(static_argnames=("axis", "dtype", "out"))
 def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along `axis` (of the flattened array when None)."""
     return _cumulative("cumsum", lax_cumulative.cumsum, a, axis, dtype, out)

@@ -362,6 +362,7 @@ def _round_inexact(x, method):
     return _e.round(x, method)
 
 
+@jnp_jit(static_argnames=("decimals", "out"))
 def round(a, decimals=0, out=None):
     """Rounds to `decimals` decimals, halves to even (NumPy's rule)."""
     if out is not None:
@@ -381,9 +382,13 @@ def round(a, decimals=0, out=None):
     return divide(_round_inexact(multiply(x, factor), method), factor)
 
 
-around = round
+@jnp_jit(static_argnames=("decimals", "out"))
+def around(a, decimals=0, out=None):
+    """`round` (JAX stages it as a jit of its own around `round`'s)."""
+    return round(a, decimals, out)
 
 
+@jnp_jit
 def rint(x, /):
     """Rounds to the nearest integer value (halves to even), in floating point."""
     x = asarray_operand("rint", x)
@@ -463,6 +468,7 @@ def full_like_scalar(x, value):
     return lax_shapes.broadcast_in_dim(scalar, x.shape, ())
 
 
+@jnp_jit
 @numpy_namesake(np.signbit, FLOATS)
 def signbit(x, /):
     """True where the sign bit is set (negative numbers, -0.0, -nan)."""
@@ -595,6 +601,7 @@ def isnan(x, /):
     return not_equal(x, x)
 
 
+@jnp_jit
 @numpy_namesake(np.isinf, FLOATS)
 def isinf(x, /):
     """True where `x` is infinite."""
