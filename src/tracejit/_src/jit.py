@@ -452,9 +452,6 @@ def _arrays_signature(args) -> tuple | None:
     return tuple(map(_leaf_signature, args))
 
 
-_LEAF_KINDS = frozenset((DeviceArray, Array, ShardedArray, int, float, complex, bool))
-
-
 def _flat_shardings(prefix, tree, count: int) -> list:
     """One sharding (or None) per leaf of `tree` from `prefix` (a Sharding, None, or a pytree
     prefix of them)."""
@@ -484,7 +481,7 @@ def _leaf_signature(x):
         except AttributeError:
             signature = x._signature = _array_signature(x, kind)
             return signature
-    if kind in (int, float, complex, bool):
+    if kind in _SCALAR_KINDS:
         return kind
     try:
         signature = (x.shape, x.dtype, getattr(x, "weak_type", False))
@@ -505,6 +502,8 @@ def _array_signature(x, kind) -> tuple:
 
 
 _ARRAY_KINDS = frozenset((DeviceArray, Array, ShardedArray))
+_SCALAR_KINDS = frozenset((int, float, complex, bool))
+_LEAF_KINDS = _ARRAY_KINDS | _SCALAR_KINDS
 
 
 def _describe_leaf(signature) -> str:

@@ -83,24 +83,24 @@ def _float_dtype(name: str, dtype, accepts_complex: bool = False) -> np.dtype:
 # As in JAX, each sampler runs as its own `jit` with static shape and dtype: jaxprs print it as
 # `jit[name=_uniform ...]`, and an eager draw is one compiled program, not one NumPy pass per
 # primitive.
-def sampler(static_argnums=(1, 2), **options):
+def sampler_jit(static_argnums=(1, 2), **options):
     """The decorator of a sampler: `library_jit`, compiled eagerly, static shape and dtype."""
     return functools.partial(
         library_jit, compiles_eagerly=True, static_argnums=static_argnums, **options
     )
 
 
-@sampler()
+@sampler_jit()
 def _uniform(key, shape, dtype, minval, maxval):
     return prng.uniform(key, shape, dtype, minval, maxval)
 
 
-@sampler()
+@sampler_jit()
 def _normal_real(key, shape, dtype):
     return prng.normal_real(key, shape, dtype, uniform=_uniform)
 
 
-@sampler()
+@sampler_jit()
 def _normal(key, shape, dtype):
     """Complex dtypes get independent real and imaginary parts of variance 1/2 each."""
     if not dtypes.is_complex(dtype):
@@ -163,7 +163,7 @@ def exponential(key, shape=(), dtype=None, *, out_sharding=None):
     return _exponential(*_sampler("exponential", shape, dtype, key, out_sharding))
 
 
-@sampler()
+@sampler_jit()
 def _exponential(key, shape, dtype):
     u = _uniform(key, shape, dtype, 0.0, 1.0)
     return elementwise.neg(elementwise.log1p(elementwise.neg(u)))
@@ -175,7 +175,7 @@ def laplace(key, shape=(), dtype=None, *, out_sharding=None):
     return _laplace(*_sampler("laplace", shape, dtype, key, out_sharding))
 
 
-@sampler()
+@sampler_jit()
 def _laplace(key, shape, dtype):
     u = _uniform(key, shape, dtype, np.array(-1.0 + dtypes.finfo(dtype).epsneg, dtype), 1.0)
     return binary.mul(elementwise.sign(u), elementwise.log1p(elementwise.neg(elementwise.abs(u))))
@@ -187,7 +187,7 @@ def logistic(key, shape=(), dtype=None, *, out_sharding=None):
     return _logistic(*_sampler("logistic", shape, dtype, key, out_sharding))
 
 
-@sampler()
+@sampler_jit()
 def _logistic(key, shape, dtype):
     x = _uniform(key, shape, dtype, np.array(dtypes.finfo(dtype).tiny, dtype), 1.0)
     return binary.sub(elementwise.log(x), elementwise.log1p(elementwise.neg(x)))
@@ -199,7 +199,7 @@ def cauchy(key, shape=(), dtype=None, *, out_sharding=None):
     return _cauchy(*_sampler("cauchy", shape, dtype, key, out_sharding))
 
 
-@sampler()
+@sampler_jit()
 def _cauchy(key, shape, dtype):
     u = _uniform(key, shape, dtype, np.array(dtypes.finfo(dtype).eps, dtype), 1.0)
     return trigonometric.tan(
@@ -230,7 +230,7 @@ def gumbel(key, shape=(), dtype=None, mode=None, *, out_sharding=None):
     return elementwise.neg(elementwise.log(elementwise.neg(elementwise.log1p(elementwise.neg(x)))))
 
 
-@sampler()
+@sampler_jit()
 def _gumbel(key, shape, dtype):
     # (keywords, which JAX's jaxprs list sorted: maxval first)
     u = _uniform(key, shape, dtype, minval=np.array(dtypes.finfo(dtype).tiny, dtype), maxval=1.0)
@@ -303,7 +303,7 @@ def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     return u2 < p - both[0]
 
 
-@sampler((1,))
+@sampler_jit((1,))
 def _bernoulli(key, shape, p):
     return _uniform(key, shape, p.dtype, 0.0, 1.0) < p
 
@@ -318,7 +318,7 @@ def rademacher(key, shape=(), dtype=None, *, out_sharding=None):
     return _rademacher(typed, shape, dtype)
 
 
-@sampler()
+@sampler_jit()
 def _rademacher(key, shape, dtype):
     p = np.array(0.5, dtypes.default_float_dtype())
     heads = conversions.convert_element_type(_bernoulli(key, shape, p), dtype)
@@ -560,7 +560,7 @@ def rayleigh(key, scale, shape=None, dtype=None, *, out_sharding=None):
     return _rayleigh(typed, scale, shape, dtype)
 
 
-@sampler((2, 3))
+@sampler_jit((2, 3))
 def _rayleigh(key, scale, shape, dtype):
     u = _uniform(key, shape, dtype, 0.0, 1.0)
     scale = broadcast_to(conversions.convert_element_type(scale, dtype), shape)
@@ -599,7 +599,7 @@ def pareto(key, b, shape=None, dtype=None, *, out_sharding=None):
     return _pareto(typed, b, shape, dtype)
 
 
-@sampler((2, 3))
+@sampler_jit((2, 3))
 def _pareto(key, b, shape, dtype):
     b = conversions.convert_element_type(b, dtype)
     return elementwise.exp(binary.div(_exponential(key, shape, dtype), b))
@@ -613,7 +613,7 @@ def weibull_min(key, scale, concentration, shape=(), dtype=None):
     return _weibull_min(typed, scale, concentration, shape, dtype)
 
 
-@sampler((3, 4))
+@sampler_jit((3, 4))
 def _weibull_min(key, scale, concentration, shape, dtype):
     u = _uniform(key, shape, dtype, 0, 1)
     return power(-jnp_ufuncs.log1p(-u), 1.0 / concentration) * scale

@@ -22,14 +22,14 @@ from tracejit._src.random.distributions import (
     exponential,
     parametrized,
     rademacher,
-    sampler,
+    sampler_jit,
 )
 from tracejit._src.random.key_reuse import consumes_key
 from tracejit._src.random.keys import canonical_shape, check_prng_key, split_in_two
 from tracejit._src.random_gamma import random_gamma
 
 
-@sampler((2, 3), static_argnames=("log_space",))
+@sampler_jit((2, 3), static_argnames=("log_space",))
 def _gamma(typed, a, shape, dtype, *, log_space: bool = False):
     if shape is None:
         shape = np.shape(a)
@@ -71,7 +71,7 @@ def beta(key, a, b, shape=None, dtype=None, *, out_sharding=None):
     return _beta(typed, a, b, shape, dtype)
 
 
-@sampler((3, 4))
+@sampler_jit((3, 4))
 def _beta(key, a, b, shape, dtype):
     a = conversions.convert_element_type(a, dtype)
     b = conversions.convert_element_type(b, dtype)
@@ -101,7 +101,7 @@ def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     return softmax(log_gamma, -1)
 
 
-@sampler((2, 3))
+@sampler_jit((2, 3))
 def _chisquare(typed, df, shape, dtype):
     df = conversions.convert_element_type(df, dtype)
     two = np.array(2, dtype)
@@ -127,7 +127,7 @@ def t(key, df, shape=None, dtype=None, *, out_sharding=None):
     return _t(typed, df, shape, dtype)
 
 
-@sampler((2, 3))
+@sampler_jit((2, 3))
 def _t(typed, df, shape, dtype):
     df = conversions.convert_element_type(df, dtype)
     key_n, key_g = split_in_two(typed)
@@ -146,7 +146,7 @@ def f(key, dfnum, dfden, shape=None, dtype=None, *, out_sharding=None):
     return _f(typed, dfnum, dfden, shape, dtype)
 
 
-@sampler((3, 4))
+@sampler_jit((3, 4))
 def _f(typed, dfnum, dfden, shape, dtype):
     dfden = conversions.convert_element_type(dfden, dtype)
     dfnum = conversions.convert_element_type(dfnum, dtype)
