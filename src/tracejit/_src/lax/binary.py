@@ -166,7 +166,14 @@ def _widened_operands(name: str, out_dtype, *operands) -> tuple:
     return tuple(conversions.convert_element_type(x, out_dtype) for x in operands)
 
 
-mul_p.def_impl(quiet(np.multiply))  # 0 * inf is nan, silently
+@mul_p.def_impl
+@quiet  # 0 * inf is nan, silently
+def _mul_impl(x, y):
+    if x.dtype.kind == "c":
+        return xla_complex_multiply(x, y)
+    return np.multiply(x, y)
+
+
 mul_p.def_abstract_eval(elementwise_abstract_eval("mul", is_numeric))
 mul_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
@@ -239,20 +246,93 @@ def _div_impl(x, y):
         return np.where(by_zero, -1, quotient)
     if kind == "c":
         return xla_complex_divide(x, y)
+    if kind == "f" and y.shape != x.shape and y.shape != np.broadcast_shapes(x.shape, y.shape):
+        return np.multiply(x, broadcast_divisor_reciprocal(y))
     return np.divide(x, y)
 
 
+_SMALLEST_NORMAL = {np.dtype(t): np.finfo(t).tiny for t in (np.float16, np.float32, np.float64)}
+
+
+def broadcast_divisor_reciprocal(y):
+    """What XLA multiplies by where it divides by a broadcast divisor: 1 / y, a subnormal
+    reciprocal flushed to zero (XLA's CPU code runs with subnormals off), so that 3e38 / 3e38
+    is 3e38 * 0 = 0 there (and here), not 1."""
+    reciprocal = np.reciprocal(y)
+    subnormal = np.abs(reciprocal) < _SMALLEST_NORMAL[reciprocal.dtype]
+    if subnormal.any():
+        reciprocal = np.where(subnormal, np.copysign(0, reciprocal), reciprocal)
+    return reciprocal
+
+
+# XLA computes complex products and quotients with fused multiply-adds, so their last bits
+# differ from NumPy's; these reproduce XLA's, computing each fused step exactly in a wider
+# type and rounding once (float64 for complex64's parts; for complex128's, the x87 extended
+# type, whose double rounding is off in the last bit about once in a thousand).
+_WIDER = {np.dtype(np.float32): np.dtype(np.float64), np.dtype(np.float64): np.dtype(np.longdouble)}
+
+
+def _fused_multiply_add(a, b, c):
+    """a * b + c rounded once."""
+    wide = _WIDER[a.dtype]
+    return (a.astype(wide) * b.astype(wide) + c).astype(a.dtype)
+
+
+def _complex(real, imag, dtype):
+    out = np.empty(np.shape(real), dtype)
+    out.real, out.imag = real, imag
+    return out
+
+
+def xla_complex_multiply(x, y):
+    """(a + bi)(c + di) as XLA computes it: real part fma(a, c, -bd), imaginary fma(b, c, ad)."""
+    x, y = np.broadcast_arrays(x, y)
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    dtype = np.result_type(x, y)
+    return _complex(_fused_multiply_add(a, c, -(b * d)), _fused_multiply_add(b, c, a * d), dtype)
+
+
 def xla_complex_divide(x, y):
-    """NumPy's complex division, except by zero, where XLA (C99's Annex G) gives each part of
-    `x` times copysign(inf, real(y)): (0.5+0.5j) / (-0+0j) is -inf-inf j, NumPy's inf+inf j."""
-    out = np.divide(x, y)
-    by_zero = y == 0
-    if not by_zero.any():
-        return out
-    inf = np.copysign(np.inf, y.real).astype(x.real.dtype)
-    signed = np.empty(out.shape, x.dtype)
-    signed.real, signed.imag = inf * x.real, inf * x.imag
-    return np.where(by_zero, signed, out)
+    """x / y as XLA computes it: Smith's algorithm (scaling by the divisor's smaller part over
+    its larger) with fused multiply-adds, and C99's Annex G where that gives NaN + NaN j:
+    (0.5+0.5j) / (-0+0j) is -inf-inf j (NumPy: inf+inf j)."""
+    x, y = np.broadcast_arrays(x, y)
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    fma = _fused_multiply_add
+    real_larger = np.abs(d) <= np.abs(c)
+    ratio = np.where(real_larger, d / c, c / d)
+    # real part larger: (a + b r) / (c + d r) and (b - a r) / (c + d r), r = d / c;
+    # else: (a r + b) / (c r + d) and (b r - a) / (c r + d), r = c / d
+    denominator = np.where(real_larger, fma(d, ratio, c), fma(c, ratio, d))
+    real = np.where(real_larger, fma(b, ratio, a), fma(a, ratio, b)) / denominator
+    imag = np.where(real_larger, fma(-a, ratio, b), fma(b, ratio, -a)) / denominator
+    lost = np.isnan(real) & np.isnan(imag)
+    if lost.any():  # C99's Annex G recovers infinities and zeros the formulas lose to NaN
+        real, imag = _recover_infinite_quotients(lost, a, b, c, d, real, imag)
+    return _complex(real, imag, np.result_type(x, y))
+
+
+def _recover_infinite_quotients(lost, a, b, c, d, real, imag):
+    """Where Smith's formulas gave NaN + NaN j: by zero, each part of the numerator times
+    copysign(inf, c); an infinite numerator (a part infinite, the other even NaN) over a finite
+    denominator is infinite, a finite one over an infinite denominator is zero, the signs those
+    of the parts' product (infinite parts counting as 1, finite ones as 0)."""
+    one_if_inf = lambda v: np.copysign(np.isinf(v).astype(v.dtype), v)
+    numerator_infinite = np.isinf(a) | np.isinf(b)
+    denominator_infinite = np.isinf(c) | np.isinf(d)
+    finite = lambda u, v: np.isfinite(u) & np.isfinite(v)
+    by_zero = lost & (c == 0) & (d == 0)
+    infinite = lost & ~by_zero & numerator_infinite & finite(c, d)
+    zero = lost & ~by_zero & denominator_infinite & finite(a, b)
+    inf = np.copysign(np.inf, c).astype(a.dtype)
+    real, imag = np.where(by_zero, inf * a, real), np.where(by_zero, inf * b, imag)
+    a1, b1 = one_if_inf(a), one_if_inf(b)
+    real = np.where(infinite, np.inf * (a1 * c + b1 * d), real)
+    imag = np.where(infinite, np.inf * (b1 * c - a1 * d), imag)
+    c1, d1 = one_if_inf(c), one_if_inf(d)
+    real = np.where(zero, 0.0 * (a * c1 + b * d1), real)
+    imag = np.where(zero, 0.0 * (b * c1 - a * d1), imag)
+    return real.astype(a.dtype), imag.astype(a.dtype)
 
 
 div_p.def_abstract_eval(elementwise_abstract_eval("div", is_numeric))
@@ -274,7 +354,21 @@ def _div_transpose(ct, x, y):
 
 
 transpose_rules[div_p] = _div_transpose
-lowering_rules[div_p] = lower_division("stablehlo.divide", _all_bits_set)  # C semantics
+_lower_div_exactly = lower_division("stablehlo.divide", _all_bits_set)  # C semantics
+
+
+def _div_lowering(ctx, x, y):
+    """A floating-point divisor that is broadcast becomes a product with its reciprocal, as
+    JAX's XLA rewrites it (and this plugin's XLA only for constants): x / s and a mean are then
+    JAX's to the last bit, under `jit` as eagerly."""
+    y_aval, out_aval = ctx.avals_in[1], ctx.avals_out[0]
+    if out_aval.dtype.kind != "f" or y_aval.shape == out_aval.shape:
+        return _lower_div_exactly(ctx, x, y)
+    reciprocal = ctx.op("stablehlo.divide", [ctx.block.full_like(y, 1), y], result_avals=[y_aval])
+    return ctx.op("stablehlo.multiply", ctx.broadcast_operands(x, reciprocal))
+
+
+lowering_rules[div_p] = _div_lowering
 batch_rules[div_p] = broadcasting.broadcasting_batch_rule(div_p)
 
 # --- rem ------------------------------------------------------------------------------------

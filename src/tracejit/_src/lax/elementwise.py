@@ -552,12 +552,31 @@ def _integer_pow_impl(x, *, y):
         return np.square(x)
     if y < 0 and _is_integral(x):
         raise TypeError(_negative_integer_power_message(x, y))
-    if y < 0 and x.dtype.kind == "c":  # as XLA: 1 / x**-y, by its rule for division by zero
-        return binary.xla_complex_divide(np.ones_like(x), x if y == -1 else np.power(x, -y))
+    if x.dtype.kind == "c":  # XLA's complex products differ from NumPy's in the last bits
+        if y == 0:
+            return np.ones_like(x)
+        power = power_by_squaring(x, y, binary.xla_complex_multiply)
+        return binary.xla_complex_divide(np.ones_like(x), power) if y < 0 else power
     if y == -1:  # np.power with a float exponent takes 4x the time of a division
         return np.reciprocal(x)
     out = np.power(x, y)
     return out if out.dtype == x.dtype else out.astype(x.dtype)
+
+
+def power_by_squaring(x, y: int, multiply):
+    """x ** |y| (y nonzero) by JAX's sequence of products, which sets the last bits of a
+    complex power (XLA's complex products round differently in each order): (x * x) * x for
+    y = 3, else squaring from the lowest bit, each power joining as `result * x ** 2**k`."""
+    if y == 3:
+        return multiply(multiply(x, x), x)
+    result, n = None, abs(y)
+    while n:
+        if n & 1:
+            result = x if result is None else multiply(result, x)
+        n >>= 1
+        if n:
+            x = multiply(x, x)
+    return result
 
 
 def _negative_integer_power_message(x, y) -> str:
@@ -589,18 +608,13 @@ ad.defjvp(integer_pow_p, _integer_pow_jvp)
 
 
 def _integer_pow_lowering(ctx, x, *, y):
-    """Exponentiation by squaring; the reciprocal of x^-y for negative y (1 for y = 0)."""
+    """The products of `power_by_squaring`; the reciprocal of x^-y for negative y (1 for 0)."""
     one = ctx.block.full_like(x, 1)
-    result, n = None, -y if y < 0 else y
-    while n:
-        if n & 1:
-            result = x if result is None else ctx.op("stablehlo.multiply", [result, x])
-        n >>= 1
-        if n:
-            x = ctx.op("stablehlo.multiply", [x, x])
-    if result is None:
+    if y == 0:
         return one
-    return ctx.op("stablehlo.divide", [one, result]) if y < 0 else result
+    multiply = lambda a, b: ctx.op("stablehlo.multiply", [a, b])
+    power = power_by_squaring(x, y, multiply)
+    return ctx.op("stablehlo.divide", [one, power]) if y < 0 else power
 
 
 lowering_rules[integer_pow_p] = _integer_pow_lowering

@@ -190,7 +190,10 @@ def _float_floor_divide_in_place(a, b):
     by_zero = b == 0
     if by_zero.any():
         np.copyto(div, a, where=by_zero)
-    np.divide(div, b, out=div)
+    if b.shape == div.shape:
+        np.divide(div, b, out=div)
+    else:  # as `div` computes a quotient by a broadcast divisor (XLA's rewrite)
+        np.multiply(div, _b.broadcast_divisor_reciprocal(b), out=div)
     adjust = np.signbit(b) != np.signbit(mod)
     adjust |= np.isnan(mod)
     adjust &= mod != 0

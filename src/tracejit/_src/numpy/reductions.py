@@ -24,6 +24,8 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.core import current_trace
+from tracejit._src.interpreters import eval as eval_interpreter
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import cumulative as lax_cumulative
@@ -266,8 +268,19 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         total = lax_reductions.reduce_sum(x, axes)
         if keepdims:
             total = _keepdims(total, x.shape, axes)
-        result = lax_binary.div(total, _count_scalar(_count(x.shape, axes), computation))
+        result = _divide_by_count(total, _count(x.shape, axes), computation)
     return promotion.convert_element_type(result, target, False)
+
+
+def _divide_by_count(total, count: int, dtype: np.dtype):
+    """`total / count`, staged as JAX stages it: a `div` by a literal, which XLA computes as a
+    product with the literal's reciprocal. Eagerly the product is computed so too (JAX's eager
+    mean runs as a jitted function, with the count as a literal): the mean of [a, a, a] is
+    3a * (1/3), not a."""
+    if current_trace() is not eval_interpreter.eval_trace or dtype.kind != "f":
+        return lax_binary.div(total, _count_scalar(count, dtype))
+    reciprocal = np.reciprocal(dtype.type(count))
+    return lax_binary.mul(total, promotion.weak_scalar(float(reciprocal), dtype))
 
 
 _mean = mean  # for var and std, whose parameter `mean` hides the function
