@@ -34,6 +34,7 @@ QUICK = {
     "fft": [],
     "jit": ["--quick", "--rounds", "3"],
     "linalg": ["--sizes", "64", "256"],
+    "numerics": ["--size", "20000"],
     "pmap": [],
     "prng": [],
     "runtime": [],
@@ -41,7 +42,7 @@ QUICK = {
     "training": ["--rounds", "3"],
     "vmap": [],
 }
-TAKES_JAX_PYTHON = {"callbacks", "convnet", "fft", "jit", "linalg", "prng", "training"}
+TAKES_JAX_PYTHON = {"callbacks", "convnet", "fft", "jit", "linalg", "numerics", "prng", "training"}
 
 
 def benchmarks() -> list[str]:

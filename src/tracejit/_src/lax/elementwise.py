@@ -301,8 +301,13 @@ def _exp2_jvp(t, ans, x):
 ad.jvp_rules[exp2_p] = jvp_using_result(exp2_p, _exp2_jvp)
 
 
-def _exp2_lowering(ctx, x):  # 2^x as a power: exact for integral x
-    return ctx.op("stablehlo.power", [ctx.block.full_like(x, 2), x])
+def _exp2_lowering(ctx, x):
+    """e^(log(2) x), as JAX lowers it (so 2^-20 is 9.5367426e-07 in float32, not exactly
+    2^-20: the eager NumPy path is exact there)."""
+    return ctx.op(
+        "stablehlo.exponential",
+        [ctx.op("stablehlo.multiply", [ctx.block.full_like(x, np.log(2)), x])],
+    )
 
 
 lowering_rules[exp2_p] = _exp2_lowering
