@@ -56,6 +56,7 @@ def test_jax_and_its_submodules_are_tracejits(tmp_path):
         assert jaxlib.__version__ == "0.10.2" and jax.version.__version__ == "0.10.2"
         assert jnp.sum is tracejit.numpy.sum and lax.scan is tracejit.lax.scan
         assert jax.numpy is sys.modules["jax.numpy"] and jax.lax is lax
+        assert jax.__file__ == tracejit.__file__ and jnp.__file__ == tracejit.numpy.__file__
         assert jax.extend.core.Primitive is tracejit.extend.core.Primitive
         assert jax.interpreters.ad.primitive_jvps is tracejit.interpreters.ad.primitive_jvps
         assert isinstance(jax.jit(lambda x: x)(1.0), jax.Array)

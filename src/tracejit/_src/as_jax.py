@@ -66,6 +66,7 @@ def _copy_namespace(module, tracejit_module) -> None:
     if hasattr(tracejit_module, "__all__"):
         module.__all__ = list(tracejit_module.__all__)
     module.__doc__ = tracejit_module.__doc__
+    module.__file__ = tracejit_module.__file__  # (scripts locate data beside `jax.__file__`)
 
 
 def _serve_jax(module) -> None:
