@@ -402,3 +402,23 @@ def test_custom_jvp_with_symbolic_zeros():
     assert seen == [(False, True)]
     assert_close(jax.jvp(lambda y: g(3.0, y), (2.0,), (1.0,))[1], 3.0, 0)
     assert seen[-1] == (True, False)
+
+
+def test_jacfwd_traces_the_function_once_for_all_inputs():
+    """As JAX: one vectorized JVP over the basis of every input's tangents, which also gives the
+    primal outputs and aux (a function with side effects, such as a print, runs once)."""
+    calls = []
+
+    def f(x, y):
+        calls.append(1)
+        return jnp.sin(x) * y[0], {"aux": x * 2}
+
+    x, y = jnp.array([0.5, 1.0]), jnp.array([3.0, 4.0])
+    (jx, jy), aux = jax.jacfwd(f, argnums=(0, 1), has_aux=True)(x, y)
+    assert len(calls) == 1
+    np.testing.assert_allclose(jx, np.diag(np.cos([0.5, 1.0]) * 3.0), rtol=1e-6)
+    np.testing.assert_allclose(jy, np.stack([np.sin([0.5, 1.0]), [0.0, 0.0]], axis=1), rtol=1e-6)
+    np.testing.assert_allclose(aux["aux"], [1.0, 2.0])
+    calls.clear()
+    jax.hessian(lambda x: jnp.sum(f(x, y)[0] ** 2))(x)
+    assert len(calls) == 1

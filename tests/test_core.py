@@ -66,6 +66,11 @@ def test_array_repr_matches_jax():
     assert repr(lax.add(np.ones((2, 3), np.float32), np.float32(0))) == (
         "Array([[1., 1., 1.],\n       [1., 1., 1.]], dtype=float32)"
     )
+    # long lines wrap where JAX's do (recorded from JAX 0.10.2)
+    assert repr(lax.add(np.arange(2000, dtype=np.float32), np.float32(0))) == (
+        "Array([0.000e+00, 1.000e+00, 2.000e+00, ..., 1.997e+03, 1.998e+03,\n"
+        "       1.999e+03], dtype=float32)"
+    )
 
 
 # --- staging --------------------------------------------------------------------------------
@@ -179,7 +184,7 @@ def test_bool_of_a_traced_value_raises_with_the_user_line():
 @pytest.mark.parametrize(
     "convert, error",
     [
-        (int, errors.TracerIntegerConversionError),
+        (int, errors.ConcretizationTypeError),
         (lambda x: range(10)[x], errors.TracerIntegerConversionError),
         (float, errors.ConcretizationTypeError),
         (complex, errors.ConcretizationTypeError),
@@ -258,3 +263,35 @@ def test_jax_enable_x64_environment_variable_enables_64_bit_types():
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
     )
     assert out.stdout.split() == ["float64", "int64"], out.stderr
+
+
+def test_tracers_print_as_jax_prints_them():
+    """`print(x)` inside a transformation shows what JAX 0.10.2 shows (recorded from it)."""
+    import tracejit as jax
+    import tracejit.numpy as jnp
+
+    seen = []
+    show = lambda x: seen.append(repr(x)) or x
+    jax.jit(show)(1.0)
+    jax.jit(show)(jnp.ones((2, 3)))
+    jax.jvp(show, (jnp.ones(2),), (jnp.ones(2),))
+    jax.grad(show)(1.0)
+    jax.vmap(show)(jnp.ones((3, 2)))
+    jax.jacfwd(show)(jnp.ones(2))
+    jax.hessian(lambda x: show(x).sum())(jnp.ones(2))
+    jax.jit(jax.grad(show))(1.0)
+    jax.jit(show)(jax.random.key(0))
+    assert seen == [
+        "JitTracer(~float32[])",
+        "JitTracer(float32[2,3])",
+        "JVPTracer(primal=[1. 1.], tangent=[1. 1.])",
+        "GradTracer(primal=1.0, typeof(tangent)=f32[])",
+        "VmapTracer(aval=float32[2], batched=float32[3,2])",
+        "JVPTracer(primal=[1. 1.], tangent=VmapTracer(aval=float32[2], batched=float32[2,2]))",
+        (
+            "GradTracer(primal=JVPTracer(primal=[1. 1.], tangent=VmapTracer(aval=float32[2], "
+            "batched=float32[2,2])), typeof(tangent)=f32[2])"
+        ),
+        "GradTracer(primal=JitTracer(~float32[]), typeof(tangent)=f32[])",
+        "JitTracer(key<fry>[])",
+    ]

@@ -153,3 +153,13 @@ def test_device_put_aliases_arrays_already_on_the_device():
     assert jax.device_put(x, src=jax.devices()[0]) is x
     with pytest.raises(ValueError, match="may_alias and donate"):
         jax.device_put(x, donate=True, may_alias=True)
+
+
+@pytest.mark.parametrize("kind", ["plugin", "numpy"])
+def test_devices_answer_as_jaxs_cpu_devices(kind):
+    device = jax.devices()[0] if kind == "plugin" else dispatch.NumpyDevice(0)
+    assert (repr(device), str(device), f"{device}") == ("CpuDevice(id=0)", "cpu:0", "cpu:0")
+    assert (device.platform, device.device_kind) == ("cpu", "cpu")
+    assert device.id == device.process_index == device.host_id == device.task_id == 0
+    assert device.memory_stats() is None
+    assert isinstance(device, jax.Device)

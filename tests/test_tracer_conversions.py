@@ -8,6 +8,7 @@ there and drops the derivative). Integers and truth values have a zero derivativ
 """
 
 import math
+import operator
 
 import numpy as np
 import pytest
@@ -23,13 +24,13 @@ from tracejit.errors import (
 )
 
 LOSSY = {
-    "float": (lambda x: x * float(x), ConcretizationTypeError, r"float\(\)"),
-    "complex": (lambda x: x * complex(x).real, ConcretizationTypeError, r"complex\(\)"),
+    "float": (lambda x: x * float(x), ConcretizationTypeError, "`float` function"),
+    "complex": (lambda x: x * complex(x).real, ConcretizationTypeError, "`complex` function"),
     "np.asarray": (lambda x: x * np.asarray(x), TracerArrayConversionError, r"__array__\(\)"),
     "item": (lambda x: x * x.item(), ConcretizationTypeError, r"\.item\(\)"),
     "tolist": (lambda x: x * x.tolist(), ConcretizationTypeError, r"\.tolist\(\)"),
-    "math.sqrt": (lambda x: x * math.sqrt(x), ConcretizationTypeError, r"float\(\)"),
-    "%f": (lambda x: x * float("%f" % x), ConcretizationTypeError, r"float\(\)"),  # noqa: UP031
+    "math.sqrt": (lambda x: x * math.sqrt(x), ConcretizationTypeError, "`float` function"),
+    "%f": (lambda x: x * float("%f" % x), ConcretizationTypeError, "`float` function"),  # noqa: UP031
 }
 
 
@@ -60,7 +61,8 @@ def test_integer_and_truth_conversions_give_the_value_under_grad():
 @pytest.mark.parametrize(
     ("convert", "error"),
     [
-        (int, TracerIntegerConversionError),
+        (int, ConcretizationTypeError),  # as JAX 0.10.2: __index__ raises the integer error
+        (operator.index, TracerIntegerConversionError),
         (bool, TracerBoolConversionError),
         (float, ConcretizationTypeError),
         (np.asarray, TracerArrayConversionError),

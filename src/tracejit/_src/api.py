@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 
 import numpy as np
 
@@ -519,27 +520,37 @@ def jacfwd(fun, argnums=0, has_aux=False, holomorphic=False):
         )
         flat_fun, out_info = _flatten_fun(partial_fun, in_tree, has_aux)
         in_avals = [shaped_abstractify(x) for x in flat_in]
-        primals_out = flat_fun(*flat_in)
-        aux = out_info.get("aux")  # (the vectorized calls below overwrite it with tracers)
-        out_avals = [shaped_abstractify(p) for p in primals_out]
-        columns = [[None] * len(in_avals) for _ in out_avals]
-        for i, aval in enumerate(in_avals):
-            if aval.size == 0:
-                for o, out_aval in enumerate(out_avals):
-                    columns[o][i] = np.zeros((0, *out_aval.shape), out_aval.dtype)
-                continue
-            basis = np.eye(aval.size, dtype=aval.dtype).reshape((aval.size, *aval.shape))
+        offsets = np.cumsum([0] + [a.size for a in in_avals])
+        total = int(offsets[-1])
+        # the standard basis of all the inputs' tangents at once: member k is 1 at element k
+        basis = [
+            np.eye(total, a.size, -int(start), a.dtype).reshape((total, *a.shape))
+            for a, start in zip(in_avals, offsets[:-1], strict=True)
+        ]
 
-            def pushforward(tangent, i=i):
-                tangents = [
-                    tangent if j == i else ad.Zero(ad.tangent_aval(a))
-                    for j, a in enumerate(in_avals)
-                ]
-                return list(map(ad.instantiate_zeros, ad.jvp_flat(flat_fun, flat_in, tangents)[1]))
+        def pushforward(*tangents):  # the primal outputs and aux come out unbatched
+            primals_out, tangents_out = ad.jvp_flat(flat_fun, flat_in, list(tangents))
+            aux_leaves = tree_flatten(out_info.get("aux"))[0]
+            out_info["counts"] = len(primals_out), len(aux_leaves)
+            return [*primals_out, *aux_leaves, *map(ad.instantiate_zeros, tangents_out)]
 
-            outs, dims = batching.vmap_flat(pushforward, [basis], [0], aval.size)
-            for o, (out, dim) in enumerate(zip(outs, dims, strict=True)):
-                columns[o][i] = batch_at_front(out, dim, aval.size)
+        outs, dims = batching.vmap_flat(pushforward, basis, [0] * len(basis), total)
+        num_out, num_aux = out_info["counts"]
+        unbatched = [
+            o if d is None else batch_at_front(o, d, total)[0]
+            for o, d in zip(outs, dims, strict=True)
+        ]
+        out_avals = [shaped_abstractify(p) for p in unbatched[:num_out]]
+        aux = None
+        if has_aux:
+            aux = tree_unflatten(tree_flatten(out_info["aux"])[1], unbatched[num_out:][:num_aux])
+        tangents = [
+            batch_at_front(o, d, total) for o, d in list(zip(outs, dims))[num_out + num_aux :]
+        ]
+        columns = [
+            [tangent[start:end] for start, end in itertools.pairwise(offsets)]
+            for tangent in tangents
+        ]
         jac = _assemble_jacobian(
             columns, out_avals, in_avals, out_info["tree"], in_tree, single, out_major=False
         )

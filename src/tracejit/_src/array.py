@@ -158,8 +158,8 @@ class Array:
         suffix = f", dtype={value.dtype.name}" + (", weak_type=True" if self.weak_type else "")
         if value.size == 0 and value.shape != (0,):
             body = f"[], shape={value.shape}"
-        else:
-            body = np.array2string(value, separator=", ", prefix="Array(", suffix=suffix)
+        else:  # lines wrapped as JAX wraps them: before the comma, whatever follows it
+            body = np.array2string(value, separator=", ", prefix="Array(", suffix=",")
         return f"Array({body}{suffix})"
 
 

@@ -547,7 +547,7 @@ class Tracer:
         return bool(self._concrete_or_raise(TracerBoolConversionError, "bool()"))
 
     def __int__(self):
-        return int(self._concrete_or_raise(TracerIntegerConversionError, "int()"))
+        return int(self._concrete_or_raise(ConcretizationTypeError, "int()"))
 
     def __index__(self):
         return int(self._concrete_or_raise(TracerIntegerConversionError, "__index__()"))
@@ -588,42 +588,66 @@ class Tracer:
         return f"Traced<{self.aval.str_short()}>with<{self._trace!r}>"
 
 
+_ABSTRACT = "Abstract tracer value encountered where concrete value is expected"
+
+
+def _conversion_message(operation: str, shape: str) -> str:
+    """JAX 0.10.2's first lines for needing a concrete value (`shape` such as int32[3])."""
+    if operation == "bool()":
+        return f"Attempted boolean conversion of traced array with shape {shape}."
+    if operation == "__index__()":
+        return f"The __index__() method was called on traced array with shape {shape}"
+    if operation == "numpy.asarray()":
+        return (
+            "The numpy.ndarray conversion method __array__() was called on traced array with "
+            f"shape {shape}"
+        )
+    first = f"{_ABSTRACT}: traced array with shape {shape}\n"
+    if operation == ".item()":
+        return first + "This occurred in the item() method of jax.Array"
+    if operation == ".tolist()":
+        return first + f"The tolist() method was called on traced array with shape {shape}."
+    function = operation.removesuffix("()")  # int, float, complex
+    return first + (
+        f"The problem arose with the `{function}` function. If trying to convert the data type "
+        f"of a value, try using `x.astype({function})` or `jnp.array(x, {function})` instead."
+    )
+
+
+_ADVICE = {
+    TracerBoolConversionError: (
+        "Python control flow (`if`, `while`, `and`/`or`) cannot branch on a traced value. "
+        "Use lax.cond or lax.select/jnp.where for value-dependent branches, lax.while_loop "
+        "for loops, or mark the argument static with static_argnums/static_argnames"
+    ),
+    TracerIntegerConversionError: (
+        "An integer Python value is needed (e.g. for a shape, an index or range()). "
+        "Use lax.dynamic_slice/lax.fori_loop for value-dependent indexing and loops, or mark "
+        "the argument static with static_argnums/static_argnames"
+    ),
+    TracerArrayConversionError: (
+        "NumPy functions cannot operate on traced values: use tracejit.numpy (jnp) instead "
+        "of numpy inside transformed functions"
+    ),
+    ConcretizationTypeError: (
+        "Use lax.cond/lax.while_loop for value-dependent control flow, or mark the argument "
+        "static with static_argnums/static_argnames"
+    ),
+}
+
+
 def concretization_error(tracer: Tracer, error_type, operation: str) -> Exception:
-    """The error for needing a concrete value from `tracer`, naming the user's line."""
+    """The error for needing a concrete value from `tracer`: JAX's first lines, then the
+    user's line and what to do instead."""
     aval = tracer.aval
-    where = describe_user_location()
-    if error_type is TracerBoolConversionError:
-        what = f"Attempted boolean conversion of traced array with shape {aval.str_short()}"
-        advice = (
-            "Python control flow (`if`, `while`, `and`/`or`) cannot branch on a traced value. "
-            "Use lax.cond or lax.select/jnp.where for value-dependent branches, lax.while_loop "
-            "for loops, or mark the argument static with static_argnums/static_argnames"
-        )
-    elif error_type is TracerIntegerConversionError:
-        what = f"The {operation} method was called on traced array with shape {aval.str_short()}"
-        advice = (
-            "An integer Python value is needed (e.g. for a shape, an index or range()). "
-            "Use lax.dynamic_slice/lax.fori_loop for value-dependent indexing and loops, or mark "
-            "the argument static with static_argnums/static_argnames"
-        )
-    elif error_type is TracerArrayConversionError:
-        what = f"The numpy.ndarray conversion method __array__() was called on traced array with shape {aval.str_short()}"
-        advice = (
-            "NumPy functions cannot operate on traced values: use tracejit.numpy (jnp) instead "
-            "of numpy inside transformed functions"
-        )
-    else:
-        what = f"Abstract tracer value encountered where concrete value is expected: {operation} of traced array with shape {aval.str_short()}"
-        advice = (
-            "Use lax.cond/lax.while_loop for value-dependent control flow, or mark the argument "
-            "static with static_argnums/static_argnames"
-        )
+    what = _conversion_message(operation, aval.str_short(short_dtypes=False))
     if tracer.carries_derivative:
         why = "converting it to a Python or NumPy value would silently drop its derivative"
     else:
         why = f"the value is only known abstractly there ({aval.str_short()}), not as a concrete Python value"
     return error_type(
-        f"{what}.\nThe error occurred at {where}, {tracer._trace.describe()}: {why}.\n{advice}."
+        f"{what}\nThe error occurred at {describe_user_location()}, {tracer._trace.describe()}: "
+        f"{why}.\n{_ADVICE[error_type]}."
     )
 
 

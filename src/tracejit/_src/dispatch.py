@@ -43,6 +43,7 @@ from tracejit._src.core import ShapedArray, python_scalar_types
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr, used_inputs
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
+from tracejit._src.runtime.device import DeviceBase
 from tracejit._src.sharding import (
     NamedSharding,
     PartitionSpec,
@@ -403,13 +404,13 @@ def _compile_with_callbacks(text: str, callbacks: list, compiler_options=()):
 # --- devices --------------------------------------------------------------------------------
 
 
-class NumpyDevice:
+class NumpyDevice(DeviceBase):
     """A device of the NumPy evaluator: the host. There are as many as the CPU device count
     asks for (`TRACEJIT_NUM_CPU_DEVICES`, `XLA_FLAGS`), so that pmap and shard_map over them
     evaluate their global form."""
 
     platform = "cpu"
-    kind = "cpu"
+    device_kind = "cpu"
     process_index = 0
 
     def __init__(self, device_id: int):

@@ -36,20 +36,21 @@ import time
 import traceback
 
 from tracejit._src import runtime
+from tracejit._src.runtime.device import DeviceBase
 
 _MPI_ENVIRONMENT = ("PMI_RANK", "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS")
 
 
-class RemoteDevice:
+class RemoteDevice(DeviceBase):
     """A device of another process: listed by `devices()`, never computed on from here."""
 
-    __slots__ = ("id", "kind", "platform", "process_index")
+    __slots__ = ("device_kind", "id", "platform", "process_index")
 
-    def __init__(self, device_id: int, process_index: int, platform: str, kind: str):
+    def __init__(self, device_id: int, process_index: int, platform: str, device_kind: str):
         self.id = device_id
         self.process_index = process_index
         self.platform = platform
-        self.kind = kind
+        self.device_kind = device_kind
 
     def __repr__(self) -> str:
         return (
@@ -92,7 +93,7 @@ class _ProcessGroup:
                 local
                 if p == process_index
                 else [
-                    RemoteDevice(first + i, p, local[0].platform, local[0].kind)
+                    RemoteDevice(first + i, p, local[0].platform, local[0].device_kind)
                     for i in range(count)
                 ]
             )

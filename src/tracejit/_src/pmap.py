@@ -290,7 +290,7 @@ def _refuse_inside_a_mapped_body(name, size: int) -> None:
                 outer.values(),
                 outer.keys(),
                 AxisType.Manual,
-                device_kind=device.kind,
+                device_kind=device.device_kind,
                 platform=device.platform,
             )
             inner = f"Mesh('{name}': {size}, axis_types=(Auto,))"

@@ -53,7 +53,7 @@ from tracejit._src.core import (
 )
 from tracejit._src.interpreters import structural
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules, move_batch_dim
-from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
+from tracejit._src.interpreters.staging import DebugInfo, StagingTracer, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr
 from tracejit._src.lowering.lower import lowering_rules
 
@@ -273,6 +273,14 @@ class JVPTracer(Tracer):
         if isinstance(primal, Tracer):
             return primal.to_concrete_value()
         return np.asarray(primal._value) if type(primal) is Array else np.asarray(primal)
+
+    def __repr__(self):
+        """As JAX 0.10.2 shows them: `GradTracer` when the tangent is being linearized (grad,
+        vjp, linearize), `JVPTracer` in forward mode (jvp, jacfwd)."""
+        tangent = self.tangent
+        if isinstance(tangent, StagingTracer) and tangent._trace.linearizes:
+            return f"GradTracer(primal={self.primal}, typeof(tangent)={tangent.aval.str_short()})"
+        return f"JVPTracer(primal={self.primal}, tangent={tangent})"
 
 
 class JVPTrace(Trace):

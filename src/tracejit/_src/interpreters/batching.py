@@ -103,6 +103,10 @@ class BatchTracer(Tracer):
     def to_concrete_value(self):
         return None
 
+    def __repr__(self):  # as JAX 0.10.2 shows its vmap tracers
+        batched = get_aval(self.val).str_short(short_dtypes=False)
+        return f"VmapTracer(aval={self.aval.str_short(short_dtypes=False)}, batched={batched})"
+
 
 class BatchTrace(Trace):
     checks_leaks = True

@@ -42,6 +42,7 @@ core.rule_registries["partial eval"] = partial_eval_rules
 
 
 class PartialEvalTrace(StagingTrace):
+    linearizes = True
     stage_everything = False  # set while building values that belong in the staged jaxpr
     records_source_lines = False  # linear jaxprs are transposed at once, never lowered alone
     checks_leaks = False  # as JAX's grad, which checks none

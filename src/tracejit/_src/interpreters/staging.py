@@ -45,6 +45,10 @@ class StagingTracer(Tracer):
     def aval(self):
         return self._aval
 
+    def __repr__(self):  # as JAX 0.10.2 shows its jit tracers (`~` for a weak type)
+        aval = self._aval
+        return f"JitTracer({'~' if aval.weak_type else ''}{aval.str_short(short_dtypes=False)})"
+
 
 class DebugInfo:
     """What the staged function is, for messages: `tracing the function f for make_jaxpr`."""
@@ -58,6 +62,7 @@ class DebugInfo:
 
 class StagingTrace(Trace):
     records_source_lines = True  # for error messages that point at the user's line
+    linearizes = False  # stages the tangents of a JVP (partial evaluation, for grad)
     checks_leaks = True
 
     def __init__(self, parent: Trace, debug_info: DebugInfo, axis_env=()):

@@ -279,7 +279,8 @@ def _divide_by_count(total, count: int, dtype: np.dtype):
     3a * (1/3), not a."""
     if current_trace() is not eval_interpreter.eval_trace or dtype.kind != "f":
         return lax_binary.div(total, _count_scalar(count, dtype))
-    reciprocal = np.reciprocal(dtype.type(count))
+    with np.errstate(divide="ignore"):  # the mean of nothing: 0 * inf, NaN as JAX's
+        reciprocal = np.reciprocal(dtype.type(count))
     return lax_binary.mul(total, promotion.weak_scalar(float(reciprocal), dtype))
 
 

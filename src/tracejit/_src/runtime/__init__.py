@@ -7,6 +7,7 @@ Layers, each importing only those before it:
     pjrt.py        load the plugin; errors as XlaRuntimeError; argument-struct plumbing
     buffer.py      Buffer (device array, zero-copy NumPy views), Event
     executable.py  Executable: execute with prebuilt argument structs, serialize, cost analysis
+    device.py      DeviceBase: what every kind of device answers as JAX's do
     client.py      Client, Device, get_client() (the process-wide client)
     ffi.py         host callbacks: XLA FFI handler (cffi callback), callable registry by id
 

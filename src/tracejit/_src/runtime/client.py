@@ -29,13 +29,14 @@ import numpy as np
 
 from tracejit._src.runtime import formats
 from tracejit._src.runtime.buffer import Buffer, HostSource, new_buffer
+from tracejit._src.runtime.device import DeviceBase
 from tracejit._src.runtime.executable import Executable
 from tracejit._src.runtime.pjrt import Plugin, XlaRuntimeError, load_plugin
 
 DEVICE_IDS_PER_PROCESS = 2048  # (process p's CPU devices are 2048 p, 2048 p + 1, ... in JAX)
 
 
-class Device:
+class Device(DeviceBase):
     """One device of a client. Devices live as long as their client; nothing to destroy."""
 
     __slots__ = (
@@ -43,8 +44,8 @@ class Device:
         "_ptr",
         "_text",
         "client",
+        "device_kind",
         "id",
-        "kind",
         "local_hardware_id",
         "pjrt_id",  # the plugin's own id, which device assignments name
         "process_index",
@@ -59,7 +60,7 @@ class Device:
         self.id = int(plugin.call("PJRT_DeviceDescription_Id", device_description=description).id)
         self.pjrt_id = self.id
         kind = plugin.call("PJRT_DeviceDescription_Kind", device_description=description)
-        self.kind = plugin.ffi.string(kind.device_kind, kind.device_kind_size).decode()
+        self.device_kind = plugin.ffi.string(kind.device_kind, kind.device_kind_size).decode()
         self.process_index = int(
             plugin.call(
                 "PJRT_DeviceDescription_ProcessIndex", device_description=description
