@@ -53,7 +53,9 @@ def test_mode_against_scipy(axis, keepdims):
 def test_sem_against_scipy(axis, ddof, enable_x64):
     a = np.random.default_rng(3).normal(size=(4, 5))
     assert_close(stats.sem(a, axis, ddof), ss.sem(a, axis, ddof), 1e-12)
-    assert_close(stats.sem(a, axis, ddof, keepdims=True), ss.sem(a, axis, ddof, keepdims=True), 1e-12)
+    assert_close(
+        stats.sem(a, axis, ddof, keepdims=True), ss.sem(a, axis, ddof, keepdims=True), 1e-12
+    )
     with_nan = a.copy()
     with_nan[1, 1] = with_nan[2, 3] = np.nan
     want = ss.sem(with_nan, axis, ddof, nan_policy="omit")
