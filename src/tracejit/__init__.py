@@ -99,6 +99,12 @@ from tracejit._src.shard_map import make_mesh, reshard, shard_map, smap
 from tracejit._src.sharding import NamedSharding, set_mesh
 from tracejit._src.sharding import PartitionSpec as P
 from tracejit._src.spmd import make_array_from_callback, make_array_from_single_device_arrays
+from tracejit._src.transfer_guard import (
+    transfer_guard,
+    transfer_guard_device_to_device,
+    transfer_guard_device_to_host,
+    transfer_guard_host_to_device,
+)
 from tracejit._src.vmap import vmap
 from tracejit._src.xla_bridge import (
     Device,
@@ -223,6 +229,10 @@ __all__ = [
     "stages",
     "test_util",
     "threefry_partitionable",
+    "transfer_guard",
+    "transfer_guard_device_to_device",
+    "transfer_guard_device_to_host",
+    "transfer_guard_host_to_device",
     "tree",
     "tree_util",
     "typeof",
