@@ -99,7 +99,11 @@ from tracejit._src.pmap import removed_attribute as __getattr__  # noqa: F401  (
 from tracejit._src.shard_map import make_mesh, reshard, shard_map, smap
 from tracejit._src.sharding import NamedSharding, set_mesh
 from tracejit._src.sharding import PartitionSpec as P
-from tracejit._src.spmd import make_array_from_callback, make_array_from_single_device_arrays
+from tracejit._src.spmd import (
+    make_array_from_callback,
+    make_array_from_process_local_data,
+    make_array_from_single_device_arrays,
+)
 from tracejit._src.transfer_guard import (
     transfer_guard,
     transfer_guard_device_to_device,
@@ -200,6 +204,7 @@ __all__ = [
     "local_devices",
     "log_compiles",
     "make_array_from_callback",
+    "make_array_from_process_local_data",
     "make_array_from_single_device_arrays",
     "make_jaxpr",
     "make_mesh",
