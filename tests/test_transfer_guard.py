@@ -19,7 +19,17 @@ WEAK_F32 = "aval=ShapedArray(float32[], weak_type=True)"
 WEAK_I32 = "aval=ShapedArray(int32[], weak_type=True)"
 
 x = jnp.ones(3)
+m = jnp.ones((3, 3))
 plus_one = jax.jit(lambda a: a + 1)
+square = jax.jit(lambda a: a * a)
+
+
+@jax.custom_jvp
+def sine(a):
+    return jnp.sin(a)
+
+
+sine.defjvp(lambda primals, tangents: (sine(primals[0]), tangents[0]))
 
 # (what, implicit transfer's aval or None, explicit transfer's aval or None): JAX's answers.
 CASES = [
@@ -49,6 +59,13 @@ CASES = [
         None,
         None,
     ),
+    # tracejit's own values inside eager control flow are no transfers of the user's
+    ("scan of a jitted body", lambda: jax.lax.scan(lambda c, a: (square(c), a), x, m), None, None),
+    ("scan of a custom_jvp", lambda: jax.lax.scan(lambda c, a: (sine(c), a), x, m), None, None),
+    ("map of softmax", lambda: jax.lax.map(jax.nn.softmax, m), None, None),
+    ("checkpoint of a custom_jvp", lambda: jax.checkpoint(sine)(x), None, None),
+    ("checkpoint of a jitted call", lambda: jax.checkpoint(lambda a: square(a))(x), None, None),
+    ("vmap of a jitted call", lambda: jax.vmap(square)(m), None, None),
 ]
 
 

@@ -144,9 +144,9 @@ class CompiledProgram:
     def transfer(self, x):
         """A device buffer for a host value. An Array keeps it (Arrays are immutable, and the
         buffer aliases the Array's memory), so passing it again costs no transfer."""
-        if transfer_guard.guarded[0] and type(x) is not Array:
-            transfer_guard.host_to_device(*to_numpy(x), explicit=False)
         if type(x) in python_scalar_types:
+            if transfer_guard.guarded[0]:  # (NumPy arguments: `transfer_guard.jit_arguments`)
+                transfer_guard.host_to_device(*to_numpy(x), explicit=False)
             return self._scalar_buffer(x)
         value = host_value(x)
         if type(x) is not Array:

@@ -17,7 +17,16 @@ printing, `device_get`) copies nothing and is never guarded; device-to-device tr
 `device_put`s from one CPU device to another (explicit).
 
 The hooks on the transfer paths read one list item (`guarded`) that the options' listener keeps
-current, so that they cost nothing while every level is "allow".
+current, so that they cost nothing while every level is "allow". They sit where the user's
+values enter: a jitted call's NumPy arguments (`jit.py`) and Python scalars (`dispatch.py`),
+the NumPy arrays and Python scalars `jnp` functions and operators are given, outside any
+transformation (`numpy/promotion.py`), `jnp.array`/`jnp.asarray` (`numpy/creation.py`) and
+`device_put` (`dispatch.py`). Values tracejit hands its own programs and primitives (eager
+control flow, NumPy constants inside `jnp`) are not the user's transfers and are not guarded,
+and neither are the few JAX makes itself (an integer index, `jnp.zeros`' fill value, `cond`'s
+Python predicate), nor NumPy values given to `lax` functions directly. One difference remains:
+a `jnp`/`nn` function that JAX jits but tracejit runs eagerly (`nn.relu`) has its Python
+scalar constants guarded here.
 """
 
 from __future__ import annotations
@@ -91,9 +100,19 @@ def eager_host_to_device(x) -> None:
         host_to_device(np.empty((), dtype), type(x) is not bool, explicit=False)
 
 
+def jit_arguments(leaves) -> None:
+    """The NumPy arguments of a jitted call, which its program is given as device buffers.
+    (Python scalars are checked where their buffers are made; values that tracejit itself
+    hands a program, such as those of eager control flow, are no transfers of the user's.)"""
+    if guarded[0]:
+        for leaf in leaves:
+            if isinstance(leaf, (np.ndarray, np.generic)):
+                host_to_device(leaf, False, explicit=False)
+
+
 def host_to_device(value, weak_type: bool, *, explicit: bool, destination=None) -> None:
     """Logs or refuses moving the host value `value` (NumPy, canonical dtype) to a device."""
-    aval = ShapedArray(value.shape, value.dtype, weak_type)
+    aval = ShapedArray(value.shape, dtypes.canonicalize_dtype(value.dtype), weak_type)
     destination = destination if destination is not None else default_destination[0]()
     _check(
         level("host_to_device"),

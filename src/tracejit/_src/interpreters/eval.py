@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src import dtypes, transfer_guard
+from tracejit._src import dtypes
 from tracejit._src.array import Array, make_array
 from tracejit._src.config import config
 from tracejit._src.core import (
@@ -52,8 +52,6 @@ def _unwrap(primitive, args):
     signature = [primitive]
     for x in args:
         value, weak = to_numpy(x)
-        if transfer_guard.guarded[0] and not isinstance(x, Array):  # NumPy's or Python's
-            transfer_guard.host_to_device(value, weak, explicit=False)
         values.append(value)
         weak_types.append(weak)
         signature.append(value.shape)
