@@ -5,6 +5,7 @@ calls and the user's annotations, each span inside the spans that contain it."""
 import functools
 import gzip
 import json
+import sys
 import threading
 
 import pytest
@@ -81,6 +82,24 @@ def test_each_thread_has_its_own_timeline(tmp_path):
     assert a["tid"] != b["tid"]
     threads = {e["tid"]: e["args"]["name"] for e in events if e["name"] == "thread_name"}
     assert threads[a["tid"]] == "worker"
+
+
+def test_a_thread_running_on_after_the_trace_stops_being_profiled(tmp_path):
+    started, stop, profilers = threading.Event(), threading.Event(), []
+
+    def work():
+        started.set()
+        stop.wait()
+        jnp.sum(jnp.ones(3))
+        profilers.append(sys.getprofile())
+
+    with profiler.trace(tmp_path):
+        thread = threading.Thread(target=work)
+        thread.start()
+        started.wait()
+    stop.set()
+    thread.join()
+    assert profilers == [None]
 
 
 def test_start_and_stop_trace_and_the_perfetto_copy(tmp_path):

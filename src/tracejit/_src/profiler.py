@@ -70,6 +70,9 @@ class _Session:
         self.events.append(event)
 
     def on_python_event(self, frame, event, arg) -> None:
+        if self is not _session:  # a thread started during the trace, running on after it
+            sys.setprofile(None)
+            return
         if event == "call":
             calls = self.open_calls.__dict__.setdefault("stack", [])
             calls.append((frame, time.perf_counter_ns()))
