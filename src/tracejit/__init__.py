@@ -25,6 +25,7 @@ from tracejit import (
     nn,
     numpy,
     ops,
+    profiler,
     random,
     scipy,
     sharding,
@@ -98,7 +99,17 @@ from tracejit._src.pmap import removed_attribute as __getattr__  # noqa: F401  (
 from tracejit._src.shard_map import make_mesh, reshard, shard_map, smap
 from tracejit._src.sharding import NamedSharding, set_mesh
 from tracejit._src.sharding import PartitionSpec as P
-from tracejit._src.spmd import make_array_from_callback, make_array_from_single_device_arrays
+from tracejit._src.spmd import (
+    make_array_from_callback,
+    make_array_from_process_local_data,
+    make_array_from_single_device_arrays,
+)
+from tracejit._src.transfer_guard import (
+    transfer_guard,
+    transfer_guard_device_to_device,
+    transfer_guard_device_to_host,
+    transfer_guard_host_to_device,
+)
 from tracejit._src.vmap import vmap
 from tracejit._src.xla_bridge import (
     Device,
@@ -193,6 +204,7 @@ __all__ = [
     "local_devices",
     "log_compiles",
     "make_array_from_callback",
+    "make_array_from_process_local_data",
     "make_array_from_single_device_arrays",
     "make_jaxpr",
     "make_mesh",
@@ -211,6 +223,7 @@ __all__ = [
     "process_count",
     "process_index",
     "process_indices",
+    "profiler",
     "pure_callback",
     "random",
     "remat",
@@ -223,6 +236,10 @@ __all__ = [
     "stages",
     "test_util",
     "threefry_partitionable",
+    "transfer_guard",
+    "transfer_guard_device_to_device",
+    "transfer_guard_device_to_host",
+    "transfer_guard_host_to_device",
     "tree",
     "tree_util",
     "typeof",

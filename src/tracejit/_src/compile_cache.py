@@ -34,10 +34,32 @@ _ENTRY_FORMAT = "1"
 
 
 def cache_dir() -> str:
+    """`jax_compilation_cache_dir` when set (`set_cache_dir`), else a folder of tracejit's."""
+    if config.compilation_cache_dir is not None:
+        return os.fspath(config.compilation_cache_dir)
     base = os.environ.get("TRACEJIT_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tracejit"
     )
     return os.path.join(base, "executables")
+
+
+def set_cache_dir(path) -> None:
+    """Sets the persistent compilation cache directory: programs compiled from now on are saved
+    to `path` and looked up there before compiling, also by later processes.
+
+    The cache is trusted: an entry is checked against its key and checksum, but whoever can
+    write to the folder can make this process run their program. Share it only with people
+    you trust."""
+    config.update("jax_compilation_cache_dir", path)
+    reset_cache()
+
+
+def reset_cache() -> None:
+    """Back to the state of a process that has not used the cache: what this process knows of
+    the folder's size is forgotten (the folder is listed again at the next write). The folder
+    and its entries stay."""
+    global _folder_bytes
+    _folder_bytes = None
 
 
 @functools.cache  # one value

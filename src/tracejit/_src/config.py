@@ -36,6 +36,9 @@ def _physical_memory_bytes() -> int:
         return 2**63 - 1
 
 
+_TRANSFER_GUARD_LEVELS = (None, "allow", "log", "disallow", "log_explicit", "disallow_explicit")
+
+
 class Config:
     """The option table. `update` checks the name so that a typo fails instead of doing nothing."""
 
@@ -100,6 +103,31 @@ class Config:
             "JAX_COMPILATION_CACHE_MAX_SIZE",
             4 * 2**30,
         ),
+        # The persistent compile cache's folder (`compile_cache.py`); None: TRACEJIT_CACHE_DIR's
+        # `executables`, else the user's cache folder's (tracejit caches by default, JAX not).
+        "jax_compilation_cache_dir": (
+            "compilation_cache_dir",
+            "JAX_COMPILATION_CACHE_DIR",
+            None,
+        ),
+        # Transfer guards (`transfer_guard.py`): None (the general level, else "allow"), "allow",
+        # "log", "disallow", "log_explicit" or "disallow_explicit".
+        "jax_transfer_guard": ("transfer_guard", "JAX_TRANSFER_GUARD", None),
+        "jax_transfer_guard_host_to_device": (
+            "transfer_guard_host_to_device",
+            "JAX_TRANSFER_GUARD_HOST_TO_DEVICE",
+            None,
+        ),
+        "jax_transfer_guard_device_to_device": (
+            "transfer_guard_device_to_device",
+            "JAX_TRANSFER_GUARD_DEVICE_TO_DEVICE",
+            None,
+        ),
+        "jax_transfer_guard_device_to_host": (
+            "transfer_guard_device_to_host",
+            "JAX_TRANSFER_GUARD_DEVICE_TO_HOST",
+            None,
+        ),
         # How many compiled programs each in-memory compile cache keeps (dispatch.LRUCache).
         "tracejit_compile_cache_size": (
             "compile_cache_size",
@@ -121,6 +149,10 @@ class Config:
         "jax_numpy_dtype_promotion": ("standard", "strict"),
         "jax_legacy_prng_key": ("allow", "warn", "error"),
         "jax_default_prng_impl": ("threefry2x32",),
+        **{
+            f"jax_transfer_guard{direction}": _TRANSFER_GUARD_LEVELS
+            for direction in ("", "_host_to_device", "_device_to_device", "_device_to_host")
+        },
         "jax_default_matmul_precision": (
             None,
             "default",

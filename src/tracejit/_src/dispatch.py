@@ -28,6 +28,7 @@ from tracejit._src import (  # (importing runtime loads neither cffi nor XLA)
     monitoring,
     prng,
     runtime,
+    transfer_guard,
 )
 from tracejit._src.array import (
     Array,
@@ -145,6 +146,8 @@ class CompiledProgram:
         """A device buffer for a host value. An Array keeps it (Arrays are immutable, and the
         buffer aliases the Array's memory), so passing it again costs no transfer."""
         if type(x) in python_scalar_types:
+            if transfer_guard.guarded[0]:  # (NumPy arguments: `transfer_guard.jit_arguments`)
+                transfer_guard.host_to_device(*to_numpy(x), explicit=False)
             return self._scalar_buffer(x)
         value = host_value(x)
         if type(x) is not Array:
@@ -469,11 +472,22 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         if placed and may_alias is not False and device in (None, *_single_device(leaf)):
             return leaf
         value, weak = to_numpy(leaf)
+        if transfer_guard.guarded[0]:
+            _guard_put(leaf, value, weak, device)
         if backend() != "pjrt" or value.dtype == dtypes.key_fry:  # keys: passed as words
             return make_array(np.array(value), weak)
         return make_device_array(runtime.get_client().buffer_from_numpy(value, device), weak)
 
     return tree_map(put, x)
+
+
+def _guard_put(leaf, value, weak: bool, device) -> None:
+    """`device_put`'s explicit transfer of `leaf`, if it is one, under the transfer guard."""
+    destination = SingleDeviceSharding(device if device is not None else devices()[0])
+    if not isinstance(leaf, Array):
+        transfer_guard.host_to_device(value, weak, explicit=True, destination=destination)
+    elif destination._device not in _single_device(leaf):
+        transfer_guard.device_to_device(leaf.aval, destination, explicit=True)
 
 
 def _single_device(leaf) -> tuple:
@@ -485,6 +499,8 @@ def _put_sharded(x, sharding: NamedSharding, may_alias):
     if isinstance(x, ShardedArray) and x.sharding == sharding and may_alias is not False:
         return x
     value, weak = to_numpy(x)
+    if transfer_guard.guarded[0]:
+        _guard_put_sharded(x, value, weak, sharding)
     if backend() != "pjrt":
         raise NotImplementedError(
             "device_put with a NamedSharding needs a PJRT plugin: the NumPy platform has one device"
@@ -492,6 +508,13 @@ def _put_sharded(x, sharding: NamedSharding, may_alias):
     sharding.shard_shape(value.shape)  # (JAX's error for a dimension that does not divide)
     aval = ShapedArray(value.shape, value.dtype, weak)
     return make_sharded_array(device_buffers(value, sharding), sharding, aval)
+
+
+def _guard_put_sharded(x, value, weak: bool, sharding: NamedSharding) -> None:
+    if isinstance(x, Array):
+        transfer_guard.device_to_device(x.aval, sharding, explicit=True)
+    else:
+        transfer_guard.host_to_device(value, weak, explicit=True, destination=sharding)
 
 
 def device_buffers(x, sharding: NamedSharding) -> list:

@@ -21,7 +21,7 @@ import logging
 import warnings
 import weakref
 
-from tracejit._src import dispatch, monitoring, spmd
+from tracejit._src import dispatch, monitoring, spmd, transfer_guard
 from tracejit._src.api_util import (
     abstractify_arguments,
     argnums_and_argnames,
@@ -351,6 +351,7 @@ class PjitFunction:
                 return outs[0] if entry.out_is_leaf else entry.out_tree.unflatten(outs)
         entry, leaves = self._trace(args, kwargs)
         if eager:  # the common case: run the compiled program
+            transfer_guard.jit_arguments(leaves)
             program = entry.program
             if program is None:
                 program = entry.program = self._compile(entry, leaves, args, kwargs)

@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from tracejit._src import dispatch, dtypes, runtime
+from tracejit._src import dispatch, distributed, dtypes, runtime
 from tracejit._src.array import ShardedArray, make_array, make_sharded_array, mark_deleted
 from tracejit._src.core import ShapedArray, get_aval
 from tracejit._src.interpreters import eval as eval_module
@@ -415,8 +415,29 @@ def make_array_from_callback(shape, sharding, data_callback, dtype=None):
     shape = tuple(shape)
     indices = sharding.devices_indices_map(shape)
     blocks = [np.asarray(data_callback(indices[d])) for d in sharding._device_assignment]
-    dtype = dtypes.canonicalize_dtype(blocks[0].dtype if dtype is None else dtype)
-    return _assemble(shape, sharding, [b.astype(dtype, copy=False) for b in blocks], dtype)
+    block_dtype = dtypes.canonicalize_dtype(blocks[0].dtype)
+    if dtype is not None and dtypes.canonicalize_dtype(dtype) != block_dtype:
+        raise ValueError(
+            "If `dtype` is provided to `jax.make_array_from_callback`, it must match the dtype "
+            f"of the addressable shards. Got dtype={np.dtype(dtype).name} and shard "
+            f"dtype={block_dtype.name}`."
+        )
+    for block in blocks:
+        _check_block_shape(shape, sharding, block_dtype, block.shape)
+    return _assemble(
+        shape, sharding, [b.astype(block_dtype, copy=False) for b in blocks], block_dtype
+    )
+
+
+def _check_block_shape(shape, sharding, dtype, block_shape) -> None:
+    expected = sharding.shard_shape(shape)
+    if tuple(block_shape) != expected:
+        in_type = sharding if isinstance(sharding, NamedSharding) else None
+        raise ValueError(
+            f"Expected shard shape {expected} doesn't match the single device array shape "
+            f"{tuple(block_shape)}. Shape of Array is "
+            f"{ShapedArray(shape, dtype, sharding=in_type)} with sharding {sharding!r}"
+        )
 
 
 def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None):
@@ -426,32 +447,47 @@ def make_array_from_single_device_arrays(shape, sharding, arrays, *, dtype=None)
     devices = sharding._device_assignment
     if len(arrays) != len(devices):
         raise ValueError(
-            f"make_array_from_single_device_arrays got {len(arrays)} arrays for a sharding "
-            f"over {len(devices)} devices"
+            f"Expected {len(devices)} per-device arrays (this is how many devices are "
+            f"addressable by the sharding), but got {len(arrays)}"
         )
     by_device = {}
     for array in arrays:
         buffer = getattr(array, "_buffer", None)
         by_device[buffer.device.id if buffer is not None else None] = array
     ordered = [by_device.get(d.id, arrays[k]) for k, d in enumerate(devices)]
-    expected = sharding.shard_shape(shape)
-    for array in ordered:
-        if tuple(array.shape) != expected:
-            raise ValueError(
-                f"make_array_from_single_device_arrays: a block of shape {tuple(array.shape)}, "
-                f"expected {expected} for shape {shape} and {sharding!r}"
-            )
     dtype = ordered[0].dtype if dtype is None else dtypes.canonicalize_dtype(dtype)
+    for array in ordered:
+        _check_block_shape(shape, sharding, dtype, array.shape)
     return _assemble(shape, sharding, ordered, dtype)
 
 
-def _assemble(shape, sharding, blocks, dtype):
+def make_array_from_process_local_data(sharding, local_data, global_shape=None):
+    """A global Array laid out as `sharding` says from the data this process holds. With one
+    process, as here, that is the whole array: `global_shape` may only repeat its shape."""
+    if distributed.process_count() > 1:
+        raise NotImplementedError(
+            "make_array_from_process_local_data over several processes: each process's blocks "
+            "of a global array"
+        )
+    value, weak_type = eval_module.to_numpy(local_data)
+    if global_shape is not None and tuple(global_shape) != value.shape:
+        raise ValueError(
+            "When calling `make_array_from_process_local_data` on a single process, "
+            "global_shape should be None or equal to local_data.shape.Got "
+            f"global_shape={tuple(global_shape)} and local_data.shape={value.shape}."
+        )
+    indices = sharding.devices_indices_map(value.shape)
+    blocks = [value[indices[device]] for device in sharding._device_assignment]
+    return _assemble(value.shape, sharding, blocks, value.dtype, weak_type)
+
+
+def _assemble(shape, sharding, blocks, dtype, weak_type=False):
     if dispatch.backend() != "pjrt" or not isinstance(sharding, NamedSharding):
         index = sharding.devices_indices_map(shape)
         value = np.empty(shape, dtype)
         for device, block in zip(sharding._device_assignment, blocks, strict=True):
             value[index[device]] = np.asarray(block)
-        return dispatch.device_put(value, sharding._device_assignment[0])
+        return dispatch.device_put(make_array(value, weak_type), sharding._device_assignment[0])
     client = runtime.get_client()
     buffers = []
     for device, block in zip(sharding._device_assignment, blocks, strict=True):
@@ -461,4 +497,4 @@ def _assemble(shape, sharding, blocks, dtype):
                 np.require(np.asarray(block), requirements="C"), device
             )
         buffers.append(buffer)
-    return make_sharded_array(buffers, sharding, ShapedArray(shape, np.dtype(dtype)))
+    return make_sharded_array(buffers, sharding, ShapedArray(shape, np.dtype(dtype), weak_type))

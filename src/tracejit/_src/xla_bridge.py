@@ -18,9 +18,10 @@ import warnings
 
 import numpy as np
 
-from tracejit._src import compile_cache, dispatch, distributed
+from tracejit._src import compile_cache, dispatch, distributed, transfer_guard
 from tracejit._src.array import Array, DeviceArray
 from tracejit._src.jit import clear_trace_caches
+from tracejit._src.sharding import SingleDeviceSharding
 from tracejit._src.tree_util import tree_leaves
 
 _GPU_PLATFORMS = ("cuda", "rocm")
@@ -176,3 +177,10 @@ def print_environment_info(return_string: bool = False):
         return info
     print(info)
     return None
+
+
+def _default_destination() -> SingleDeviceSharding:
+    return SingleDeviceSharding(devices()[0])
+
+
+transfer_guard.default_destination[0] = _default_destination

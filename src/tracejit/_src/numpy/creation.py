@@ -18,7 +18,7 @@ import operator
 
 import numpy as np
 
-from tracejit._src import dtypes, vmap
+from tracejit._src import dtypes, transfer_guard, vmap
 from tracejit._src.array import Array, make_array
 from tracejit._src.config import config
 from tracejit._src.core import Tracer, concretization_error
@@ -73,6 +73,8 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=N
             canonical = _canonical_array_dtypes.get(a.dtype)
             if canonical is None:
                 canonical = _canonical_array_dtype(a)
+            if transfer_guard.guarded[0]:
+                transfer_guard.eager_host_to_device(np.empty(a.shape, canonical))
             if canonical is a.dtype:
                 return make_array(np.array(a), False)
             return make_array(np.array(a, dtype=canonical), False)
@@ -102,7 +104,7 @@ def _array(a, dtype, name: str, copy: bool):
         if dtype is None:
             dtype, weak = dtypes.result_type(a, return_weak_type_flag=True)
             return promotion.convert_element_type(a, dtype, weak)
-        return make_array(promotion.scalar_value(a, dtype, named_dtype=True), False)
+        return _transferred(make_array(promotion.scalar_value(a, dtype, named_dtype=True), False))
     if isinstance(a, (Tracer, Array)):
         if copy:
             a = _copy(a)
@@ -110,7 +112,7 @@ def _array(a, dtype, name: str, copy: bool):
     if hasattr(a, "__jax_array__"):
         return _array(a.__jax_array__(), dtype, name, copy)
     if isinstance(a, (list, tuple)):
-        return _from_sequence(a, dtype, name)
+        return _transferred(_from_sequence(a, dtype, name))
     if isinstance(a, (np.ndarray, np.generic)):
         value = a
     elif hasattr(a, "__array__") or isinstance(a, (str, bytes)):
@@ -123,7 +125,14 @@ def _array(a, dtype, name: str, copy: bool):
     if value.dtype not in VALID_DTYPES and _canonicalize(value.dtype) not in VALID_DTYPES:
         raise promotion.invalid_dtype_error(a if value.ndim == 0 else value, value.dtype)
     target = _canonicalize(value.dtype) if dtype is None else dtype
-    return make_array(np.array(value, dtype=target), False)
+    return _transferred(make_array(np.array(value, dtype=target), False))
+
+
+def _transferred(out: Array) -> Array:
+    """A host value made an Array: an implicit transfer to the device, under the guard."""
+    if transfer_guard.guarded[0]:
+        transfer_guard.eager_host_to_device(out._value)
+    return out
 
 
 def _copy(x):

@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from tracejit._src import dtypes, xla_bridge
+from tracejit._src import dtypes, transfer_guard, xla_bridge
 from tracejit._src.array import Array, make_array
 from tracejit._src.config import config
 from tracejit._src.core import Tracer
@@ -60,6 +60,8 @@ def numpy_to_array(x) -> Array:
     dtype = dtypes.canonicalize_dtype(x.dtype)
     if dtype not in VALID_DTYPES:
         raise invalid_dtype_error(x, x.dtype)
+    if transfer_guard.guarded[0]:
+        transfer_guard.eager_host_to_device(np.asarray(x, dtype))
     return make_array(np.array(x, dtype=dtype), False)
 
 
@@ -171,8 +173,12 @@ def convert_element_type(x, dtype, weak_type: bool = False):
     x_type = type(x)
     if x_type in PYTHON_SCALARS:
         if x_type is bool or not weak_type:
-            return make_array(np.array(scalar_value(x, dtype)), weak_type)
-        return weak_scalar(x, dtype)
+            out = make_array(np.array(scalar_value(x, dtype)), weak_type)
+        else:
+            out = weak_scalar(x, dtype)
+        if transfer_guard.guarded[0]:
+            transfer_guard.eager_host_to_device(x)
+        return out
     if x.dtype == dtype and x.weak_type == weak_type:
         return x
     if x_type is Array:
