@@ -119,3 +119,16 @@ def test_an_mlir_rule_is_kept_but_cannot_run(new_primitive):
     mlir.register_lowering(mlir_p, lambda ctx, x: [x])
     with pytest.raises(NotImplementedError, match="'user_mlir'.*MLIR"):
         jax.jit(mlir_p.bind).lower(1.0).as_text()
+
+
+def test_the_opaque_trace_state_tells_traces_apart():
+    """flax compares it to check that a module's variables are used under the trace that made
+    them: equal within one trace, different inside a transformation."""
+    from tracejit.extend.core import get_opaque_trace_state
+
+    outside = get_opaque_trace_state(convention="flax")
+    assert outside == get_opaque_trace_state()
+    inside = []
+    jax.jit(lambda x: inside.append(get_opaque_trace_state("flax")) or x)(1.0)
+    jax.grad(lambda x: inside.append(get_opaque_trace_state("flax")) or x)(1.0)
+    assert inside[0] != outside and inside[1] != outside and inside[0] != inside[1]

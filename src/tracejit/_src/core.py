@@ -29,6 +29,7 @@ import os
 import sys
 import threading
 import types
+import weakref
 from contextlib import contextmanager
 
 import numpy as np
@@ -689,6 +690,28 @@ def find_top_trace(xs) -> Trace:
         return 0 if trace is None else 1 + depth(trace.parent)
 
     return max(traces, key=depth)
+
+
+class OpaqueTraceState:
+    """Which trace is current, for a library to compare later (flax checks that a module's
+    variables are used under the trace they were made in): equal while the same trace is."""
+
+    __slots__ = ("_trace",)
+
+    def __init__(self, trace: Trace):
+        self._trace = weakref.ref(trace)
+
+    def __eq__(self, other):
+        return isinstance(other, OpaqueTraceState) and self._trace() is other._trace()
+
+    def __hash__(self):
+        return id(self._trace())
+
+
+def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
+    """JAX's `jax.extend.core.get_opaque_trace_state`; `convention` names the caller (JAX
+    accepts "flax") and changes nothing here."""
+    return OpaqueTraceState(current_trace())
 
 
 def set_root_trace(trace: Trace) -> None:
