@@ -696,16 +696,17 @@ class OpaqueTraceState:
     """Which trace is current, for a library to compare later (flax checks that a module's
     variables are used under the trace they were made in): equal while the same trace is."""
 
-    __slots__ = ("_trace",)
+    __slots__ = ("_hash", "_trace")
 
     def __init__(self, trace: Trace):
-        self._trace = weakref.ref(trace)
+        self._trace = weakref.ref(trace)  # (a trace that ended equals only itself)
+        self._hash = hash(self._trace)
 
     def __eq__(self, other):
-        return isinstance(other, OpaqueTraceState) and self._trace() is other._trace()
+        return isinstance(other, OpaqueTraceState) and self._trace == other._trace
 
     def __hash__(self):
-        return id(self._trace())
+        return self._hash
 
 
 def get_opaque_trace_state(convention=None) -> OpaqueTraceState:
