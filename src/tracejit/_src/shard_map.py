@@ -163,11 +163,17 @@ def _shard_map_jvp(primals, tangents, **params):
 ad.jvp_rules[shard_map_p] = _shard_map_jvp
 
 
-def _shard_map_batch(values, dims, **params):
-    outs = vmap(lambda *xs: _global_form(*xs, **params), in_axes=list(dims), out_axes=0)(*values)
+def _shard_map_batch(values, dims, *, axis_size, axis_name, **params):
+    """(The vmap keeps its axis name, which the body's collectives may name besides the mesh's:
+    `vmap(pmap(f, 'i'), axis_name='j')` with `psum(x, ('i', 'j'))` in `f`.)"""
+    global_form = lambda *xs: _global_form(*xs, **params)
+    outs = vmap(
+        global_form, in_axes=list(dims), out_axes=0, axis_name=axis_name, axis_size=axis_size
+    )(*values)
     return outs, [0] * len(outs)
 
 
+batching.axis_rules.add(shard_map_p)
 batching.batch_rules[shard_map_p] = _shard_map_batch
 
 
