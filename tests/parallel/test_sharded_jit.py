@@ -168,3 +168,38 @@ def test_explicit_meshes_place_products_and_say_what_is_missing():
         assert jax.typeof(jax.device_put(a, NamedSharding(auto, P("x")))).shape == (4, 4)
         """
     )
+
+
+def test_max_and_min_over_split_dimensions_keep_nans_and_order_zeros():
+    # (XLA's CPU all-reduce takes only plain maximum/minimum, which drop NaNs and pick either
+    # zero: JAX 0.10.2 answers 29.0 for the NaN case below; the values are NumPy's)
+    run_with_devices(
+        """
+        import ml_dtypes
+        from tracejit.sharding import AxisType
+        mesh = jax.make_mesh((4,), ("i",), axis_types=(AxisType.Auto,))
+        rng = np.random.default_rng(0)
+        values = np.array([-0.0, 0.0, -1.5, 2.5, -np.inf, np.inf, np.nan])
+        reductions = [
+            lambda v: v.max(), lambda v: v.min(), lambda v: v.max(0), lambda v: v.min(0),
+            lambda v: jnp.max(v, 1),
+        ]
+        for dtype in (np.float32, np.float64, np.float16, ml_dtypes.bfloat16):
+            for _ in range(10):
+                a = rng.choice(values, (8, 3), p=[0.3, 0.3, 0.15, 0.1, 0.05, 0.05, 0.05])
+                a = a.astype(dtype)
+                x = jax.device_put(a, NamedSharding(mesh, P("i")))
+                for f in reductions:
+                    got = np.asarray(jax.jit(f)(x)).astype(np.float64)
+                    want = np.asarray(f(jnp.asarray(a))).astype(np.float64)
+                    np.testing.assert_array_equal(got, want)
+                    assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all(), (a, f)
+        nan_late = np.arange(32, dtype=np.float32).reshape(8, 4)
+        nan_late[7, 3] = np.nan
+        x = jax.device_put(nan_late, NamedSharding(mesh, P("i")))
+        assert np.isnan(jax.jit(lambda v: v.max())(x))
+        empty = jax.device_put(np.zeros((4, 0), np.float32), NamedSharding(mesh, P("i")))
+        close(jax.jit(lambda v: lax.reduce_max(v, (1,)))(empty), np.full(4, -np.inf))
+        close(jax.jit(lambda v: lax.reduce_min(v, (1,)))(empty), np.full(4, np.inf))
+        """
+    )

@@ -32,20 +32,7 @@ with open(os.path.join(HERE, "data", "sharding_in_types.json")) as _file:
     JAX_ANSWERS = json.load(_file)
 
 
-# XLA's partitioner refuses reduce_max's region (a select keeping -0.0 below +0.0) in a program
-# partitioned over several devices, on Auto axes too: lax/reductions.py's lowering, not types.
-PARTITIONER_REFUSES = {"max_all"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="reduce_max's region"))
-        if n in PARTITIONER_REFUSES
-        else n
-        for n in sorted(JAX_ANSWERS)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(JAX_ANSWERS))
 def test_types_and_errors_are_jax_s(answers, name):
     assert answers[name] == JAX_ANSWERS[name]
 
@@ -60,7 +47,7 @@ def test_values_are_those_of_unsharded_arrays():
         """
     )
     errors = sum("error" in answer for answer in JAX_ANSWERS.values())
-    assert int(out) == len(JAX_ANSWERS) - errors - len(PARTITIONER_REFUSES)
+    assert int(out) == len(JAX_ANSWERS) - errors
 
 
 @needs_plugin
