@@ -203,3 +203,21 @@ def test_max_and_min_over_split_dimensions_keep_nans_and_order_zeros():
         close(jax.jit(lambda v: lax.reduce_min(v, (1,)))(empty), np.full(4, np.inf))
         """
     )
+
+
+def test_filled_arrays_like_a_spread_array_are_laid_out_as_it_is():
+    # (JAX 0.10.2's layouts: eagerly the prototype's, on Auto and pmap's meshes too; with
+    # another shape, or under jit on Auto axes, one device's)
+    run_with_devices(
+        """
+        from tracejit.sharding import AxisType, SingleDeviceSharding
+        mesh = jax.make_mesh((2, 2), ("i", "j"), axis_types=(AxisType.Auto,) * 2)
+        x = jax.device_put(np.ones((8, 4), np.float32), NamedSharding(mesh, P("i", "j")))
+        for like in (jnp.ones_like(x), jnp.zeros_like(x, dtype=jnp.int32), jnp.full_like(x, 2)):
+            assert like.sharding == x.sharding
+        close(jnp.full_like(x, 2), np.full((8, 4), 2.0))
+        assert isinstance(jnp.ones_like(x, shape=(2,)).sharding, SingleDeviceSharding)
+        y = jax.pmap(lambda v: v)(np.ones((4, 2), np.float32))
+        assert jnp.zeros_like(y).sharding == y.sharding
+        """
+    )
