@@ -89,3 +89,39 @@ def test_shape_dtype_structs_carry_shardings_into_types():
         assert str(jax.make_jaxpr(lambda x: x * 2)(t).out_avals[0]) == "float32[8@i,4]"
         """
     )
+
+
+@needs_plugin
+def test_explicit_and_auto_axes_over_some_mesh_axes():
+    # JAX 0.10.2's types, recorded by hand: within `f` (`seen`), of the results
+    run_with_devices(
+        """
+        from tracejit.sharding import AxisType, auto_axes, explicit_axes
+        x = np.arange(32, dtype=np.float32).reshape(8, 4)
+        auto = jax.make_mesh((2, 2), ("i", "j"), axis_types=(AxisType.Auto,) * 2)
+        mixed = jax.make_mesh((2, 2), ("i", "j"), axis_types=(AxisType.Explicit, AxisType.Auto))
+        seen = []
+        def f(v):
+            seen.append(str(jax.typeof(v)))
+            return v * 2
+        cases = [
+            (auto, explicit_axes(f, axes="i", in_sharding=P("i", None)), "float32[8@i,4]",
+             "float32[8,4]"),
+            (auto, explicit_axes(f, in_sharding=P("i", "j")), "float32[8@i,4@j]", "float32[8,4]"),
+            (mixed, explicit_axes(f, axes="j", in_sharding=P(None, "j")), "float32[8,4@j]",
+             "float32[8,4]"),
+            (mixed, auto_axes(f, axes="i", out_sharding=P("i", None)), "float32[8,4]",
+             "float32[8@i,4]"),
+        ]
+        for mesh, g, inside, result in cases:
+            v = jax.device_put(x, NamedSharding(mesh, P("i", "j")))
+            with jax.set_mesh(mesh):
+                seen.clear()
+                out = jax.jit(g)(v)
+                assert seen[0] == inside, (seen, inside)
+                assert str(jax.typeof(out)) == result, (jax.typeof(out), result)
+                close(out, x * 2)
+                close(g(v), x * 2)
+                assert str(jax.make_jaxpr(g)(v).out_avals[0]) == result
+        """
+    )

@@ -48,6 +48,7 @@ from tracejit._src.sharding import (
     NamedSharding,
     PartitionSpec,
     get_mesh,
+    set_mesh,
 )
 from tracejit._src.sharding_types import suspended_sharding_rules
 from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
@@ -508,7 +509,7 @@ sharding_constraints.eager_reshard[0] = _put_as_typed
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     """`f` with the mesh's `axes` (default: all) turned Auto: its arguments' types forget
     their sharding over them (XLA lays them out, as its results), which are then laid out as
-    `out_sharding` says."""
+    `out_sharding` says. Within `f` the context mesh's axes are so too."""
     if f is None:
         return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
 
@@ -517,7 +518,8 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
             raise TypeError("Missing required keyword argument: 'out_sharding'")
         leaves, tree = tree_flatten(args)
         untyped = [_auto_typed(x, axes) for x in leaves]
-        out = f(*tree_unflatten(tree, untyped), **kwargs)
+        with _context_retyped(axes, AxisType.Auto):
+            out = f(*tree_unflatten(tree, untyped), **kwargs)
         return reshard(out, out_sharding)
 
     return wrapped
@@ -529,28 +531,50 @@ def _auto_typed(x, axes):
     if typed is None:
         return x
     sharding = x.sharding if type(current_trace()) is EvalTrace else typed
-    mesh = sharding.mesh
+    return reshard(x, _retyped(sharding, axes, AxisType.Auto))
+
+
+def _retyped(sharding: NamedSharding, axes, axis_type) -> NamedSharding:
+    """`sharding` on its mesh with `axes` (None: all) of `axis_type`."""
+    return NamedSharding(_retyped_mesh(sharding.mesh, axes, axis_type), sharding.spec)
+
+
+def _retyped_mesh(mesh, axes, axis_type):
     names = mesh.axis_names if axes is None else ((axes,) if isinstance(axes, str) else axes)
     types = [
-        AxisType.Auto if n in names else t
+        axis_type if n in names else t
         for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True)
     ]
     if isinstance(mesh, Mesh):
-        auto = Mesh(mesh.devices, mesh.axis_names, types)
-    else:
-        auto = AbstractMesh(mesh.axis_sizes, mesh.axis_names, types)
-    return reshard(x, NamedSharding(auto, sharding.spec))
+        return Mesh(mesh.devices, mesh.axis_names, types)
+    return AbstractMesh(mesh.axis_sizes, mesh.axis_names, types)
+
+
+def _context_retyped(axes, axis_type):
+    """A block within which the context mesh (if any) has `axes` of `axis_type`."""
+    mesh = get_mesh()
+    return set_mesh(None if mesh is None else _retyped_mesh(mesh, axes, axis_type))
 
 
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
-    """`f` over its arguments laid out as `in_sharding` (JAX then types the mesh's `axes` as
-    Explicit inside `f`; tracejit types them as `in_sharding`'s mesh says)."""
+    """`f` with the mesh's `axes` (default: all) turned Explicit: its arguments laid out as
+    `in_sharding` and typed so over those axes (as the context mesh is within `f`); its results'
+    types forget them again, as on the Auto axes they were."""
     if f is None:
         return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
 
     def wrapped(*args, **kwargs):
         if in_sharding is None:
             raise TypeError("Missing required keyword argument: 'in_sharding'")
-        return f(*reshard(args, in_sharding), **kwargs)
+        leaves, tree = tree_flatten(args)
+        shardings = flat_shardings(in_sharding, leaves, tree)
+        typed = [
+            x if s is None else reshard(x, _retyped(s, axes, AxisType.Explicit))
+            for x, s in zip(leaves, shardings, strict=True)
+        ]
+        with _context_retyped(axes, AxisType.Explicit):
+            out = f(*tree_unflatten(tree, typed), **kwargs)
+        out_leaves, out_tree = tree_flatten(out)
+        return tree_unflatten(out_tree, [_auto_typed(x, axes) for x in out_leaves])
 
     return wrapped

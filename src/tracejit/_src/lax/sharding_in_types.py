@@ -200,8 +200,7 @@ sharding_rules[slicing.slice_p] = _divisible_rule("slicing")
 def _sharding_constraint_rule(in_avals, out_avals, *, sharding, **params):
     """The value takes the sharding asked for over Explicit axes; one of a mesh without
     Explicit axes leaves it unsharded in type (the layout is then XLA's, as in `auto_axes`)."""
-    typed = typed_sharding(sharding, in_avals[0].ndim)
-    return [typed.spec if typed is not None else _entries([()] * in_avals[0].ndim)]
+    return [typed_sharding(sharding, in_avals[0].ndim)]
 
 
 def _reshard_rule(in_avals, out_avals, *, dst_sharding):
