@@ -63,6 +63,15 @@ def test_pmap_arrays_stay_on_their_devices():
         assert w.sharding == jax.pmap(lambda v: v)(jnp.arange(4.0)).sharding
         assert [s.index for s in w.addressable_shards] == [(slice(k, k + 1),) for k in range(4)]
         close(w, np.arange(4.0) * 2)
+        # a jit calling a pmap among other operations is partitioned over the pmap's devices
+        x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+        p = jax.pmap(lambda v: v / lax.psum(v, "i") + lax.axis_index("i"), axis_name="i")
+        for f, spec in ((lambda v: p(v) * 2, P("i")), (lambda v: p(v).sum(0), P())):
+            out = jax.jit(f)(x)
+            assert out.sharding.spec == spec and len(out.sharding.device_set) == 4
+            close(out, f(jnp.asarray(x)))
+        grad = jax.jit(jax.grad(lambda v: (p(v) ** 2).sum()))(x)
+        close(grad, jax.grad(lambda v: (p(v) ** 2).sum())(x))
         """
     )
 

@@ -124,25 +124,37 @@ def _from_members(out, spec, mesh, manual):
     return shapes.reshape(shapes.transpose(out, tuple(perm)), tuple(merged))
 
 
-def _global_form(*args, **params):
-    """The shard_map computed on one device (see the module docstring). Its values carry no
-    sharding in their types (its blocks stacked along new axes are no arrays of JAX's)."""
+def _global_form(*args, laid_out=False, **params):
+    """The shard_map computed on one device (see the module docstring), or (`laid_out`) in a
+    program XLA partitions over its mesh, each member's blocks on its own device. Its values
+    carry no sharding in their types (its blocks stacked along new axes are no arrays of
+    JAX's)."""
     with suspended_sharding_rules():
-        return _stacked_members_form(*args, **params)
+        return _stacked_members_form(*args, laid_out=laid_out, **params)
 
 
-def _stacked_members_form(*args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, **params):
+def _stacked_members_form(
+    *args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, laid_out, **params
+):
     members = [_to_members(x, spec, mesh) for x, spec in zip(args, in_specs, strict=True)]
     body = lambda *blocks: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
     present = [list(names) for _, names in members]
-    for name in reversed([name for name in mesh.axis_names if name in newly_manual_axes]):
+    manual = [name for name in mesh.axis_names if name in newly_manual_axes]
+    for name in reversed(manual):
         in_axes = [0 if name in names else None for names in present]
         body = vmap(body, in_axes=in_axes, out_axes=0, axis_name=name, axis_size=mesh.shape[name])
-    outs = body(*[value for value, _ in members])
+    place = _placed if laid_out else lambda x, mesh, spec: x
+    outs = body(*[place(value, mesh, PartitionSpec(*names)) for value, names in members])
     return [
-        _from_members(out, spec, mesh, newly_manual_axes)
+        place(
+            _from_members(place(out, mesh, PartitionSpec(*manual)), spec, mesh, manual), mesh, spec
+        )
         for out, spec in zip(outs, out_specs, strict=True)
     ]
+
+
+def _placed(x, mesh, spec):
+    return sharding_constraints.with_sharding_constraint(x, NamedSharding(mesh, spec))
 
 
 def _shard_map_impl(*args, jaxpr, mesh, **params):
@@ -178,10 +190,15 @@ batching.axis_rules.add(shard_map_p)
 batching.batch_rules[shard_map_p] = _shard_map_batch
 
 
-def _shard_map_lowering(ctx, *args, **params):
-    """Inside a larger program: its global form, on the program's one device."""
+def _shard_map_lowering(ctx, *args, mesh, **params):
+    """Inside a larger program: its global form, on the program's one device, or laid out
+    over the mesh's devices where XLA partitions the program over them (a jit calling a
+    pmap: `spmd.partition_shardings`)."""
+    laid_out = isinstance(mesh, Mesh) and ctx.module.num_partitions == mesh.size
     closed = trace_to_jaxpr(
-        lambda *xs: _global_form(*xs, **params), ctx.avals_in, DebugInfo(None, "shard_map")
+        lambda *xs: _global_form(*xs, mesh=mesh, laid_out=laid_out, **params),
+        ctx.avals_in,
+        DebugInfo(None, "shard_map"),
     )
     return ctx.lower_sub_jaxpr(ctx.block, closed, args)
 
