@@ -179,16 +179,17 @@ def _divisible_rule(what: str, operand_index: int = 0):
     def rule(in_avals, out_avals, **params):
         operand = in_avals[operand_index]
         shape = operand._sharding.mesh.shape
-        for axes, size in zip(_spec(operand), out_avals[0].shape, strict=True):
-            ways = 1
-            for name in axes:
-                ways *= shape[name]
-            if size % ways:
-                raise ShardingTypeError(
-                    f"{what} on sharded dims where out dim ({size}) is not divisible by mesh "
-                    f"axes ({ways}) with spec ({','.join(axes)}) is not implemented. Got input "
-                    f"type={operand.str_short()} and output shape={out_avals[0].shape}"
-                )
+        for out in out_avals:
+            for axes, size in zip(_spec(operand), out.shape, strict=True):
+                ways = 1
+                for name in axes:
+                    ways *= shape[name]
+                if size % ways:
+                    raise ShardingTypeError(
+                        f"{what} on sharded dims where out dim ({size}) is not divisible by "
+                        f"mesh axes ({ways}) with spec ({','.join(axes)}) is not implemented. "
+                        f"Got input type={operand.str_short()} and output shape={out.shape}"
+                    )
         return [_entries(_spec(operand))] * len(out_avals)
 
     return rule
@@ -299,17 +300,7 @@ def _concatenate_rule(in_avals, out_avals, *, dimension):
 sharding_rules[shapes.concatenate_p] = _concatenate_rule
 
 
-def _split_rule(in_avals, out_avals, *, sizes, axis):
-    spec = _spec(in_avals[0])
-    if spec[axis]:
-        raise NotImplementedError(
-            f"split along dimension {axis} of {in_avals[0].str_short()}, which mesh axes "
-            f"{spec[axis]} split: not built yet (reshard it whole along that dimension first)"
-        )
-    return [_entries(spec)] * len(out_avals)
-
-
-sharding_rules[stacking.split_p] = _split_rule
+sharding_rules[stacking.split_p] = _divisible_rule("split")
 
 
 sharding_rules[slicing.dynamic_slice_p] = _divisible_rule("dynamic_slice")
@@ -465,17 +456,10 @@ def _with_axis_types(aval) -> str:
 sharding_rules[slicing.dynamic_update_slice_p] = _dynamic_update_slice_rule
 
 
-def _top_k_rule(in_avals, out_avals, *, k, axis):
-    spec = list(_spec(in_avals[0]))
-    if spec[axis]:
-        raise NotImplementedError(
-            f"top_k along dimension {axis} of {in_avals[0].str_short()}, which mesh axes "
-            f"{spec[axis]} split: not built yet"
-        )
-    return [_entries(spec)] * 2
-
-
-sharding_rules[sort.top_k_p] = _top_k_rule
+sharding_rules[sort.top_k_p] = _along_axis_rule(
+    "The input should be unsharded over the axis along which to compute the top_k values. Got "
+    "input type={aval} and axis={axis}"
+)
 
 # --- windows ----------------------------------------------------------------------------------
 
