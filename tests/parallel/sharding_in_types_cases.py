@@ -190,6 +190,10 @@ CASES = {
         "lambda x, y: jnp.concatenate([x, y], 1)",
         [((8, 4), ("i", None)), ((8, 4), ())],
     ),
+    "concatenate_constant": (
+        "lambda x: jnp.concatenate([x, jnp.zeros((8, 4))], 1)",
+        [((8, 4), ("i", None))],
+    ),
     "pad_split": ("lambda x: jnp.pad(x, ((0, 0), (1, 1)))", [((8, 4), ("i", "j"))]),
     "pad_interior": (
         "lambda x: lax.pad(x, 0.0, ((0, 0, 0), (1, 1, 1)))",

@@ -87,14 +87,14 @@ def _check_axes_once(name: str, in_avals, out_aval, axes_per_dim) -> None:
         )
 
 
-def _merge(name: str, operands, out_shape, skip_dim=None) -> list:
+def _merge(name: str, operands, out_shape) -> list:
     """Per result dimension, the axes of the operands that are not broadcast along it (rank-0
     operands are broadcast whole); operands split differently along one dimension conflict."""
     merged = []
     for dim, size in enumerate(out_shape):
         found = ()
         for aval in operands:
-            if aval.ndim == 0 or (aval.shape[dim] != size and dim != skip_dim):
+            if aval.ndim == 0 or aval.shape[dim] != size:
                 continue
             axes = _spec(aval)[dim]
             if axes and found and axes != found:
@@ -285,12 +285,12 @@ sharding_rules[shapes.squeeze_p] = _squeeze_rule
 
 
 def _concatenate_rule(in_avals, out_avals, *, dimension):
-    """Every operand must be split alike (an untyped one is whole), the concatenated dimension
-    too."""
-    specs = [_spec(a) for a in in_avals]
+    """Every operand typed on the mesh must be split alike, the concatenated dimension too
+    (untyped ones, constants, are laid out to match)."""
+    typed = [a for a in in_avals if a._sharding is not None]
+    specs = [_spec(a) for a in typed]
     if any(spec != specs[0] for spec in specs):
-        mesh = next(a._sharding.mesh for a in in_avals if a._sharding is not None)
-        shown = ", ".join(repr(NamedSharding(mesh, _entries(spec))) for spec in specs)
+        shown = ", ".join(repr(NamedSharding(a._sharding.mesh, a._sharding.spec)) for a in typed)
         raise ShardingTypeError(
             f"All operands should have the same sharding. Got shardings {shown}"
         )
