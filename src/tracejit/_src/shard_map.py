@@ -17,7 +17,9 @@ What an equation means:
   its *global form*: the body under one `vmap` per mesh axis, named as the axis, over the
   blocks stacked along new leading axes, whose batching rules carry out the collectives. It
   computes the same values on one device, and every transformation of it is a transformation
-  of ordinary primitives (`grad` of a shard_map included).
+  of ordinary primitives (`grad` of a shard_map included). Inside a larger compiled program
+  XLA partitions the program over the mesh (`spmd.partition_shardings`), the stacked members
+  laid out one per device.
 
 Every mesh axis is manual in the body unless `axis_names=` names fewer: the others stay
 global in the body (its blocks are whole along them, and collectives cannot name them), so

@@ -19,8 +19,10 @@ fewer axes into varying ones with a `pvary` equation, as JAX stages it:
 Collectives change vmas: a reduction over an axis (`psum`, staged as JAX's `psum_invariant`)
 leaves a value the same along it,
 `axis_index` varies along its axis, and exchanges (`ppermute`, `all_gather`, ...) keep their
-operand varying along theirs. An equation with a body of its own (`jit`, `cond`, `scan`)
-gives every result the union of its operands' vmas; its body is not typed.
+operand varying along theirs. The bodies of `jit`, `cond`, `while` and `scan` are typed the
+same way from their operands' vmas (a loop's carry must come out of its body varying as it
+went in, JAX's TypeError otherwise; cond's branches are made to vary alike); an equation with
+another kind of body gives every result the union of its operands' vmas.
 """
 
 from __future__ import annotations
