@@ -145,6 +145,123 @@ CASES = {
         "lambda x: jax.sharding.reshard(x, NamedSharding(mesh, P(None, 'i')))",
         [((8, 4), ("i", "j"))],
     ),
+    # gather and scatter, windows, tiling, concatenation, filled arrays like another
+    "gather_rows": ("lambda x: x[jnp.array([0, 2, 1])]", [((8, 4), ("i", "j"))]),
+    "gather_rows_whole": ("lambda x: x[jnp.array([0, 2, 1])]", [((8, 4), (None, "j"))]),
+    "gather_columns": ("lambda x: x[:, jnp.array([0, 2])]", [((8, 4), ("i", None))]),
+    "gather_columns_split": ("lambda x: x[:, jnp.array([0, 2])]", [((8, 4), ("i", "j"))]),
+    "gather_dynamic_row": ("lambda x: x[jnp.argmax(x[:, 0])]", [((8, 4), (None, "j"))]),
+    "take": ("lambda x: jnp.take(x, jnp.array([3, 0, 1]), axis=1)", [((8, 4), ("i", None))]),
+    "take_split": ("lambda x: jnp.take(x, jnp.array([3, 0, 1]), axis=1)", [((8, 4), ("i", "j"))]),
+    "take_flat": ("lambda x: jnp.take(x, jnp.array([3, 0, 1]))", [((8, 4), ("i", None))]),
+    "take_along_axis": (
+        "lambda x: jnp.take_along_axis(x, jnp.argsort(x, axis=1), axis=1)",
+        [((8, 4), ("i", None))],
+    ),
+    "at_set": ("lambda x: x.at[jnp.array([0, 3])].set(0.0)", [((8, 4), ("i", "j"))]),
+    "at_set_whole": ("lambda x: x.at[jnp.array([0, 3])].set(0.0)", [((8, 4), (None, "j"))]),
+    "at_add_row": ("lambda x: x.at[1].add(1.0)", [((8, 4), (None, "j"))]),
+    "at_add_row_split": ("lambda x: x.at[1].add(1.0)", [((8, 4), ("i", "j"))]),
+    "at_set_columns": (
+        "lambda x: x.at[:, jnp.array([1, 2])].set(x[:, :2])",
+        [((8, 4), ("i", None))],
+    ),
+    "reduce_window": (
+        "lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 1), (1, 1), 'VALID')",
+        [((8, 4), (None, "j"))],
+    ),
+    "reduce_window_split": (
+        "lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 1), (1, 1), 'VALID')",
+        [((8, 4), ("i", "j"))],
+    ),
+    "reduce_window_max": (
+        "lambda x: lax.reduce_window(x, -jnp.inf, lax.max, (1, 2), (1, 2), 'VALID')",
+        [((8, 4), ("i", None))],
+    ),
+    "cummax": ("lambda x: lax.cummax(x, axis=1)", [((8, 4), ("i", None))]),
+    "cummax_bad": ("lambda x: lax.cummax(x, axis=0)", [((8, 4), ("i", None))]),
+    "cumprod": ("lambda x: jnp.cumprod(x, axis=1)", [((8, 4), ("i", None))]),
+    "tile": ("lambda x: jnp.tile(x, (2, 1))", [((8, 4), ("i", "j"))]),
+    "tile_whole": ("lambda x: jnp.tile(x, (1, 2))", [((8, 4), ("i", None))]),
+    "repeat": ("lambda x: jnp.repeat(x, 2, axis=1)", [((8, 4), ("i", None))]),
+    "repeat_split": ("lambda x: jnp.repeat(x, 2, axis=0)", [((8, 4), ("i", None))]),
+    "concatenate_split": ("lambda x: jnp.concatenate([x, x], 0)", [((8, 4), ("i", "j"))]),
+    "concatenate_mixed": (
+        "lambda x, y: jnp.concatenate([x, y], 1)",
+        [((8, 4), ("i", None)), ((8, 4), ())],
+    ),
+    "concatenate_constant": (
+        "lambda x: jnp.concatenate([x, jnp.zeros((8, 4))], 1)",
+        [((8, 4), ("i", None))],
+    ),
+    "pad_split": ("lambda x: jnp.pad(x, ((0, 0), (1, 1)))", [((8, 4), ("i", "j"))]),
+    "pad_interior": (
+        "lambda x: lax.pad(x, 0.0, ((0, 0, 0), (1, 1, 1)))",
+        [((8, 4), ("i", None))],
+    ),
+    "dynamic_slice": ("lambda x: lax.dynamic_slice(x, (2, 0), (4, 4))", [((8, 4), (None, "j"))]),
+    "dynamic_slice_split": (
+        "lambda x: lax.dynamic_slice(x, (2, 0), (4, 4))",
+        [((8, 4), ("i", "j"))],
+    ),
+    "dynamic_slice_index": (
+        "lambda x: lax.dynamic_slice_in_dim(x, jnp.argmax(x[0]), 2, 1)",
+        [((8, 4), ("i", None))],
+    ),
+    "ones_like": ("lambda x: jnp.ones_like(x)", [((8, 4), ("i", "j"))]),
+    "zeros_like": ("lambda x: jnp.zeros_like(x)", [((8, 4), ("i", None))]),
+    "full_like": ("lambda x: jnp.full_like(x, 3.0)", [((8, 4), (None, "j"))]),
+    "empty_like": ("lambda x: jnp.empty_like(x) * 0", [((8, 4), ("i", "j"))]),
+    "stack_split": ("lambda x: jnp.stack([x, x], 1)", [((8, 4), ("i", "j"))]),
+    "split": ("lambda x: jnp.split(x, 2, axis=1)[0]", [((8, 4), ("i", None))]),
+    "split_bad": ("lambda x: jnp.split(x, 2, axis=0)[0]", [((8, 4), ("i", None))]),
+    "lax_split": ("lambda x: lax.split(x, (2, 6), axis=0)[1]", [((8, 4), ("i", "j"))]),
+    "lax_split_bad": ("lambda x: lax.split(x, (1, 3), axis=1)[0]", [((8, 4), ("i", "j"))]),
+    "top_k_split": ("lambda x: lax.top_k(x, 2)[0]", [((8, 4), ("i", "j"))]),
+    "flip": ("lambda x: jnp.flip(x, 0)", [((8, 4), ("i", "j"))]),
+    "roll": ("lambda x: jnp.roll(x, 1, axis=1)", [((8, 4), ("i", None))]),
+    "roll_split": ("lambda x: jnp.roll(x, 1, axis=0)", [((8, 4), ("i", None))]),
+    "gather_sharded_indices": (
+        "lambda x: x[jax.sharding.reshard(jnp.arange(8) % 4, NamedSharding(mesh, P('i')))]",
+        [((8, 4), ())],
+    ),
+    "gather_vmapped": (
+        (
+            "lambda x: jax.vmap(lambda r, i: r[i])"
+            "(x, jax.sharding.reshard(jnp.arange(8) % 4, NamedSharding(mesh, P('i'))))"
+        ),
+        [((8, 4), ("i", None))],
+        "lambda x: x[np.arange(8), np.arange(8) % 4]",
+    ),
+    "scatter_vmapped": (
+        (
+            "lambda x: jax.vmap(lambda r, i: r.at[i].add(1.0))"
+            "(x, jax.sharding.reshard(jnp.arange(8) % 4, NamedSharding(mesh, P('i'))))"
+        ),
+        [((8, 4), ("i", None))],
+        "lambda x: x + (np.arange(4) == np.arange(8)[:, None] % 4)",
+    ),
+    "at_set_column_updates": (
+        "lambda x, u: x.at[:, 1].set(u)",
+        [((8, 4), ("i", None)), ((8,), ("i",))],
+    ),
+    "reduce_window_strided": (
+        "lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 1), (2, 1), 'VALID')",
+        [((8, 4), ("i", "j"))],
+    ),
+    "reduce_window_same": (
+        "lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 1), (1, 1), 'SAME')",
+        [((8, 4), ("i", "j"))],
+    ),
+    "max_pool_grad": (
+        (
+            "jax.grad(lambda x: "
+            "lax.reduce_window(x, -jnp.inf, lax.max, (1, 2), (1, 2), 'VALID').sum())"
+        ),
+        [((8, 4), ("i", None))],
+    ),
+    "gather_grad": ("jax.grad(lambda x: x[:, jnp.array([0, 2])].sum())", [((8, 4), ("i", None))]),
+    "dynamic_slice_bad": ("lambda x: lax.dynamic_slice(x, (2, 0), (3, 4))", [((8, 4), ("i", "j"))]),
 }
 
 
@@ -163,6 +280,10 @@ def arguments(jax, NamedSharding, P, mesh, name):
 
 # (JAX differentiates on Explicit axes only within a mesh context: its seed cotangent is resharded)
 UNDER_MESH = {"grad", "data_parallel_grad", "conv_grad"}
+# (nor does it scatter into them outside one: its updates are placed on the context mesh)
+UNDER_MESH |= {"at_set", "at_set_whole", "at_add_row", "at_add_row_split", "at_set_columns"}
+UNDER_MESH |= {"ones_like", "zeros_like", "full_like", "empty_like", "at_set_column_updates"}
+UNDER_MESH |= {"scatter_vmapped", "max_pool_grad", "gather_grad"}
 
 
 def _answer(scope, mesh, name):
@@ -185,10 +306,16 @@ def _answer_here(scope, mesh, name):
     return {
         "traced": traced,
         "eager": str(jax.typeof(eager)),
-        "eager_spec": repr(eager.sharding.spec),
+        "eager_spec": _spec_of(eager),
         "jit": str(jax.typeof(jitted)),
-        "jit_spec": repr(jitted.sharding.spec),
+        "jit_spec": _spec_of(jitted),
     }
+
+
+def _spec_of(array) -> str:
+    """The spec of an array's NamedSharding, or the name of its other kind of sharding."""
+    sharding = array.sharding
+    return repr(sharding.spec) if hasattr(sharding, "spec") else type(sharding).__name__
 
 
 def check_values(jax, jnp, lax, NamedSharding, P) -> list:
@@ -206,7 +333,7 @@ def check_values(jax, jnp, lax, NamedSharding, P) -> list:
         except Exception:  # noqa: BLE001, S112  (the errors are compared with JAX's)
             continue
         on_one_device = eval(reference[0]) if reference else fun
-        expected = np.asarray(on_one_device(*[_value(shape) for shape, _ in inputs]))
+        expected = np.asarray(on_one_device(*[jnp.asarray(_value(shape)) for shape, _ in inputs]))
         for result in results:
             np.testing.assert_allclose(np.asarray(result), expected, rtol=1e-6, err_msg=name)
         checked.append(name)

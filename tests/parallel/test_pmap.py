@@ -58,6 +58,20 @@ def test_pmap_arrays_stay_on_their_devices():
         assert len(two.sharding.device_set) == 2
         close(two, np.full((2, 3), 2.0))
         assert jnp.zeros(3).sharding.is_fully_replicated
+        # a jit of a pmap runs as the pmap (JAX 0.10.2's sharding and shards)
+        w = jax.jit(jax.pmap(lambda v: v * 2))(jnp.arange(4.0))
+        assert w.sharding == jax.pmap(lambda v: v)(jnp.arange(4.0)).sharding
+        assert [s.index for s in w.addressable_shards] == [(slice(k, k + 1),) for k in range(4)]
+        close(w, np.arange(4.0) * 2)
+        # a jit calling a pmap among other operations is partitioned over the pmap's devices
+        x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+        p = jax.pmap(lambda v: v / lax.psum(v, "i") + lax.axis_index("i"), axis_name="i")
+        for f, spec in ((lambda v: p(v) * 2, P("i")), (lambda v: p(v).sum(0), P())):
+            out = jax.jit(f)(x)
+            assert out.sharding.spec == spec and len(out.sharding.device_set) == 4
+            close(out, f(jnp.asarray(x)))
+        grad = jax.jit(jax.grad(lambda v: (p(v) ** 2).sum()))(x)
+        close(grad, jax.grad(lambda v: (p(v) ** 2).sum())(x))
         """
     )
 
@@ -120,6 +134,11 @@ inner = jax.vmap(lambda v: v + lax.psum(v, "j"), axis_name="j")
 close(jax.pmap(inner, axis_name="i")(ones.T), 4 * ones.T)
 both = jax.vmap(lambda v: lax.psum(v, ("i", "j")), axis_name="j")
 close(jax.pmap(both, axis_name="i")(ones.T), 12 * ones.T)
+# (the vmap outside: its axis is named in the body's collectives too)
+outer = jax.vmap(jax.pmap(lambda v: lax.psum(v, ("i", "j")), axis_name="i"), axis_name="j")
+close(outer(ones), 12 * ones)
+rows = jax.vmap(jax.pmap(lambda v: v - lax.pmean(v, "j"), axis_name="i"), axis_name="j")
+close(rows(x.reshape(2, 2) * jnp.ones((3, 2, 2))), np.zeros((3, 2, 2)))
 loop = lambda v: lax.fori_loop(0, 3, lambda k, c: c + lax.psum(c, "i"), v)
 close(jax.pmap(loop, axis_name="i")(jnp.ones(4)), np.full(4, 125.0))
 # (every member must take the branch holding a collective: it waits for all of them)

@@ -168,3 +168,56 @@ def test_explicit_meshes_place_products_and_say_what_is_missing():
         assert jax.typeof(jax.device_put(a, NamedSharding(auto, P("x")))).shape == (4, 4)
         """
     )
+
+
+def test_max_and_min_over_split_dimensions_keep_nans_and_order_zeros():
+    # (XLA's CPU all-reduce takes only plain maximum/minimum, which drop NaNs and pick either
+    # zero: JAX 0.10.2 answers 29.0 for the NaN case below; the values are NumPy's)
+    run_with_devices(
+        """
+        import ml_dtypes
+        from tracejit.sharding import AxisType
+        mesh = jax.make_mesh((4,), ("i",), axis_types=(AxisType.Auto,))
+        rng = np.random.default_rng(0)
+        values = np.array([-0.0, 0.0, -1.5, 2.5, -np.inf, np.inf, np.nan])
+        reductions = [
+            lambda v: v.max(), lambda v: v.min(), lambda v: v.max(0), lambda v: v.min(0),
+            lambda v: jnp.max(v, 1),
+        ]
+        for dtype in (np.float32, np.float64, np.float16, ml_dtypes.bfloat16):
+            for _ in range(10):
+                a = rng.choice(values, (8, 3), p=[0.3, 0.3, 0.15, 0.1, 0.05, 0.05, 0.05])
+                a = a.astype(dtype)
+                x = jax.device_put(a, NamedSharding(mesh, P("i")))
+                for f in reductions:
+                    got = np.asarray(jax.jit(f)(x)).astype(np.float64)
+                    want = np.asarray(f(jnp.asarray(a))).astype(np.float64)
+                    np.testing.assert_array_equal(got, want)
+                    assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all(), (a, f)
+        nan_late = np.arange(32, dtype=np.float32).reshape(8, 4)
+        nan_late[7, 3] = np.nan
+        x = jax.device_put(nan_late, NamedSharding(mesh, P("i")))
+        assert np.isnan(jax.jit(lambda v: v.max())(x))
+        empty = jax.device_put(np.zeros((4, 0), np.float32), NamedSharding(mesh, P("i")))
+        close(jax.jit(lambda v: lax.reduce_max(v, (1,)))(empty), np.full(4, -np.inf))
+        close(jax.jit(lambda v: lax.reduce_min(v, (1,)))(empty), np.full(4, np.inf))
+        """
+    )
+
+
+def test_filled_arrays_like_a_spread_array_are_laid_out_as_it_is():
+    # (JAX 0.10.2's layouts: eagerly the prototype's, on Auto and pmap's meshes too; with
+    # another shape, or under jit on Auto axes, one device's)
+    run_with_devices(
+        """
+        from tracejit.sharding import AxisType, SingleDeviceSharding
+        mesh = jax.make_mesh((2, 2), ("i", "j"), axis_types=(AxisType.Auto,) * 2)
+        x = jax.device_put(np.ones((8, 4), np.float32), NamedSharding(mesh, P("i", "j")))
+        for like in (jnp.ones_like(x), jnp.zeros_like(x, dtype=jnp.int32), jnp.full_like(x, 2)):
+            assert like.sharding == x.sharding
+        close(jnp.full_like(x, 2), np.full((8, 4), 2.0))
+        assert isinstance(jnp.ones_like(x, shape=(2,)).sharding, SingleDeviceSharding)
+        y = jax.pmap(lambda v: v)(np.ones((4, 2), np.float32))
+        assert jnp.zeros_like(y).sharding == y.sharding
+        """
+    )

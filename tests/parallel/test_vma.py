@@ -58,3 +58,38 @@ def test_typed_bodies_compute_the_same_values_and_gradients():
         assert "pvary[axes=('a',)] c" in text and "f32[8,4]{V:a}" in text, text
         """
     )
+
+
+@needs_plugin
+def test_typed_nested_bodies_compute_what_untyped_ones_do():
+    run_with_devices(
+        """
+        from tracejit.sharding import AxisType
+        mesh = jax.make_mesh((2, 2), ("b", "a"), axis_types=(AxisType.Auto,) * 2)
+        x = np.arange(32.0, dtype=np.float32).reshape(8, 4) / 7
+        def body(u, differentiated=False):
+            u = jax.jit(lambda v: v * 2 + 1)(u)
+            u = lax.cond(u.sum() > 0, lambda v: v * 3, lambda v: jnp.zeros_like(v), u)
+            u = lax.fori_loop(0, 2, lambda i, c: c * 2, u)
+            if not differentiated:
+                u = lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, u))[1]
+            carry, ys = lax.scan(lambda c, r: (c + lax.psum(r, "a"), c * r), u[0] * 0, u)
+            return ys + carry
+        for spec in (P("b", "a"), P("b")):
+            typed, untyped = (
+                jax.shard_map(body, mesh=mesh, in_specs=spec, out_specs=spec, check_vma=c)
+                for c in (True, False)
+            )
+            assert "{V:" in str(jax.make_jaxpr(typed)(x))
+            want = untyped(x)
+            close(typed(x), want)
+            close(jax.jit(typed)(x), want)
+            typed, untyped = (  # (reverse mode does not pass through while_loop)
+                jax.shard_map(lambda u: body(u, True), mesh=mesh, in_specs=spec,
+                              out_specs=spec, check_vma=c)
+                for c in (True, False)
+            )
+            g = lambda f: jax.grad(lambda v: (f(v) ** 2).sum())(x)
+            close(g(typed), g(untyped), 1e-4)
+        """
+    )

@@ -27,6 +27,55 @@ CASES = {
     "claims_replication": ("lambda a: a", "P('b')", "P()"),
     "claims_two": ("lambda a: (a, a * 2)", "P('b', 'a')", "(P('b'), P())"),
     "unchecked": ("lambda a: lax.pcast(a * 2, 'a', to='varying')", "P('b')", "P()"),
+    # bodies within the body, typed as JAX traces them
+    "jit": ("lambda a: jax.jit(lambda v: v * 2 + 1)(a)", "P('b')", "P('b')"),
+    "jit_claims": ("lambda a: jax.jit(lambda v: v * 2)(a)", "P('b')", "P()"),
+    "cond": ("lambda a: lax.cond(True, lambda v: v * 2, lambda v: v, a)", "P('b', 'a')", "P('b')"),
+    "cond_zeros_like": (
+        "lambda a: lax.cond(True, lambda v: v * 2, lambda v: jnp.zeros_like(v), a)",
+        "P('b', 'a')",
+        "P('b', 'a')",
+    ),
+    "cond_varying_index": (
+        "lambda a: lax.cond(a.sum() > 0, lambda v: v * 2, lambda v: v, jnp.ones(3))",
+        "P('b')",
+        "P('b')",
+    ),
+    "while": (
+        "lambda a: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, a))[1]",
+        "P('b')",
+        "P('b')",
+    ),
+    "while_widens": (
+        (
+            "lambda a: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] + a), "
+            "(0, jnp.zeros((4, 4))))[1]"
+        ),
+        "P('b')",
+        "P('b')",
+    ),
+    "scan": ("lambda a: lax.scan(lambda c, r: (c + r, c * r), a[0], a)[1]", "P('b')", "P('b')"),
+    "scan_psum": (
+        "lambda a: lax.scan(lambda c, r: (c + lax.psum(r, 'a'), None), a[0] * 0, a)[0]",
+        "P(None, 'a')",
+        "P('a')",
+    ),
+    "scan_widens": (
+        "lambda a: lax.scan(lambda c, r: (c + r, None), jnp.zeros(4), a)[0]",
+        "P('b')",
+        "P('b')",
+    ),
+    "scan_narrows": (
+        "lambda a: lax.scan(lambda c, r: (lax.psum(c, 'b'), r), a[0], a)[0]",
+        "P('b')",
+        "P('b')",
+    ),
+    "scan_tuple_widens": (
+        "lambda a: lax.scan(lambda c, r: ((c[0] + r, c[1]), None), (jnp.zeros(4), 1.0), a)[0][0]",
+        "P('b')",
+        "P('b')",
+    ),
+    "fori_loop": ("lambda a: lax.fori_loop(0, 2, lambda i, c: c * 2, a)", "P('b')", "P('b')"),
 }
 
 
@@ -49,15 +98,31 @@ def _answer(jax, jnp, lax, P, mesh, name):
         # (JAX prints a set of states, whose order changes with the process's string hashes)
         message = str(err).replace("{'varying', 'invarying'}", "{'invarying', 'varying'}")
         return {"error": [type(err).__name__, message]}
-    jaxpr = eqn.params["jaxpr"]
+    return _typed(eqn.params["jaxpr"])
+
+
+def _typed(jaxpr) -> dict:
+    """A jaxpr's input types and, per equation, its primitive, result types and (where it holds
+    any) the same of its bodies, in the order of their parameters' names."""
     jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
     return {
         "in": [v.aval.str_short(short_dtypes=True) for v in jaxpr.invars],
         "eqns": [
             [e.primitive.name, [v.aval.str_short(short_dtypes=True) for v in e.outvars]]
+            + ([[_typed(b) for b in _bodies(e)]] if _bodies(e) else [])
             for e in jaxpr.eqns
         ],
     }
+
+
+def _bodies(eqn) -> list:
+    found = []
+    for name in sorted(eqn.params):
+        value = eqn.params[name]
+        for item in value if isinstance(value, tuple) else (value,):
+            if hasattr(getattr(item, "jaxpr", item), "eqns"):
+                found.append(item)
+    return found
 
 
 def run_all(jax, jnp, lax, P) -> dict:

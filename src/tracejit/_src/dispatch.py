@@ -346,11 +346,12 @@ def device_call(closed: ClosedJaxpr):
     if len(jaxpr.eqns) != 1 or jaxpr.constvars:
         return None
     (eqn,) = jaxpr.eqns
-    if eqn.primitive not in device_call_compilers:
-        return None
     if list(eqn.invars) != list(jaxpr.invars) or list(eqn.outvars) != list(jaxpr.outvars):
         return None
-    return eqn
+    body = eqn.primitive.call_jaxpr_param  # a call of a device call: `jit(pmap(f))`
+    if body is not None:
+        return device_call(eqn.params[body])
+    return eqn if eqn.primitive in device_call_compilers else None
 
 
 def compile_program(

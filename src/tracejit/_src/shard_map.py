@@ -17,7 +17,9 @@ What an equation means:
   its *global form*: the body under one `vmap` per mesh axis, named as the axis, over the
   blocks stacked along new leading axes, whose batching rules carry out the collectives. It
   computes the same values on one device, and every transformation of it is a transformation
-  of ordinary primitives (`grad` of a shard_map included).
+  of ordinary primitives (`grad` of a shard_map included). Inside a larger compiled program
+  XLA partitions the program over the mesh (`spmd.partition_shardings`), the stacked members
+  laid out one per device.
 
 Every mesh axis is manual in the body unless `axis_names=` names fewer: the others stay
 global in the body (its blocks are whole along them, and collectives cannot name them), so
@@ -48,6 +50,7 @@ from tracejit._src.sharding import (
     NamedSharding,
     PartitionSpec,
     get_mesh,
+    set_mesh,
 )
 from tracejit._src.sharding_types import suspended_sharding_rules
 from tracejit._src.tree_util import tree_flatten, tree_map, tree_structure, tree_unflatten
@@ -123,25 +126,37 @@ def _from_members(out, spec, mesh, manual):
     return shapes.reshape(shapes.transpose(out, tuple(perm)), tuple(merged))
 
 
-def _global_form(*args, **params):
-    """The shard_map computed on one device (see the module docstring). Its values carry no
-    sharding in their types (its blocks stacked along new axes are no arrays of JAX's)."""
+def _global_form(*args, laid_out=False, **params):
+    """The shard_map computed on one device (see the module docstring), or (`laid_out`) in a
+    program XLA partitions over its mesh, each member's blocks on its own device. Its values
+    carry no sharding in their types (its blocks stacked along new axes are no arrays of
+    JAX's)."""
     with suspended_sharding_rules():
-        return _stacked_members_form(*args, **params)
+        return _stacked_members_form(*args, laid_out=laid_out, **params)
 
 
-def _stacked_members_form(*args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, **params):
+def _stacked_members_form(
+    *args, jaxpr, mesh, in_specs, out_specs, newly_manual_axes, laid_out, **params
+):
     members = [_to_members(x, spec, mesh) for x, spec in zip(args, in_specs, strict=True)]
     body = lambda *blocks: eval_jaxpr(jaxpr.jaxpr, jaxpr.consts, *blocks)
     present = [list(names) for _, names in members]
-    for name in reversed([name for name in mesh.axis_names if name in newly_manual_axes]):
+    manual = [name for name in mesh.axis_names if name in newly_manual_axes]
+    for name in reversed(manual):
         in_axes = [0 if name in names else None for names in present]
         body = vmap(body, in_axes=in_axes, out_axes=0, axis_name=name, axis_size=mesh.shape[name])
-    outs = body(*[value for value, _ in members])
+    place = _placed if laid_out else lambda x, mesh, spec: x
+    outs = body(*[place(value, mesh, PartitionSpec(*names)) for value, names in members])
     return [
-        _from_members(out, spec, mesh, newly_manual_axes)
+        place(
+            _from_members(place(out, mesh, PartitionSpec(*manual)), spec, mesh, manual), mesh, spec
+        )
         for out, spec in zip(outs, out_specs, strict=True)
     ]
+
+
+def _placed(x, mesh, spec):
+    return sharding_constraints.with_sharding_constraint(x, NamedSharding(mesh, spec))
 
 
 def _shard_map_impl(*args, jaxpr, mesh, **params):
@@ -163,18 +178,29 @@ def _shard_map_jvp(primals, tangents, **params):
 ad.jvp_rules[shard_map_p] = _shard_map_jvp
 
 
-def _shard_map_batch(values, dims, **params):
-    outs = vmap(lambda *xs: _global_form(*xs, **params), in_axes=list(dims), out_axes=0)(*values)
+def _shard_map_batch(values, dims, *, axis_size, axis_name, **params):
+    """(The vmap keeps its axis name, which the body's collectives may name besides the mesh's:
+    `vmap(pmap(f, 'i'), axis_name='j')` with `psum(x, ('i', 'j'))` in `f`.)"""
+    global_form = lambda *xs: _global_form(*xs, **params)
+    outs = vmap(
+        global_form, in_axes=list(dims), out_axes=0, axis_name=axis_name, axis_size=axis_size
+    )(*values)
     return outs, [0] * len(outs)
 
 
+batching.axis_rules.add(shard_map_p)
 batching.batch_rules[shard_map_p] = _shard_map_batch
 
 
-def _shard_map_lowering(ctx, *args, **params):
-    """Inside a larger program: its global form, on the program's one device."""
+def _shard_map_lowering(ctx, *args, mesh, **params):
+    """Inside a larger program: its global form, on the program's one device, or laid out
+    over the mesh's devices where XLA partitions the program over them (a jit calling a
+    pmap: `spmd.partition_shardings`)."""
+    laid_out = isinstance(mesh, Mesh) and ctx.module.num_partitions == mesh.size
     closed = trace_to_jaxpr(
-        lambda *xs: _global_form(*xs, **params), ctx.avals_in, DebugInfo(None, "shard_map")
+        lambda *xs: _global_form(*xs, mesh=mesh, laid_out=laid_out, **params),
+        ctx.avals_in,
+        DebugInfo(None, "shard_map"),
     )
     return ctx.lower_sub_jaxpr(ctx.block, closed, args)
 
@@ -502,7 +528,7 @@ sharding_constraints.eager_reshard[0] = _put_as_typed
 def auto_axes(f=None, /, *, axes=None, out_sharding=None):
     """`f` with the mesh's `axes` (default: all) turned Auto: its arguments' types forget
     their sharding over them (XLA lays them out, as its results), which are then laid out as
-    `out_sharding` says."""
+    `out_sharding` says. Within `f` the context mesh's axes are so too."""
     if f is None:
         return lambda g: auto_axes(g, axes=axes, out_sharding=out_sharding)
 
@@ -511,7 +537,8 @@ def auto_axes(f=None, /, *, axes=None, out_sharding=None):
             raise TypeError("Missing required keyword argument: 'out_sharding'")
         leaves, tree = tree_flatten(args)
         untyped = [_auto_typed(x, axes) for x in leaves]
-        out = f(*tree_unflatten(tree, untyped), **kwargs)
+        with _context_retyped(axes, AxisType.Auto):
+            out = f(*tree_unflatten(tree, untyped), **kwargs)
         return reshard(out, out_sharding)
 
     return wrapped
@@ -523,28 +550,50 @@ def _auto_typed(x, axes):
     if typed is None:
         return x
     sharding = x.sharding if type(current_trace()) is EvalTrace else typed
-    mesh = sharding.mesh
+    return reshard(x, _retyped(sharding, axes, AxisType.Auto))
+
+
+def _retyped(sharding: NamedSharding, axes, axis_type) -> NamedSharding:
+    """`sharding` on its mesh with `axes` (None: all) of `axis_type`."""
+    return NamedSharding(_retyped_mesh(sharding.mesh, axes, axis_type), sharding.spec)
+
+
+def _retyped_mesh(mesh, axes, axis_type):
     names = mesh.axis_names if axes is None else ((axes,) if isinstance(axes, str) else axes)
     types = [
-        AxisType.Auto if n in names else t
+        axis_type if n in names else t
         for n, t in zip(mesh.axis_names, mesh.axis_types, strict=True)
     ]
     if isinstance(mesh, Mesh):
-        auto = Mesh(mesh.devices, mesh.axis_names, types)
-    else:
-        auto = AbstractMesh(mesh.axis_sizes, mesh.axis_names, types)
-    return reshard(x, NamedSharding(auto, sharding.spec))
+        return Mesh(mesh.devices, mesh.axis_names, types)
+    return AbstractMesh(mesh.axis_sizes, mesh.axis_names, types)
+
+
+def _context_retyped(axes, axis_type):
+    """A block within which the context mesh (if any) has `axes` of `axis_type`."""
+    mesh = get_mesh()
+    return set_mesh(None if mesh is None else _retyped_mesh(mesh, axes, axis_type))
 
 
 def explicit_axes(f=None, /, *, axes=None, in_sharding=None):
-    """`f` over its arguments laid out as `in_sharding` (JAX then types the mesh's `axes` as
-    Explicit inside `f`; tracejit types them as `in_sharding`'s mesh says)."""
+    """`f` with the mesh's `axes` (default: all) turned Explicit: its arguments laid out as
+    `in_sharding` and typed so over those axes (as the context mesh is within `f`); its results'
+    types forget them again, as on the Auto axes they were."""
     if f is None:
         return lambda g: explicit_axes(g, axes=axes, in_sharding=in_sharding)
 
     def wrapped(*args, **kwargs):
         if in_sharding is None:
             raise TypeError("Missing required keyword argument: 'in_sharding'")
-        return f(*reshard(args, in_sharding), **kwargs)
+        leaves, tree = tree_flatten(args)
+        shardings = flat_shardings(in_sharding, leaves, tree)
+        typed = [
+            x if s is None else reshard(x, _retyped(s, axes, AxisType.Explicit))
+            for x, s in zip(leaves, shardings, strict=True)
+        ]
+        with _context_retyped(axes, AxisType.Explicit):
+            out = f(*tree_unflatten(tree, typed), **kwargs)
+        out_leaves, out_tree = tree_flatten(out)
+        return tree_unflatten(out_tree, [_auto_typed(x, axes) for x in out_leaves])
 
     return wrapped

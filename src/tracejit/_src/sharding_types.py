@@ -17,7 +17,9 @@ from tracejit._src.sharding import NamedSharding, PartitionSpec, ShardingTypeErr
 
 sharding_rules: dict[Primitive, object] = {}
 """`rule(in_avals, out_avals, **params) -> specs`: per output, the `PartitionSpec` (over the
-Explicit axes of the operands' mesh) its type carries, given operands of which some carry one;
+Explicit axes of the operands' mesh) its type carries, or its `NamedSharding` where the result
+is typed on another mesh (a `reshard` to other axis types), or None where it is not typed (on
+a mesh without Explicit axes), given operands of which some carry one;
 raises `ShardingTypeError` where JAX's rule does. Registered for existing primitives by
 `lax/sharding_in_types.py`."""
 rule_registries["sharding"] = sharding_rules
@@ -79,7 +81,14 @@ def apply_sharding_rules(primitive: Primitive, in_avals, out, params):
 
 def _typed_outputs(primitive, outs, specs, mesh):
     typed_outs = [
-        ShapedArray(a.shape, a.dtype, a.weak_type, sharding=NamedSharding(mesh, spec))
+        ShapedArray(
+            a.shape,
+            a.dtype,
+            a.weak_type,
+            sharding=spec
+            if spec is None or isinstance(spec, NamedSharding)
+            else NamedSharding(mesh, spec),
+        )
         for a, spec in zip(outs, specs, strict=True)
     ]
     return typed_outs if primitive.multiple_results else typed_outs[0]

@@ -27,11 +27,12 @@ from tracejit._src import dispatch, distributed, dtypes, runtime
 from tracejit._src.array import ShardedArray, make_array, make_sharded_array, mark_deleted
 from tracejit._src.core import ShapedArray, get_aval
 from tracejit._src.interpreters import eval as eval_module
-from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr
+from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, jaxprs_in_params
 from tracejit._src.lax import sharding_in_types  # noqa: F401  (the primitives' sharding rules)
 from tracejit._src.lowering.lower import lower_jaxpr_to_module
 from tracejit._src.sharding import (
     AxisType,
+    Mesh,
     NamedSharding,
     PartitionSpec,
     get_mesh,
@@ -372,7 +373,11 @@ def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
     if not named:
         typed = [a for a in closed.out_avals if a._sharding is not None]
         if not typed:
-            return None
+            mesh = _device_call_mesh(closed.jaxpr) if distributed.process_count() == 1 else None
+            if mesh is None:
+                return None
+            replicated = NamedSharding(mesh, PartitionSpec())
+            return [replicated] * len(closed.in_avals), [None] * len(closed.out_avals)
         mesh = get_mesh()  # (results typed on a mesh no argument is on: the context's, as JAX)
         if mesh is None or mesh.abstract_mesh != typed[0]._sharding.mesh:
             aval = typed[0]
@@ -407,6 +412,21 @@ def partition_shardings(closed, arg_shardings, in_shardings, out_shardings):
         for given, arg in zip(in_shardings, arg_shardings, strict=True)
     ]
     return ins, list(out_shardings)
+
+
+def _device_call_mesh(jaxpr: Jaxpr):
+    """The mesh of a program over several devices that `jaxpr` calls (a `shard_map`, so a
+    `pmap`, among its equations or in their bodies), if any: JAX partitions a jit calling one
+    over its mesh (`jit(lambda x: pmap(f)(x) * 2)`'s result is spread as the pmap's)."""
+    for eqn in jaxpr.eqns:
+        mesh = eqn.params.get("mesh")
+        if eqn.primitive in dispatch.device_call_compilers and isinstance(mesh, Mesh):
+            return mesh
+        for inner in jaxprs_in_params(eqn.params):
+            found = _device_call_mesh(inner)
+            if found is not None:
+                return found
+    return None
 
 
 def make_array_from_callback(shape, sharding, data_callback, dtype=None):

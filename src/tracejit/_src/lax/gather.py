@@ -46,7 +46,7 @@ from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules, move_batch_dim
-from tracejit._src.lax import scatter
+from tracejit._src.lax import scatter, sharding_constraints
 from tracejit._src.lax.standard import int_bounds, static_ints
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
@@ -368,7 +368,7 @@ def _gather_transpose(
     """A scatter_add of the cotangent's windows into zeros (its mode drops the windows that a
     FILL_OR_DROP gather filled)."""
 
-    zeros = ad.zeros_like_aval(operand.aval)
+    zeros = sharding_constraints.laid_out_as(operand.aval, lambda: ad.zeros_like_aval(operand.aval))
     scatter_dn = ScatterDimensionNumbers(*dimension_numbers)  # the same fields, renamed
     return [
         scatter.scatter_add_p.bind(zeros, indices, ct, dimension_numbers=scatter_dn, **params),

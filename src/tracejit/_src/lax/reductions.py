@@ -225,6 +225,58 @@ def _lower_float_chooser(block, a, b, dtype, is_max: bool, shape=()) -> hlo.Valu
     )
 
 
+def _orders_as_integers(combiner: str, dtype) -> bool:
+    dtype = np.dtype(dtype)
+    extremes = ("stablehlo.maximum", "stablehlo.minimum")
+    return combiner in extremes and dtypes.is_float(dtype) and dtype.itemsize in _FLOAT_BITS
+
+
+def _lower_partitioned_chooser(ctx, x, axes, combiner: str, init) -> hlo.Value:
+    """reduce_max/reduce_min of floats in a program that XLA partitions over devices. A reduce
+    over a split dimension becomes an all-reduce, which XLA's CPU runtime performs only by the
+    plain ops, whose maximum drops NaNs and picks either zero (JAX 0.10.2's answers then vary
+    with the layout). So the floats are reduced as integers ordered as the floats are, -0.
+    below +0. and NaN beyond every other value, then turned back into floats."""
+    aval, block = ctx.avals_in[0], ctx.block
+    bits = np.dtype(_FLOAT_BITS[aval.dtype.itemsize])
+    winner = np.iinfo(bits).max if combiner == "stablehlo.maximum" else np.iinfo(bits).min
+    keys = _float_order_keys(
+        block, block.op1("stablehlo.bitcast_convert", [x], hlo.tensor_type(aval.shape, bits))
+    )
+    nan = block.compare(x, x, "NE")
+    keys = block.op1("stablehlo.select", [nan, block.full_like(keys, winner), keys], keys.type)
+    init_bits = np.asarray(init, aval.dtype).view(bits)
+    init_key = init_bits ^ ((init_bits >> (8 * bits.itemsize - 1)) & np.iinfo(bits).max)
+    scalar = hlo.tensor_type((), bits)
+    region = block.region([scalar, scalar])
+    region.ret([region.op1(combiner, region.args, scalar)])
+    out_shape = ctx.avals_out[0].shape
+    reduced = block.op1(
+        "stablehlo.reduce",
+        [keys, block.constant(init_key, bits)],
+        hlo.tensor_type(out_shape, bits),
+        {"dimensions": hlo.i64_array(axes)},
+        [region],
+    )
+    value_t = hlo.tensor_type(out_shape, aval.dtype)
+    out = block.op1("stablehlo.bitcast_convert", [_float_order_keys(block, reduced)], value_t)
+    nan = block.compare(out, out, "NE")  # (the min's NaN has its sign bit set: made positive)
+    return block.op1("stablehlo.select", [nan, block.full_like(out, np.nan), out], value_t)
+
+
+def _float_order_keys(block, bits) -> hlo.Value:
+    """A float's bits (as signed integers) to integers ordered as the floats are, and back (the
+    map is its own inverse): a negative float's magnitude bits are flipped."""
+    _, dtype = hlo.parse_tensor_type(bits.type)
+    sign = block.op1(
+        "stablehlo.shift_right_arithmetic",
+        [bits, block.full_like(bits, 8 * dtype.itemsize - 1)],
+        bits.type,
+    )
+    flip = block.op1("stablehlo.and", [sign, block.full_like(bits, np.iinfo(dtype).max)], bits.type)
+    return block.op1("stablehlo.xor", [bits, flip], bits.type)
+
+
 def chooser_init(combiner: str, value, dtype, reduces_elements: bool = True):
     """The init of a max/min reduction's lowering. For complex numbers the impls' identity
     (-inf+0j for max) is not the lexicographic extreme: an element (-inf-1j) would lose to
@@ -242,6 +294,8 @@ def _lower_reduction(combiner: str, init, accumulate: bool = False):
 
     def rule(ctx, x, *, axes, out_sharding=None):
         aval, out_aval = ctx.avals_in[0], ctx.avals_out[0]
+        if ctx.module.num_partitions > 1 and _orders_as_integers(combiner, aval.dtype):
+            return _lower_partitioned_chooser(ctx, x, axes, combiner, init(aval.dtype))
         dtype = accumulation_dtype(aval.dtype) if accumulate else aval.dtype
         block = ctx.block
         if dtype != aval.dtype:

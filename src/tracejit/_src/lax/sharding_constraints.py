@@ -11,7 +11,8 @@ the constraint lowers to the `@Sharding` annotation its partitioner reads; every
 
 from __future__ import annotations
 
-from tracejit._src.core import Primitive, ShapedArray, current_trace
+from tracejit._src.array import ShardedArray
+from tracejit._src.core import Primitive, ShapedArray, Tracer, current_trace
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import batch_rules
@@ -176,3 +177,14 @@ def laid_out_as(aval, compute):
     with suspended_sharding_rules():
         out = compute()
     return reshard(out, typed)
+
+
+def laid_out_like(x, prototype):
+    """`x`, made like `prototype` (`jnp.full_like` and friends), laid out as `prototype` is, as
+    JAX lays it out: eagerly, as the array `prototype` is spread over devices (Auto, Explicit
+    or pmap's mesh); under a trace, as its type says on Explicit mesh axes."""
+    if type(current_trace()) is EvalTrace:
+        return eager_reshard[0](x, prototype.sharding) if isinstance(prototype, ShardedArray) else x
+    if isinstance(prototype, (ShardedArray, Tracer)) and prototype.aval._sharding is not None:
+        return reshard(x, prototype.aval._sharding)
+    return x

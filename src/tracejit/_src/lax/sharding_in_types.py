@@ -31,7 +31,9 @@ from tracejit._src.lax import (
     cumulative,
     dot,
     elementwise,
+    gather,
     reductions,
+    scatter,
     selection,
     shapes,
     sharding_constraints,
@@ -40,8 +42,10 @@ from tracejit._src.lax import (
     special,
     stacking,
     trigonometric,
+    window_selection,
+    windowed_reductions,
 )
-from tracejit._src.sharding import PartitionSpec, ShardingTypeError, typed_sharding
+from tracejit._src.sharding import NamedSharding, PartitionSpec, ShardingTypeError, typed_sharding
 from tracejit._src.sharding_types import sharding_rules
 
 
@@ -83,14 +87,14 @@ def _check_axes_once(name: str, in_avals, out_aval, axes_per_dim) -> None:
         )
 
 
-def _merge(name: str, operands, out_shape, skip_dim=None) -> list:
+def _merge(name: str, operands, out_shape) -> list:
     """Per result dimension, the axes of the operands that are not broadcast along it (rank-0
     operands are broadcast whole); operands split differently along one dimension conflict."""
     merged = []
     for dim, size in enumerate(out_shape):
         found = ()
         for aval in operands:
-            if aval.ndim == 0 or (aval.shape[dim] != size and dim != skip_dim):
+            if aval.ndim == 0 or aval.shape[dim] != size:
                 continue
             axes = _spec(aval)[dim]
             if axes and found and axes != found:
@@ -167,31 +171,37 @@ sharding_rules[barriers.optimization_barrier_p] = _each_as_its_operand
 sharding_rules[shapes.rev_p] = _each_as_its_operand  # (as JAX: reversed blocks stay split)
 
 
-def _slice_rule(in_avals, out_avals, **params):
-    """Split dimensions stay split, where their new size still divides over the axes."""
-    operand = in_avals[0]
-    shape = operand._sharding.mesh.shape
-    for axes, size in zip(_spec(operand), out_avals[0].shape, strict=True):
-        ways = 1
-        for name in axes:
-            ways *= shape[name]
-        if size % ways:
-            raise ShardingTypeError(
-                f"slicing on sharded dims where out dim ({size}) is not divisible by mesh axes "
-                f"({ways}) with spec ({','.join(axes)}) is not implemented. Got input "
-                f"type={operand.str_short()} and output shape={out_avals[0].shape}"
-            )
-    return [_entries(_spec(operand))]
+def _divisible_rule(what: str, operand_index: int = 0):
+    """The result is split as its operand (at `operand_index`), which `what` (slicing,
+    windowing) keeps in place: each split dimension's new size must still divide over its
+    axes."""
+
+    def rule(in_avals, out_avals, **params):
+        operand = in_avals[operand_index]
+        shape = operand._sharding.mesh.shape
+        for out in out_avals:
+            for axes, size in zip(_spec(operand), out.shape, strict=True):
+                ways = 1
+                for name in axes:
+                    ways *= shape[name]
+                if size % ways:
+                    raise ShardingTypeError(
+                        f"{what} on sharded dims where out dim ({size}) is not divisible by "
+                        f"mesh axes ({ways}) with spec ({','.join(axes)}) is not implemented. "
+                        f"Got input type={operand.str_short()} and output shape={out.shape}"
+                    )
+        return [_entries(_spec(operand))] * len(out_avals)
+
+    return rule
 
 
-sharding_rules[slicing.slice_p] = _slice_rule
+sharding_rules[slicing.slice_p] = _divisible_rule("slicing")
 
 
 def _sharding_constraint_rule(in_avals, out_avals, *, sharding, **params):
     """The value takes the sharding asked for over Explicit axes; one of a mesh without
     Explicit axes leaves it unsharded in type (the layout is then XLA's, as in `auto_axes`)."""
-    typed = typed_sharding(sharding, in_avals[0].ndim)
-    return [typed.spec if typed is not None else _entries([()] * in_avals[0].ndim)]
+    return [typed_sharding(sharding, in_avals[0].ndim)]
 
 
 def _reshard_rule(in_avals, out_avals, *, dst_sharding):
@@ -275,39 +285,25 @@ sharding_rules[shapes.squeeze_p] = _squeeze_rule
 
 
 def _concatenate_rule(in_avals, out_avals, *, dimension):
-    shape = out_avals[0].shape
-    return [_entries(_merge("concatenate", in_avals, shape, skip_dim=dimension))]
+    """Every operand typed on the mesh must be split alike, the concatenated dimension too
+    (untyped ones, constants, are laid out to match)."""
+    typed = [a for a in in_avals if a._sharding is not None]
+    specs = [_spec(a) for a in typed]
+    if any(spec != specs[0] for spec in specs):
+        shown = ", ".join(repr(NamedSharding(a._sharding.mesh, a._sharding.spec)) for a in typed)
+        raise ShardingTypeError(
+            f"All operands should have the same sharding. Got shardings {shown}"
+        )
+    return [_entries(specs[0])]
 
 
 sharding_rules[shapes.concatenate_p] = _concatenate_rule
 
 
-def _split_rule(in_avals, out_avals, *, sizes, axis):
-    spec = _spec(in_avals[0])
-    if spec[axis]:
-        raise NotImplementedError(
-            f"split along dimension {axis} of {in_avals[0].str_short()}, which mesh axes "
-            f"{spec[axis]} split: not built yet (reshard it whole along that dimension first)"
-        )
-    return [_entries(spec)] * len(out_avals)
+sharding_rules[stacking.split_p] = _divisible_rule("split")
 
 
-sharding_rules[stacking.split_p] = _split_rule
-
-
-def _dynamic_slice_rule(in_avals, out_avals, *, slice_sizes):
-    operand = in_avals[0]
-    spec = _spec(operand)
-    for d, (size, axes) in enumerate(zip(operand.shape, spec, strict=True)):
-        if axes and slice_sizes[d] != size:
-            raise NotImplementedError(
-                f"dynamic_slice of {operand.str_short()} along dimension {d}, which mesh axes "
-                f"{axes} split: not built yet"
-            )
-    return [_entries(spec)]
-
-
-sharding_rules[slicing.dynamic_slice_p] = _dynamic_slice_rule
+sharding_rules[slicing.dynamic_slice_p] = _divisible_rule("dynamic_slice")
 
 
 def _reshape_groups(old, new) -> list:
@@ -460,14 +456,99 @@ def _with_axis_types(aval) -> str:
 sharding_rules[slicing.dynamic_update_slice_p] = _dynamic_update_slice_rule
 
 
-def _top_k_rule(in_avals, out_avals, *, k, axis):
-    spec = list(_spec(in_avals[0]))
-    if spec[axis]:
-        raise NotImplementedError(
-            f"top_k along dimension {axis} of {in_avals[0].str_short()}, which mesh axes "
-            f"{spec[axis]} split: not built yet"
+sharding_rules[sort.top_k_p] = _along_axis_rule(
+    "The input should be unsharded over the axis along which to compute the top_k values. Got "
+    "input type={aval} and axis={axis}"
+)
+
+# --- windows ----------------------------------------------------------------------------------
+
+for _p in (
+    windowed_reductions.reduce_window_sum_p,
+    windowed_reductions.reduce_window_max_p,
+    windowed_reductions.reduce_window_min_p,
+    windowed_reductions.reduce_window_p,
+    window_selection.select_and_gather_add_p,
+):
+    sharding_rules[_p] = _divisible_rule("reduce_window")
+# (their results have the operand's shape, the source's windows scattered back onto it)
+sharding_rules[window_selection.select_and_scatter_add_p] = _divisible_rule("reduce_window", 1)
+sharding_rules[window_selection.select_and_scatter_p] = _divisible_rule("reduce_window")
+
+# --- gather and scatter -----------------------------------------------------------------------
+
+
+def _indexed_whole(operand, indices, batching, indices_batching, indexed_dims) -> bool:
+    """Whether a gather or scatter can work on each device's block alone: the operand's
+    indexed dimensions are whole, the index arrays split only along batching dimensions (a
+    vmapped gather's), each as its operand's batching dimension is."""
+    os_, is_ = _spec(operand), _spec(indices)
+    if any(os_[d] for d in indexed_dims):
+        return False
+    if any(axes for d, axes in enumerate(is_) if d not in indices_batching):
+        return False
+    return all(os_[o] == is_[i] for o, i in zip(batching, indices_batching, strict=True))
+
+
+def _gather_rule(in_avals, out_avals, *, dimension_numbers, slice_sizes, **params):
+    """Windows keep the operand's axes, index batch dimensions the indices' ones (a vmapped
+    gather's batching dimensions); indexing a split dimension would need the user's layout."""
+    operand, indices = in_avals
+    dn = dimension_numbers
+    indexed = [
+        d
+        for d in range(operand.ndim)
+        if d not in dn.operand_batching_dims
+        and (
+            d in dn.start_index_map
+            or d in dn.collapsed_slice_dims
+            or slice_sizes[d] != operand.shape[d]
         )
-    return [_entries(spec)] * 2
+    ]
+    if not _indexed_whole(
+        operand, indices, dn.operand_batching_dims, dn.start_indices_batching_dims, indexed
+    ):
+        raise ShardingTypeError(
+            "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather "
+            "indexing as out sharding could not be resolved unambiguously (or would require "
+            f"collectives on inputs). Got operand={operand!r}, indices={indices!r}"
+        )
+    os_, is_ = _spec(operand), _spec(indices)
+    skipped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
+    windows = iter(os_[d] for d in range(operand.ndim) if d not in skipped)
+    batch = iter(is_[:-1])
+    out = [next(windows) if d in dn.offset_dims else next(batch) for d in range(out_avals[0].ndim)]
+    return [_entries(out)]
 
 
-sharding_rules[sort.top_k_p] = _top_k_rule
+sharding_rules[gather.gather_p] = _gather_rule
+
+
+def _scatter_rule(in_avals, out_avals, *, dimension_numbers, **params):
+    """The result is split as the operand, whose scattered-into dimensions must be whole on
+    each device (and the indices split along batching dimensions only)."""
+    operand, indices = in_avals[0], in_avals[1]
+    dn = dimension_numbers
+    update_shape = in_avals[2].shape if len(in_avals) > 2 else params["update_shape"]
+    windows = [
+        d
+        for d in range(operand.ndim)
+        if d not in dn.inserted_window_dims + dn.operand_batching_dims
+    ]
+    window_sizes = [update_shape[d] for d in dn.update_window_dims]
+    partial = [d for d, size in zip(windows, window_sizes, strict=True) if size != operand.shape[d]]
+    indexed = set(dn.inserted_window_dims) | set(dn.scatter_dims_to_operand_dims) | set(partial)
+    batching = dn.operand_batching_dims
+    if not _indexed_whole(operand, indices, batching, dn.scatter_indices_batching_dims, indexed):
+        shown = [f"operand={operand!r}", f"indices={indices!r}"]
+        shown += [f"updates={u!r}" for u in in_avals[2:3]]
+        raise ShardingTypeError(
+            "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for "
+            "the scatter update as out sharding could not be resolved unambiguously (or would "
+            f"require collectives on inputs). Got {', '.join(shown)}"
+        )
+    return [_entries(_spec(operand))]
+
+
+for _p in _primitives_of(scatter):
+    sharding_rules[_p] = _scatter_rule

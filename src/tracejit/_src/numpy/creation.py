@@ -26,6 +26,7 @@ from tracejit._src.errors import ConcretizationTypeError
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.lax import sharding_constraints
 from tracejit._src.numpy import manipulation, promotion, ufuncs
 from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.promotion import (
@@ -273,8 +274,10 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     user_dtype = _user_dtype(dtype, "full_like")
     target = prototype_dtype if user_dtype is None else user_dtype
     weak = weak and user_dtype is None
-    shape = prototype_shape if shape is None else canonicalize_shape(shape)
-    return _broadcast_fill(_fill_value(fill_value, target, weak), shape)
+    if shape is not None:
+        return _broadcast_fill(_fill_value(fill_value, target, weak), canonicalize_shape(shape))
+    filled = _broadcast_fill(_fill_value(fill_value, target, weak), prototype_shape)
+    return sharding_constraints.laid_out_like(filled, a)
 
 
 def _like(name, a):
