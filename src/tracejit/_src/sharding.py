@@ -182,7 +182,7 @@ class Mesh(AbstractMesh):
             self.axis_sizes,
             self.axis_names,
             self.axis_types,
-            device_kind=getattr(first, "kind", None),
+            device_kind=getattr(first, "device_kind", None),
             platform=getattr(first, "platform", None),
         )
 
