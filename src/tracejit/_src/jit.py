@@ -651,6 +651,17 @@ def jit(
     return PjitFunction(fun, **options)
 
 
+def pjit(fun, in_shardings=None, out_shardings=None, **options):
+    """`jax.experimental.pjit.pjit`: `jit` under its old name, which JAX 0.10.2 keeps with a
+    DeprecationWarning (`in_shardings` and `out_shardings` may come positionally)."""
+    warnings.warn(
+        "jax.experimental.pjit.pjit has been deprecated. Please use `jax.jit` instead.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return jit(fun, in_shardings=in_shardings, out_shardings=out_shardings, **options)
+
+
 def library_jit(fun=None, /, *, compiles_eagerly: bool, **options):
     """`jit` for tracejit's own functions that JAX jits too (the random samplers, many `jnp`
     functions), so that they print in jaxprs as JAX's do. They follow their callers' shapes and
