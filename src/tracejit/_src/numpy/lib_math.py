@@ -148,6 +148,7 @@ def _replace_nonfinite(x, nan, posinf, neginf):
     return ufuncs.where(ufuncs.isneginf(out), ufuncs.strong_scalar(neginf, x.dtype), out)
 
 
+@jnp_jit
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """`x` with NaN replaced by `nan` and infinities by `posinf`/`neginf` (default: the
     dtype's largest and smallest finite values); complex parts are cleaned separately, other

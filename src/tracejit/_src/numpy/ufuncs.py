@@ -718,6 +718,7 @@ def clip(arr=None, /, min=None, max=None):
 # Closeness
 
 
+@jnp_jit(static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True where `|a - b| <= atol + rtol * |b|` (and where both are NaN, with equal_nan)."""
     a, b = promote_args("isclose", a, b)
@@ -728,8 +729,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         tol_dtype = np.dtype(dtypes.finfo(dtype).dtype)
     else:
         tol_dtype = dtype
-    rtol = promotion.convert_element_type(rtol, tol_dtype, True)
-    atol = promotion.convert_element_type(atol, tol_dtype, True)
+    rtol = promotion.convert_element_type(rtol, tol_dtype, False)
+    atol = promotion.convert_element_type(atol, tol_dtype, False)
     both_nan = logical_and(isnan(a), isnan(b))
     finite = isfinite(b)
     within = less_equal(absolute(subtract(a, b)), add(atol, multiply(rtol, absolute(b))))
