@@ -249,6 +249,7 @@ def _components(x):
     return [manipulation.squeeze(x[..., i : i + 1], -1) for i in range(x.shape[-1])]
 
 
+@jnp_jit(static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of 2- or 3-vectors along `axisa`/`axisb` (2-vectors are taken with a
     zero z component; two 2-vectors give only the z component)."""
@@ -288,8 +289,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     ]
     shape = promotion.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     parts = [manipulation.broadcast_to(p, shape) for p in parts]
-    out = manipulation.stack(parts, -1)
-    return manipulation.moveaxis(out, -1, axisc)
+    out = manipulation.stack(parts, 0)
+    return manipulation.moveaxis(out, 0, axisc)
 
 
 def polyval(p, x, *, unroll=16):
