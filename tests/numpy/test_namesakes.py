@@ -34,14 +34,21 @@ BINARY = [
     "logaddexp2",
 ]
 # (function, keyword arguments) of the reductions
-REDUCTIONS = [
-    (name, kwargs)
-    for name in ["nanmin", "nanmax", "nansum", "nanmean", "var", "std"]
-    for kwargs in [{}, {"axis": 0}, {"axis": -1}, {"axis": (0, 1)}]
-] + [
-    ("count_nonzero", kwargs)
-    for kwargs in [{}, {"axis": 1}, {"axis": (0, 1)}, {"axis": 0, "keepdims": True}]
-]
+REDUCTIONS = (
+    [
+        (name, kwargs)
+        for name in ["nanmin", "nanmax", "nansum", "nanmean", "var", "std"]
+        for kwargs in [{}, {"axis": 0}, {"axis": -1}, {"axis": (0, 1)}]
+    ]
+    + [
+        ("count_nonzero", kwargs)
+        for kwargs in [{}, {"axis": 1}, {"axis": (0, 1)}, {"axis": 0, "keepdims": True}]
+    ]
+    + [
+        ("diagonal", kwargs)
+        for kwargs in [{}, {"offset": 3}, {"offset": -2}, {"offset": 1, "axis1": 1, "axis2": 0}]
+    ]
+)
 
 
 def edge_values(dtype, subnormals: bool) -> np.ndarray:
