@@ -302,12 +302,17 @@ def _shared_jaxprs(jaxpr: Jaxpr) -> dict:
         if outer in uses_inside:
             return uses_inside[outer]
         counts = collections.Counter()
-        for eqn in outer.eqns:
-            for key, value in eqn.params.items():
-                for inner in _jaxprs_in(value):
-                    names.setdefault(inner, _shared_name(eqn, key))
-                    counts[inner] += 1
-                    counts.update(uses(inner))
+        inners = [
+            (inner, _shared_name(eqn, key))
+            for eqn in outer.eqns
+            for key, value in eqn.params.items()
+            for inner in _jaxprs_in(value)
+        ]
+        for inner, name in inners:  # (named before those inside them, as JAX numbers them)
+            names.setdefault(inner, name)
+        for inner, _ in inners:
+            counts[inner] += 1
+            counts.update(uses(inner))
         uses_inside[outer] = counts
         return counts
 

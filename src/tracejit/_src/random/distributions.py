@@ -572,8 +572,12 @@ def _rayleigh(key, scale, shape, dtype):
 def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     """Maxwell values: the norm of three standard normals."""
     typed, dtype = parametrized("maxwell", key, dtype, out_sharding)
-    shape = canonical_shape(shape)
-    return norm(_normal_real(typed, (*shape, 3), dtype), axis=-1)
+    return _maxwell(typed, canonical_shape(shape), dtype)
+
+
+@sampler_jit()
+def _maxwell(key, shape, dtype):
+    return norm(_normal(key, (*shape, 3), dtype), axis=-1)
 
 
 @consumes_key
@@ -645,8 +649,8 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
     typed, dtype = parametrized("triangular", key, dtype, out_sharding)
     shape = check_broadcast_shapes("triangular", shape, left, mode, right)
     check_all_safe_to_cast("triangular", dtype, left, mode, right)
-    left, mode, right = (
-        broadcast_to(conversions.convert_element_type(v, dtype), shape) for v in (left, mode, right)
+    left, right, mode = (
+        broadcast_to(conversions.convert_element_type(v, dtype), shape) for v in (left, right, mode)
     )
     fc = (mode - left) / (right - left)
     u = _uniform(typed, shape, dtype, 0.0, 1.0)
@@ -661,9 +665,14 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     typed, dtype = parametrized("wald", key, dtype, out_sharding)
     shape = check_broadcast_shapes("wald", shape, mean)
     check_all_safe_to_cast("wald", dtype, mean)
-    key1, key2 = split_in_two(typed)
-    mean = broadcast_to(asarray(mean).astype(dtype), shape)
-    v = _normal_real(key1, shape, dtype)
+    return _wald(typed, mean, shape, dtype)
+
+
+@sampler_jit((2, 3))
+def _wald(key, mean, shape, dtype):
+    key1, key2 = split_in_two(key)
+    mean = broadcast_to(conversions.convert_element_type(mean, dtype), shape)
+    v = _normal(key1, shape, dtype)
     z = _uniform(key2, shape, dtype, 0.0, 1.0)
     y = elementwise.integer_pow(v, 2)
     y_sq = elementwise.integer_pow(y, 2)
@@ -683,11 +692,17 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
         raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
     shape = check_broadcast_shapes("geometric", shape, p)
     check_arraylike("geometric", p)
+    return _geometric(typed, p, shape, dtype)
+
+
+@sampler_jit((2, 3))
+def _geometric(key, p, shape, dtype):
     p = asarray(p)
     if not dtypes.is_inexact(p.dtype):
         p = p.astype(dtypes.default_float_dtype())
-    u = _uniform(typed, shape, p.dtype, 0.0, 1.0)
+    u = _uniform(key, shape, p.dtype, 0.0, 1.0)
     u = where(u == 0, 1, u)
+    log_u = elementwise.log(u)
     log_one_minus_p = broadcast_to(elementwise.log1p(-p), shape)
-    g = elementwise.floor(binary.div(elementwise.log(u), log_one_minus_p)) + 1
+    g = elementwise.floor(binary.div(log_u, log_one_minus_p)) + 1
     return g.astype(dtype)
