@@ -293,8 +293,9 @@ def power(x1, x2, /):
     if dtypes.is_inexact(dtype):
         base = promotion.convert_element_type(ops[0], dtype, weak)
         exponent = ops[1]
+        promoted = promotion.convert_element_type(exponent, dtype, weak)
         if type(exponent) in PYTHON_SCALARS or not dtypes.is_int(exponent.dtype):
-            exponent = promotion.convert_element_type(exponent, dtype, weak)
+            exponent = promoted  # (an integer one stays integer: JAX stages the unread promotion)
         base, exponent = promotion.promote_shapes("power", base, exponent)
         return _b.pow_p.bind(base, exponent)
     base, exponent = promotion.promote_shapes(
