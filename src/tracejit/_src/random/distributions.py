@@ -249,12 +249,17 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
     else:
         shape = canonical_shape(shape)
         check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
+    return _truncated_normal(typed, lower, upper, shape, dtype)
+
+
+@sampler_jit((3, 4))
+def _truncated_normal(key, lower, upper, shape, dtype):
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower = conversions.convert_element_type(lower, dtype)
     upper = conversions.convert_element_type(upper, dtype)
     a = special.erf(binary.div(lower, sqrt2))
     b = special.erf(binary.div(upper, sqrt2))
-    u = _uniform(typed, shape, dtype, a, b)
+    u = _uniform(key, shape, dtype, a, b)
     out = binary.mul(sqrt2, special.erf_inv(u))
     return clip(
         out,
@@ -402,6 +407,7 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
 # --- permutations and choices ---------------------------------------------------------------
 
 
+@sampler_jit((2,))
 def _shuffle(typed, x, axis: int):
     """`x` permuted along `axis` by sorting it by random 32-bit keys, in as many rounds as
     make ties unlikely (3 log n / log(2**32 - 1); none for one element)."""

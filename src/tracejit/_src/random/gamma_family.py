@@ -96,8 +96,13 @@ def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     else:
         shape = canonical_shape(shape)
         check_shape("dirichlet", shape, np.shape(alpha)[:-1])
+    return _dirichlet(typed, alpha, shape, dtype)
+
+
+@sampler_jit((2, 3))
+def _dirichlet(key, alpha, shape, dtype):
     alpha = conversions.convert_element_type(alpha, dtype)
-    log_gamma = _gamma(typed, alpha, shape + np.shape(alpha)[-1:], dtype, log_space=True)
+    log_gamma = _gamma(key, alpha, shape + np.shape(alpha)[-1:], dtype, log_space=True)
     return softmax(log_gamma, -1)
 
 
