@@ -238,6 +238,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return x
 
 
+@jnp_jit
 def ediff1d(ary, to_end=None, to_begin=None):
     """The differences of consecutive elements of the flattened `ary`, with `to_begin` and
     `to_end` (cast to `ary`'s dtype) joined at either end."""

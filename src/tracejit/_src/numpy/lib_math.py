@@ -466,12 +466,14 @@ def _constant_like(x, value):
     return promotion.convert_element_type(value, x.dtype, x.weak_type)
 
 
+@jnp_jit
 def iscomplex(x):
     """True where the imaginary part is nonzero (never for real dtypes)."""
     im = ufuncs.imag(asarray_operand("iscomplex", x))
     return lax_comparison.ne(im, _constant_like(im, 0))
 
 
+@jnp_jit
 def isreal(x):
     """True where the imaginary part is zero (always for real dtypes)."""
     im = ufuncs.imag(asarray_operand("isreal", x))
