@@ -536,6 +536,7 @@ def apply_over_axes(func, a, axes):
     return x
 
 
+@jnp_jit(static_argnames=("N", "increasing"))
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of the 1-D `x`: its powers, highest first unless `increasing`."""
     x = asarray_operand("vander", x)

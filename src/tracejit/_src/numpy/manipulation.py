@@ -190,6 +190,7 @@ def permute_dims(a, /, axes):
     return transpose(x, axes)
 
 
+@jnp_jit(static_argnames=("axis", "start"))
 def rollaxis(a, axis, start=0):
     """`a` with `axis` moved to just before the axis now at position `start` (NumPy's older
     `moveaxis`)."""
