@@ -669,11 +669,16 @@ def test_golden_jaxprs():
         "  in (c,) }"
     )
     assert str(tracejit.make_jaxpr(lambda x: jnp.roll(x, 2))(jnp.ones(5))) == (
-        "{ lambda ; a:f32[5]. let\n"
-        "    b:f32[2] = slice[limit_indices=(5,) start_indices=(3,) strides=(1,)] a\n"
-        "    c:f32[3] = slice[limit_indices=(3,) start_indices=(0,) strides=(1,)] a\n"
-        "    d:f32[5] = concatenate[dimension=0] b c\n"
-        "  in (d,) }"
+        "{ lambda ; a:f32[5]. let\n"  # (JAX 0.10.2's printout)
+        "    b:f32[5] = jit[\n"
+        "      name=_roll_static\n"
+        "      jaxpr={ lambda ; a:f32[5]. let\n"
+        "          c:f32[2] = slice[limit_indices=(5,) start_indices=(3,) strides=(1,)] a\n"
+        "          d:f32[3] = slice[limit_indices=(3,) start_indices=(0,) strides=(1,)] a\n"
+        "          b:f32[5] = concatenate[dimension=0] c d\n"
+        "        in (b,) }\n"
+        "    ] a\n"
+        "  in (b,) }"
     )
     traced = str(tracejit.make_jaxpr(lambda x, s: jnp.roll(x, s))(jnp.ones(5), 2))
     assert "rem c 5:i32[]" in traced and "dynamic_slice[slice_sizes=(5,)] i h" in traced

@@ -57,6 +57,7 @@ from tracejit._src.numpy.promotion import asarray_operand, check_placement
 # roll
 
 
+@jnp_jit(static_argnums=(1, 2))
 def _roll_static(x, shift: int, axis: int):
     n = x.shape[axis]
     shift %= n

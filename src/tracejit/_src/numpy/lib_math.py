@@ -510,6 +510,7 @@ def iterable(y) -> bool:
     return np.iterable(y)
 
 
+@jnp_jit
 def sort_complex(a):
     """`a` sorted along its last axis, as a complex array."""
     a = lax_sort.sort(asarray_operand("sort_complex", a), -1)
