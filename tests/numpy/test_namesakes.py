@@ -48,6 +48,7 @@ REDUCTIONS = (
         ("diagonal", kwargs)
         for kwargs in [{}, {"offset": 3}, {"offset": -2}, {"offset": 1, "axis1": 1, "axis2": 0}]
     ]
+    + [("trace", kwargs) for kwargs in [{}, {"offset": 2}, {"offset": -3}]]
 )
 
 
@@ -196,7 +197,7 @@ def test_reduction_namesakes(name, kwargs, dtype):
         args = (reduction_operand(dtype, subnormals),)
         check_namesake(fun, args, weak=False)
         if not subnormals:
-            sums = name in ("var", "std", "nanmean") or (name == "nansum" and floats)
+            sums = name in ("var", "std", "nanmean", "trace") or (name == "nansum" and floats)
             check_against_jit(fun, args, weak=False, reduces_floats=sums)
 
 

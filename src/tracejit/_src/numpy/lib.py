@@ -34,6 +34,7 @@ from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import cumulative as lax_cumulative
 from tracejit._src.lax import gather as lax_gather
+from tracejit._src.lax import reductions as lax_reductions
 from tracejit._src.lax import scatter as lax_scatter
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
@@ -314,10 +315,14 @@ _ALL_DTYPES = (np.bool_, *_INTS, *FLOATS, np.complex64, np.complex128)
 
 
 @jnp_jit(static_argnames=("offset", "axis1", "axis2"))
-@numpy_namesake(_diagonal_copy, _ALL_DTYPES, keywords=("offset", "axis1", "axis2"))
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The `offset`-th diagonal of the 2-D slices over `axis1`/`axis2`, as the last axis of
     the result: gathered at (i, i + offset), as JAX stages it."""
+    return _diagonal(a, offset=offset, axis1=axis1, axis2=axis2)
+
+
+@numpy_namesake(_diagonal_copy, _ALL_DTYPES, keywords=("offset", "axis1", "axis2"))
+def _diagonal(a, *, offset, axis1, axis2):
     x = asarray_operand("diagonal", a)
     if x.ndim < 2:
         raise ValueError("diagonal requires an array of at least two dimensions.")
@@ -367,7 +372,21 @@ def diagflat(v, k=0):
     return _diagonal_matrix(manipulation.ravel(asarray_operand("diagflat", v)), operator.index(k))
 
 
+def _matrix_trace(a, offset=0):
+    """The composite's sum for one float matrix, by NumPy: the same masked matrix (its
+    diagonal, zeros elsewhere) built in two passes, not seven, and summed as reduce_sum
+    sums it."""
+    if a.ndim != 2:
+        raise ValueError("not a matrix: the composite handles stacks")
+    masked = np.zeros_like(a)
+    rows = np.arange(_diagonal_length(*a.shape, offset)) + builtins.max(-offset, 0)
+    cols = rows + offset
+    masked[rows, cols] = a[rows, cols]
+    return lax_reductions.reduce_sum_p.impl(masked, axes=(0, 1))
+
+
 @jnp_jit(static_argnames=("axis1", "axis2", "dtype", "out"))
+@numpy_namesake(_matrix_trace, (np.float32, np.float64), keywords=("offset",))
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """The sum along the `offset`-th diagonal (with `sum`'s dtypes: small ints widen): the
     sum of the elements where `row + offset == column`, `offset` traced as JAX does."""
