@@ -34,14 +34,22 @@ BINARY = [
     "logaddexp2",
 ]
 # (function, keyword arguments) of the reductions
-REDUCTIONS = [
-    (name, kwargs)
-    for name in ["nanmin", "nanmax", "nansum", "nanmean", "var", "std"]
-    for kwargs in [{}, {"axis": 0}, {"axis": -1}, {"axis": (0, 1)}]
-] + [
-    ("count_nonzero", kwargs)
-    for kwargs in [{}, {"axis": 1}, {"axis": (0, 1)}, {"axis": 0, "keepdims": True}]
-]
+REDUCTIONS = (
+    [
+        (name, kwargs)
+        for name in ["nanmin", "nanmax", "nansum", "nanmean", "var", "std"]
+        for kwargs in [{}, {"axis": 0}, {"axis": -1}, {"axis": (0, 1)}]
+    ]
+    + [
+        ("count_nonzero", kwargs)
+        for kwargs in [{}, {"axis": 1}, {"axis": (0, 1)}, {"axis": 0, "keepdims": True}]
+    ]
+    + [
+        ("diagonal", kwargs)
+        for kwargs in [{}, {"offset": 3}, {"offset": -2}, {"offset": 1, "axis1": 1, "axis2": 0}]
+    ]
+    + [("trace", kwargs) for kwargs in [{}, {"offset": 2}, {"offset": -3}]]
+)
 
 
 def edge_values(dtype, subnormals: bool) -> np.ndarray:
@@ -189,7 +197,7 @@ def test_reduction_namesakes(name, kwargs, dtype):
         args = (reduction_operand(dtype, subnormals),)
         check_namesake(fun, args, weak=False)
         if not subnormals:
-            sums = name in ("var", "std", "nanmean") or (name == "nansum" and floats)
+            sums = name in ("var", "std", "nanmean", "trace") or (name == "nansum" and floats)
             check_against_jit(fun, args, weak=False, reduces_floats=sums)
 
 

@@ -292,10 +292,25 @@ def _shared_name(eqn: JaxprEqn, param: str) -> str:
 def _shared_jaxprs(jaxpr: Jaxpr) -> dict:
     """The jaxprs inside `jaxpr` that a printout lists apart, before it, as JAX 0.10.2 does:
     those used more than once (counting the uses inside each use of another) and those of
-    more than ten equations, in order of first use. Each is named after the `jit` that calls
+    more than ten equations, in order of first use (those a jaxpr calls before those inside
+    them: level by level). Each is named after the `jit` that calls
     it (`<lambda>` as `lambda`) or else `jaxpr`, numbered from 1 when a name repeats (`f`,
     `f1`)."""
-    names = {}  # jaxpr -> its name, in order of first use
+    names = {}  # jaxpr -> its name, in order of first use, level by level (as JAX numbers)
+    level = [jaxpr]
+    while level:
+        inners = [
+            (inner, _shared_name(eqn, key))
+            for outer in level
+            for eqn in outer.eqns
+            for key, value in eqn.params.items()
+            for inner in _jaxprs_in(value)
+        ]
+        level = []
+        for inner, name in inners:
+            if inner not in names:
+                names[inner] = name
+                level.append(inner)
     uses_inside = {}  # jaxpr -> Counter of the jaxprs used inside it, transitively
 
     def uses(outer: Jaxpr) -> collections.Counter:
@@ -303,9 +318,8 @@ def _shared_jaxprs(jaxpr: Jaxpr) -> dict:
             return uses_inside[outer]
         counts = collections.Counter()
         for eqn in outer.eqns:
-            for key, value in eqn.params.items():
+            for value in eqn.params.values():
                 for inner in _jaxprs_in(value):
-                    names.setdefault(inner, _shared_name(eqn, key))
                     counts[inner] += 1
                     counts.update(uses(inner))
         uses_inside[outer] = counts

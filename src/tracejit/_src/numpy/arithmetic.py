@@ -91,6 +91,7 @@ def _hypot_in_place(x1, x2):
     return out
 
 
+@jnp_jit
 @numpy_namesake(_hypot_in_place, FLOATS)
 def hypot(x1, x2, /):
     """Elementwise `sqrt(x1**2 + x2**2)`, without overflow for large inputs."""
@@ -117,7 +118,7 @@ def hypot(x1, x2, /):
             ),
         ),
     )
-    return where(infinite, promotion.weak_scalar(np.inf, result.dtype), result)
+    return where(infinite, strong_scalar(np.inf, result.dtype), result)
 
 
 @jnp_jit
@@ -138,8 +139,7 @@ def heaviside(x1, x2, /):
     x, h0 = promote_args_inexact("heaviside", x1, x2)
     if dtypes.is_complex(x.dtype):
         raise TypeError("jnp.heaviside does not support complex-valued inputs")
-    zero = promotion.weak_scalar(0.0, x.dtype)
-    one = promotion.weak_scalar(1.0, x.dtype)
+    zero, one = strong_scalar(0.0, x.dtype), strong_scalar(1.0, x.dtype)
     return where(less(x, zero), zero, where(greater(x, zero), one, where(isnan(x), x, h0)))
 
 
@@ -201,6 +201,7 @@ def _float_floor_divide_in_place(a, b):
     return _e.round_half_away_in_place(div, scratch=mod)
 
 
+@jnp_jit
 @numpy_namesake(_float_floor_divide_in_place, FLOATS)
 def floor_divide(x1, x2, /):
     """Elementwise `x1 // x2`: the floor of the quotient, as Python's `//`."""
@@ -262,6 +263,7 @@ def fmod(x1, x2, /):
     return _b.rem_p.bind(a, b)
 
 
+@jnp_jit
 def divmod(x1, x2, /):
     """`(floor_divide(x1, x2), remainder(x1, x2))`."""
     a, b = promote_args_numeric("divmod", x1, x2)
@@ -294,8 +296,9 @@ def power(x1, x2, /):
     if dtypes.is_inexact(dtype):
         base = promotion.convert_element_type(ops[0], dtype, weak)
         exponent = ops[1]
+        promoted = promotion.convert_element_type(exponent, dtype, weak)
         if type(exponent) in PYTHON_SCALARS or not dtypes.is_int(exponent.dtype):
-            exponent = promotion.convert_element_type(exponent, dtype, weak)
+            exponent = promoted  # (an integer one stays integer: JAX stages the unread promotion)
         base, exponent = promotion.promote_shapes("power", base, exponent)
         return _b.pow_p.bind(base, exponent)
     base, exponent = promotion.promote_shapes(
@@ -375,12 +378,12 @@ def spacing(x, /):
     (x,) = promote_args_inexact("spacing", x)
     if dtypes.is_complex(x.dtype):
         raise ValueError("jnp.spacing is not defined for complex inputs.")
-    inf = _strong_full(x, np.inf)
     if x.dtype == np.float16:
-        return _b.sub(_b.nextafter(x, inf), x)
-    result = _b.sub(_b.nextafter(x, copysign(inf, x)), x)
-    tiny = copysign(_strong_full(x, float(dtypes.finfo(x.dtype).smallest_subnormal)), x)
-    return where(_cmp.eq(result, _zero_like_scalar(result)), tiny, result)
+        return _b.sub(_b.nextafter(x, _strong_full(x, np.inf)), x)
+    result = _b.sub(_b.nextafter(x, copysign(strong_scalar(np.inf, x.dtype), x)), x)
+    rounds_to_zero = _cmp.eq(result, _zero_like_scalar(result))
+    tiny = copysign(strong_scalar(float(dtypes.finfo(x.dtype).smallest_subnormal), x.dtype), x)
+    return where(rounds_to_zero, tiny, result)
 
 
 def _strong_full(x, value):
@@ -417,12 +420,13 @@ def _frexp(x):
         _bit.shift_right_arithmetic(bits, strong_scalar(info.nmant, int_dtype)),
         strong_scalar(mask, int_dtype),
     )
-    exponent = _b.add(exponent, _b.add(field, strong_scalar(1 - bias, int_dtype)))
+    unbiased = _b.add(_b.sub(field, strong_scalar(bias, int_dtype)), strong_scalar(1, int_dtype))
+    exponent = _b.add(exponent, unbiased)
     bits = _bit.and_(bits, strong_scalar(~(mask << info.nmant), int_dtype))
     bits = _bit.or_(bits, strong_scalar((bias - 1) << info.nmant, int_dtype))
     mantissa = lax_conversions.bitcast_convert_type(bits, x.dtype)
     special = logical_or(logical_or(isinf(x), isnan(x)), equal(x, 0))
-    exponent = where(special, strong_scalar(0, int_dtype), exponent)
+    exponent = where(special, _strong_full(exponent, 0), exponent)
     exponent = promotion.convert_element_type(exponent, np.dtype(np.int32), False)
     return where(special, x, mantissa), exponent
 
@@ -464,6 +468,7 @@ def ldexp(x1, x2, /):
     return where(logical_or(isinf(x1), equal(x1, 0)), x1, out)
 
 
+@jnp_jit(static_argnames=("out",))
 def modf(x, /, out=None):
     """(fractional part, integral part), both with the sign of `x`."""
     (x,) = promotion.promote_dtypes_inexact(promotion.asarray_operand("modf", x))

@@ -9,6 +9,7 @@ edges (JAX has no `edge_order`); spacings are a scalar step or the coordinates a
 from __future__ import annotations
 
 from tracejit._src.numpy import lib, manipulation, promotion, reductions, ufuncs
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.promotion import asarray_operand
 
 
@@ -85,6 +86,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     return grads[0] if len(axes) == 1 else grads
 
 
+@jnp_jit(static_argnames=("axis",))
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """The integral of the samples `y` along `axis` by the trapezoidal rule, at the
     coordinates `x` (1-D, or shaped like `y`) or a constant step `dx`."""
@@ -105,7 +107,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     values = manipulation.moveaxis(values, axis, -1)
     if step.ndim == 0 or step.shape[-1] == 1:
         constant = step if step.ndim == 0 else step[..., 0]
+        total = reductions.sum(values, -1)
         ends = ufuncs.multiply(0.5, ufuncs.add(values[..., 0], values[..., -1]))
-        return ufuncs.multiply(constant, ufuncs.subtract(reductions.sum(values, -1), ends))
+        return ufuncs.multiply(constant, ufuncs.subtract(total, ends))
     pairs = ufuncs.add(values[..., 1:], values[..., :-1])
     return ufuncs.multiply(0.5, reductions.sum(ufuncs.multiply(step, pairs), -1))

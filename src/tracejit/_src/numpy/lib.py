@@ -34,6 +34,7 @@ from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import cumulative as lax_cumulative
 from tracejit._src.lax import gather as lax_gather
+from tracejit._src.lax import reductions as lax_reductions
 from tracejit._src.lax import scatter as lax_scatter
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
@@ -50,12 +51,14 @@ from tracejit._src.numpy import (
 )
 from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.manipulation import normalize_axis
+from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import asarray_operand, check_placement
 
 # --------------------------------------------------------------------------------------------
 # roll
 
 
+@jnp_jit(static_argnums=(1, 2))
 def _roll_static(x, shift: int, axis: int):
     n = x.shape[axis]
     shift %= n
@@ -237,6 +240,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return x
 
 
+@jnp_jit
 def ediff1d(ary, to_end=None, to_begin=None):
     """The differences of consecutive elements of the flattened `ary`, with `to_begin` and
     `to_end` (cast to `ary`'s dtype) joined at either end."""
@@ -259,22 +263,36 @@ def ediff1d(ary, to_end=None, to_begin=None):
 # triangles
 
 
-def _triangle(name: str, m, k, lower: bool):
+def _triangle(name: str, m, k: int, lower: bool):
+    """`m` where `row + k >= column` (tril) or its complement (triu, with k - 1), zeros
+    elsewhere, over the last two axes."""
     x = asarray_operand(name, m)
     if x.ndim < 2:
         raise ValueError(f"Argument to jax.numpy.{name} must be at least 2D")
-    rows, cols = x.shape[-2:]
-    mask = creation.tri(rows, cols, k=operator.index(k) - (0 if lower else 1), dtype=np.bool_)
-    if not lower:
-        mask = ufuncs.logical_not(mask)
-    return ufuncs.where(mask, x, ufuncs.zero_like_scalar(x))
+    shape, int_dtype = x.shape[-2:], dtypes.default_int_dtype()
+    rows = lax_shapes.broadcasted_iota(int_dtype, shape, 0)
+    shift = operator.index(k) - (0 if lower else 1)
+    rows = lax_binary.add(rows, promotion.weak_scalar(shift, int_dtype))
+    below = lax_comparison.ge(rows, lax_shapes.broadcasted_iota(int_dtype, shape, 1))
+    if x.ndim > 2:
+        below = lax_shapes.broadcast_in_dim(below, x.shape, (x.ndim - 2, x.ndim - 1))
+    zeros = _zeros_like(x)
+    cases = (zeros, x) if lower else (x, zeros)
+    return lax_selection.select_n(below, *cases)
 
 
+def _zeros_like(x):
+    zero = promotion.convert_element_type(0, x.dtype, False)
+    return lax_shapes.broadcast_in_dim(zero, x.shape, ())
+
+
+@jnp_jit(static_argnames=("k",))
 def tril(m, k=0):
     """`m` with the elements above the k-th diagonal (of its last two axes) zeroed."""
     return _triangle("tril", m, k, lower=True)
 
 
+@jnp_jit(static_argnames=("k",))
 def triu(m, k=0):
     """`m` with the elements below the k-th diagonal (of its last two axes) zeroed."""
     return _triangle("triu", m, k, lower=False)
@@ -288,9 +306,23 @@ def _diagonal_length(n: int, m: int, k: int) -> int:
     return builtins.max(0, builtins.min(n + builtins.min(k, 0), m - builtins.max(k, 0)))
 
 
+def _diagonal_copy(a, offset=0, axis1=0, axis2=1):
+    return np.diagonal(a, offset, axis1, axis2).copy()
+
+
+_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+_ALL_DTYPES = (np.bool_, *_INTS, *FLOATS, np.complex64, np.complex128)
+
+
+@jnp_jit(static_argnames=("offset", "axis1", "axis2"))
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """The `offset`-th diagonal of the 2-D slices over `axis1`/`axis2`, as the last axis of
-    the result: a strided slice of the two axes flattened together."""
+    the result: gathered at (i, i + offset), as JAX stages it."""
+    return _diagonal(a, offset=offset, axis1=axis1, axis2=axis2)
+
+
+@numpy_namesake(_diagonal_copy, _ALL_DTYPES, keywords=("offset", "axis1", "axis2"))
+def _diagonal(a, *, offset, axis1, axis2):
     x = asarray_operand("diagonal", a)
     if x.ndim < 2:
         raise ValueError("diagonal requires an array of at least two dimensions.")
@@ -299,14 +331,14 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
         raise ValueError("axis1 and axis2 cannot be the same")
     k = operator.index(offset)
     x = manipulation.moveaxis(x, (ax1, ax2), (-2, -1))
-    *batch, n, m = x.shape
-    length = _diagonal_length(n, m, k)
-    flat = lax_shapes.reshape(x, (*batch, n * m))
-    if length == 0:
-        return _along(flat, 0, 0, len(batch))
-    start = k if k >= 0 else -k * m
-    stop = start + (length - 1) * (m + 1) + 1
-    return lax_slicing.slice_in_dim(flat, start, stop, stride=m + 1, axis=len(batch))
+    length = _diagonal_length(*x.shape[-2:], k)
+    int_dtype = dtypes.default_int_dtype()
+    first, second = lax_shapes.iota(int_dtype, length), lax_shapes.iota(int_dtype, length)
+    if k > 0:
+        return x[..., first, ufuncs.add(k, second)]
+    if k < 0:
+        return x[..., ufuncs.add(-k, second), first]
+    return x[..., first, second]
 
 
 def _diagonal_matrix(v, k: int):
@@ -340,12 +372,40 @@ def diagflat(v, k=0):
     return _diagonal_matrix(manipulation.ravel(asarray_operand("diagflat", v)), operator.index(k))
 
 
+def _matrix_trace(a, offset=0):
+    """The composite's sum for one float matrix, by NumPy: the same masked matrix (its
+    diagonal, zeros elsewhere) built in two passes, not seven, and summed as reduce_sum
+    sums it."""
+    if a.ndim != 2:
+        raise ValueError("not a matrix: the composite handles stacks")
+    masked = np.zeros_like(a)
+    rows = np.arange(_diagonal_length(*a.shape, offset)) + builtins.max(-offset, 0)
+    cols = rows + offset
+    masked[rows, cols] = a[rows, cols]
+    return lax_reductions.reduce_sum_p.impl(masked, axes=(0, 1))
+
+
+@jnp_jit(static_argnames=("axis1", "axis2", "dtype", "out"))
+@numpy_namesake(_matrix_trace, (np.float32, np.float64), keywords=("offset",))
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """The sum along the `offset`-th diagonal (with `sum`'s dtypes: small ints widen)."""
+    """The sum along the `offset`-th diagonal (with `sum`'s dtypes: small ints widen): the
+    sum of the elements where `row + offset == column`, `offset` traced as JAX does."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to jnp.trace is not supported.")
-    d = diagonal(a, offset, axis1, axis2)
-    return reductions.sum(d, axis=-1, dtype=dtype)
+    x = asarray_operand("trace", a)
+    if x.ndim < 2:
+        raise ValueError("diagonal requires an array of at least two dimensions.")
+    ax1, ax2 = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
+    if ax1 == ax2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    x = manipulation.moveaxis(x, (ax1, ax2), (-2, -1))
+    shape, int_dtype = x.shape[-2:], dtypes.default_int_dtype()
+    rows = lax_shapes.broadcasted_iota(int_dtype, shape, 0)
+    cols = lax_shapes.broadcasted_iota(int_dtype, shape, 1)
+    rows = lax_binary.add(rows, promotion.convert_element_type(offset, int_dtype, False))
+    on_diagonal = lax_comparison.eq(rows, cols)
+    masked = ufuncs.where(on_diagonal, x, _zeros_like(x))
+    return reductions.sum(masked, axis=(-2, -1), dtype=dtype)
 
 
 def fill_diagonal(a, val, wrap=False, *, inplace=True):
@@ -496,6 +556,7 @@ def apply_over_axes(func, a, axes):
     return x
 
 
+@jnp_jit(static_argnames=("N", "increasing"))
 def vander(x, N=None, increasing=False):
     """The Vandermonde matrix of the 1-D `x`: its powers, highest first unless `increasing`."""
     x = asarray_operand("vander", x)

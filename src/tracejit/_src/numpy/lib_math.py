@@ -148,6 +148,7 @@ def _replace_nonfinite(x, nan, posinf, neginf):
     return ufuncs.where(ufuncs.isneginf(out), ufuncs.strong_scalar(neginf, x.dtype), out)
 
 
+@jnp_jit
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """`x` with NaN replaced by `nan` and infinities by `posinf`/`neginf` (default: the
     dtype's largest and smallest finite values); complex parts are cleaned separately, other
@@ -248,6 +249,7 @@ def _components(x):
     return [manipulation.squeeze(x[..., i : i + 1], -1) for i in range(x.shape[-1])]
 
 
+@jnp_jit(static_argnames=("axisa", "axisb", "axisc", "axis"))
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """The cross product of 2- or 3-vectors along `axisa`/`axisb` (2-vectors are taken with a
     zero z component; two 2-vectors give only the z component)."""
@@ -287,8 +289,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     ]
     shape = promotion.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     parts = [manipulation.broadcast_to(p, shape) for p in parts]
-    out = manipulation.stack(parts, -1)
-    return manipulation.moveaxis(out, -1, axisc)
+    out = manipulation.stack(parts, 0)
+    return manipulation.moveaxis(out, 0, axisc)
 
 
 def polyval(p, x, *, unroll=16):
@@ -464,12 +466,14 @@ def _constant_like(x, value):
     return promotion.convert_element_type(value, x.dtype, x.weak_type)
 
 
+@jnp_jit
 def iscomplex(x):
     """True where the imaginary part is nonzero (never for real dtypes)."""
     im = ufuncs.imag(asarray_operand("iscomplex", x))
     return lax_comparison.ne(im, _constant_like(im, 0))
 
 
+@jnp_jit
 def isreal(x):
     """True where the imaginary part is zero (always for real dtypes)."""
     im = ufuncs.imag(asarray_operand("isreal", x))
@@ -506,6 +510,7 @@ def iterable(y) -> bool:
     return np.iterable(y)
 
 
+@jnp_jit
 def sort_complex(a):
     """`a` sorted along its last axis, as a complex array."""
     a = lax_sort.sort(asarray_operand("sort_complex", a), -1)

@@ -24,6 +24,7 @@ from tracejit._src.numpy import (
     reductions,
     ufuncs,
 )
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.manipulation import matrix_transpose  # noqa: F401
 from tracejit._src.numpy.products import vecdot  # noqa: F401
 
@@ -129,6 +130,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
+@jnp_jit(static_argnames=("ord", "axis", "keepdims"))
 def norm(x, ord=None, axis=None, keepdims=False):
     """NumPy's `linalg.norm`: a vector norm for one axis (or a 1-D `x`), a matrix norm for two
     (or a 2-D `x`), the 2-norm of the flattened `x` when neither `ord` nor `axis` is given."""

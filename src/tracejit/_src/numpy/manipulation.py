@@ -190,6 +190,7 @@ def permute_dims(a, /, axes):
     return transpose(x, axes)
 
 
+@jnp_jit(static_argnames=("axis", "start"))
 def rollaxis(a, axis, start=0):
     """`a` with `axis` moved to just before the axis now at position `start` (NumPy's older
     `moveaxis`)."""
@@ -414,7 +415,7 @@ def column_stack(tup):
     for a in tup:
         x = asarray_operand("column_stack", a)
         if x.ndim < 2:
-            x = lax_shapes.broadcast_in_dim(x, (x.size, 1), tuple(range(x.ndim)))
+            x = transpose(atleast_2d(x))
         arrays.append(x)
     return concatenate(arrays, 1)
 
@@ -427,6 +428,7 @@ def append(arr, values, axis=None):
     return concatenate([arr, values], axis)
 
 
+@jnp_jit
 def block(arrays):
     """An array assembled from nested lists of blocks: the innermost lists are joined along the
     last axis, the next along the second-to-last, and so on."""

@@ -18,18 +18,22 @@ from tracejit._src import dtypes
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import reductions as lax_reductions
 from tracejit._src.numpy import promotion, reductions, ufuncs
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import asarray_operand
 
 
-def _without_nans(name: str, a, identity):
-    """(operand, NaN mask): `a` with its NaNs replaced by `identity`, and where they were (None
-    for an operand that cannot hold NaNs)."""
+def _without_nans(name: str, a, identity, weak_identity: bool = False):
+    """(operand, NaN mask): `a` with its NaNs replaced by `identity` (in `a`'s dtype, or weakly
+    typed as JAX stages it for the arg reductions), and where they were (None for an operand
+    that cannot hold NaNs)."""
     x = asarray_operand(name, a)
     if not dtypes.is_inexact(x.dtype):
         return x, None
     nans = ufuncs.isnan(x)
-    return ufuncs.where(nans, promotion.convert_element_type(identity, x.dtype), x), nans
+    if not weak_identity:
+        identity = promotion.convert_element_type(identity, x.dtype)
+    return ufuncs.where(nans, identity, x), nans
 
 
 def _sum_without_nans(a, axis=None, nans=None):
@@ -57,6 +61,7 @@ def _mean_without_nans(a, axis=None):
     return np.divide(_sum_without_nans(a, axes, nans), np.asarray(count, a.dtype))
 
 
+@jnp_jit(static_argnames=("axis", "dtype", "keepdims"))
 @numpy_namesake(_sum_without_nans, FLOATS, keywords=("axis",))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum over `axis`, NaNs counted as zero."""
@@ -64,6 +69,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     return reductions.sum(x, axis, dtype, out, keepdims, initial, where)
 
 
+@jnp_jit(static_argnames=("axis", "dtype", "keepdims"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product over `axis`, NaNs counted as one."""
     x, _ = _without_nans("nanprod", a, 1)
@@ -75,7 +81,7 @@ def _nan_extremum(name: str, reduce, identity, a, axis, out, keepdims, initial, 
     result = reduce(x, axis, out, keepdims, initial, where)
     if nans is None or initial is not None:
         return result
-    all_nan = reductions.all(nans, axis, keepdims=keepdims)
+    all_nan = reductions.all(ufuncs.isnan(a), axis, keepdims=keepdims)
     return ufuncs.where(all_nan, promotion.convert_element_type(np.nan, x.dtype), result)
 
 
@@ -89,18 +95,21 @@ def _ignoring_nans(numpy_reduce, negative_zero_wins: bool):
     return reduce
 
 
+@jnp_jit(static_argnames=("axis", "keepdims"))
 @numpy_namesake(_ignoring_nans(np.fmax.reduce, False), FLOATS, keywords=("axis",))
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum over `axis` ignoring NaNs (NaN for a slice of NaNs only, without `initial`)."""
     return _nan_extremum("nanmax", reductions.max, -np.inf, a, axis, out, keepdims, initial, where)
 
 
+@jnp_jit(static_argnames=("axis", "keepdims"))
 @numpy_namesake(_ignoring_nans(np.fmin.reduce, True), FLOATS, keywords=("axis",))
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum over `axis` ignoring NaNs (NaN for a slice of NaNs only, without `initial`)."""
     return _nan_extremum("nanmin", reductions.min, np.inf, a, axis, out, keepdims, initial, where)
 
 
+@jnp_jit(static_argnames=("axis", "dtype", "keepdims"))
 @numpy_namesake(_mean_without_nans, (np.float32, np.float64), keywords=("axis",))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """Mean over `axis` of the elements that are not NaN (NaN when there are none)."""
@@ -119,6 +128,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return lax_binary.div(total, count)
 
 
+@jnp_jit(static_argnames=("axis", "dtype", "keepdims"))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """Variance over `axis` of the elements that are not NaN, dividing by their number minus
     `ddof` (NaN when that is not positive). `mean` replaces the computed mean when given."""
@@ -133,9 +143,11 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     else:
         center = promotion.convert_element_type(asarray_operand("nanvar", mean), computation)
     nans = ufuncs.isnan(x)
-    centered = ufuncs.where(nans, promotion.weak_scalar(0, x.dtype), lax_binary.sub(x, center))
+    centered = ufuncs.where(nans, 0, lax_binary.sub(x, center))
     squares = reductions.squared_magnitude(centered)
-    count = reductions.sum(ufuncs.logical_not(nans), axis, keepdims=keepdims, where=where)
+    count = reductions.sum(
+        ufuncs.logical_not(ufuncs.isnan(x)), axis, keepdims=keepdims, where=where
+    )
     count = ufuncs.subtract(count, ddof)
     empty = ufuncs.less_equal(count, promotion.weak_scalar(0, count.dtype))
     total = reductions.sum(squares, axis, keepdims=keepdims, where=where)
@@ -145,27 +157,43 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     return promotion.convert_element_type(result, result_dtype, False)
 
 
+@jnp_jit(static_argnames=("axis", "dtype", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """Standard deviation over `axis` ignoring NaNs: the square root of `nanvar`."""
     return ufuncs.sqrt(nanvar(a, axis, dtype, out, ddof, keepdims, where, mean))
 
 
-def _nan_arg_extremum(name: str, arg_reduce, identity, a, axis, out, keepdims):
-    if out is not None:
-        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")
-    x, nans = _without_nans(name, a, identity)
-    result = arg_reduce(x, axis, keepdims=bool(keepdims))
+def _nan_arg_extremum(name: str, arg_reduce, identity, a, axis, keepdims):
+    x, nans = _without_nans(name, a, identity, weak_identity=True)
+    result = arg_reduce(x, axis, keepdims=keepdims)
     if nans is None:
         return result
-    all_nan = reductions.all(nans, axis, keepdims=bool(keepdims))
+    all_nan = reductions.all(nans, axis, keepdims=keepdims)
     return ufuncs.where(all_nan, promotion.weak_scalar(-1, result.dtype), result)
 
 
 def nanargmax(a, axis=None, out=None, keepdims=None):
     """Index of the (first) maximum over `axis` ignoring NaNs; -1 for a slice of NaNs only."""
-    return _nan_arg_extremum("nanargmax", reductions.argmax, -np.inf, a, axis, out, keepdims)
+    _check_out(out, "nanargmax")
+    return _nanargmax(a, axis, keepdims=bool(keepdims))
+
+
+@jnp_jit(static_argnames=("axis", "keepdims"))
+def _nanargmax(a, axis, keepdims):
+    return _nan_arg_extremum("nanargmax", reductions.argmax, -np.inf, a, axis, keepdims)
 
 
 def nanargmin(a, axis=None, out=None, keepdims=None):
     """Index of the (first) minimum over `axis` ignoring NaNs; -1 for a slice of NaNs only."""
-    return _nan_arg_extremum("nanargmin", reductions.argmin, np.inf, a, axis, out, keepdims)
+    _check_out(out, "nanargmin")
+    return _nanargmin(a, axis, keepdims=bool(keepdims))
+
+
+@jnp_jit(static_argnames=("axis", "keepdims"))
+def _nanargmin(a, axis, keepdims):
+    return _nan_arg_extremum("nanargmin", reductions.argmin, np.inf, a, axis, keepdims)
+
+
+def _check_out(out, name: str):
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to jnp.{name} is not supported.")

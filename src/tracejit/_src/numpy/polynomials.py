@@ -18,6 +18,7 @@ from tracejit._src import dtypes
 from tracejit._src.core import Tracer, concretization_error
 from tracejit._src.errors import ConcretizationTypeError
 from tracejit._src.numpy import creation, lib_math, manipulation, promotion, reductions, ufuncs
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.promotion import asarray_operand
 
 
@@ -129,6 +130,7 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     return quotient, num
 
 
+@jnp_jit(static_argnames=("m",))
 def polyder(p, m=1):
     """The `m`-th derivative of the polynomial `p`."""
     (p,) = promotion.promote_dtypes_inexact(asarray_operand("polyder", p))
@@ -141,7 +143,8 @@ def polyder(p, m=1):
         creation.arange(m, _length(p), dtype=p.dtype)[None],
         creation.arange(m, dtype=p.dtype)[:, None],
     )
-    return ufuncs.multiply(p[:-m], reductions.prod(powers, 0)[::-1])
+    coefficients = reductions.prod(powers, 0)
+    return ufuncs.multiply(p[:-m], coefficients[::-1])
 
 
 def polyint(p, m=1, k=None):

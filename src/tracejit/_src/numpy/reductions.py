@@ -123,6 +123,8 @@ def _prepare(name: str, a, dtype, where, identity, promote):
     else:
         target = x.dtype
     computation = _F32 if user_dtype is None and target in _NARROW_FLOATS else target
+    if x.dtype == _BOOL:  # counted as default integers first, whatever the dtype (as JAX)
+        x = promotion.convert_element_type(x, dtypes.default_int_dtype(), False)
     x = promotion.convert_element_type(x, computation, False)
     if where is not None:
         x = ufuncs.where(where, x, promotion.convert_element_type(identity, computation, False))
@@ -347,6 +349,17 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     real variance."""
     _check_out(out, "var")
     ddof = _ddof(ddof, correction)
+    return _var(a, mean, static_axis(axis), dtype, out, ddof, keepdims, where=where)
+
+
+def static_axis(axis):
+    """`axis` as a jit's static argument (hashable): a list becomes a tuple."""
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+@jnp_jit(static_argnames=("axis", "dtype", "keepdims"))
+def _var(a, mean, axis, dtype, out, correction, keepdims, *, where):
+    """`var`, its `correction` (ddof) traced, as JAX stages it."""
     x = asarray_operand("var", a)
     where = check_where("var", where)
     computation, result_dtype = var_dtypes("var", x.dtype, dtype)
@@ -358,7 +371,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     squares = squared_magnitude(lax_binary.sub(x, center))
     real_dtype = squares.dtype
     count = _kept_count(x, axis, keepdims, where, real_dtype)
-    normalizer = lax_binary.sub(count, promotion.convert_element_type(ddof, real_dtype, False))
+    normalizer = lax_binary.sub(
+        count, promotion.convert_element_type(correction, real_dtype, False)
+    )
     total = sum(squares, axis, real_dtype, keepdims=keepdims, where=where)
     result = promotion.convert_element_type(lax_binary.div(total, normalizer), result_dtype, False)
     positive = lax_comparison.gt(normalizer, promotion.weak_scalar(0.0, real_dtype))
@@ -370,10 +385,7 @@ def _kept_count(x, axis, keepdims: bool, where, dtype: np.dtype):
     those `where` keeps."""
     if where is None:
         axes = _reduction_axes(axis, x.ndim)
-        count = promotion.convert_element_type(_count(x.shape, axes), dtype, False)
-        if keepdims:
-            return lax_shapes.broadcast_in_dim(count, tuple(1 for _ in x.shape), ())
-        return count
+        return promotion.convert_element_type(_count(x.shape, axes), dtype, False)
     return sum(manipulation.broadcast_to(where, x.shape), axis, dtype, keepdims=keepdims)
 
 
@@ -385,22 +397,34 @@ def _deviation_in_place(x, axis=None):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):  # fmt: skip
     """Standard deviation over `axis`: the square root of `var`."""
+    _check_out(out, "std")
     ddof = _ddof(ddof, correction)
     user_dtype = dtypes.check_user_dtype(dtype, "std")
     if user_dtype is not None and not dtypes.is_inexact(user_dtype):
         raise ValueError(f"dtype argument to jnp.std must be inexact; got {user_dtype}")
-    return ufuncs.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
+    return _std(a, mean, static_axis(axis), dtype, out, ddof, keepdims, where=where)
+
+
+@jnp_jit(static_argnames=("axis", "dtype", "keepdims"))
+def _std(a, mean, axis, dtype, out, correction, keepdims, *, where):
+    return ufuncs.sqrt(_var(a, mean, axis, dtype, out, correction, keepdims, where=where))
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
     """The range (maximum - minimum) over `axis`."""
     _check_out(out, "ptp")
+    return _ptp(a, static_axis(axis), keepdims)
+
+
+@jnp_jit(static_argnames=("axis", "keepdims"))
+def _ptp(a, axis, keepdims):
     return ufuncs.subtract(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
 _INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
 
 
+@jnp_jit(static_argnames=("axis", "keepdims"))
 @numpy_namesake(np.count_nonzero, (np.bool_, *_INTS, *FLOATS), keywords=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims=False):
     """The number of nonzero elements over `axis`, in the default integer type."""
@@ -476,16 +500,19 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _cumulative("cumsum", lax_cumulative.cumsum, a, axis, dtype, out)
 
 
+@jnp_jit(static_argnames=("axis", "dtype", "out"))
 def cumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along `axis` (of the flattened array when None)."""
     return _cumulative("cumprod", lax_cumulative.cumprod, a, axis, dtype, out)
 
 
+@jnp_jit(static_argnames=("axis", "dtype", "out"))
 def nancumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along `axis`, NaNs counted as zero."""
     return _cumulative("nancumsum", lax_cumulative.cumsum, a, axis, dtype, out, nan_fill=0)
 
 
+@jnp_jit(static_argnames=("axis", "dtype", "out"))
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along `axis`, NaNs counted as one."""
     return _cumulative("nancumprod", lax_cumulative.cumprod, a, axis, dtype, out, nan_fill=1)
@@ -562,6 +589,7 @@ def array_equiv(a1, a2):
     return all(ufuncs.equal(x, y))
 
 
+@jnp_jit(static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when every element of `a` is close to the one of `b` (see `isclose`)."""
     return all(ufuncs.isclose(a, b, rtol, atol, equal_nan))

@@ -108,6 +108,7 @@ def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False,
     return lax_shapes.rev(perm, (axis,)) if descending else perm
 
 
+@jnp_jit(static_argnames=("axis",))
 def lexsort(keys, axis=-1):
     """Positions that sort by several keys along `axis`, the last key primary (NumPy's order):
     one sort with every key as a sort key and `iota` riding along."""

@@ -23,12 +23,15 @@ JAX does.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.config import config
 from tracejit._src.core import Tracer
+from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import bitwise as lax_bitwise
 from tracejit._src.lax import comparison as lax_comparison
@@ -436,13 +439,30 @@ def rad2deg(x, /):
 radians, degrees = deg2rad, rad2deg
 
 
+@jnp_jit
 def sinc(x, /):
-    """The normalized sinc function `sin(pi x) / (pi x)`, 1 at 0."""
+    """The normalized sinc function `sin(pi x) / (pi x)`, 1 at 0, where its derivatives of
+    every order are those of its Maclaurin series (`_sinc_maclaurin`)."""
     (x,) = promotion.promote_dtypes_inexact(to_operand("sinc", x))
     is_zero = equal(x, 0)
     pi_x = multiply(promotion.weak_scalar(float(np.pi), x.dtype), x)
-    safe = where(is_zero, promotion.weak_scalar(1.0, x.dtype), pi_x)
-    return where(is_zero, full_like_scalar(x, 1.0), divide(sin(safe), safe))
+    safe = where(is_zero, strong_scalar(1.0, x.dtype), pi_x)
+    return where(is_zero, _sinc_maclaurin(0, pi_x), divide(sin(safe), safe))
+
+
+@functools.partial(custom_jvp, nondiff_argnums=(0,))
+def _sinc_maclaurin(k, x):
+    """The k-th derivative of `sin(x) / x` at 0, shaped as `x` (and computed from it, so that
+    its own derivative, the next one, flows through `x`)."""
+    if k % 2:
+        return multiply(x, 0.0)
+    return add(multiply(x, 0.0), (-1.0) ** (k // 2) / (k + 1))
+
+
+@_sinc_maclaurin.defjvp
+def _sinc_maclaurin_jvp(k, primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _sinc_maclaurin(k, x), multiply(_sinc_maclaurin(k + 1, x), t)
 
 
 def zero_like_scalar(x):
@@ -718,6 +738,7 @@ def clip(arr=None, /, min=None, max=None):
 # Closeness
 
 
+@jnp_jit(static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True where `|a - b| <= atol + rtol * |b|` (and where both are NaN, with equal_nan)."""
     a, b = promote_args("isclose", a, b)
@@ -728,8 +749,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         tol_dtype = np.dtype(dtypes.finfo(dtype).dtype)
     else:
         tol_dtype = dtype
-    rtol = promotion.convert_element_type(rtol, tol_dtype, True)
-    atol = promotion.convert_element_type(atol, tol_dtype, True)
+    rtol = promotion.convert_element_type(rtol, tol_dtype, False)
+    atol = promotion.convert_element_type(atol, tol_dtype, False)
     both_nan = logical_and(isnan(a), isnan(b))
     finite = isfinite(b)
     within = less_equal(absolute(subtract(a, b)), add(atol, multiply(rtol, absolute(b))))

@@ -249,12 +249,17 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None, *, out_sharding=
     else:
         shape = canonical_shape(shape)
         check_shape("truncated_normal", shape, np.shape(lower), np.shape(upper))
+    return _truncated_normal(typed, lower, upper, shape, dtype)
+
+
+@sampler_jit((3, 4))
+def _truncated_normal(key, lower, upper, shape, dtype):
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower = conversions.convert_element_type(lower, dtype)
     upper = conversions.convert_element_type(upper, dtype)
     a = special.erf(binary.div(lower, sqrt2))
     b = special.erf(binary.div(upper, sqrt2))
-    u = _uniform(typed, shape, dtype, a, b)
+    u = _uniform(key, shape, dtype, a, b)
     out = binary.mul(sqrt2, special.erf_inv(u))
     return clip(
         out,
@@ -326,11 +331,13 @@ def _rademacher(key, shape, dtype):
 
 
 def _convert_and_clip_integer(value, dtype):
-    """`value` (integers) clipped to what both its dtype and `dtype` hold, then converted."""
-    value_info, info = dtypes.iinfo(get_aval(value).dtype), dtypes.iinfo(dtype)
-    value_dtype = get_aval(value).dtype
-    low = np.array(max(info.min, value_info.min), value_dtype)
-    high = np.array(min(info.max, value_info.max), value_dtype)
+    """`value` (integers) clipped to what both its dtype and `dtype` hold (bounds as weakly
+    typed as `value`), then converted."""
+    aval = get_aval(value)
+    value_info, info = dtypes.iinfo(aval.dtype), dtypes.iinfo(dtype)
+    low, high = max(info.min, value_info.min), min(info.max, value_info.max)
+    if not aval.weak_type:
+        low, high = np.array(low, aval.dtype), np.array(high, aval.dtype)
     return conversions.convert_element_type(clip(value, low, high), dtype)
 
 
@@ -341,26 +348,31 @@ def _integer_operand(value):
     return value
 
 
-def _randint(typed, shape, minval, maxval, dtype):
+@sampler_jit((1, 4))
+def _randint(key, shape, minval, maxval, dtype):
     """Integers in [minval, maxval): two words of random bits reduced modulo the span (biased
     when the span is no power of two, less so for the second word)."""
-    check_shape("randint", shape, np.shape(minval), np.shape(maxval))
-    check_arraylike("randint", minval, maxval)
     minval, maxval = _integer_operand(minval), _integer_operand(maxval)
     # A maxval beyond the dtype (randint(key, shape, 0, 256, uint8)) makes the span one larger.
     dtype_max = _convert_and_clip_integer(np.array(dtypes.iinfo(dtype).max, dtype), maxval.dtype)
     maxval_out_of_range = comparison.gt(maxval, dtype_max)
-    minval = shapes.broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
-    maxval = shapes.broadcast_to_rank(_convert_and_clip_integer(maxval, dtype), len(shape))
+    minval, maxval = (
+        _convert_and_clip_integer(minval, dtype),
+        _convert_and_clip_integer(maxval, dtype),
+    )
+    minval = shapes.broadcast_to_rank(minval, len(shape))
+    maxval = shapes.broadcast_to_rank(maxval, len(shape))
     nbits = dtypes.iinfo(dtype).bits
-    key1, key2 = split_in_two(typed)
+    key1, key2 = split_in_two(key)
     higher_bits = prng.random_bits(key1, nbits, shape)
     lower_bits = prng.random_bits(key2, nbits, shape)
     unsigned = prng.UINT_DTYPES[nbits]
     span = conversions.convert_element_type(binary.sub(maxval, minval), unsigned)
-    span = where(comparison.le(maxval, minval), np.array(1, unsigned), span)
+    empty = comparison.le(maxval, minval)
+    ones = shapes.broadcast_in_dim(np.array(1, unsigned), span.shape, ())
+    span = selection.select(empty, ones, span)
     grow = bitwise.and_(maxval_out_of_range, comparison.gt(maxval, minval))
-    span = where(grow, binary.add(span, np.array(1, unsigned)), span)
+    span = selection.select(grow, binary.add(span, np.array(1, unsigned)), span)
     # (a 2**nbits + b) % span without overflow: 2**nbits % span as (2**(nbits/2) % span)**2.
     multiplier = binary.rem(np.array(2 ** (nbits // 2), unsigned), span)
     multiplier = binary.rem(binary.mul(multiplier, multiplier), span)
@@ -380,6 +392,8 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     shape = canonical_shape(shape)
     if not dtypes.is_int(dtype):
         raise TypeError(f"randint only accepts integer dtypes, got {dtype}")
+    check_shape("randint", shape, np.shape(minval), np.shape(maxval))
+    check_arraylike("randint", minval, maxval)
     info = dtypes.iinfo(dtype)
     if info.bits >= 32:
         return _randint(typed, shape, minval, maxval, dtype)
@@ -393,6 +407,7 @@ def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
 # --- permutations and choices ---------------------------------------------------------------
 
 
+@sampler_jit((2,))
 def _shuffle(typed, x, axis: int):
     """`x` permuted along `axis` by sorting it by random 32-bit keys, in as many rounds as
     make ties unlikely (3 log n / log(2**32 - 1); none for one element)."""
@@ -459,11 +474,11 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
         )
     if p is None:
         if replace:
-            ind = randint(key, shape, 0, n_inputs)
+            ind = randint(typed, shape, 0, n_inputs)
             result = ind if arr.ndim == 0 else take(arr, ind, axis)
         else:
             slices = (builtins.slice(None),) * axis + (builtins.slice(n_draws),)
-            result = permutation(key, n_inputs if arr.ndim == 0 else arr, axis)[slices]
+            result = permutation(typed, n_inputs if arr.ndim == 0 else arr, axis)[slices]
     else:
         p_arr = asarray(p)
         if not dtypes.is_inexact(p_arr.dtype):
@@ -572,8 +587,12 @@ def _rayleigh(key, scale, shape, dtype):
 def maxwell(key, shape=(), dtype=None, *, out_sharding=None):
     """Maxwell values: the norm of three standard normals."""
     typed, dtype = parametrized("maxwell", key, dtype, out_sharding)
-    shape = canonical_shape(shape)
-    return norm(_normal_real(typed, (*shape, 3), dtype), axis=-1)
+    return _maxwell(typed, canonical_shape(shape), dtype)
+
+
+@sampler_jit()
+def _maxwell(key, shape, dtype):
+    return norm(_normal(key, (*shape, 3), dtype), axis=-1)
 
 
 @consumes_key
@@ -584,10 +603,17 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     shape = canonical_shape(shape)
     params_shape = np.broadcast_shapes(np.shape(loc), np.shape(scale))
     shape = (shape or params_shape) + params_shape
-    maxwell_key, rademacher_key = split_in_two(typed)
-    magnitude = norm(_normal_real(maxwell_key, (*shape, 3), dtype), axis=-1)
-    sign = rademacher(prng.random_unwrap(rademacher_key), shape, dtype)
-    return sign * magnitude * scale + loc
+    return _double_sided_maxwell(typed, loc, scale, shape, dtype)
+
+
+@sampler_jit((3, 4))
+def _double_sided_maxwell(key, loc, scale, shape, dtype):
+    maxwell_key, rademacher_key = split_in_two(key)
+    magnitude = _maxwell(maxwell_key, shape, dtype)
+    sign = _rademacher(rademacher_key, shape, dtype)
+    signed = binary.mul(sign, magnitude)
+    scaled = jnp_ufuncs.multiply(signed, conversions.convert_element_type(scale, dtype))
+    return jnp_ufuncs.add(scaled, conversions.convert_element_type(loc, dtype))
 
 
 @consumes_key
@@ -645,8 +671,8 @@ def triangular(key, left, mode, right, shape=None, dtype=None, *, out_sharding=N
     typed, dtype = parametrized("triangular", key, dtype, out_sharding)
     shape = check_broadcast_shapes("triangular", shape, left, mode, right)
     check_all_safe_to_cast("triangular", dtype, left, mode, right)
-    left, mode, right = (
-        broadcast_to(conversions.convert_element_type(v, dtype), shape) for v in (left, mode, right)
+    left, right, mode = (
+        broadcast_to(conversions.convert_element_type(v, dtype), shape) for v in (left, right, mode)
     )
     fc = (mode - left) / (right - left)
     u = _uniform(typed, shape, dtype, 0.0, 1.0)
@@ -661,9 +687,14 @@ def wald(key, mean, shape=None, dtype=None, *, out_sharding=None):
     typed, dtype = parametrized("wald", key, dtype, out_sharding)
     shape = check_broadcast_shapes("wald", shape, mean)
     check_all_safe_to_cast("wald", dtype, mean)
-    key1, key2 = split_in_two(typed)
-    mean = broadcast_to(asarray(mean).astype(dtype), shape)
-    v = _normal_real(key1, shape, dtype)
+    return _wald(typed, mean, shape, dtype)
+
+
+@sampler_jit((2, 3))
+def _wald(key, mean, shape, dtype):
+    key1, key2 = split_in_two(key)
+    mean = broadcast_to(conversions.convert_element_type(mean, dtype), shape)
+    v = _normal(key1, shape, dtype)
     z = _uniform(key2, shape, dtype, 0.0, 1.0)
     y = elementwise.integer_pow(v, 2)
     y_sq = elementwise.integer_pow(y, 2)
@@ -683,11 +714,17 @@ def geometric(key, p, shape=None, dtype=None, *, out_sharding=None):
         raise ValueError(f"dtype argument to `geometric` must be an int dtype, got {dtype}")
     shape = check_broadcast_shapes("geometric", shape, p)
     check_arraylike("geometric", p)
+    return _geometric(typed, p, shape, dtype)
+
+
+@sampler_jit((2, 3))
+def _geometric(key, p, shape, dtype):
     p = asarray(p)
     if not dtypes.is_inexact(p.dtype):
         p = p.astype(dtypes.default_float_dtype())
-    u = _uniform(typed, shape, p.dtype, 0.0, 1.0)
+    u = _uniform(key, shape, p.dtype, 0.0, 1.0)
     u = where(u == 0, 1, u)
+    log_u = elementwise.log(u)
     log_one_minus_p = broadcast_to(elementwise.log1p(-p), shape)
-    g = elementwise.floor(binary.div(elementwise.log(u), log_one_minus_p)) + 1
+    g = elementwise.floor(binary.div(log_u, log_one_minus_p)) + 1
     return g.astype(dtype)

@@ -9,19 +9,19 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes, prng
-from tracejit._src.lax import binary, conversions
+from tracejit._src.lax import binary, conversions, shapes, slicing
 from tracejit._src.nn.functions import softmax
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.manipulation import broadcast_to
 from tracejit._src.random.distributions import (
+    _exponential,
     _normal,
+    _rademacher,
     check_all_safe_to_cast,
     check_broadcast_shapes,
     check_shape,
     check_sharding,
-    exponential,
     parametrized,
-    rademacher,
     sampler_jit,
 )
 from tracejit._src.random.key_reuse import consumes_key
@@ -96,8 +96,13 @@ def dirichlet(key, alpha, shape=None, dtype=None, *, out_sharding=None):
     else:
         shape = canonical_shape(shape)
         check_shape("dirichlet", shape, np.shape(alpha)[:-1])
+    return _dirichlet(typed, alpha, shape, dtype)
+
+
+@sampler_jit((2, 3))
+def _dirichlet(key, alpha, shape, dtype):
     alpha = conversions.convert_element_type(alpha, dtype)
-    log_gamma = _gamma(typed, alpha, shape + np.shape(alpha)[-1:], dtype, log_space=True)
+    log_gamma = _gamma(key, alpha, shape + np.shape(alpha)[-1:], dtype, log_space=True)
     return softmax(log_gamma, -1)
 
 
@@ -162,10 +167,20 @@ def generalized_normal(key, p, shape=(), dtype=None, *, out_sharding=None):
     a random sign times Gamma(1 / p) ** (1 / p)."""
     shape = canonical_shape(shape)
     typed, dtype = parametrized("generalized_normal", key, dtype, out_sharding)
-    key_g, key_r = split_in_two(typed)
-    g = _gamma(key_g, 1 / p, shape, dtype)
-    r = rademacher(prng.random_unwrap(key_r), shape, dtype)
+    return _generalized_normal(typed, p, shape, dtype)
+
+
+@sampler_jit((2, 3))
+def _generalized_normal(key, p, shape, dtype):
+    keys = prng.random_split(key, (2,))
+    g = _gamma(_key_at(keys, 0), 1 / p, shape, dtype)
+    r = _rademacher(_key_at(keys, 1), shape, dtype)
     return r * g ** (1 / p)
+
+
+def _key_at(keys, i: int):
+    """`keys[i]`, staged as JAX stages a static index: a slice without strides, squeezed."""
+    return shapes.squeeze(slicing.slice(keys, (i,), (i + 1,)), (0,))
 
 
 @consumes_key
@@ -173,8 +188,12 @@ def ball(key, d, p=2, shape=(), dtype=None, *, out_sharding=None):
     """Points uniformly distributed in the unit `p`-norm ball of dimension `d`."""
     shape = canonical_shape(shape)
     typed, dtype = parametrized("ball", key, dtype, out_sharding)
-    d = operator.index(d)
-    k1, k2 = (prng.random_unwrap(k) for k in split_in_two(typed))
-    g = generalized_normal(k1, p, (*shape, d), dtype)
-    e = exponential(k2, shape, dtype)
+    return _ball(typed, operator.index(d), p, shape, dtype)
+
+
+@sampler_jit((1, 3, 4))
+def _ball(key, d, p, shape, dtype):
+    k1, k2 = split_in_two(key)
+    g = _generalized_normal(k1, p, (*shape, d), dtype)
+    e = _exponential(k2, shape, dtype)
     return g / (((jnp_ufuncs.abs(g) ** p).sum(-1) + e) ** (1 / p))[..., None]
