@@ -332,11 +332,12 @@ def _variance_in_place(x, axis=None):
         x = x.astype(_F32)
     axes = _reduction_axes(axis, x.ndim)
     reduce_sum = lax_reductions.reduce_sum_p.impl
+    divide = lax_binary.div_p.impl  # (XLA's quotients by broadcast divisors, as the composite)
     count = x.dtype.type(float(_count(x.shape, axes)))
-    centered = np.subtract(x, np.divide(np.expand_dims(reduce_sum(x, axes=axes), axes), count))
+    centered = np.subtract(x, divide(np.expand_dims(reduce_sum(x, axes=axes), axes), count))
     np.square(centered, out=centered)
     normalizer = count - x.dtype.type(0)
-    out = np.divide(reduce_sum(centered, axes=axes), normalizer)
+    out = divide(reduce_sum(centered, axes=axes), normalizer)
     return out if normalizer > 0 else np.full_like(out, np.nan)
 
 
