@@ -318,3 +318,10 @@ def test_an_int_beyond_the_default_int_fits_a_named_dtype():
     assert jnp.asarray(4294967295, dtype=jnp.uint32).dtype == u32
     with pytest.raises(OverflowError):
         jnp.array(2**32, jnp.uint32)
+
+
+def test_tri_is_float32_by_default_even_in_64_bit_mode():
+    """JAX 0.10.2's `tri` defaults to float32 where `eye` and `zeros` give float64 (x64)."""
+    with tracejit.enable_x64():
+        assert jnp.tri(2).dtype == np.float32 and jnp.eye(2).dtype == np.float64
+        assert jnp.tri(2, dtype=float).dtype == np.float64

@@ -120,3 +120,17 @@ def test_kde_bad_input_is_jax_s_error():
         stats.gaussian_kde(np.ones(4), bw_method="foo")
     with pytest.raises(NotImplementedError, match="integrate_box_1d"):
         kde.integrate_box([0, 0], [1, 1])
+
+
+def test_a_float32_kde_takes_points_of_either_width_in_64_bit_mode():
+    """As JAX: float64 points widen the computation, float32 points keep it in float32."""
+    data = np.linspace(-3, 3, 16).astype(np.float32)
+    theirs = scipy.stats.gaussian_kde(data.astype(np.float64))
+    with tracejit.enable_x64():
+        kde = stats.gaussian_kde(jnp.asarray(data))
+        for dtype in (np.float64, np.float32):
+            points = jnp.asarray(np.array([0.0, 1.0], dtype))
+            density, log_density = kde.evaluate(points), kde.logpdf(points)
+            assert density.dtype == log_density.dtype == dtype
+            np.testing.assert_allclose(density, theirs.evaluate([0.0, 1.0]), rtol=1e-5)
+            np.testing.assert_allclose(log_density, theirs.logpdf([0.0, 1.0]), rtol=1e-5)

@@ -455,10 +455,11 @@ def identity(n, dtype=None):
 
 
 def tri(N, M=None, k=0, dtype=None):
-    """Ones at and below the k-th diagonal."""
+    """Ones at and below the k-th diagonal; float32 unless `dtype` says otherwise (also in
+    64-bit mode, as JAX 0.10.2)."""
     n = operator.index(N)
     m = n if M is None else operator.index(M)
-    dtype = _user_dtype(dtype, "tri") or dtypes.default_float_dtype()
+    dtype = _user_dtype(dtype, "tri") or np.dtype(np.float32)
     int_dtype = dtypes.default_int_dtype()
     rows = lax_shapes.broadcasted_iota(int_dtype, (n, m), 0)
     cols = lax_shapes.broadcasted_iota(int_dtype, (n, m), 1)

@@ -9,6 +9,8 @@ the kernel is the standard normal: each point's density is Σᵢ wᵢ N(L⁻¹(x
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from tracejit._src import dtypes
@@ -50,11 +52,13 @@ def _whiten(factor, vectors):
 
 def _log_normal_kernel(factor, points, data):
     """log N(L⁻¹(p - x); 0, I) - log det L for every point p (columns of `points`, d x m) and
-    datum x (d x n): an (m, n) array."""
+    datum x (d x n): an (m, n) array. Points of a wider dtype than the data widen it, as in
+    JAX (float64 points against a float32 KDE give float64 densities)."""
+    factor, points, data = promote_dtypes_inexact(factor, points, data)
     d = data.shape[0]
     difference = _whiten(factor, points)[:, :, None] - _whiten(factor, data)[:, None, :]
     log_det = jnp_sum(log(lib.diagonal(factor)))
-    return -0.5 * jnp_sum(square(difference), axis=0) - log_det - d / 2 * np.log(2 * np.pi)
+    return -0.5 * jnp_sum(square(difference), axis=0) - log_det - d / 2 * math.log(2 * math.pi)
 
 
 def _convolved_density(sum_cov, mean, dataset, weights):
