@@ -19,7 +19,7 @@ from tracejit.sharding import PartitionSpec as P
 
 
 class FakeDevice:
-    platform = kind = "cpu"
+    platform = device_kind = "cpu"
 
     def __init__(self, id):
         self.id = id
