@@ -422,3 +422,24 @@ def test_jacfwd_traces_the_function_once_for_all_inputs():
     calls.clear()
     jax.hessian(lambda x: jnp.sum(f(x, y)[0] ** 2))(x)
     assert len(calls) == 1
+
+
+def test_jacrev_takes_what_grad_takes():
+    """Reverse mode allows complex inputs of real functions (the gradient convention of `grad`:
+    d|z|^2 is 2 conj(z)) and, with allow_int, integer inputs (zero rows of their dtype, as
+    JAX); it refuses complex outputs unless holomorphic, as JAX does."""
+    z = jnp.array([1 + 1j, 2 - 1j], jnp.complex64)
+    jac = jax.jacrev(lambda z: jnp.abs(z) ** 2)(z)
+    assert jac.dtype == jnp.complex64
+    np.testing.assert_allclose(jac, np.diag(2 * np.conj(np.asarray(z))), rtol=1e-6)
+    zeros, dy = jax.jacrev(lambda x, y: x * y, argnums=(0, 1), allow_int=True)(
+        jnp.arange(2), jnp.ones(2)
+    )
+    assert zeros.dtype == jnp.int32 and not np.asarray(zeros).any()
+    np.testing.assert_array_equal(dy, np.diag([0.0, 1.0]))
+    with pytest.raises(TypeError, match="jacrev requires real- or complex-valued inputs"):
+        jax.jacrev(lambda x: x * 2.0)(jnp.arange(2))
+    with pytest.raises(TypeError, match="jacrev requires real-valued outputs"):
+        jax.jacrev(lambda x: x * 1j)(jnp.ones(2))
+    with pytest.raises(TypeError, match="jacfwd requires real-valued inputs"):
+        jax.jacfwd(jnp.abs)(z)

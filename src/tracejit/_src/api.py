@@ -383,6 +383,23 @@ def _check_grad_inputs(name: str, args, holomorphic: bool, allow_int: bool):
             )
 
 
+def _check_grad_output(name: str, aval, holomorphic: bool):
+    """Reverse mode's outputs: real, or complex when differentiating holomorphically."""
+    if holomorphic:
+        if not dtypes.is_complex(aval.dtype):
+            raise TypeError(
+                f"{name} with holomorphic=True requires outputs with complex dtype, but got "
+                f"{aval.dtype.name}."
+            )
+    elif not dtypes.is_float(aval.dtype):
+        raise TypeError(
+            f"{name} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {aval.dtype.name}. For holomorphic differentiation, "
+            "pass holomorphic=True. For differentiation of non-holomorphic functions "
+            "involving complex outputs, use jax.vjp directly."
+        )
+
+
 def value_and_grad(
     fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, reduce_axes=()
 ):
@@ -411,19 +428,7 @@ def value_and_grad(
             raise TypeError(
                 f"Gradient only defined for scalar-output functions. Output had shape: {shape}."
             )
-        if holomorphic:
-            if not dtypes.is_complex(aval.dtype):
-                raise TypeError(
-                    "grad with holomorphic=True requires outputs with complex dtype, but got "
-                    f"{aval.dtype.name}."
-                )
-        elif not dtypes.is_float(aval.dtype):
-            raise TypeError(
-                "grad requires real-valued outputs (output dtype that is a sub-dtype of "
-                f"np.floating), but got {aval.dtype.name}. For holomorphic differentiation, "
-                "pass holomorphic=True. For differentiation of non-holomorphic functions "
-                "involving complex outputs, use jax.vjp directly."
-            )
+        _check_grad_output("grad", aval, holomorphic)
         grads = f_vjp(make_array(np.ones((), aval.dtype), aval.weak_type))  # ans's weak type
         grads = grads[0] if single else tuple(grads)
         value = (ans, out[2]) if has_aux else ans
@@ -445,11 +450,15 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False, redu
     return grad_f
 
 
-def _jacobian_inputs(name, fun, argnums, args, kwargs, holomorphic):
-    """(is argnums an int, flat differentiable inputs, their tree, the function of them)."""
+def _jacobian_inputs(name, fun, argnums, args, kwargs, holomorphic, allow_int=None):
+    """(is argnums an int, flat differentiable inputs, their tree, the function of them).
+    Reverse mode (`allow_int` given) takes what grad takes: complex inputs too, and integers
+    if allowed; forward mode real inputs only, complex ones if holomorphic."""
     single, nums = _normalize_argnums_grad(argnums, len(args))
     diff_args = tuple(args[i] for i in nums)
-    for leaf in tree_flatten(diff_args)[0]:
+    if allow_int is not None:
+        _check_grad_inputs(name, diff_args, holomorphic, allow_int)
+    for leaf in tree_flatten(diff_args)[0] if allow_int is None else ():
         dtype = shaped_abstractify(leaf).dtype
         if holomorphic and not dtypes.is_complex(dtype):
             raise TypeError(
@@ -484,8 +493,10 @@ def _assemble_jacobian(blocks, out_avals, in_avals, out_tree, in_tree, single, o
     def block(o, i):
         stacked = blocks[o][i]
         if out_major:  # one row per output element, each of the input's shape
-            stacked = shapes.reshape(stacked, out_avals[o].shape + in_avals[i].shape)
-            return like(stacked, ad.tangent_aval(in_avals[i]))
+            shape = out_avals[o].shape + in_avals[i].shape
+            if ad.tangent_aval(in_avals[i]).dtype == dtypes.float0:  # integers (allow_int)
+                return make_array(np.zeros(shape, in_avals[i].dtype))  # JAX's zeros there
+            return like(shapes.reshape(stacked, shape), ad.tangent_aval(in_avals[i]))
         # one column per input element, each of the output's shape: move input axes last
         stacked = shapes.reshape(stacked, in_avals[i].shape + out_avals[o].shape)
         n_in, n_out = len(in_avals[i].shape), len(out_avals[o].shape)
@@ -566,7 +577,7 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     @functools.wraps(fun)
     def jacrev_f(*args, **kwargs):
         single, flat_in, in_tree, partial_fun = _jacobian_inputs(
-            "jacrev", fun, argnums, args, kwargs, holomorphic
+            "jacrev", fun, argnums, args, kwargs, holomorphic, allow_int
         )
         flat_fun, out_info = _flatten_fun(partial_fun, in_tree, has_aux)
         primals_out, linear = partial_eval.linearize_flat(
@@ -574,6 +585,8 @@ def jacrev(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         )
         in_avals = [shaped_abstractify(x) for x in flat_in]
         out_avals = [shaped_abstractify(p) for p in primals_out]
+        for aval in out_avals:
+            _check_grad_output("jacrev", aval, holomorphic)
         rows = [[None] * len(in_avals) for _ in out_avals]
         for o, aval in enumerate(out_avals):
             if aval.size == 0:
