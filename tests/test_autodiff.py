@@ -443,3 +443,15 @@ def test_jacrev_takes_what_grad_takes():
         jax.jacrev(lambda x: x * 1j)(jnp.ones(2))
     with pytest.raises(TypeError, match="jacfwd requires real-valued inputs"):
         jax.jacfwd(jnp.abs)(z)
+
+
+def test_derivatives_at_python_floats_are_weakly_typed():
+    """As JAX 0.10.2 (recorded): a (co)tangent has the weak type of its primal, eagerly as when
+    traced, whichever rules computed it; so the gradient at 3.0 meets bfloat16 as 3.0 does."""
+    assert jax.grad(lambda v: v**2)(3.0).weak_type
+    assert jax.grad(lambda v: v * jnp.float32(2))(3.0).weak_type
+    assert jax.vjp(lambda v: v**2, 3.0)[1](1.0)[0].weak_type
+    assert jax.jacfwd(lambda v: v**2)(3.0).weak_type and jax.hessian(lambda v: v**3)(3.0).weak_type
+    assert jax.jvp(lambda v: v * 2, (3.0,), (jnp.float32(1.0),))[1].weak_type
+    assert not jax.grad(lambda v: v**2)(jnp.float32(3.0)).weak_type
+    assert (jax.grad(lambda v: v**2)(3.0) * jnp.ones(2, jnp.bfloat16)).dtype == jnp.bfloat16

@@ -21,8 +21,8 @@ from tracejit._src.api_util import (
     normalize_argnums,
     shaped_abstractify,
 )
-from tracejit._src.array import make_array
-from tracejit._src.core import current_trace, get_aval, new_trace
+from tracejit._src.array import Array, make_array
+from tracejit._src.core import Tracer, current_trace, get_aval, new_trace
 from tracejit._src.interpreters import ad, batching, partial_eval, transpose
 from tracejit._src.interpreters.batching import batch_at_front
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
@@ -191,7 +191,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     flat_fun, out_info = _flatten_fun(fun, in_tree, has_aux)
     tangents_in = [
         ad.Zero(ad.tangent_aval(shaped_abstractify(p))) if ad.tangent_dtype(
-            shaped_abstractify(p).dtype) == dtypes.float0 else t
+            shaped_abstractify(p).dtype) == dtypes.float0 else _typed_as_primal(t, p)
         for p, t in zip(flat_primals, flat_tangents, strict=True)
     ]  # fmt: skip
     primals_out, tangents_out = ad.jvp_flat(flat_fun, flat_primals, tangents_in)
@@ -261,6 +261,21 @@ def _reject_reduce_axes(reduce_axes, name: str) -> None:
     """`reduce_axes` is a deprecated parameter that JAX keeps in its signatures and refuses."""
     if reduce_axes:
         raise NotImplementedError(f"reduce_axes argument to {name} is deprecated")
+
+
+def _typed_as_primal(tangent, primal):
+    """A tangent given to `jvp`, with its primal's weak type (the dtypes being equal), as JAX
+    takes it: the tangent of a Python float is weak, whatever the tangent given."""
+    want, got = ad.tangent_aval(shaped_abstractify(primal)), shaped_abstractify(tangent)
+    if got.weak_type == want.weak_type or got.dtype != want.dtype:
+        return tangent
+    if isinstance(tangent, Tracer):
+        return conversions.convert_element_type_p.bind(
+            tangent, new_dtype=want.dtype, weak_type=want.weak_type
+        )
+    return make_array(
+        np.asarray(tangent._value if type(tangent) is Array else tangent), want.weak_type
+    )
 
 
 def vjp(fun, *primals, has_aux=False, reduce_axes=()):

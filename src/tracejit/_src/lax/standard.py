@@ -18,7 +18,7 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.array import Array
+from tracejit._src.array import Array, make_array
 from tracejit._src.core import ShapedArray, Tracer, get_aval, never_weak, shape_of, weak_if_all_weak  # noqa: F401
 from tracejit._src.interpreters.ad import Zero
 
@@ -269,8 +269,10 @@ def vectorized_batch_rule(primitive):
 
 
 def constant_like(x, value):
-    """`value` as a rank-0 constant of x's dtype (a literal in jaxprs; lax broadcasts it)."""
-    return np.array(value, get_aval(x).dtype)
+    """`value` as a weakly typed rank-0 constant of x's dtype (a literal in jaxprs; lax
+    broadcasts it): as a Python number in a rule, it leaves the weak type of what it meets, so
+    the derivative at a Python float is weak eagerly as when traced (and as in JAX)."""
+    return make_array(np.array(value, get_aval(x).dtype), True)
 
 
 def jvp_using_result(primitive, tangent_of):
