@@ -253,3 +253,9 @@ def test_jit_placement_names_only_what_there_is():
         jax.jit(lambda x: x, backend="gpu")
     with pytest.raises(ValueError, match="both a device and a backend"):
         jax.jit(lambda x: x, device=device, backend="cpu")
+
+
+def test_an_unhashable_static_argument_is_jaxs_value_error_on_the_first_call_too():
+    f = jax.jit(lambda x, y: x, static_argnums=1)
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported"):
+        f(1.0, [1])

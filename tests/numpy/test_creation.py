@@ -222,8 +222,10 @@ def test_errors():
         jnp.array("a")
     with pytest.raises(TypeError, match="not a valid JAX array type"):
         jnp.asarray(np.array(["a", "b"]))
-    with pytest.raises(ValueError, match="negative dimensions"):
-        jnp.zeros(-1)
+    with pytest.raises(TypeError, match="broadcast_in_dim shape must have every element be"):
+        jnp.zeros(-1)  # JAX's class and words
+    with pytest.raises(ValueError, match="negative dimensions are not allowed, got 2 and -1"):
+        jnp.eye(2, -1)
     with pytest.raises(tracejit.errors.ConcretizationTypeError):
         tracejit.make_jaxpr(lambda n: jnp.arange(n))(3)
     with pytest.warns(UserWarning, match="will be truncated to dtype float32"):

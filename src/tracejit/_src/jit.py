@@ -243,7 +243,9 @@ class PjitFunction:
         leaves, in_tree = tree_flatten((dynamic, dynamic_kwargs))
         try:
             signature = tuple(map(_leaf_signature, leaves))
-            key = (in_tree, signature, static_values, tuple(sorted(static_kwargs.items())), context)
+            static_items = tuple(sorted(static_kwargs.items()))
+            hash((static_values, static_items))  # (the cache may not hash a key it lacks)
+            key = (in_tree, signature, static_values, static_items, context)
             entry = self._cache.get(key)
         except TypeError as err:
             raise ValueError(

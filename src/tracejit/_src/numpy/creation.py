@@ -34,6 +34,7 @@ from tracejit._src.numpy.promotion import (
     VALID_DTYPES,
     canonicalize_shape,
     check_placement,
+    shape_ints,
 )
 
 _canonicalize = dtypes.canonicalize_dtype
@@ -439,7 +440,9 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
     """A 2-D array with ones on the k-th diagonal and zeros elsewhere."""
     if device is not None:
         check_placement("eye", device=device)
-    n, m = canonicalize_shape((N, N if M is None else M), "eye's N and M")
+    n, m = shape_ints((N, N if M is None else M))
+    if n < 0 or m < 0:
+        raise ValueError(f"negative dimensions are not allowed, got {N} and {M}")
     k = operator.index(k)
     dtype = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()
     int_dtype = dtypes.default_int_dtype()

@@ -144,7 +144,10 @@ def transpose(a, axes=None):
     else:
         perm = tuple(normalize_axis(i, x.ndim) for i in axes)
         if sorted(perm) != list(range(x.ndim)):
-            raise ValueError(f"axes {tuple(axes)} don't match array of dimension {x.ndim}")
+            raise TypeError(
+                "transpose permutation isn't a permutation of operand dimensions, got "
+                f"permutation {perm} for operand shape {x.shape}."
+            )
     if perm == tuple(range(x.ndim)):
         return x
     return lax_shapes.transpose(x, perm)

@@ -316,9 +316,15 @@ def shape_ints(shape) -> tuple:
 
 
 def canonicalize_shape(shape, name: str = "shape") -> tuple:
-    """`shape_ints` of a shape that must have no negative dimension."""
+    """`shape_ints` of a shape that must have no negative dimension. An array filled to
+    `shape` (`zeros`, `full`, ...) refuses one as JAX's `broadcast_in_dim` does (TypeError);
+    other shapes, named by `name`, with NumPy's ValueError."""
     result = shape_ints(shape)
     if any(d < 0 for d in result):
+        if name == "shape":
+            raise TypeError(
+                f"broadcast_in_dim shape must have every element be nonnegative, got {result}."
+            )
         raise ValueError(f"negative dimensions are not allowed, got {name} {result}")
     return result
 
