@@ -1,6 +1,6 @@
 """Records JAX's last bits of the arithmetic XLA computes differently from NumPy: a division
 whose divisor is broadcast (XLA multiplies by the divisor's reciprocal: `x / s`, means over
-some axes) and complex products, quotients and integer powers (XLA's fused
+some axes) and complex products, quotients, moduli and integer powers (XLA's fused
 multiply-adds, Smith's algorithm, JAX's order of products). The tests
 (`tests/lax/test_xla_arithmetic_reference.py`) never import JAX; they compare with
 `tests/lax/data/xla_arithmetic.npz`. To regenerate it, in a virtualenv with `jax==0.10.2`
@@ -33,6 +33,15 @@ def _complexes(dtype, shape, seed):
     parts = rng.standard_normal((2, shape))
     parts[:, :25] = rng.choice(extremes, (2, 25))  # underflow and overflow inside the formulas
     return (parts[0] + 1j * parts[1]).astype(dtype)
+
+
+def _special_complexes(dtype):
+    """Every pair of parts from zeros, ones, infinities, NaN and the extremes."""
+    parts = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e30, 1e-30])
+    real, imag = np.meshgrid(parts, parts)
+    out = np.empty(real.size, dtype)
+    out.real, out.imag = real.ravel(), imag.ravel()
+    return out
 
 
 F16, F32, F64 = np.float16, np.float32, np.float64
@@ -79,6 +88,7 @@ CASES = {
         False,
     ),
     "reciprocal_c64": (lambda jnp, lax, x: 1 / x, (_complexes(C64, 500, 17),), False),
+    "abs_c64_special_values": (lambda jnp, lax, x: jnp.abs(x), (_special_complexes(C64),), False),
     "mul_c128": (
         lambda jnp, lax, x, y: x * y,
         (_complexes(C128, 500, 18), _complexes(C128, 500, 19)),

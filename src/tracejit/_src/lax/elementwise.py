@@ -506,7 +506,16 @@ def _abs_abstract_eval(x):
     return ShapedArray(x.shape, dtype, x.weak_type)
 
 
-abs_p.def_impl(np.abs)
+@abs_p.def_impl
+def _abs_impl(x):
+    if x.dtype.kind != "c":
+        return np.abs(x)
+    # XLA's modulus is NaN if either part is, even beside an infinity (C's hypot: inf)
+    with np.errstate(all="ignore"):
+        modulus = np.abs(x)
+    return np.where(np.isnan(x.real) | np.isnan(x.imag), np.nan, modulus).astype(modulus.dtype)
+
+
 abs_p.def_weak_type_rule(weak_if_all_weak)
 
 
