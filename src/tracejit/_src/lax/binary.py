@@ -14,6 +14,8 @@ are silent (see `standard.quiet`).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from tracejit._src import dtypes
@@ -246,8 +248,11 @@ def _div_impl(x, y):
         return np.where(by_zero, -1, quotient)
     if kind == "c":
         return xla_complex_divide(x, y)
-    if kind == "f" and y.shape != x.shape and y.shape != np.broadcast_shapes(x.shape, y.shape):
-        return np.multiply(x, broadcast_divisor_reciprocal(y))
+    if kind == "f" and y.shape != x.shape:  # what XLA makes of a divisor it broadcasts
+        if not y.ndim:
+            return np.multiply(x, _scalar_reciprocal(y))
+        if y.shape != np.broadcast_shapes(x.shape, y.shape):
+            return np.multiply(x, broadcast_divisor_reciprocal(y))
     return np.divide(x, y)
 
 
@@ -263,6 +268,17 @@ def broadcast_divisor_reciprocal(y):
     if subnormal.any():
         reciprocal = np.where(subnormal, np.copysign(0, reciprocal), reciprocal)
     return reciprocal
+
+
+def _scalar_reciprocal(y):
+    """`broadcast_divisor_reciprocal` of a 0-d divisor, in Python floats (the common case,
+    x / 2.0, without NumPy's per-call costs): a float16/32 quotient computed in float64 and
+    rounded once is the correctly rounded one."""
+    divisor = float(y)
+    reciprocal = 1.0 / divisor if divisor else math.copysign(math.inf, divisor)
+    if abs(reciprocal) < _SMALLEST_NORMAL[y.dtype]:
+        reciprocal = math.copysign(0.0, reciprocal)
+    return y.dtype.type(reciprocal)
 
 
 # XLA computes complex products and quotients with fused multiply-adds, so their last bits
