@@ -163,3 +163,20 @@ def test_devices_answer_as_jaxs_cpu_devices(kind):
     assert device.id == device.process_index == device.host_id == device.task_id == 0
     assert device.memory_stats() is None
     assert isinstance(device, jax.Device)
+
+
+def test_arrays_answer_jaxs_placement_questions():
+    x = jnp.arange(6.0).reshape(2, 3)
+    y = jax.jit(lambda v: v + 1)(x)
+    device = jax.devices()[0]
+    for a in (x, y):
+        assert a.device == device and a.platform() == "cpu" and a.is_fully_addressable
+        assert a.is_ready() and a.copy_to_host_async() is None
+        assert a.on_device_size_in_bytes() == 24
+        np.testing.assert_array_equal(a.addressable_data(0), np.asarray(a))
+        assert [s.device for s in a.global_shards] == [device]
+        np.testing.assert_array_equal(a.to_device(device), np.asarray(a))
+    with pytest.raises(AttributeError, match=r"Use arr.addressable_data\(0\)"):
+        x.device_buffer  # noqa: B018
+    with pytest.raises(AttributeError, match="addressable_shards"):
+        x.device_buffers  # noqa: B018

@@ -554,3 +554,60 @@ def _array_devices(self) -> set:
 Array.sharding = property(_array_sharding)
 Array.addressable_shards = property(_array_shards)
 Array.devices = _array_devices
+
+
+# --- what every Array answers about its placement, as jax.Array -------------------------------
+
+
+def _array_device(self):
+    """The device an Array is on; the sharding, if it is spread over several (JAX)."""
+    devices = self.devices()
+    return next(iter(devices)) if len(devices) == 1 else self.sharding
+
+
+def _array_buffers(self) -> list:
+    if type(self) is ShardedArray:
+        return list(self.placement.buffers)
+    buffer = getattr(self, "_buffer", None)
+    return [] if buffer is None else [buffer]
+
+
+def _array_is_ready(self) -> bool:
+    """Whether every block is computed (an Array made on the host always is)."""
+    return all(buffer.ready() for buffer in _array_buffers(self))
+
+
+def _array_on_device_size_in_bytes(self) -> int:
+    """The bytes of one device's block (CPU devices store them densely)."""
+    return self.addressable_shards[0].data.nbytes
+
+
+def _array_addressable_data(self, index: int):
+    return self.addressable_shards[index].data
+
+
+def _array_to_device(self, device, *, stream=None):
+    """The array API's `to_device`: `device_put`."""
+    if stream is not None:
+        raise NotImplementedError("to_device(stream=) has no meaning on CPU devices")
+    return device_put(self, device)
+
+
+def _gone(name: str, instead: str):
+    def raise_gone(self):
+        raise AttributeError(f"arr.{name} has been deprecated. Use {instead}")
+
+    return property(raise_gone)
+
+
+Array.device = property(_array_device)
+Array.is_fully_addressable = property(lambda self: True)  # (every array is this process's)
+Array.is_ready = _array_is_ready
+Array.on_device_size_in_bytes = _array_on_device_size_in_bytes
+Array.platform = lambda self: next(iter(self.devices())).platform
+Array.copy_to_host_async = lambda self: None  # (host memory already: nothing to start)
+Array.to_device = _array_to_device
+Array.addressable_data = _array_addressable_data
+Array.global_shards = property(lambda self: self.addressable_shards)  # (one process)
+Array.device_buffer = _gone("device_buffer", "arr.addressable_data(0)")
+Array.device_buffers = _gone("device_buffers", "[x.data for x in arr.addressable_shards]")

@@ -14,10 +14,14 @@ Methods mirror NumPy's (`x.sum(axis=0)`, `x.reshape(2, -1)`, `x.astype(jnp.int32
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
+from tracejit._src import dtypes
 from tracejit._src.array import Array
 from tracejit._src.core import Tracer
+from tracejit._src.lax import conversions
 from tracejit._src.numpy import (
     advanced_indexing,
     arithmetic,
@@ -292,11 +296,76 @@ def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
     return placement.compress(condition, self, axis, size=size, fill_value=fill_value, out=out)
 
 
+def _view(self, dtype=None, type=None):
+    """The same bits as `dtype`; as in NumPy, a dtype of another width rescales the last axis
+    (booleans are viewed through uint8)."""
+    if type is not None:
+        raise NotImplementedError("`type` argument of array.view() is not supported.")
+    if dtype is None:
+        return self
+    new = dtypes.check_user_dtype(dtype, "view")
+    x = self.astype(np.uint8) if self.dtype == np.bool_ else self
+    target = np.dtype(np.uint8) if new == np.bool_ else new
+    old_size, new_size = x.dtype.itemsize, target.itemsize
+    if old_size != new_size and not x.ndim:
+        raise ValueError("view() of a 0d array is only supported if the itemsize is unchanged.")
+    if old_size != new_size and (x.shape[-1] * old_size) % new_size:
+        raise ValueError(
+            "When changing to a larger dtype, its size must be a divisor of the total size in "
+            "bytes of the last axis of the array."
+        )
+    if new_size > old_size:
+        ratio = new_size // old_size
+        x = manipulation.reshape(x, (*x.shape[:-1], x.shape[-1] // ratio, ratio))
+    out = conversions.bitcast_convert_type(x, target)
+    if new_size < old_size:
+        out = manipulation.reshape(out, (*x.shape[:-1], x.shape[-1] * (old_size // new_size)))
+    return out.astype(np.bool_) if new == np.bool_ else out
+
+
+def _tobytes(self, order="C"):
+    return np.asarray(self).tobytes(order=order)
+
+
+def _contains(self, value):
+    """`value in x`: whether some element equals it (JAX searches one-dimensional arrays)."""
+    if self.ndim != 1:
+        raise ValueError(
+            f"Array.__contains__: search array must be one-dimensional, got arr.shape={self.shape}."
+        )
+    return bool(reductions.any(ufuncs.equal(self, value)))
+
+
+def _array_namespace(self, *, api_version=None):
+    """The array API namespace of Arrays: `tracejit.numpy` (the array API of JAX 0.10.2)."""
+    if api_version not in (None, "2024.12"):
+        raise ValueError(f"{api_version=!r} is not available; available versions are: ['2024.12']")
+    return importlib.import_module("tracejit.numpy")
+
+
+def _no_flat(self):
+    raise NotImplementedError(
+        "JAX Arrays do not implement the arr.flat property: consider arr.flatten() instead."
+    )
+
+
+def _array_api_methods() -> dict:
+    """What Arrays and tracers answer besides NumPy's methods, as jax.Array does."""
+    return {
+        "view": _view,
+        "tobytes": _tobytes,
+        "__contains__": _contains,
+        "__array_namespace__": _array_namespace,
+        "flat": property(_no_flat),
+    }
+
+
 def attach() -> None:
     """Sets the operators and methods on Array and Tracer (idempotent)."""
-    for name, value in {**_operators(), **_methods()}.items():
+    for name, value in {**_operators(), **_methods(), **_array_api_methods()}.items():
         setattr(Array, name, value)
         setattr(Tracer, name, value)
+    Array.clone = _copy  # (not tracers', as in JAX)
     # Tracers are unhashable like Arrays: defining __eq__ would otherwise reset __hash__.
     Array.__hash__ = _unhashable_array
     Tracer.__hash__ = _unhashable_tracer
