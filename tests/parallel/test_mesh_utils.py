@@ -50,3 +50,19 @@ def test_pjit_is_jit_with_a_deprecation_warning():
     with pytest.warns(DeprecationWarning, match="Please use `jax.jit` instead"):
         f = pjit(lambda x: x * 2, None, None)
     np.testing.assert_array_equal(f(np.arange(3.0)), [0.0, 2.0, 4.0])
+
+
+def test_host_local_and_global_arrays_within_one_process():
+    """With one process the local data is the whole array, laid out on the mesh by the specs
+    (a prefix of the inputs), as JAX's multihost_utils gives it."""
+    from tracejit.experimental import multihost_utils
+    from tracejit.sharding import Mesh, NamedSharding, PartitionSpec
+
+    mesh = Mesh(mesh_utils.create_device_mesh((1,)), ("x",))
+    local = {"a": np.arange(4.0), "b": np.ones(2)}
+    specs = {"a": PartitionSpec("x"), "b": None}
+    placed = multihost_utils.host_local_array_to_global_array(local, mesh, specs)
+    assert placed["a"].sharding == NamedSharding(mesh, PartitionSpec("x"))
+    back = multihost_utils.global_array_to_host_local_array(placed, mesh, PartitionSpec())
+    for name, value in local.items():
+        np.testing.assert_array_equal(back[name], value)

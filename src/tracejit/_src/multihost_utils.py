@@ -14,7 +14,8 @@ import zlib
 
 import numpy as np
 
-from tracejit._src import distributed
+from tracejit._src import dispatch, distributed
+from tracejit._src.sharding import NamedSharding, PartitionSpec
 from tracejit._src.tree_util import tree_flatten, tree_map, tree_unflatten
 
 
@@ -85,3 +86,31 @@ def assert_equal(in_tree, fail_message: str = "") -> None:
                 f"{fail_message} Expected equal values in every process, got "
                 f"{[other.tolist() for other in stacked]}"
             )
+
+
+def host_local_array_to_global_array(local_inputs, global_mesh, pspecs):
+    """Arrays made of each process's local data, laid out on `global_mesh` by `pspecs` (a
+    PartitionSpec, or a pytree prefix of `local_inputs` with them). Within one process the
+    local data is the whole array."""
+    return _laid_out(local_inputs, global_mesh, pspecs, "host_local_array_to_global_array")
+
+
+def global_array_to_host_local_array(global_inputs, global_mesh, pspecs):
+    """Each process's part of global arrays laid out on `global_mesh` by `pspecs`: within one
+    process, the whole arrays, laid out so."""
+    return _laid_out(global_inputs, global_mesh, pspecs, "global_array_to_host_local_array")
+
+
+def _laid_out(inputs, mesh, pspecs, name: str):
+    if distributed.process_count() > 1:
+        raise NotImplementedError(
+            f"{name} across several processes: arrays with blocks on other processes' devices "
+            "are not built (see docs/scaling.md)"
+        )
+    is_spec = lambda spec: spec is None or isinstance(spec, PartitionSpec)
+    return tree_map(
+        lambda spec, x: dispatch.device_put(x, NamedSharding(mesh, spec or PartitionSpec())),
+        pspecs,
+        inputs,
+        is_leaf=is_spec,
+    )
