@@ -1,3 +1,13 @@
 """`tracejit.scipy`: SciPy's API over tracejit (`import tracejit.scipy.special`)."""
 
-from tracejit.scipy import fft, integrate, linalg, ndimage, optimize, signal, special, stats  # noqa: F401
+from tracejit.scipy import (  # noqa: F401
+    fft,
+    integrate,
+    linalg,
+    ndimage,
+    optimize,
+    signal,
+    sparse,
+    special,
+    stats,
+)
