@@ -3,6 +3,7 @@
 from tracejit.scipy import (  # noqa: F401
     fft,
     integrate,
+    interpolate,
     linalg,
     ndimage,
     optimize,
