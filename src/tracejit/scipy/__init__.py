@@ -1,6 +1,7 @@
 """`tracejit.scipy`: SciPy's API over tracejit (`import tracejit.scipy.special`)."""
 
 from tracejit.scipy import (  # noqa: F401
+    cluster,
     fft,
     integrate,
     interpolate,
