@@ -14,7 +14,7 @@ from tracejit._src.numpy.ufuncs import abs, sqrt
 
 def vq(obs, code_book, check_finite=True):
     """(code, dist): for each row of `obs` (M, N), the index of the nearest row of
-    `code_book` (K, N) as int32, and the distance to it. One-dimensional arguments hold
+    `code_book` (K, N) (default int), and the distance to it. One-dimensional arguments hold
     length-1 vectors. `check_finite` is accepted for SciPy's signature and unused, as in
     JAX."""
     obs, code_book = promote_dtypes_inexact(asarray(obs), asarray(code_book))
