@@ -10,6 +10,7 @@ from tracejit.scipy import (  # noqa: F401
     optimize,
     signal,
     sparse,
+    spatial,
     special,
     stats,
 )
