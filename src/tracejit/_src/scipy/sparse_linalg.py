@@ -110,11 +110,11 @@ def _cg_flat(A, b, x0, tol, atol, maxiter, M):
     z0 = M(r0)
 
     def cond(state):
-        _, r, _, _, _, k = state
+        _, r, _, _, k = state
         return (_real_vdot(r, r) > tolerance2) & (k < maxiter)
 
     def body(state):
-        x, r, gamma, p, _, k = state
+        x, r, gamma, p, k = state
         Ap = A(p)
         alpha = gamma / vdot(p, Ap)
         x = x + alpha * p
@@ -122,9 +122,9 @@ def _cg_flat(A, b, x0, tol, atol, maxiter, M):
         z = M(r)
         gamma_next = vdot(r, z)
         p = z + (gamma_next / gamma) * p
-        return x, r, gamma_next, p, z, k + 1
+        return x, r, gamma_next, p, k + 1
 
-    state = (x0, r0, vdot(r0, z0), z0, z0, np.int32(0))
+    state = (x0, r0, vdot(r0, z0), z0, np.int32(0))
     return while_loop(cond, body, state)[0]
 
 
