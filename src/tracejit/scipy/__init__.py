@@ -1,3 +1,16 @@
 """`tracejit.scipy`: SciPy's API over tracejit (`import tracejit.scipy.special`)."""
 
-from tracejit.scipy import fft, integrate, linalg, ndimage, optimize, signal, special, stats  # noqa: F401
+from tracejit.scipy import (  # noqa: F401
+    cluster,
+    fft,
+    integrate,
+    interpolate,
+    linalg,
+    ndimage,
+    optimize,
+    signal,
+    sparse,
+    spatial,
+    special,
+    stats,
+)

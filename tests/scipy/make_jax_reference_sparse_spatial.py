@@ -1,0 +1,143 @@
+"""Records JAX 0.10.2's results of scipy.sparse.linalg, scipy.spatial.transform.Slerp,
+scipy.interpolate and scipy.cluster.vq on the cases below, for
+`test_jax_recorded_sparse_spatial.py`: where JAX's results are its own rather than SciPy's
+(the Krylov solvers' iterates after a given number of iterations or restarts and their default
+`maxiter`, Slerp outside the key times), and the dtypes and weak types of the results.
+
+The tests never import JAX; they load this file for `CASES` without running `main`. To
+regenerate `tests/scipy/data/jax_sparse_spatial.json`, in a virtualenv with `jax==0.10.2`
+(CPU), from outside the repository:
+
+    python /path/to/tests/scipy/make_jax_reference_sparse_spatial.py
+
+A case is `fun(jax_like)` where `jax_like` is `jax` or `tracejit` (with `.numpy` and the
+`.scipy` submodules imported); `X64_CASES` run with `jax_enable_x64`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import pathlib
+
+import numpy as np
+
+DATA = pathlib.Path(__file__).parent / "data" / "jax_sparse_spatial.json"
+
+_RNG = np.random.default_rng(1)
+_A = _RNG.normal(size=(4, 4))
+SYMMETRIC = _A + _A.T
+RHS = _RNG.normal(size=4)
+SPD = SYMMETRIC @ SYMMETRIC.T + np.eye(4)
+KEY_TIMES = np.array([0.0, 1.0, 2.0], np.float32)
+KEY_EULER = np.array([[90, 0, 0], [0, 45, 0], [0, 0, -30]], np.float32)
+
+
+def _halve(v):
+    return v / 2
+
+
+def _solve(j, name, A, **options):
+    return getattr(j.scipy.sparse.linalg, name)(A, RHS, **options)[0]
+
+
+def _slerp(j, times):
+    rotations = j.scipy.spatial.transform.Rotation.from_euler("zxy", KEY_EULER, degrees=True)
+    slerp = j.scipy.spatial.transform.Slerp.init(KEY_TIMES, rotations)
+    return slerp(np.asarray(times, np.float32)).as_quat()
+
+
+def _interpolate(j, method, fill_value):
+    grid = (np.linspace(0, 1, 4), np.linspace(0, 2, 5))
+    interpolator = j.scipy.interpolate.RegularGridInterpolator(
+        grid, np.arange(20).reshape(4, 5), method=method, fill_value=fill_value
+    )
+    return interpolator(np.array([[0.5, 3.0], [0.2, 0.3], [1 / 6, 0.25], [-1.0, 0.5]]))
+
+
+CASES = {
+    "cg_float32": lambda j: _solve(j, "cg", SPD.astype(np.float32)),
+    "slerp_inside_and_outside": lambda j: _slerp(j, [-1.0, -0.5, 0.0, 0.5, 1.5, 2.0, 2.5, 3.0]),
+    "slerp_scalar_time": lambda j: _slerp(j, 0.25),
+    **{
+        f"interpolate_{method}_{fill}": functools.partial(
+            _interpolate, method=method, fill_value=value
+        )
+        for method in ("linear", "nearest")
+        for fill, value in (("nan", np.nan), ("none", None), ("int", -1))
+    },
+    "vq_int": lambda j: j.scipy.cluster.vq.vq(
+        np.array([[1, 2], [3, 4]]), np.array([[0, 0], [3, 3]])
+    ),
+}
+
+X64_CASES = {
+    **{
+        f"gmres_{method}_restart{restart}_maxiter{maxiter}": functools.partial(
+            _solve,
+            name="gmres",
+            A=SYMMETRIC,
+            restart=restart,
+            maxiter=maxiter,
+            solve_method=method,
+            tol=1e-14,
+        )
+        for method in ("batched", "incremental")
+        for restart, maxiter in ((1, None), (1, 41), (2, 3), (2, None))
+    },
+    **{
+        f"{name}_maxiter{maxiter}": functools.partial(
+            _solve, name=name, A=SYMMETRIC, maxiter=maxiter, tol=1e-14
+        )
+        for name in ("cg", "bicgstab")
+        for maxiter in (1, 2, 3)
+    },
+    **{
+        f"gmres_{method}_preconditioned": functools.partial(
+            _solve,
+            name="gmres",
+            A=SYMMETRIC,
+            x0=np.ones(4),
+            M=_halve,
+            tol=1e-3,
+            restart=2,
+            solve_method=method,
+        )
+        for method in ("batched", "incremental")
+    },
+    "cg_preconditioned": functools.partial(
+        _solve, name="cg", A=SPD, x0=np.ones(4), M=_halve, tol=1e-3
+    ),
+}
+
+
+def describe(out):
+    """A result (an array, or a tuple of them) as JSON: values, dtypes, weak types."""
+    if isinstance(out, tuple):
+        return [describe(v) for v in out]
+    return {
+        "value": np.asarray(out, np.float64).tolist(),
+        "dtype": str(out.dtype),
+        "weak_type": bool(out.aval.weak_type),
+    }
+
+
+def main():
+    import jax
+    import jax.numpy
+    import jax.scipy.cluster.vq
+    import jax.scipy.interpolate
+    import jax.scipy.sparse.linalg
+    import jax.scipy.spatial.transform
+
+    assert jax.__version__ == "0.10.2", jax.__version__
+    record = {name: describe(case(jax)) for name, case in CASES.items()}
+    jax.config.update("jax_enable_x64", True)
+    record.update({name: describe(case(jax)) for name, case in X64_CASES.items()})
+    DATA.parent.mkdir(exist_ok=True)
+    DATA.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {DATA}")
+
+
+if __name__ == "__main__":
+    main()
