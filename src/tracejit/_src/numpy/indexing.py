@@ -40,24 +40,27 @@ from tracejit._src.numpy.index_parsing import ParsedIndex, ScalarIndex, SliceInd
 class _Dim:
     """How one dimension of the operand is indexed."""
 
-    __slots__ = ("count", "kind", "oob", "start", "step", "stop", "tracer")
+    __slots__ = ("count", "index", "kind", "oob", "start", "step", "stop")
 
-    def __init__(self, kind, start=0, stop=0, step=1, count=0, tracer=None, oob=False):
+    def __init__(self, kind, start=0, stop=0, step=1, count=0, index=None, oob=False):
         self.kind = kind  # "int", "slice" or "dynamic"
         self.start, self.stop, self.step, self.count = start, stop, step, count
-        self.tracer = tracer
+        self.index = index  # an int or traced scalar as written (for `dynamic_slice`)
         self.oob = oob  # an int index out of range (clamped on reads, dropped on updates)
 
 
 def _slice_dim(it: SliceIndex, size: int) -> _Dim:
     """A slice as the bounds of the region it reads (in increasing order, also for negative
-    steps, which `rev` applies afterwards)."""
+    steps, which `rev` applies afterwards); a positive step keeps its stop as the limit, as JAX
+    writes it (`x[::2]` of 4 rows: limit 4)."""
     start, step, count = it.start, it.step, it.count
     if not count:
         edge = 0 if step < 0 else min(start, size)
         return _Dim("slice", edge, edge, step, count)
-    first = start + (count - 1) * step if step < 0 else start
-    return _Dim("slice", first, first + (count - 1) * abs(step) + 1, step, count)
+    if step > 0:
+        return _Dim("slice", start, it.stop, step, count)
+    first = start + (count - 1) * step
+    return _Dim("slice", first, start + 1, step, count)
 
 
 def _scalar_dim(it: ScalarIndex, size: int) -> _Dim:
@@ -65,13 +68,13 @@ def _scalar_dim(it: ScalarIndex, size: int) -> _Dim:
     if isinstance(it.value, Tracer):
         if size == 0:
             raise IndexError(f"index is out of bounds for axis {it.dim} with size 0")
-        return _Dim("dynamic", 0, 1, 1, 1, tracer=it.value)
+        return _Dim("dynamic", 0, 1, 1, 1, index=it.value)
     if size == 0:
         raise IndexError(f"index {it.value} is out of bounds for axis {it.dim} with size 0")
     i = it.value + size if it.value < 0 else it.value
     oob = not 0 <= i < size
     i = min(max(i, 0), size - 1)
-    return _Dim("int", i, i + 1, 1, 1, oob=oob)
+    return _Dim("int", i, i + 1, 1, 1, index=it.value, oob=oob)
 
 
 def _plan(index: ParsedIndex):
@@ -104,7 +107,18 @@ def _dynamic_start(index, size: int):
 
 
 def _region(x, dims):
-    """The part of `x` the index selects, before squeezes, reversals and new axes."""
+    """The part of `x` the index selects, before squeezes, reversals and new axes.
+
+    With a traced integer and unit steps, that is one `dynamic_slice` of `x`, every start
+    (static ones too, integers as written) normalized by `_dynamic_start`, as JAX stages it;
+    other steps slice statically first."""
+    if any(d.kind == "dynamic" for d in dims) and all(abs(d.step) == 1 for d in dims):
+        starts = [
+            _dynamic_start(d.start if d.kind == "slice" else d.index, size)
+            for d, size in zip(dims, x.shape, strict=True)
+        ]
+        sizes = [d.count for d in dims]
+        return lax_slicing.dynamic_slice(x, starts, sizes, allow_negative_indices=False)
     start = tuple(d.start for d in dims)
     limit = tuple(
         d.stop if d.kind != "dynamic" else size for d, size in zip(dims, x.shape, strict=True)
@@ -116,7 +130,7 @@ def _region(x, dims):
     if dynamic:
         # As JAX does, every start index is normalized (the static zeros too).
         starts = [
-            _dynamic_start(d.tracer if d.kind == "dynamic" else 0, x.shape[i])
+            _dynamic_start(d.index if d.kind == "dynamic" else 0, x.shape[i])
             for i, d in enumerate(dims)
         ]
         sizes = [1 if d.kind == "dynamic" else x.shape[i] for i, d in enumerate(dims)]
