@@ -125,8 +125,7 @@ class _Plan:
                     components[it.dim] = (np.asarray(it.start), len(self.batch_shape))
                 position += 1
             else:
-                iota = it.start + it.step * np.arange(it.count)
-                components[it.dim] = (iota, len(self.batch_shape))
+                components[it.dim] = (_strided(it), len(self.batch_shape))
                 collapsed.add(it.dim)
                 self.slice_sizes[it.dim] = 1
                 self.batch_shape.append(it.count)
@@ -138,18 +137,12 @@ class _Plan:
         self.gather_rank = position
 
     def indices(self):
-        """The start indices: batch_shape + (one component per start_index_map entry,)."""
+        """The start indices: batch_shape + (one component per start_index_map entry,), each
+        component broadcast to its place and the components concatenated, as JAX builds
+        them."""
         shape = self.batch_shape + (1,)
-        if all(isinstance(v, np.ndarray) for v, _ in self.components):
-            parts = [
-                np.broadcast_to(
-                    v.reshape(v.shape + (1,) * (len(self.batch_shape) - lead - v.ndim)),
-                    self.batch_shape,
-                )
-                for v, lead in self.components
-            ]
-            stacked = np.stack(parts, axis=-1) if parts else np.zeros(shape[:-1] + (0,))
-            return promotion.numpy_to_array(stacked.astype(_INDEX_DTYPE))
+        if not self.components:
+            return promotion.numpy_to_array(np.zeros(self.batch_shape + (0,), _INDEX_DTYPE))
         parts = []
         for v, lead in self.components:
             if isinstance(v, np.ndarray):
@@ -194,10 +187,27 @@ def _as_index(value):
     return promotion.convert_element_type(value, _INDEX_DTYPE, False)
 
 
+def _strided(it):
+    """The indices `start + step * iota(count)` of a slice of step other than 1."""
+    iota = lax_shapes.iota(_INDEX_DTYPE, it.count)
+    start, step = (
+        promotion.convert_element_type(v, _INDEX_DTYPE, True) for v in (it.start, it.step)
+    )
+    return lax_binary.add(start, lax_binary.mul(step, iota))
+
+
 def _normalized(value, size: int):
-    """Integer indices with negative values counted from the end (as int32 for traced ones)."""
+    """Integer indices with negative values counted from the end, as int32. As in JAX, a
+    NumPy array's test for negative values is a NumPy constant, its sum with `size` staged,
+    and a Python integer is counted from the end in Python."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return np.asarray(value + size if value < 0 else value, _INDEX_DTYPE)
     if isinstance(value, np.ndarray):
-        return np.where(value < 0, value + size, value).astype(_INDEX_DTYPE)
+        value = value.astype(_INDEX_DTYPE)
+        negative = value < 0
+        value = promotion.numpy_to_array(value)
+        size = promotion.convert_element_type(size, _INDEX_DTYPE, True)
+        return lax_selection.select_n(negative, value, lax_binary.add(value, size))
     value = _as_index(value)
     zero, size = (promotion.convert_element_type(v, _INDEX_DTYPE, True) for v in (0, size))
     return lax_selection.select_n(
