@@ -170,6 +170,7 @@ def _induced_norm(x, ord, axes, keepdims):
     return reductions.min(sums, axis=over, keepdims=keepdims)
 
 
+@jnp_jit(static_argnames=("n",))
 def matrix_power(a, n):
     """`a` (a stack of square matrices) to the integer power `n`, by repeated squaring;
     `n = 0` gives identities, a negative `n` powers of the inverse."""
@@ -183,7 +184,7 @@ def matrix_power(a, n):
     result, square = None, a
     while n:
         if n & 1:
-            result = square if result is None else products.matmul(result, square)
+            result = square if result is None else products.matmul(square, result)
         n >>= 1
         if n:
             square = products.matmul(square, square)

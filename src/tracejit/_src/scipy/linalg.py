@@ -21,6 +21,7 @@ from tracejit._src.numpy import (
     sorting,
     ufuncs,
 )
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.linalg import cholesky as _jnp_cholesky
 from tracejit._src.numpy.linalg import inv as _jnp_inv
 from tracejit._src.numpy.linalg import solve as _jnp_solve
@@ -48,16 +49,24 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """x with a x = b, given a's Cholesky factorization `(c, lower)` from `cho_factor`."""
     c, lower = c_and_lower
     c, b = promote_dtypes_inexact(*to_operands("cho_solve", (c, b)))
-    vector = b.ndim == c.ndim - 1
+    return _cho_solve(c, b, lower)
+
+
+@jnp_jit(static_argnums=(2,))
+def _cho_solve(c, b, lower):
+    # a = L Lᴴ: solve L y = b, then Lᴴ x = y (with c = Lᴴ when upper), as JAX does.
+    y = _triangular_solve(c, b, lower=lower, transpose_a=not lower, conjugate_a=not lower)
+    return _triangular_solve(c, y, lower=lower, transpose_a=lower, conjugate_a=lower)
+
+
+def _triangular_solve(a, b, **params):
+    """`lax.linalg.triangular_solve` from the left, `b` a vector or a matrix of columns;
+    `conjugate_a` only for complex `a`, as JAX records it."""
+    params["conjugate_a"] = params["conjugate_a"] and dtypes.is_complex(a.dtype)
+    vector = b.ndim == a.ndim - 1
     if vector:
         b = manipulation.expand_dims(b, -1)
-    # a = L Lᴴ: solve L y = b, then Lᴴ x = y (with c = Lᴴ when upper).
-    y = lax_linalg.triangular_solve(
-        c, b, left_side=True, lower=lower, transpose_a=not lower, conjugate_a=not lower
-    )
-    x = lax_linalg.triangular_solve(
-        c, y, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower
-    )
+    x = lax_linalg.triangular_solve(a, b, left_side=True, **params)
     return x[..., 0] if vector else x
 
 
@@ -67,16 +76,17 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     op(a) = a, aᵀ or aᴴ; b a vector or a matrix of right-hand sides."""
     if trans not in _TRANS:
         raise ValueError(f"Invalid 'trans' value {trans!r}")
-    transpose_a, conjugate_a = _TRANS[trans]
     a, b = promote_dtypes_inexact(*to_operands("solve_triangular", (a, b)))
-    vector = b.ndim == a.ndim - 1
-    if vector:
-        b = manipulation.expand_dims(b, -1)
-    x = lax_linalg.triangular_solve(
-        a, b, left_side=True, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
+    return _solve_triangular(a, b, trans, lower, unit_diagonal)
+
+
+@jnp_jit(static_argnums=(2, 3, 4))
+def _solve_triangular(a, b, trans, lower, unit_diagonal):
+    transpose_a, conjugate_a = _TRANS[trans]
+    return _triangular_solve(
+        a, b, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
         unit_diagonal=unit_diagonal,
     )  # fmt: skip
-    return x[..., 0] if vector else x
 
 
 # --- LU ---------------------------------------------------------------------------------------
@@ -109,6 +119,7 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
     return (p @ lower, upper) if permute_l else (p, lower, upper)
 
 
+@jnp_jit(static_argnames=("overwrite_a", "check_finite"))
 def lu_factor(a, overwrite_a=False, check_finite=True):
     """(lu, pivots) as LAPACK's getrf gives them: L below the diagonal (unit diagonal
     implied), U on and above; row i swapped with row pivots[i] in turn."""
