@@ -305,7 +305,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     if return_sign:
         return out, sign
     if b is not None:
-        out = jnp_where(sign < 0, np.nan, out)
+        out = jnp_where(sign < 0, np.asarray(np.nan, out.dtype), out)
     return out
 
 
