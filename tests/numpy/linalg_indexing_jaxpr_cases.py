@@ -87,5 +87,11 @@ def indexing_cases(jax) -> dict:
         "add_index_array": (lambda a: a.at[IDX].add(1.0), (X,)),
         "set_index_array_step": (lambda a: a.at[IDX, ::2].set(1.0), (X,)),
         "multiply_traced_int": (lambda a: a.at[traced_row(a)].multiply(2.0), (X,)),
+        "updates_chained": (
+            lambda a: a.at[1].add(1.0).at[2].subtract(2.0).at[0, ::2].min(1.0).at[3].max(0.0),
+            (X,),
+        ),
+        "set_traced_values": (lambda a: a.at[0].set(a[1]), (X,)),
+        "apply": (lambda a: a.at[1].apply(jnp.sin), (X,)),
         "take": (lambda a: jnp.take(a, IDX, axis=0), (X,)),
     }

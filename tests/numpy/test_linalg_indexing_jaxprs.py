@@ -23,23 +23,12 @@ CASES = {"linalg": _cases.linalg_cases(jax), "indexing": _cases.indexing_cases(j
 
 # Not yet JAX's: inv, solve (JAX: custom_linear_solve around shared `_lu_solve` jaxprs),
 # slogdet, cholesky (JAX masks the factor with tril), pinv, lstsq, the 0-"norm" (JAX's
-# `jnp.sum(bools, dtype=float32)` converts through int32); `.at[]` updates (JAX
-# scatters with update_jaxpr/update_consts params, even at static indices), two index arrays
-# (JAX shares one constant), an integer among index arrays (JAX broadcasts it) and take (JAX:
-# jit[name=_take] with fill mode).
+# `jnp.sum(bools, dtype=float32)` converts through int32); two index arrays (JAX shares one
+# constant), an integer among index arrays (JAX broadcasts it), `.at[].apply` (JAX: a `scatter`
+# whose update_jaxpr applies the function) and take (JAX: jit[name=_take] with fill mode).
 DIFFERENT = {
     "linalg": {"inv", "solve", "slogdet", "cholesky", "pinv", "lstsq", "norm_vector_0"},
-    "indexing": {
-        "set_static",
-        "set_row",
-        "set_slice",
-        "add_index_array",
-        "set_index_array_step",
-        "multiply_traced_int",
-        "two_index_arrays",
-        "index_array_int",
-        "take",
-    },
+    "indexing": {"two_index_arrays", "index_array_int", "apply", "take"},
 }
 
 

@@ -21,6 +21,11 @@ over a window, in order:
   `start + step * iota(count)`;
 - `None` is added to the gather's result with `broadcast_in_dim`.
 
+The components are built as JAX builds them, so that jaxprs print alike: each broadcast to
+its place with `broadcast_in_dim` and all concatenated; a NumPy index array is normalized by a
+staged `add` and `select_n` whose test for negative values is a NumPy constant (a traced one
+by a staged `lt` too), a Python integer in Python.
+
     x[:, i]  (x: f32[3,4,5], i: i32[2])
         c:bool[2] = lt b 0:i32[]
         d:i32[2] = add b 4:i32[]
@@ -36,8 +41,8 @@ Updates scatter with the same dimension numbers (the gather's windows are the up
 its collapsed dimensions the inserted ones) and default to FILL_OR_DROP: an update at an
 out-of-bound index is dropped. `set` is a `scatter` (which of several updates to one element
 wins is unspecified, as in JAX), `add` a `scatter_add` (repeated indices accumulate),
-`subtract` a `scatter_add` of the negated updates, and `multiply`, `min`, `max` are
-`scatter_mul`, `scatter_min`, `scatter_max` (repeated indices combine in turn). `divide` and
+and `subtract`, `multiply`, `min`, `max` are `scatter_sub`, `scatter_mul`, `scatter_min`,
+`scatter_max` (repeated indices combine in turn). `divide` and
 `power` divide (raise) by the product of the updates at each element, a `scatter_mul` into
 ones, where a scatter of `True`s says an update reached it. `apply`, and `divide`/`power` where
 no index repeats (no integer arrays, or `unique_indices=True`), read the indexed elements with a
@@ -56,7 +61,6 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import comparison as lax_comparison
-from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import gather as lax_gather
 from tracejit._src.lax import scatter as lax_scatter
 from tracejit._src.lax import selection as lax_selection
@@ -89,7 +93,7 @@ class _Plan:
     def __init__(self, index: ParsedIndex, normalize: bool = True):
         shape, items = index.shape, index.items
         advs = [_integer_index(it) for it in items if isinstance(it, _INTEGER_ITEMS)]
-        self.adv_shape = promotion.broadcast_shapes(*(np.shape(value) for _, value in advs))
+        self.adv_shape = promotion.broadcast_shapes((), *(np.shape(value) for _, value in advs))
         self.has_arrays = any(np.ndim(value) > 0 for _, value in advs)
         positions = [k for k, it in enumerate(items) if isinstance(it, _INTEGER_ITEMS)]
         adjacent = positions == list(range(positions[0], positions[-1] + 1)) if positions else True
@@ -293,9 +297,7 @@ def update(x, index: ParsedIndex, name: str, combine, values, *, mode=None,
             updates = lax_shapes.squeeze(updates, tuple(plan.new_axes))
     if name == "set":
         return lax_scatter.scatter(x, indices, updates, dnums, **params)
-    if name in ("add", "subtract"):
-        if name == "subtract":
-            updates = lax_elementwise.neg(updates)
+    if name == "add":
         return lax_scatter.scatter_add(x, indices, updates, dnums, **params)
     if name in _COMBINING:
         return _COMBINING[name](x, indices, updates, dnums, **params)
@@ -319,6 +321,7 @@ def update(x, index: ParsedIndex, name: str, combine, values, *, mode=None,
 
 
 _COMBINING = {
+    "subtract": lax_scatter.scatter_sub,
     "multiply": lax_scatter.scatter_mul,
     "min": lax_scatter.scatter_min,
     "max": lax_scatter.scatter_max,

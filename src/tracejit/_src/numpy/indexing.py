@@ -1,18 +1,23 @@
-"""Basic indexing (`x[idx]`) and indexed updates (`x.at[idx].set(y)`) without gather/scatter.
+"""Basic indexing (`x[idx]`), and indexed updates (`x.at[idx].set(y)`) of concrete arrays at
+static indices, without gather/scatter.
 
 An index is a tuple of ints, slices, `None` and at most one `Ellipsis`, parsed (as advanced
 indices are) by `index_parsing.parse_index`. Reading stages what JAX stages for such indices:
-one `slice` (skipped when it would take everything), `rev` for the dimensions with negative
-steps, `squeeze` for the integer-indexed ones, and `broadcast_in_dim` for the `None`s. Integer
-indices out of range are clamped, as JAX clamps (NumPy would raise). A traced integer scalar
-indexes through `dynamic_slice`, its negative values counted from the end.
+one `slice` (skipped when it would take everything; a positive step keeps its stop as the
+limit), `rev` for the dimensions with negative steps, `squeeze` for the integer-indexed ones,
+and `broadcast_in_dim` for the `None`s. Integer indices out of range are clamped, as JAX clamps
+(NumPy would raise). A traced integer scalar indexes through one `dynamic_slice` of the whole
+operand (when every step is 1), all start indices normalized: negative values counted from the
+end.
 
 Integer-array and boolean-mask indices are advanced indexing, done with gather and scatter in
-`advanced_indexing.py`; so are `.at[idx].get(mode=...)`, updates with an explicit `mode`, and
+`advanced_indexing.py`; so are `.at[idx].get(mode=...)`, updates with an explicit `mode`,
 updates at a traced integer (scatter drops them when out of range, where dynamic_update_slice
-would clamp them).
+would clamp them), and every update that is staged (a traced `x` or `y`): JAX stages a scatter
+even at static indices, and so jaxprs print as JAX's.
 
-Updates (`.at[idx].set/add/multiply/divide/power/min/max/apply`) return a new array. The
+Eager updates (`.at[idx].set/add/multiply/divide/power/min/max/apply`) of concrete arrays at
+static indices write the region directly, which beats building scatter indices op by op. The
 update `y` is converted to `x`'s dtype, broadcast to `x[idx]`'s shape and brought back to the
 shape of the indexed region of `x` (undoing squeezes, reversals and new axes); then:
 
@@ -275,7 +280,8 @@ class _IndexUpdateRef:
     def _update(self, name: str, combine, values, indices_are_sorted, unique_indices, mode):
         x = promotion.asarray_operand(f"at[].{name}", self.array)
         index = parse_index(x.shape, self.index)
-        if mode is not None or index.advanced or index.has_traced_scalar:
+        staged = isinstance(x, Tracer) or isinstance(values, Tracer)
+        if mode is not None or index.advanced or index.has_traced_scalar or staged:
             return advanced_indexing.update(
                 x,
                 index,

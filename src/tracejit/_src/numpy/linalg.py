@@ -148,7 +148,9 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if ord in (1, -1, np.inf, -np.inf):
         return _induced_norm(x, ord, axes, keepdims)
     if ord in (2, -2, "nuc"):
-        from tracejit._src.numpy.linalg_spectral import svd  # (it imports this module)
+        # circle: linalg_spectral imports norm and inv from here; norm uses its jitted svd,
+        # which JAX's spectral norms call (jit[name=svd] inside jit[name=norm]).
+        from tracejit._src.numpy.linalg_spectral import svd
 
         s = svd(manipulation.moveaxis(x, axes, (-2, -1)), compute_uv=False)
         if ord == 2:
