@@ -59,6 +59,7 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.core import Tracer
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import comparison as lax_comparison
 from tracejit._src.lax import gather as lax_gather
@@ -90,8 +91,9 @@ def _integer_index(it) -> tuple:
 class _Plan:
     """The gather (or scatter) an index amounts to; see the module doc."""
 
-    def __init__(self, index: ParsedIndex, normalize: bool = True):
+    def __init__(self, index: ParsedIndex, staged: bool, normalize: bool = True):
         shape, items = index.shape, index.items
+        self.staged = staged
         advs = [_integer_index(it) for it in items if isinstance(it, _INTEGER_ITEMS)]
         self.adv_shape = promotion.broadcast_shapes((), *(np.shape(value) for _, value in advs))
         self.has_arrays = any(np.ndim(value) > 0 for _, value in advs)
@@ -116,7 +118,11 @@ class _Plan:
                 for dim, value in advs:
                     if dim is not None:
                         lead = len(self.batch_shape) + len(self.adv_shape) - np.ndim(value)
-                        value = _normalized(value, shape[dim]) if normalize else _as_index(value)
+                        value = (
+                            _normalized(value, shape[dim], staged)
+                            if normalize
+                            else _as_index(value)
+                        )
                         components[dim] = (value, lead)
                         collapsed.add(dim)
                         self.slice_sizes[dim] = 1
@@ -129,7 +135,7 @@ class _Plan:
                     components[it.dim] = (np.asarray(it.start), len(self.batch_shape))
                 position += 1
             else:
-                components[it.dim] = (_strided(it), len(self.batch_shape))
+                components[it.dim] = (_strided(it, staged), len(self.batch_shape))
                 collapsed.add(it.dim)
                 self.slice_sizes[it.dim] = 1
                 self.batch_shape.append(it.count)
@@ -143,8 +149,18 @@ class _Plan:
     def indices(self):
         """The start indices: batch_shape + (one component per start_index_map entry,), each
         component broadcast to its place and the components concatenated, as JAX builds
-        them."""
+        them; eagerly, constant components are stacked by NumPy at once."""
         shape = self.batch_shape + (1,)
+        if not self.staged and all(isinstance(v, np.ndarray) for v, _ in self.components):
+            parts = [
+                np.broadcast_to(
+                    v.reshape(v.shape + (1,) * (len(self.batch_shape) - lead - v.ndim)),
+                    self.batch_shape,
+                )
+                for v, lead in self.components
+            ]
+            stacked = np.stack(parts, axis=-1) if parts else np.zeros(shape[:-1] + (0,))
+            return promotion.numpy_to_array(stacked.astype(_INDEX_DTYPE))
         if not self.components:
             return promotion.numpy_to_array(np.zeros(self.batch_shape + (0,), _INDEX_DTYPE))
         parts = []
@@ -191,8 +207,11 @@ def _as_index(value):
     return promotion.convert_element_type(value, _INDEX_DTYPE, False)
 
 
-def _strided(it):
-    """The indices `start + step * iota(count)` of a slice of step other than 1."""
+def _strided(it, staged: bool):
+    """The indices `start + step * iota(count)` of a slice of step other than 1 (staged as
+    JAX stages them, or eagerly a NumPy constant)."""
+    if not staged:
+        return it.start + it.step * np.arange(it.count)
     iota = lax_shapes.iota(_INDEX_DTYPE, it.count)
     start, step = (
         promotion.convert_element_type(v, _INDEX_DTYPE, True) for v in (it.start, it.step)
@@ -200,12 +219,13 @@ def _strided(it):
     return lax_binary.add(start, lax_binary.mul(step, iota))
 
 
-def _normalized(value, size: int):
+def _normalized(value, size: int, staged: bool = True):
     """Integer indices with negative values counted from the end, as int32. As in JAX, a
     NumPy array's test for negative values is a NumPy constant, its sum with `size` staged,
-    and a Python integer is counted from the end in Python."""
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        return np.asarray(value + size if value < 0 else value, _INDEX_DTYPE)
+    and a Python integer is counted from the end in Python; eagerly (not `staged`) a NumPy
+    array is normalized by NumPy."""
+    if isinstance(value, np.ndarray) and (value.ndim == 0 or not staged):
+        return np.where(value < 0, value + size, value).astype(_INDEX_DTYPE)
     if isinstance(value, np.ndarray):
         value = value.astype(_INDEX_DTYPE)
         negative = value < 0
@@ -258,7 +278,7 @@ def _check_mode(mode):
 def getitem(x, index: ParsedIndex, *, mode=None, fill_value=None, unique_indices=False,
             indices_are_sorted=False):  # fmt: skip
     """`x[idx]` (or `x.at[idx].get(...)`) with one gather; see the module doc."""
-    plan = _Plan(index)
+    plan = _Plan(index, staged=isinstance(x, Tracer))
     mode = _check_mode(mode)
     if 0 in plan.result_shape():
         return _nothing_to_gather(x, plan.result_shape())
@@ -275,7 +295,7 @@ def update(x, index: ParsedIndex, name: str, combine, values, *, mode=None,
     """`x.at[idx].<name>(values)` (see the module doc); `combine(old, new)` gives the written
     values where a read-combine-write does the update. `name == "apply"` passes the function as
     `combine` and no values."""
-    plan = _Plan(index)
+    plan = _Plan(index, staged=isinstance(x, Tracer) or isinstance(values, Tracer))
     if 0 in plan.result_shape():
         return x  # nothing to update
     scatter_mode = _check_mode(mode)
@@ -366,7 +386,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         n = promotion.convert_element_type(size, _INDEX_DTYPE, True)
         indices = lax_binary.rem(lax_binary.add(lax_binary.rem(indices, n), n), n)
     index = parse_index(a.shape, (slice(None),) * axis + (indices,))
-    plan = _Plan(index, normalize=mode != "clip")
+    plan = _Plan(index, staged=isinstance(a, Tracer), normalize=mode != "clip")
     if 0 in plan.result_shape():
         return _nothing_to_gather(a, plan.result_shape())
     gather_mode = {"clip": _Mode.CLIP, "wrap": _Mode.PROMISE_IN_BOUNDS}.get(
