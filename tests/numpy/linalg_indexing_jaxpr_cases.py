@@ -94,4 +94,11 @@ def indexing_cases(jax) -> dict:
         "set_traced_values": (lambda a: a.at[0].set(a[1]), (X,)),
         "apply": (lambda a: a.at[1].apply(jnp.sin), (X,)),
         "take": (lambda a: jnp.take(a, IDX, axis=0), (X,)),
+        "take_flat": (lambda a: jnp.take(a, IDX), (X,)),
+        "take_int_axis1": (lambda a: jnp.take(a.astype(np.int32), IDX, axis=1), (X,)),
+        "take_clip": (lambda a: jnp.take(a, IDX, axis=0, mode="clip"), (X,)),
+        "take_along_axis": (
+            lambda a: jnp.take_along_axis(a, jnp.argsort(a, axis=1), axis=1),
+            (X,),
+        ),
     }

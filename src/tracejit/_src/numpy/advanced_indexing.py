@@ -66,8 +66,9 @@ from tracejit._src.lax import gather as lax_gather
 from tracejit._src.lax import scatter as lax_scatter
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
-from tracejit._src.numpy import manipulation, promotion
-from tracejit._src.numpy.index_parsing import ArrayIndex, ParsedIndex, ScalarIndex, parse_index
+from tracejit._src.numpy import manipulation, promotion, ufuncs
+from tracejit._src.numpy.index_parsing import ArrayIndex, ParsedIndex, ScalarIndex
+from tracejit._src.numpy.jitted import jnp_jit
 
 _BOOL = np.dtype(bool)
 _INDEX_DTYPE = np.dtype(np.int32)
@@ -370,29 +371,56 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a = promotion.asarray_operand("take", a)
     indices = _int_indices("take", indices)
-    if axis is None:
-        a = manipulation.ravel(a)
-        axis = 0
-    axis = manipulation.normalize_axis(axis, a.ndim)
-    size = a.shape[axis]
     if mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     if mode not in (None, "fill", "clip", "wrap", "promise_in_bounds"):
         raise ValueError(f"Invalid mode '{mode}' for np.take")
+    return _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value)
+
+
+@jnp_jit(static_argnums=(2, 3, 4, 5, 6))
+def _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value):
+    """`take` as JAX stages it: one gather of the (flattened) `a`, its indices normalized
+    (unless clipped) by `where(i < 0, i + size, i)`."""
+    if axis is None:
+        a, axis = manipulation.ravel(a), 0
+    axis = manipulation.normalize_axis(axis, a.ndim)
+    size = a.shape[axis]
     if size == 0 and np.size(indices) > 0:
         raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     if mode == "wrap":
         indices = promotion.convert_element_type(indices, _INDEX_DTYPE, False)
         n = promotion.convert_element_type(size, _INDEX_DTYPE, True)
         indices = lax_binary.rem(lax_binary.add(lax_binary.rem(indices, n), n), n)
-    index = parse_index(a.shape, (slice(None),) * axis + (indices,))
-    plan = _Plan(index, staged=isinstance(a, Tracer), normalize=mode != "clip")
-    if 0 in plan.result_shape():
-        return _nothing_to_gather(a, plan.result_shape())
+    elif mode != "clip":
+        indices = ufuncs.where(indices < 0, indices + size, indices)
+    shape = a.shape[:axis] + indices.shape + a.shape[axis + 1 :]
+    if 0 in shape:
+        return _nothing_to_gather(a, shape)
+    dnums = lax_gather.GatherDimensionNumbers(
+        offset_dims=tuple(range(axis)) + tuple(range(axis + indices.ndim, len(shape))),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+    )
     gather_mode = {"clip": _Mode.CLIP, "wrap": _Mode.PROMISE_IN_BOUNDS}.get(
         mode, _Mode.PROMISE_IN_BOUNDS if mode == "promise_in_bounds" else _Mode.FILL_OR_DROP
     )
-    return _gather(a, plan, gather_mode, fill_value, unique_indices, indices_are_sorted)
+    index = lax_shapes.broadcast_in_dim(
+        promotion.convert_element_type(indices, _INDEX_DTYPE, False),
+        indices.shape + (1,),
+        tuple(range(indices.ndim)),
+    )
+    slice_sizes = a.shape[:axis] + (1,) + a.shape[axis + 1 :]
+    return lax_gather.gather(
+        a,
+        index,
+        dnums,
+        slice_sizes,
+        unique_indices=unique_indices,
+        indices_are_sorted=indices_are_sorted,
+        mode=gather_mode,
+        fill_value=fill_value,
+    )
 
 
 def take_along_axis(
