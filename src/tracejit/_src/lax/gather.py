@@ -37,6 +37,7 @@ PROMISE_IN_BOUNDS for `gather` and FILL_OR_DROP for the scatters.
 from __future__ import annotations
 
 import enum
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -268,6 +269,8 @@ def gather(
         fill_value = _default_fill_value(dtype)  # recorded resolved, as JAX records it
     if fill_value is not None:  # a hashable param: a Python scalar
         fill_value = np.asarray(fill_value).item()
+        if isinstance(fill_value, float) and math.isnan(fill_value):  # one NaN object: equal params
+            fill_value = math.nan
     return gather_p.bind(
         operand,
         start_indices,
