@@ -32,4 +32,6 @@ def jaxpr_cases(jax) -> dict:
         "cho_solve_upper": (lambda a: linalg.cho_solve((a, False), a), (M,)),
         "lu_factor": (linalg.lu_factor, (M,)),
         "lu_solve": (lambda a: linalg.lu_solve(linalg.lu_factor(a), a[0]), (M,)),
+        "lu_solve_matrix": (lambda a: linalg.lu_solve(linalg.lu_factor(a), a), (M,)),
+        "lu_solve_trans": (lambda a: linalg.lu_solve(linalg.lu_factor(a), a[0], trans=1), (M,)),
     }

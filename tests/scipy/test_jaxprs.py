@@ -18,23 +18,11 @@ _cases = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_cases)
 CASES = _cases.jaxpr_cases(jax)
 
-# Not yet JAX's: lu_solve (JAX: jit[name=lu_solve] around a jitted `_lu_solve`).
-DIFFERENT = {"lu_solve"}
 
-
-def _params():
-    for case, (fun, args) in CASES.items():
-        marks = (
-            [pytest.mark.xfail(strict=True, reason="not yet JAX's jaxpr")]
-            if case in DIFFERENT
-            else []
-        )
-        yield pytest.param(fun, args, RECORDED[case], id=case, marks=marks)
-
-
-@pytest.mark.parametrize("fun, args, expected", list(_params()))
-def test_jaxpr_prints_as_jax(fun, args, expected):
-    assert str(jax.make_jaxpr(fun)(*args)) == expected
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_jaxpr_prints_as_jax(case):
+    fun, args = CASES[case]
+    assert str(jax.make_jaxpr(fun)(*args)) == RECORDED[case]
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

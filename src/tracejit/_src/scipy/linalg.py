@@ -11,6 +11,8 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.lax import linalg as lax_linalg
 from tracejit._src.lax import linalg_nonsymmetric as lax_nonsymmetric
+from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.lax import sort as lax_sort
 from tracejit._src.lax.control_flow import loops, scan
 from tracejit._src.numpy import (
     creation,
@@ -18,7 +20,6 @@ from tracejit._src.numpy import (
     manipulation,
     promotion,
     reductions,
-    sorting,
     ufuncs,
 )
 from tracejit._src.numpy.jitted import jnp_jit
@@ -128,6 +129,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     return factors, pivots
 
 
+@jnp_jit(static_argnames=("trans", "overwrite_b", "check_finite"))
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """x with a x = b (`trans` 0), aᵀ x = b (1) or aᴴ x = b (2), from `lu_factor`'s output."""
     factors, pivots = lu_and_piv
@@ -135,27 +137,42 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
     factors, b = promote_dtypes_inexact(*to_operands("lu_solve", (factors, b)))
     n = factors.shape[-1]
+    rows = b.shape[-1] if b.ndim == factors.ndim - 1 else b.shape[-2]
+    if rows != n:
+        raise ValueError(f"lu_solve: b's rows {rows} do not match lu's size {n}")
+    batch = promotion.broadcast_shapes(factors.shape[:-2], b.shape[: factors.ndim - 2])
+    pivots = manipulation.broadcast_to(pivots, (*batch, n))
+    permutation = lax_nonsymmetric.lu_pivots_to_permutation(pivots, n)
+    return _lu_solve(factors, permutation, b, trans)
+
+
+@jnp_jit(static_argnums=(3,))
+def _lu_solve(factors, permutation, b, trans):
+    n = factors.shape[-1]
     vector = b.ndim == factors.ndim - 1
     if vector:
         b = manipulation.expand_dims(b, -1)
-    if b.shape[-2] != n:
-        raise ValueError(f"lu_solve: b's rows {b.shape[-2]} do not match lu's size {n}")
     batch = promotion.broadcast_shapes(factors.shape[:-2], b.shape[:-2])
     factors = manipulation.broadcast_to(factors, (*batch, n, n))
     b = manipulation.broadcast_to(b, (*batch, *b.shape[-2:]))
-    permutation = lax_nonsymmetric.lu_pivots_to_permutation(
-        manipulation.broadcast_to(pivots, (*batch, n)), n
-    )
+    permutation = manipulation.broadcast_to(permutation, (*batch, n))
     solve = lambda m, rhs, **kw: lax_linalg.triangular_solve(m, rhs, left_side=True, **kw)
+
+    def permuted(x, permutation):
+        # One matrix gathers its rows as `x[permutation]` does (as JAX's), a batch per matrix.
+        return x[permutation] if not batch else lax_linalg.permute_rows(x, permutation)
+
     if trans == 0:
-        y = solve(factors, lax_linalg.permute_rows(b, permutation), lower=True, unit_diagonal=True)
+        y = solve(factors, permuted(b, permutation), lower=True, unit_diagonal=True)
         x = solve(factors, y, lower=False)
     else:  # aᵀ = Uᵀ Lᵀ P: x = Pᵀ L⁻ᵀ U⁻ᵀ b
         conjugate = trans == 2
         y = solve(factors, b, lower=False, transpose_a=True, conjugate_a=conjugate)
         z = solve(factors, y, lower=True, transpose_a=True, conjugate_a=conjugate,
                   unit_diagonal=True)  # fmt: skip
-        x = lax_linalg.permute_rows(z, sorting.argsort(permutation, axis=-1).astype(np.int32))
+        iota = lax_shapes.broadcasted_iota(permutation.dtype, permutation.shape, len(batch))
+        _, inverse = lax_sort.sort((permutation, iota), dimension=-1, num_keys=1)
+        x = permuted(z, inverse)
     return x[..., 0] if vector else x
 
 
