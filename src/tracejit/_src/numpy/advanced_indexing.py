@@ -124,6 +124,11 @@ class _Plan:
                             if normalize
                             else _as_index(value)
                         )
+                        if staged and self.has_arrays and isinstance(value, np.ndarray):
+                            value, lead = (
+                                _broadcast_integer(value, self.adv_shape),
+                                lead - len(self.adv_shape),
+                            )
                         components[dim] = (value, lead)
                         collapsed.add(dim)
                         self.slice_sizes[dim] = 1
@@ -206,6 +211,15 @@ def _as_index(value):
     if isinstance(value, np.ndarray):
         return value.astype(_INDEX_DTYPE)
     return promotion.convert_element_type(value, _INDEX_DTYPE, False)
+
+
+def _broadcast_integer(value: np.ndarray, shape: tuple):
+    """An integer among index arrays, broadcast to their shape as JAX broadcasts it (weakly
+    typed, then made int32)."""
+    if value.ndim:
+        return value
+    weak = promotion.convert_element_type(int(value), _INDEX_DTYPE, True)
+    return _as_index(lax_shapes.broadcast_in_dim(weak, shape, ()))
 
 
 def _strided(it, staged: bool):
