@@ -318,6 +318,7 @@ def test_jaxpr_prints_as_jax():
         "rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))\n"
         "      feature_group_count=1\n"
         "      lhs_dilation=(1, 2)\n"
+        "      out_sharding=None\n"
         "      padding=((1, 0), (2, 1))\n"
         "      precision=(Precision.HIGHEST, Precision.HIGHEST)\n"
         "      preferred_element_type=float32\n"

@@ -435,6 +435,7 @@ def conv_general_dilated(
         preferred_element_type=dtypes.check_user_dtype(
             preferred_element_type, "conv_general_dilated"
         ),
+        out_sharding=None,
     )
 
 
@@ -585,6 +586,7 @@ def _lhs_cotangent(ct, rhs, lhs_shape, **params):
         batch_group_count=1,
         precision=params["precision"],
         preferred_element_type=params["preferred_element_type"],
+        out_sharding=None,
     )
     if params["batch_group_count"] > 1:  # features (group, feature) -> batch (group, batch)
         out = _regroup(out, lhs_spec[1], lhs_spec[0], params["batch_group_count"])
@@ -624,6 +626,7 @@ def _rhs_cotangent(ct, lhs, rhs_shape, **params):
         batch_group_count=params["feature_group_count"],
         precision=params["precision"],
         preferred_element_type=params["preferred_element_type"],
+        out_sharding=None,
     )
 
 

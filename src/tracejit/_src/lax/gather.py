@@ -37,6 +37,7 @@ PROMISE_IN_BOUNDS for `gather` and FILL_OR_DROP for the scatters.
 from __future__ import annotations
 
 import enum
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -263,8 +264,13 @@ def gather(
     dimension_numbers = canonical_dnums(GatherDimensionNumbers, "gather", dimension_numbers)
     # (None is FILL_OR_DROP for scatters, but PROMISE_IN_BOUNDS here, as in JAX)
     mode = GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else GatherScatterMode.from_any(mode)
+    dtype = np.dtype(ad.get_aval(operand).dtype)
+    if fill_value is None and mode is GatherScatterMode.FILL_OR_DROP and dtype != dtypes.key_fry:
+        fill_value = _default_fill_value(dtype)  # recorded resolved, as JAX records it
     if fill_value is not None:  # a hashable param: a Python scalar
         fill_value = np.asarray(fill_value).item()
+        if isinstance(fill_value, float) and math.isnan(fill_value):  # one NaN object: equal params
+            fill_value = math.nan
     return gather_p.bind(
         operand,
         start_indices,

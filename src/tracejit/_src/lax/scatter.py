@@ -11,6 +11,8 @@ JAX, `mode=None` means FILL_OR_DROP: an update window that does not fit is dropp
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tracejit._src.core import Primitive, ShapedArray, Tracer, shape_of
@@ -179,6 +181,7 @@ def _emit_scatter(
     mode,
     indices_are_sorted,
     unique_indices,
+    **_,
 ):
     dn = dimension_numbers
     operand_aval, indices_aval = ctx.avals_in[:2]
@@ -202,6 +205,43 @@ def _emit_scatter(
         "unique_indices": "true" if unique_indices else "false",
     }
     return ctx.op("stablehlo.scatter", [operand, indices, updates], attributes, [region])
+
+
+_COMBINERS = {
+    "scatter-add": binary.add,
+    "scatter-sub": binary.sub,
+    "scatter-mul": binary.mul,
+    "scatter-min": binary.min,
+    "scatter-max": binary.max,
+}
+
+
+@functools.cache
+def _combiner_jaxpr(primitive_name: str, dtype: np.dtype):
+    """The scalar function that combines an element with its update, a jaxpr printed as JAX's
+    `update_jaxpr` param (None for `scatter`, whose update replaces). One per dtype, so that
+    equal params stay equal (eager caches, shared jaxprs in printouts)."""
+    combine = _COMBINERS.get(primitive_name)
+    if combine is None:
+        return None
+    scalar = ShapedArray((), dtype)
+    return trace_to_jaxpr(
+        lambda x, y: [combine(x, y)], [scalar, scalar], DebugInfo(combine, primitive_name)
+    ).jaxpr
+
+
+def _update_params(primitive, operand) -> dict:
+    """`update_jaxpr` and `update_consts`, which JAX records on every scatter; the lowering and
+    the rules go by the primitive and never read them."""
+    dtype = np.dtype(ad.get_aval(operand).dtype)
+    return {"update_jaxpr": _combiner_jaxpr(primitive.name, dtype), "update_consts": ()}
+
+
+def _bind(primitive, operand, indices, updates, **params):
+    """`primitive.bind` with the update params of `primitive` and `operand`'s dtype (rules that
+    bind one scatter with another's params)."""
+    params.update(_update_params(primitive, operand))
+    return primitive.bind(operand, indices, updates, **params)
 
 
 def _scatter_params(name, dimension_numbers, indices_are_sorted, unique_indices, mode) -> dict:
@@ -236,7 +276,7 @@ def scatter_add(
     params = _scatter_params(
         "scatter_add", dimension_numbers, indices_are_sorted, unique_indices, mode
     )
-    return scatter_add_p.bind(operand, scatter_indices, updates, **params)
+    return _bind(scatter_add_p, operand, scatter_indices, updates, **params)
 
 
 scatter_add_p.def_impl(_scatter_impl(lambda out, index, updates: np.add.at(out, index, updates)))
@@ -276,7 +316,7 @@ def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
     `scatter_indices`, laid out as in `scatter_add`; overlapping windows all subtract."""
     params = _scatter_params("scatter_sub", dimension_numbers, indices_are_sorted,
                              unique_indices, mode)  # fmt: skip
-    return scatter_sub_p.bind(operand, scatter_indices, updates, **params)
+    return _bind(scatter_sub_p, operand, scatter_indices, updates, **params)
 
 
 scatter_sub_p.def_impl(
@@ -311,7 +351,7 @@ def scatter(
     is written is unspecified (XLA's choice), so reverse-mode derivatives need
     `unique_indices=True`. `mode` as for `scatter_add`."""
     params = _scatter_params("scatter", dimension_numbers, indices_are_sorted, unique_indices, mode)
-    return scatter_p.bind(operand, scatter_indices, updates, **params)
+    return _bind(scatter_p, operand, scatter_indices, updates, **params)
 
 
 def _assign(out, index, updates):
@@ -342,7 +382,7 @@ def _scatter_jvp(primals, tangents, *, dimension_numbers, unique_indices, **para
     updates_aval = ad.get_aval(updates)
     ids = np.arange(1, updates_aval.size + 1, dtype=np.int32).reshape(updates_aval.shape)
     unwritten = np.zeros(ad.get_aval(operand).shape, np.int32)
-    winners = scatter_p.bind(unwritten, indices, ids, **params)
+    winners = _bind(scatter_p, unwritten, indices, ids, **params)
     won = comparison.eq(
         _gather_of_updates(winners, indices, updates_aval, dimension_numbers, params), ids
     )
@@ -351,7 +391,7 @@ def _scatter_jvp(primals, tangents, *, dimension_numbers, unique_indices, **para
     def combine(x, u):
         x_kept = selection.select_n(kept, ad.zeros_like_aval(ad.get_aval(x)), x)
         u_won = selection.select_n(won, ad.zeros_like_aval(ad.get_aval(u)), u)
-        return scatter_add_p.bind(x_kept, indices, u_won, **params)
+        return _bind(scatter_add_p, x_kept, indices, u_won, **params)
 
     return combine(operand, updates), combine(t_operand, t_updates)
 
@@ -490,7 +530,7 @@ def scatter_mul(operand, scatter_indices, updates, dimension_numbers, *,
     of `updates`, laid out as in `scatter_add`; overlapping windows all multiply."""
     params = _scatter_params("scatter_mul", dimension_numbers, indices_are_sorted,
                              unique_indices, mode)  # fmt: skip
-    return scatter_mul_p.bind(operand, scatter_indices, updates, **params)
+    return _bind(scatter_mul_p, operand, scatter_indices, updates, **params)
 
 
 scatter_mul_p.def_impl(
@@ -516,7 +556,7 @@ def _scatter_mul_jvp(primals, tangents, **params):
                 "scatter_mul gradients are only implemented if `unique_indices=True`"
             )
         zeros = ad.zeros_like_aval(ad.tangent_aval(ad.get_aval(operand)))
-        spread = scatter_add_p.bind(zeros, indices, t_updates, **params)
+        spread = _bind(scatter_add_p, zeros, indices, t_updates, **params)
         tangent = ad.add_tangents(tangent, binary.mul(operand, spread))
     return out, tangent
 
@@ -556,8 +596,10 @@ def _scatter_extremum_jvp(primitive):
         from_operand = conversions.convert_element_type(comparison.eq(operand, out), dtype)
         from_updates = conversions.convert_element_type(comparison.eq(updates, won), dtype)
         zeros = ad.zeros_like_aval(ad.get_aval(t_operand))
-        count = binary.add(from_operand, scatter_add_p.bind(zeros, indices, from_updates, **params))
-        spread = scatter_add_p.bind(zeros, indices, binary.mul(t_updates, from_updates), **params)
+        count = binary.add(
+            from_operand, _bind(scatter_add_p, zeros, indices, from_updates, **params)
+        )
+        spread = _bind(scatter_add_p, zeros, indices, binary.mul(t_updates, from_updates), **params)
         return out, binary.div(binary.add(binary.mul(t_operand, from_operand), spread), count)
 
     return jvp
@@ -573,7 +615,7 @@ def scatter_min(operand, scatter_indices, updates, dimension_numbers, *,
     replaced by the least of it and the updates at it, laid out as in `scatter_add`."""
     params = _scatter_params("scatter_min", dimension_numbers, indices_are_sorted,
                              unique_indices, mode)  # fmt: skip
-    return scatter_min_p.bind(operand, scatter_indices, updates, **params)
+    return _bind(scatter_min_p, operand, scatter_indices, updates, **params)
 
 
 scatter_min_p.def_impl(
@@ -596,7 +638,7 @@ def scatter_max(operand, scatter_indices, updates, dimension_numbers, *,
     replaced by the greatest of it and the updates at it, laid out as in `scatter_add`."""
     params = _scatter_params("scatter_max", dimension_numbers, indices_are_sorted,
                              unique_indices, mode)  # fmt: skip
-    return scatter_max_p.bind(operand, scatter_indices, updates, **params)
+    return _bind(scatter_max_p, operand, scatter_indices, updates, **params)
 
 
 scatter_max_p.def_impl(

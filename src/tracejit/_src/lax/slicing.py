@@ -529,6 +529,8 @@ def _dynamic_update_slice_batch(values, dims):
         indices_are_sorted=False,  # (the members' start indices are in any order)
         unique_indices=True,
         mode=gather.GatherScatterMode.CLIP,
+        update_jaxpr=None,
+        update_consts=(),
     )
     return out, 0
 

@@ -24,20 +24,22 @@ import numpy as np
 
 from tracejit._src import dtypes
 from tracejit._src.custom_derivatives import custom_jvp
+from tracejit._src.lax import arrays as lax_arrays
 from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import special as lax_special
-from tracejit._src.lax.shapes import stop_gradient
+from tracejit._src.lax.shapes import broadcasted_iota, stop_gradient
 from tracejit._src.numpy import reductions as jnp_reductions
 from tracejit._src.numpy import ufuncs as jnp_ufuncs
-from tracejit._src.numpy.creation import arange, asarray, zeros_like
+from tracejit._src.numpy.creation import array, asarray, zeros_like
+from tracejit._src.numpy.jitted import jnp_jit
+from tracejit._src.numpy.lib_math import logaddexp
 from tracejit._src.numpy.manipulation import (
     broadcast_to,
     expand_dims,
     normalize_axis,
     normalize_axis_tuple,
     split,
-    squeeze,
 )
 from tracejit._src.numpy.promotion import asarray_operand, promote_args_inexact
 
@@ -57,6 +59,7 @@ def _operand(name, x):
 
 
 @custom_jvp
+@jnp_jit
 def relu(x):
     r"""Rectified linear unit :math:`\max(x, 0)`.
 
@@ -70,6 +73,7 @@ relu.defjvps(lambda g, ans, x: lax_selection.select(x > 0, g, zeros_like(g)))
 
 
 @custom_jvp
+@jnp_jit
 def relu6(x):
     r"""Rectified linear unit capped at 6: :math:`\min(\max(x, 0), 6)`.
 
@@ -81,6 +85,7 @@ def relu6(x):
 relu6.defjvps(lambda g, ans, x: lax_selection.select((x > 0) & (x < 6), g, zeros_like(g)))
 
 
+@jnp_jit
 def leaky_relu(x, negative_slope=1e-2):
     r"""Leaky rectifier: `x` where :math:`x \ge 0`, `negative_slope * x` elsewhere (slope 1 at
     0)."""
@@ -88,6 +93,7 @@ def leaky_relu(x, negative_slope=1e-2):
     return jnp_where(x >= 0, x, negative_slope * x)
 
 
+@jnp_jit
 def hard_tanh(x):
     r"""`x` clipped to [-1, 1] (derivative 1 at the ends, since `where` keeps `x` there)."""
     x = _operand("hard_tanh", x)
@@ -124,23 +130,14 @@ def sigmoid(x):
     return lax_elementwise.logistic(_operand("sigmoid", x))
 
 
-@custom_jvp
-def _softplus(x):
-    # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): e^-|x| <= 1 never overflows.
-    return maximum(x, 0.0) + log1p(exp(-jnp_ufuncs.abs(x)))
-
-
-_softplus.defjvps(lambda g, ans, x: g * lax_elementwise.logistic(x))
-
-
+@jnp_jit
 def softplus(x):
-    r"""Softplus :math:`\log(1 + e^x)`, computed without overflow; its derivative is
-    sigmoid(x), exactly 0 at -inf and 1 at +inf."""
-    x = _operand("softplus", x)
-    (x,) = promote_args_inexact("softplus", x)
-    return _softplus(x)
+    r"""Softplus :math:`\log(1 + e^x)` as `logaddexp(x, 0)` (as JAX computes it), which never
+    overflows and whose derivative is sigmoid(x), exactly 0 at -inf and 1 at +inf."""
+    return logaddexp(_operand("softplus", x), 0.0)
 
 
+@jnp_jit
 def log_sigmoid(x):
     r"""Log-sigmoid :math:`\log \sigma(x) = -\mathrm{softplus}(-x)`, stable for large
     :math:`|x|`."""
@@ -148,6 +145,7 @@ def log_sigmoid(x):
     return -softplus(-x)
 
 
+@jnp_jit
 def silu(x):
     r"""SiLU (swish) :math:`x \cdot \sigma(x)`."""
     x = _operand("silu", x)
@@ -176,6 +174,7 @@ def sparse_plus(x):
     return jnp_where(x <= -1.0, 0.0, jnp_where(x >= 1.0, x, (x + 1.0) ** 2 / 4))
 
 
+@jnp_jit
 def elu(x, alpha=1.0):
     r"""Exponential linear unit: `x` for :math:`x > 0`, :math:`\alpha (e^x - 1)` elsewhere.
 
@@ -183,10 +182,10 @@ def elu(x, alpha=1.0):
     unused branch (whose inf would poison gradients through `where`).
     """
     x = _operand("elu", x)
-    safe_x = jnp_where(x > 0, 0.0, x)
-    return jnp_where(x > 0, x, alpha * expm1(safe_x))
+    return jnp_where(x > 0, x, alpha * expm1(jnp_where(x > 0, 0.0, x)))
 
 
+@jnp_jit
 def celu(x, alpha=1.0):
     r"""Continuously differentiable ELU :math:`\max(x, 0) + \alpha(e^{\min(x, 0)/\alpha} - 1)`."""
     x = _operand("celu", x)
@@ -197,6 +196,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+@jnp_jit
 def selu(x):
     r"""Scaled ELU :math:`\lambda\, \mathrm{elu}(x, \alpha)` with the self-normalizing constants
     :math:`\alpha \approx 1.6733`, :math:`\lambda \approx 1.0507`."""
@@ -219,9 +219,8 @@ def gelu(x, approximate: bool = True):
         sqrt_2_over_pi = np.asarray(np.sqrt(2 / np.pi), dtype=dtype)
         cdf = 0.5 * (1.0 + tanh(sqrt_2_over_pi * (x + 0.044715 * (x**3))))
         return x * cdf
-    x_over_sqrt2 = x * np.asarray(1 / np.sqrt(2), dtype=dtype)
-    half = np.asarray(0.5, dtype=dtype)
-    return x * (lax_special.erfc(-x_over_sqrt2) * half)
+    sqrt_half = np.asarray(np.sqrt(0.5), dtype=dtype)
+    return array(0.5 * x * lax_special.erfc(-x * sqrt_half), dtype=dtype)
 
 
 def mish(x):
@@ -249,6 +248,7 @@ def log1mexp(x):
     return _log1mexp(_operand("log1mexp", x))
 
 
+@jnp_jit(static_argnames=("axis",))
 def glu(x, axis: int = -1):
     r"""Gated linear unit: `x` split in halves `a, b` along `axis`, then :math:`a\,\sigma(b)`."""
     x = _operand("glu", x)
@@ -284,24 +284,28 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     """
     if b is not None:
         a, b = _promote_inexact("logsumexp", a, b)
-        a = jnp_where(b != 0, a, -np.inf)
     else:
         (a,) = _promote_inexact("logsumexp", a)
+    if where is not None:
+        a = jnp_where(where, a, 0)
+    if b is not None:
+        a = jnp_where(b != 0, a, -np.inf)
     ndim = a.ndim
     axes = tuple(range(ndim)) if axis is None else normalize_axis_tuple(axis, ndim)
-    amax = jnp_max(a, axis=axes, keepdims=True, where=where, initial=-np.inf)
-    amax = stop_gradient(jnp_where(jnp_ufuncs.isfinite(amax), amax, 0))
-    exp_a = exp(a - amax)
+    amax = jnp_max(a, axis=axes, keepdims=keepdims, where=where, initial=-np.inf)
+    finite = lax_elementwise.is_finite(amax)
+    amax = stop_gradient(lax_selection.select(finite, amax, lax_arrays.full_like(amax, 0)))
+    exp_a = exp(a - (amax if keepdims else expand_dims(amax, axes)))
     if b is not None:
         exp_a = exp_a * b
     sumexp = jnp_sum(exp_a, axis=axes, keepdims=keepdims, where=where)
     sign = jnp_ufuncs.sign(sumexp)
     sumexp = jnp_ufuncs.abs(sumexp)
-    out = log(sumexp) + (amax if keepdims else squeeze(amax, axes))
+    out = log(sumexp) + amax
     if return_sign:
         return out, sign
     if b is not None:
-        out = jnp_where(sign < 0, np.nan, out)
+        out = jnp_where(sign < 0, np.asarray(np.nan, out.dtype), out)
     return out
 
 
@@ -344,16 +348,17 @@ def softmax(x, axis=-1, where=None):
     return result
 
 
+@jnp_jit(static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
     r"""Log-softmax :math:`x_i - \log \sum_j e^{x_j}` along `axis`, computed from the shifted
     `x` (never `log(softmax(x))`, which underflows to -inf). Masked entries are -inf, and they
     are replaced by -inf before anything else, so that they get no gradient (a slice masked
     whole has NaNs inside, which that replacement's transpose drops), as in JAX."""
     (x,) = _promote_inexact("log_softmax", x)
-    x_max = _max_for_shift(x, axis, where)
+    x_max = jnp_max(x, axis, keepdims=True, where=where, initial=-np.inf)
     if where is not None:
         x = jnp_where(where, x, -np.inf)
-    shifted = x - x_max
+    shifted = x - stop_gradient(x_max)
     shifted_lse = log(jnp_sum(exp(shifted), axis, keepdims=True, where=where))
     result = shifted - shifted_lse
     if where is not None:
@@ -380,14 +385,18 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
         ) from e
     dtype = dtypes.default_float_dtype() if dtype is None else dtypes.canonicalize_dtype(dtype)
     x = _operand("one_hot", x)
-    out_axis = normalize_axis(axis, x.ndim + 1)
-    lhs = expand_dims(x, out_axis)
+    return _one_hot(x, num_classes, dtype=dtype, axis=normalize_axis(axis, x.ndim + 1))
+
+
+@jnp_jit(static_argnames=("num_classes", "dtype", "axis"))
+def _one_hot(x, num_classes, *, dtype, axis):
+    lhs = expand_dims(x, axis)
     shape = [1] * (x.ndim + 1)
-    shape[out_axis] = num_classes
-    rhs = arange(num_classes).reshape(shape)
-    return asarray(lhs == rhs, dtype=dtype)
+    shape[axis] = num_classes
+    return asarray(lhs == broadcasted_iota(x.dtype, tuple(shape), axis), dtype=dtype)
 
 
+@jnp_jit(static_argnames=("axis", "algorithm"))
 def standardize(
     x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *, algorithm="fast"
 ):

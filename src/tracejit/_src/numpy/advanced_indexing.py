@@ -21,6 +21,11 @@ over a window, in order:
   `start + step * iota(count)`;
 - `None` is added to the gather's result with `broadcast_in_dim`.
 
+The components are built as JAX builds them, so that jaxprs print alike: each broadcast to
+its place with `broadcast_in_dim` and all concatenated; a NumPy index array is normalized by a
+staged `add` and `select_n` whose test for negative values is a NumPy constant (a traced one
+by a staged `lt` too), a Python integer in Python.
+
     x[:, i]  (x: f32[3,4,5], i: i32[2])
         c:bool[2] = lt b 0:i32[]
         d:i32[2] = add b 4:i32[]
@@ -36,8 +41,8 @@ Updates scatter with the same dimension numbers (the gather's windows are the up
 its collapsed dimensions the inserted ones) and default to FILL_OR_DROP: an update at an
 out-of-bound index is dropped. `set` is a `scatter` (which of several updates to one element
 wins is unspecified, as in JAX), `add` a `scatter_add` (repeated indices accumulate),
-`subtract` a `scatter_add` of the negated updates, and `multiply`, `min`, `max` are
-`scatter_mul`, `scatter_min`, `scatter_max` (repeated indices combine in turn). `divide` and
+and `subtract`, `multiply`, `min`, `max` are `scatter_sub`, `scatter_mul`, `scatter_min`,
+`scatter_max` (repeated indices combine in turn). `divide` and
 `power` divide (raise) by the product of the updates at each element, a `scatter_mul` into
 ones, where a scatter of `True`s says an update reached it. `apply`, and `divide`/`power` where
 no index repeats (no integer arrays, or `unique_indices=True`), read the indexed elements with a
@@ -54,15 +59,16 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.core import Tracer
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import comparison as lax_comparison
-from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import gather as lax_gather
 from tracejit._src.lax import scatter as lax_scatter
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
-from tracejit._src.numpy import manipulation, promotion
-from tracejit._src.numpy.index_parsing import ArrayIndex, ParsedIndex, ScalarIndex, parse_index
+from tracejit._src.numpy import manipulation, promotion, ufuncs
+from tracejit._src.numpy.index_parsing import ArrayIndex, ParsedIndex, ScalarIndex
+from tracejit._src.numpy.jitted import jnp_jit
 
 _BOOL = np.dtype(bool)
 _INDEX_DTYPE = np.dtype(np.int32)
@@ -86,10 +92,11 @@ def _integer_index(it) -> tuple:
 class _Plan:
     """The gather (or scatter) an index amounts to; see the module doc."""
 
-    def __init__(self, index: ParsedIndex, normalize: bool = True):
+    def __init__(self, index: ParsedIndex, staged: bool, normalize: bool = True):
         shape, items = index.shape, index.items
+        self.staged = staged
         advs = [_integer_index(it) for it in items if isinstance(it, _INTEGER_ITEMS)]
-        self.adv_shape = promotion.broadcast_shapes(*(np.shape(value) for _, value in advs))
+        self.adv_shape = promotion.broadcast_shapes((), *(np.shape(value) for _, value in advs))
         self.has_arrays = any(np.ndim(value) > 0 for _, value in advs)
         positions = [k for k, it in enumerate(items) if isinstance(it, _INTEGER_ITEMS)]
         adjacent = positions == list(range(positions[0], positions[-1] + 1)) if positions else True
@@ -112,7 +119,16 @@ class _Plan:
                 for dim, value in advs:
                     if dim is not None:
                         lead = len(self.batch_shape) + len(self.adv_shape) - np.ndim(value)
-                        value = _normalized(value, shape[dim]) if normalize else _as_index(value)
+                        value = (
+                            _normalized(value, shape[dim], staged)
+                            if normalize
+                            else _as_index(value)
+                        )
+                        if staged and self.has_arrays and isinstance(value, np.ndarray):
+                            value, lead = (
+                                _broadcast_integer(value, self.adv_shape),
+                                lead - len(self.adv_shape),
+                            )
                         components[dim] = (value, lead)
                         collapsed.add(dim)
                         self.slice_sizes[dim] = 1
@@ -125,8 +141,7 @@ class _Plan:
                     components[it.dim] = (np.asarray(it.start), len(self.batch_shape))
                 position += 1
             else:
-                iota = it.start + it.step * np.arange(it.count)
-                components[it.dim] = (iota, len(self.batch_shape))
+                components[it.dim] = (_strided(it, staged), len(self.batch_shape))
                 collapsed.add(it.dim)
                 self.slice_sizes[it.dim] = 1
                 self.batch_shape.append(it.count)
@@ -138,9 +153,11 @@ class _Plan:
         self.gather_rank = position
 
     def indices(self):
-        """The start indices: batch_shape + (one component per start_index_map entry,)."""
+        """The start indices: batch_shape + (one component per start_index_map entry,), each
+        component broadcast to its place and the components concatenated, as JAX builds
+        them; eagerly, constant components are stacked by NumPy at once."""
         shape = self.batch_shape + (1,)
-        if all(isinstance(v, np.ndarray) for v, _ in self.components):
+        if not self.staged and all(isinstance(v, np.ndarray) for v, _ in self.components):
             parts = [
                 np.broadcast_to(
                     v.reshape(v.shape + (1,) * (len(self.batch_shape) - lead - v.ndim)),
@@ -150,6 +167,8 @@ class _Plan:
             ]
             stacked = np.stack(parts, axis=-1) if parts else np.zeros(shape[:-1] + (0,))
             return promotion.numpy_to_array(stacked.astype(_INDEX_DTYPE))
+        if not self.components:
+            return promotion.numpy_to_array(np.zeros(self.batch_shape + (0,), _INDEX_DTYPE))
         parts = []
         for v, lead in self.components:
             if isinstance(v, np.ndarray):
@@ -194,10 +213,40 @@ def _as_index(value):
     return promotion.convert_element_type(value, _INDEX_DTYPE, False)
 
 
-def _normalized(value, size: int):
-    """Integer indices with negative values counted from the end (as int32 for traced ones)."""
-    if isinstance(value, np.ndarray):
+def _broadcast_integer(value: np.ndarray, shape: tuple):
+    """An integer among index arrays, broadcast to their shape as JAX broadcasts it (weakly
+    typed, then made int32)."""
+    if value.ndim:
+        return value
+    weak = promotion.convert_element_type(int(value), _INDEX_DTYPE, True)
+    return _as_index(lax_shapes.broadcast_in_dim(weak, shape, ()))
+
+
+def _strided(it, staged: bool):
+    """The indices `start + step * iota(count)` of a slice of step other than 1 (staged as
+    JAX stages them, or eagerly a NumPy constant)."""
+    if not staged:
+        return it.start + it.step * np.arange(it.count)
+    iota = lax_shapes.iota(_INDEX_DTYPE, it.count)
+    start, step = (
+        promotion.convert_element_type(v, _INDEX_DTYPE, True) for v in (it.start, it.step)
+    )
+    return lax_binary.add(start, lax_binary.mul(step, iota))
+
+
+def _normalized(value, size: int, staged: bool = True):
+    """Integer indices with negative values counted from the end, as int32. As in JAX, a
+    NumPy array's test for negative values is a NumPy constant, its sum with `size` staged,
+    and a Python integer is counted from the end in Python; eagerly (not `staged`) a NumPy
+    array is normalized by NumPy."""
+    if isinstance(value, np.ndarray) and (value.ndim == 0 or not staged):
         return np.where(value < 0, value + size, value).astype(_INDEX_DTYPE)
+    if isinstance(value, np.ndarray):
+        value = value.astype(_INDEX_DTYPE)
+        negative = value < 0
+        value = promotion.numpy_to_array(value)
+        size = promotion.convert_element_type(size, _INDEX_DTYPE, True)
+        return lax_selection.select_n(negative, value, lax_binary.add(value, size))
     value = _as_index(value)
     zero, size = (promotion.convert_element_type(v, _INDEX_DTYPE, True) for v in (0, size))
     return lax_selection.select_n(
@@ -244,7 +293,7 @@ def _check_mode(mode):
 def getitem(x, index: ParsedIndex, *, mode=None, fill_value=None, unique_indices=False,
             indices_are_sorted=False):  # fmt: skip
     """`x[idx]` (or `x.at[idx].get(...)`) with one gather; see the module doc."""
-    plan = _Plan(index)
+    plan = _Plan(index, staged=isinstance(x, Tracer))
     mode = _check_mode(mode)
     if 0 in plan.result_shape():
         return _nothing_to_gather(x, plan.result_shape())
@@ -261,7 +310,7 @@ def update(x, index: ParsedIndex, name: str, combine, values, *, mode=None,
     """`x.at[idx].<name>(values)` (see the module doc); `combine(old, new)` gives the written
     values where a read-combine-write does the update. `name == "apply"` passes the function as
     `combine` and no values."""
-    plan = _Plan(index)
+    plan = _Plan(index, staged=isinstance(x, Tracer) or isinstance(values, Tracer))
     if 0 in plan.result_shape():
         return x  # nothing to update
     scatter_mode = _check_mode(mode)
@@ -283,9 +332,7 @@ def update(x, index: ParsedIndex, name: str, combine, values, *, mode=None,
             updates = lax_shapes.squeeze(updates, tuple(plan.new_axes))
     if name == "set":
         return lax_scatter.scatter(x, indices, updates, dnums, **params)
-    if name in ("add", "subtract"):
-        if name == "subtract":
-            updates = lax_elementwise.neg(updates)
+    if name == "add":
         return lax_scatter.scatter_add(x, indices, updates, dnums, **params)
     if name in _COMBINING:
         return _COMBINING[name](x, indices, updates, dnums, **params)
@@ -309,6 +356,7 @@ def update(x, index: ParsedIndex, name: str, combine, values, *, mode=None,
 
 
 _COMBINING = {
+    "subtract": lax_scatter.scatter_sub,
     "multiply": lax_scatter.scatter_mul,
     "min": lax_scatter.scatter_min,
     "max": lax_scatter.scatter_max,
@@ -337,29 +385,56 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         raise NotImplementedError("The 'out' argument to jnp.take is not supported.")
     a = promotion.asarray_operand("take", a)
     indices = _int_indices("take", indices)
-    if axis is None:
-        a = manipulation.ravel(a)
-        axis = 0
-    axis = manipulation.normalize_axis(axis, a.ndim)
-    size = a.shape[axis]
     if mode == "raise":
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     if mode not in (None, "fill", "clip", "wrap", "promise_in_bounds"):
         raise ValueError(f"Invalid mode '{mode}' for np.take")
+    return _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value)
+
+
+@jnp_jit(static_argnums=(2, 3, 4, 5, 6))
+def _take(a, indices, axis, mode, unique_indices, indices_are_sorted, fill_value):
+    """`take` as JAX stages it: one gather of the (flattened) `a`, its indices normalized
+    (unless clipped) by `where(i < 0, i + size, i)`."""
+    if axis is None:
+        a, axis = manipulation.ravel(a), 0
+    axis = manipulation.normalize_axis(axis, a.ndim)
+    size = a.shape[axis]
     if size == 0 and np.size(indices) > 0:
         raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
     if mode == "wrap":
         indices = promotion.convert_element_type(indices, _INDEX_DTYPE, False)
         n = promotion.convert_element_type(size, _INDEX_DTYPE, True)
         indices = lax_binary.rem(lax_binary.add(lax_binary.rem(indices, n), n), n)
-    index = parse_index(a.shape, (slice(None),) * axis + (indices,))
-    plan = _Plan(index, normalize=mode != "clip")
-    if 0 in plan.result_shape():
-        return _nothing_to_gather(a, plan.result_shape())
+    elif mode != "clip":
+        indices = ufuncs.where(indices < 0, indices + size, indices)
+    shape = a.shape[:axis] + indices.shape + a.shape[axis + 1 :]
+    if 0 in shape:
+        return _nothing_to_gather(a, shape)
+    dnums = lax_gather.GatherDimensionNumbers(
+        offset_dims=tuple(range(axis)) + tuple(range(axis + indices.ndim, len(shape))),
+        collapsed_slice_dims=(axis,),
+        start_index_map=(axis,),
+    )
     gather_mode = {"clip": _Mode.CLIP, "wrap": _Mode.PROMISE_IN_BOUNDS}.get(
         mode, _Mode.PROMISE_IN_BOUNDS if mode == "promise_in_bounds" else _Mode.FILL_OR_DROP
     )
-    return _gather(a, plan, gather_mode, fill_value, unique_indices, indices_are_sorted)
+    index = lax_shapes.broadcast_in_dim(
+        promotion.convert_element_type(indices, _INDEX_DTYPE, False),
+        indices.shape + (1,),
+        tuple(range(indices.ndim)),
+    )
+    slice_sizes = a.shape[:axis] + (1,) + a.shape[axis + 1 :]
+    return lax_gather.gather(
+        a,
+        index,
+        dnums,
+        slice_sizes,
+        unique_indices=unique_indices,
+        indices_are_sorted=indices_are_sorted,
+        mode=gather_mode,
+        fill_value=fill_value,
+    )
 
 
 def take_along_axis(

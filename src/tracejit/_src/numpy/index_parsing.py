@@ -108,7 +108,11 @@ def _integer_scalar(e):
 
 
 def _index_array(e):
-    """An array-like entry as a NumPy array of integers or booleans, or an integer tracer."""
+    """An array-like entry as a NumPy array of integers or booleans, or an integer tracer or
+    Array (kept, as JAX keeps it: its negative values are counted from the end by staged
+    operations)."""
+    if isinstance(e, Array) and dtypes.is_int(e.dtype):
+        return e
     if isinstance(e, Tracer):
         if e.dtype == _BOOL:
             concrete = e.to_concrete_value()

@@ -1,18 +1,23 @@
-"""Basic indexing (`x[idx]`) and indexed updates (`x.at[idx].set(y)`) without gather/scatter.
+"""Basic indexing (`x[idx]`), and indexed updates (`x.at[idx].set(y)`) of concrete arrays at
+static indices, without gather/scatter.
 
 An index is a tuple of ints, slices, `None` and at most one `Ellipsis`, parsed (as advanced
 indices are) by `index_parsing.parse_index`. Reading stages what JAX stages for such indices:
-one `slice` (skipped when it would take everything), `rev` for the dimensions with negative
-steps, `squeeze` for the integer-indexed ones, and `broadcast_in_dim` for the `None`s. Integer
-indices out of range are clamped, as JAX clamps (NumPy would raise). A traced integer scalar
-indexes through `dynamic_slice`, its negative values counted from the end.
+one `slice` (skipped when it would take everything; a positive step keeps its stop as the
+limit), `rev` for the dimensions with negative steps, `squeeze` for the integer-indexed ones,
+and `broadcast_in_dim` for the `None`s. Integer indices out of range are clamped, as JAX clamps
+(NumPy would raise). A traced integer scalar indexes through one `dynamic_slice` of the whole
+operand (when every step is 1), all start indices normalized: negative values counted from the
+end.
 
 Integer-array and boolean-mask indices are advanced indexing, done with gather and scatter in
-`advanced_indexing.py`; so are `.at[idx].get(mode=...)`, updates with an explicit `mode`, and
+`advanced_indexing.py`; so are `.at[idx].get(mode=...)`, updates with an explicit `mode`,
 updates at a traced integer (scatter drops them when out of range, where dynamic_update_slice
-would clamp them).
+would clamp them), and every update that is staged (a traced `x` or `y`): JAX stages a scatter
+even at static indices, and so jaxprs print as JAX's.
 
-Updates (`.at[idx].set/add/multiply/divide/power/min/max/apply`) return a new array. The
+Eager updates (`.at[idx].set/add/multiply/divide/power/min/max/apply`) of concrete arrays at
+static indices write the region directly, which beats building scatter indices op by op. The
 update `y` is converted to `x`'s dtype, broadcast to `x[idx]`'s shape and brought back to the
 shape of the indexed region of `x` (undoing squeezes, reversals and new axes); then:
 
@@ -40,24 +45,27 @@ from tracejit._src.numpy.index_parsing import ParsedIndex, ScalarIndex, SliceInd
 class _Dim:
     """How one dimension of the operand is indexed."""
 
-    __slots__ = ("count", "kind", "oob", "start", "step", "stop", "tracer")
+    __slots__ = ("count", "index", "kind", "oob", "start", "step", "stop")
 
-    def __init__(self, kind, start=0, stop=0, step=1, count=0, tracer=None, oob=False):
+    def __init__(self, kind, start=0, stop=0, step=1, count=0, index=None, oob=False):
         self.kind = kind  # "int", "slice" or "dynamic"
         self.start, self.stop, self.step, self.count = start, stop, step, count
-        self.tracer = tracer
+        self.index = index  # an int or traced scalar as written (for `dynamic_slice`)
         self.oob = oob  # an int index out of range (clamped on reads, dropped on updates)
 
 
 def _slice_dim(it: SliceIndex, size: int) -> _Dim:
     """A slice as the bounds of the region it reads (in increasing order, also for negative
-    steps, which `rev` applies afterwards)."""
+    steps, which `rev` applies afterwards); a positive step keeps its stop as the limit, as JAX
+    writes it (`x[::2]` of 4 rows: limit 4)."""
     start, step, count = it.start, it.step, it.count
     if not count:
         edge = 0 if step < 0 else min(start, size)
         return _Dim("slice", edge, edge, step, count)
-    first = start + (count - 1) * step if step < 0 else start
-    return _Dim("slice", first, first + (count - 1) * abs(step) + 1, step, count)
+    if step > 0:
+        return _Dim("slice", start, it.stop, step, count)
+    first = start + (count - 1) * step
+    return _Dim("slice", first, start + 1, step, count)
 
 
 def _scalar_dim(it: ScalarIndex, size: int) -> _Dim:
@@ -65,13 +73,13 @@ def _scalar_dim(it: ScalarIndex, size: int) -> _Dim:
     if isinstance(it.value, Tracer):
         if size == 0:
             raise IndexError(f"index is out of bounds for axis {it.dim} with size 0")
-        return _Dim("dynamic", 0, 1, 1, 1, tracer=it.value)
+        return _Dim("dynamic", 0, 1, 1, 1, index=it.value)
     if size == 0:
         raise IndexError(f"index {it.value} is out of bounds for axis {it.dim} with size 0")
     i = it.value + size if it.value < 0 else it.value
     oob = not 0 <= i < size
     i = min(max(i, 0), size - 1)
-    return _Dim("int", i, i + 1, 1, 1, oob=oob)
+    return _Dim("int", i, i + 1, 1, 1, index=it.value, oob=oob)
 
 
 def _plan(index: ParsedIndex):
@@ -104,7 +112,18 @@ def _dynamic_start(index, size: int):
 
 
 def _region(x, dims):
-    """The part of `x` the index selects, before squeezes, reversals and new axes."""
+    """The part of `x` the index selects, before squeezes, reversals and new axes.
+
+    With a traced integer and unit steps, that is one `dynamic_slice` of `x`, every start
+    (static ones too, integers as written) normalized by `_dynamic_start`, as JAX stages it;
+    other steps slice statically first."""
+    if any(d.kind == "dynamic" for d in dims) and all(abs(d.step) == 1 for d in dims):
+        starts = [
+            _dynamic_start(d.start if d.kind == "slice" else d.index, size)
+            for d, size in zip(dims, x.shape, strict=True)
+        ]
+        sizes = [d.count for d in dims]
+        return lax_slicing.dynamic_slice(x, starts, sizes, allow_negative_indices=False)
     start = tuple(d.start for d in dims)
     limit = tuple(
         d.stop if d.kind != "dynamic" else size for d, size in zip(dims, x.shape, strict=True)
@@ -116,7 +135,7 @@ def _region(x, dims):
     if dynamic:
         # As JAX does, every start index is normalized (the static zeros too).
         starts = [
-            _dynamic_start(d.tracer if d.kind == "dynamic" else 0, x.shape[i])
+            _dynamic_start(d.index if d.kind == "dynamic" else 0, x.shape[i])
             for i, d in enumerate(dims)
         ]
         sizes = [1 if d.kind == "dynamic" else x.shape[i] for i, d in enumerate(dims)]
@@ -261,7 +280,8 @@ class _IndexUpdateRef:
     def _update(self, name: str, combine, values, indices_are_sorted, unique_indices, mode):
         x = promotion.asarray_operand(f"at[].{name}", self.array)
         index = parse_index(x.shape, self.index)
-        if mode is not None or index.advanced or index.has_traced_scalar:
+        staged = isinstance(x, Tracer) or isinstance(values, Tracer)
+        if mode is not None or index.advanced or index.has_traced_scalar or staged:
             return advanced_indexing.update(
                 x,
                 index,

@@ -38,6 +38,7 @@ from tracejit._src.numpy import (
     sorting,
     ufuncs,
 )
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.linalg import inv, solve
 
 
@@ -188,6 +189,7 @@ def _det_jvp(primals, tangents):
     return _det_lu(a), cofactor * lib.trace(solved, 0, -2, -1)
 
 
+@jnp_jit
 def det(a):
     """The determinant of each square matrix of `a` (0 for a singular one, whose gradient,
     the adjugate, stays finite)."""

@@ -28,6 +28,7 @@ from tracejit._src.numpy import (
     sorting,
     ufuncs,
 )
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.linalg import inv, norm
 
 
@@ -59,6 +60,7 @@ def _eps(x) -> float:
     return float(np.finfo(np.finfo(x.dtype).dtype).eps)
 
 
+@jnp_jit(static_argnames=("mode",))
 def qr(a, mode="reduced"):
     """(Q, R) with Q R = a: Q (m, k) and R (k, n), k = min(m, n) ('reduced'), Q (m, m) and
     R (m, n) ('complete'), R alone ('r'), or LAPACK's Householder form ('raw': (h, tau), h
@@ -79,6 +81,7 @@ def _lower(UPLO) -> bool:
     return UPLO != "U"
 
 
+@jnp_jit(static_argnames=("UPLO", "symmetrize_input"))
 def eigh(a, UPLO=None, symmetrize_input=True):
     """(eigenvalues, eigenvectors) of each Hermitian matrix, eigenvalues ascending; without
     `symmetrize_input` only the lower (`UPLO` 'L' or None) or upper ('U') triangle is read."""
@@ -105,6 +108,7 @@ def _hermitian_svd(a, compute_uv, subset_by_index):
     return SVDResult(u, ufuncs.abs(w), vh)
 
 
+@jnp_jit(static_argnames=("full_matrices", "compute_uv", "hermitian", "subset_by_index"))
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
     """(U, S, Vh) with a = U diag(S) Vh, S descending (or S alone without `compute_uv`); a
     `hermitian` a is factored through its eigendecomposition; `subset_by_index` (start, end)

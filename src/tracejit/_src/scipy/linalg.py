@@ -11,6 +11,8 @@ import numpy as np
 from tracejit._src import dtypes
 from tracejit._src.lax import linalg as lax_linalg
 from tracejit._src.lax import linalg_nonsymmetric as lax_nonsymmetric
+from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.lax import sort as lax_sort
 from tracejit._src.lax.control_flow import loops, scan
 from tracejit._src.numpy import (
     creation,
@@ -18,9 +20,9 @@ from tracejit._src.numpy import (
     manipulation,
     promotion,
     reductions,
-    sorting,
     ufuncs,
 )
+from tracejit._src.numpy.jitted import jnp_jit
 from tracejit._src.numpy.linalg import cholesky as _jnp_cholesky
 from tracejit._src.numpy.linalg import inv as _jnp_inv
 from tracejit._src.numpy.linalg import solve as _jnp_solve
@@ -48,16 +50,24 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """x with a x = b, given a's Cholesky factorization `(c, lower)` from `cho_factor`."""
     c, lower = c_and_lower
     c, b = promote_dtypes_inexact(*to_operands("cho_solve", (c, b)))
-    vector = b.ndim == c.ndim - 1
+    return _cho_solve(c, b, lower)
+
+
+@jnp_jit(static_argnums=(2,))
+def _cho_solve(c, b, lower):
+    # a = L Lᴴ: solve L y = b, then Lᴴ x = y (with c = Lᴴ when upper), as JAX does.
+    y = _triangular_solve(c, b, lower=lower, transpose_a=not lower, conjugate_a=not lower)
+    return _triangular_solve(c, y, lower=lower, transpose_a=lower, conjugate_a=lower)
+
+
+def _triangular_solve(a, b, **params):
+    """`lax.linalg.triangular_solve` from the left, `b` a vector or a matrix of columns;
+    `conjugate_a` only for complex `a`, as JAX records it."""
+    params["conjugate_a"] = params["conjugate_a"] and dtypes.is_complex(a.dtype)
+    vector = b.ndim == a.ndim - 1
     if vector:
         b = manipulation.expand_dims(b, -1)
-    # a = L Lᴴ: solve L y = b, then Lᴴ x = y (with c = Lᴴ when upper).
-    y = lax_linalg.triangular_solve(
-        c, b, left_side=True, lower=lower, transpose_a=not lower, conjugate_a=not lower
-    )
-    x = lax_linalg.triangular_solve(
-        c, y, left_side=True, lower=lower, transpose_a=lower, conjugate_a=lower
-    )
+    x = lax_linalg.triangular_solve(a, b, left_side=True, **params)
     return x[..., 0] if vector else x
 
 
@@ -67,16 +77,17 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     op(a) = a, aᵀ or aᴴ; b a vector or a matrix of right-hand sides."""
     if trans not in _TRANS:
         raise ValueError(f"Invalid 'trans' value {trans!r}")
-    transpose_a, conjugate_a = _TRANS[trans]
     a, b = promote_dtypes_inexact(*to_operands("solve_triangular", (a, b)))
-    vector = b.ndim == a.ndim - 1
-    if vector:
-        b = manipulation.expand_dims(b, -1)
-    x = lax_linalg.triangular_solve(
-        a, b, left_side=True, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
+    return _solve_triangular(a, b, trans, lower, unit_diagonal)
+
+
+@jnp_jit(static_argnums=(2, 3, 4))
+def _solve_triangular(a, b, trans, lower, unit_diagonal):
+    transpose_a, conjugate_a = _TRANS[trans]
+    return _triangular_solve(
+        a, b, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
         unit_diagonal=unit_diagonal,
     )  # fmt: skip
-    return x[..., 0] if vector else x
 
 
 # --- LU ---------------------------------------------------------------------------------------
@@ -109,6 +120,7 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
     return (p @ lower, upper) if permute_l else (p, lower, upper)
 
 
+@jnp_jit(static_argnames=("overwrite_a", "check_finite"))
 def lu_factor(a, overwrite_a=False, check_finite=True):
     """(lu, pivots) as LAPACK's getrf gives them: L below the diagonal (unit diagonal
     implied), U on and above; row i swapped with row pivots[i] in turn."""
@@ -117,6 +129,7 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
     return factors, pivots
 
 
+@jnp_jit(static_argnames=("trans", "overwrite_b", "check_finite"))
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """x with a x = b (`trans` 0), aᵀ x = b (1) or aᴴ x = b (2), from `lu_factor`'s output."""
     factors, pivots = lu_and_piv
@@ -124,27 +137,42 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
         raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
     factors, b = promote_dtypes_inexact(*to_operands("lu_solve", (factors, b)))
     n = factors.shape[-1]
+    rows = b.shape[-1] if b.ndim == factors.ndim - 1 else b.shape[-2]
+    if rows != n:
+        raise ValueError(f"lu_solve: b's rows {rows} do not match lu's size {n}")
+    batch = promotion.broadcast_shapes(factors.shape[:-2], b.shape[: factors.ndim - 2])
+    pivots = manipulation.broadcast_to(pivots, (*batch, n))
+    permutation = lax_nonsymmetric.lu_pivots_to_permutation(pivots, n)
+    return _lu_solve(factors, permutation, b, trans)
+
+
+@jnp_jit(static_argnums=(3,))
+def _lu_solve(factors, permutation, b, trans):
+    n = factors.shape[-1]
     vector = b.ndim == factors.ndim - 1
     if vector:
         b = manipulation.expand_dims(b, -1)
-    if b.shape[-2] != n:
-        raise ValueError(f"lu_solve: b's rows {b.shape[-2]} do not match lu's size {n}")
     batch = promotion.broadcast_shapes(factors.shape[:-2], b.shape[:-2])
     factors = manipulation.broadcast_to(factors, (*batch, n, n))
     b = manipulation.broadcast_to(b, (*batch, *b.shape[-2:]))
-    permutation = lax_nonsymmetric.lu_pivots_to_permutation(
-        manipulation.broadcast_to(pivots, (*batch, n)), n
-    )
+    permutation = manipulation.broadcast_to(permutation, (*batch, n))
     solve = lambda m, rhs, **kw: lax_linalg.triangular_solve(m, rhs, left_side=True, **kw)
+
+    def permuted(x, permutation):
+        # One matrix gathers its rows as `x[permutation]` does (as JAX's), a batch per matrix.
+        return x[permutation] if not batch else lax_linalg.permute_rows(x, permutation)
+
     if trans == 0:
-        y = solve(factors, lax_linalg.permute_rows(b, permutation), lower=True, unit_diagonal=True)
+        y = solve(factors, permuted(b, permutation), lower=True, unit_diagonal=True)
         x = solve(factors, y, lower=False)
     else:  # aᵀ = Uᵀ Lᵀ P: x = Pᵀ L⁻ᵀ U⁻ᵀ b
         conjugate = trans == 2
         y = solve(factors, b, lower=False, transpose_a=True, conjugate_a=conjugate)
         z = solve(factors, y, lower=True, transpose_a=True, conjugate_a=conjugate,
                   unit_diagonal=True)  # fmt: skip
-        x = lax_linalg.permute_rows(z, sorting.argsort(permutation, axis=-1).astype(np.int32))
+        iota = lax_shapes.broadcasted_iota(permutation.dtype, permutation.shape, len(batch))
+        _, inverse = lax_sort.sort((permutation, iota), dimension=-1, num_keys=1)
+        x = permuted(z, inverse)
     return x[..., 0] if vector else x
 
 
