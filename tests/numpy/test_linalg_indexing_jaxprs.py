@@ -22,12 +22,11 @@ _spec.loader.exec_module(_cases)
 CASES = {"linalg": _cases.linalg_cases(jax), "indexing": _cases.indexing_cases(jax)}
 
 # Not yet JAX's: inv, solve (JAX: custom_linear_solve around shared `_lu_solve` jaxprs),
-# slogdet, cholesky (JAX masks the factor with tril), pinv, lstsq, the 0-"norm" (JAX's
-# `jnp.sum(bools, dtype=float32)` converts through int32); two index arrays (JAX shares one
-# constant), `.at[].apply` (JAX: a `scatter`
-# whose update_jaxpr applies the function) and take_along_axis (JAX: a jit of its own).
+# slogdet, cholesky (JAX masks the factor with tril), pinv, lstsq; two index arrays (JAX
+# shares one constant), `.at[].apply` (JAX: a `scatter` whose update_jaxpr applies the
+# function) and take_along_axis (JAX: a jit of its own).
 DIFFERENT = {
-    "linalg": {"inv", "solve", "slogdet", "cholesky", "pinv", "lstsq", "norm_vector_0"},
+    "linalg": {"inv", "solve", "slogdet", "cholesky", "pinv", "lstsq"},
     "indexing": {"two_index_arrays", "apply", "take_along_axis"},
 }
 
