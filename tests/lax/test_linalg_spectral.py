@@ -320,3 +320,22 @@ def test_bad_operands():
         linalg.eigh(np.ones((2, 3)))
     with pytest.raises(ValueError, match=r"shape \[..., n, n\]"):
         linalg.eigh(np.ones((2, 3)), symmetrize_input=False)
+
+
+def test_jaxs_algorithm_enums_name_what_there_is():
+    """`SvdAlgorithm.DEFAULT` is LAPACK's SVD, the one tracejit has (as JAX's choice on CPU);
+    the other algorithms and eigh implementations refuse with NotImplementedError."""
+    x = np.array([[3.0, 1.0], [1.0, 2.0]], np.float32)
+    s = linalg.svd(x, algorithm=linalg.SvdAlgorithm.DEFAULT, compute_uv=False)
+    np.testing.assert_allclose(s, np.linalg.svd(x, compute_uv=False), rtol=1e-6)
+    assert [a.value for a in linalg.SvdAlgorithm] == [
+        "default",
+        "QR",
+        "Jacobi",
+        "polar",
+        "divide_and_conquer",
+    ]
+    with pytest.raises(NotImplementedError, match="LAPACK's only"):
+        linalg.svd(x, algorithm=linalg.SvdAlgorithm.JACOBI)
+    with pytest.raises(NotImplementedError, match="LAPACK's only"):
+        linalg.eigh(x, implementation=linalg.EighImplementation.QDWH)

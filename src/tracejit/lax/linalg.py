@@ -24,6 +24,8 @@ from tracejit._src.lax.linalg_nonsymmetric import (  # noqa: F401
     tridiagonal_solve_p,
 )
 from tracejit._src.lax.linalg_spectral import (  # noqa: F401
+    EighImplementation,
+    SvdAlgorithm,
     eigh,
     eigh_p,
     householder_product,

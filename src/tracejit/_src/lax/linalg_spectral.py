@@ -17,6 +17,7 @@ Q₂ = [0; I] - (E - Q₁) Kᴴ with E = [I; 0], K = Q₁,bot (Q₁,top - I)⁻�
 
 from __future__ import annotations
 
+import enum
 import functools
 
 import numpy as np
@@ -373,6 +374,26 @@ lowering_rules[householder_product_p] = lambda ctx, a, taus: ctx.host_callback(
 )[0]
 
 
+class EighImplementation(enum.Enum):
+    """The eigensolvers JAX can ask for (`eigh(implementation=)`); tracejit has LAPACK's,
+    which is `None` (JAX's default on CPU)."""
+
+    QR = "qr"
+    JACOBI = "jacobi"
+    QDWH = "qdwh"
+
+
+class SvdAlgorithm(enum.Enum):
+    """The SVD algorithms JAX can ask for (`svd(algorithm=)`); tracejit has LAPACK's, which is
+    `DEFAULT` (JAX's choice on CPU)."""
+
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
+
+
 # --- eigh -----------------------------------------------------------------------------------
 eigh_p = Primitive("eigh", multiple_results=True)
 
@@ -457,8 +478,10 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
     s real, descending and non-negative, u (m, m) and vh (n, n) unitary, or (m, k) and (k, n),
     k = min(m, n), without `full_matrices`; only s with `compute_uv=False`. `subset_by_index`
     (start, end) keeps those singular values (in descending order) and their vectors."""
-    if algorithm is not None:
-        raise NotImplementedError(f"svd(algorithm={algorithm!r}): tracejit has LAPACK's only")
+    if algorithm not in (None, SvdAlgorithm.DEFAULT):
+        raise NotImplementedError(
+            f"svd(algorithm={algorithm!r}): tracejit has LAPACK's only (SvdAlgorithm.DEFAULT)"
+        )
     aval = get_aval(x)
     _check_operand("svd", aval)
     if full_matrices and subset_by_index is not None:
