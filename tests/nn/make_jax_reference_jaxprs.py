@@ -5,25 +5,13 @@
     python /path/to/tests/nn/make_jax_reference_jaxprs.py
 """
 
-import json
 import pathlib
 import sys
 
 HERE = pathlib.Path(__file__).parent
-DATA = HERE / "data" / "jaxprs.json"
+sys.path.insert(0, str(HERE.parent))  # (tests/, for recorded_jaxprs)
 
-
-def main():
-    import jax
-
-    sys.path.insert(0, str(HERE))
-    from jaxpr_cases import jaxpr_cases
-
-    printed = {
-        case: str(jax.make_jaxpr(fun)(*args)) for case, (fun, args) in jaxpr_cases(jax).items()
-    }
-    DATA.write_text(json.dumps(printed, indent=1, sort_keys=True) + "\n")
-
+from recorded_jaxprs import record
 
 if __name__ == "__main__":
-    main()
+    record(HERE / "jaxpr_cases.py", HERE / "data" / "jaxprs.json")

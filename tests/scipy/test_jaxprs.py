@@ -2,33 +2,23 @@
 recorded by `make_jax_reference_jaxprs.py`); eagerly they give the values of the same call
 under `jit`."""
 
-import importlib.util
-import json
 from pathlib import Path
 
-import numpy as np
 import pytest
+from recorded_jaxprs import assert_eager_equals_jit, jaxpr_params, load_cases, read_recorded
 
 import tracejit as jax
 
 HERE = Path(__file__).parent
-RECORDED = json.loads((HERE / "data" / "jaxprs.json").read_text())
-_spec = importlib.util.spec_from_file_location("scipy_jaxpr_cases", HERE / "jaxpr_cases.py")
-_cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_cases)
-CASES = _cases.jaxpr_cases(jax)
+CASES = load_cases(HERE / "jaxpr_cases.py", jax)
+RECORDED = read_recorded(HERE / "data" / "jaxprs.json")
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_jaxpr_prints_as_jax(case):
-    fun, args = CASES[case]
-    assert str(jax.make_jaxpr(fun)(*args)) == RECORDED[case]
+@pytest.mark.parametrize("fun, args, expected", jaxpr_params(CASES, RECORDED))
+def test_jaxpr_prints_as_jax(fun, args, expected):
+    assert str(jax.make_jaxpr(fun)(*args)) == expected
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_eager_equals_jit(case):
-    fun, args = CASES[case]
-    eager, staged = fun(*args), jax.jit(fun)(*args)
-    for e, s in zip(jax.tree.leaves(eager), jax.tree.leaves(staged), strict=True):
-        assert e.dtype == s.dtype and e.shape == s.shape
-        np.testing.assert_allclose(np.asarray(e), np.asarray(s), rtol=1e-4, atol=1e-5)
+    assert_eager_equals_jit(jax, *CASES[case], rtol=1e-4, atol=1e-5)
