@@ -34,6 +34,7 @@ import math
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.accel import accel
 from tracejit._src.config import config
 from tracejit._src.core import Primitive, ShapedArray, get_aval, shape_of
 from tracejit._src.interpreters import ad
@@ -84,10 +85,19 @@ def _threefry_rounds(add, xor, rotate_left, constant, key1, key2, x1, x2):
 
 @threefry2x32_p.def_impl
 def _threefry2x32_impl(key1, key2, x1, x2):
-    shape = np.broadcast_shapes(*(np.shape(a) for a in (key1, key2, x1, x2)))
+    operands = (key1, key2, x1, x2)
+    shape = np.broadcast_shapes(*(np.shape(a) for a in operands))
+    count = math.prod(shape)
+    if accel is not None:
+        # One element or all of them per operand, as the C cipher takes them.
+        flat = [
+            np.ascontiguousarray(a if np.size(a) in (1, count) else np.broadcast_to(a, shape))
+            for a in operands
+        ]
+        return [y.reshape(shape) for y in accel.threefry2x32(*flat, count)]
     # Flat arrays of at least one element: uint32 arithmetic on arrays wraps silently (NumPy
     # warns on overflowing scalars).
-    flat = [np.broadcast_to(a, shape).reshape(-1) for a in (key1, key2, x1, x2)]
+    flat = [np.broadcast_to(a, shape).reshape(-1) for a in operands]
     out = _threefry_rounds(
         np.add,
         np.bitwise_xor,
