@@ -1,6 +1,7 @@
 """`jnp.linalg` over the orthogonal and spectral factorizations (`lax.linalg.qr`, `eigh`,
 `svd`): the decompositions with NumPy's result tuples, and what singular values give,
-pseudo-inverses, least squares, ranks, condition numbers and `jnp.polyfit`.
+pseudo-inverses, least squares, ranks, condition numbers, `jnp.polyfit` and the norms (the
+vector norms too, beside the matrix norms they share `jnp.linalg.norm` with).
 
 Thresholds follow NumPy's and JAX's defaults: a singular value counts when it exceeds
 `rtol * s_max` (`pinv`: rtol = 10 max(m, n) eps; `matrix_rank`: max(m, n) eps), or, in
@@ -19,6 +20,7 @@ from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax import linalg_spectral as lax_spectral
 from tracejit._src.numpy import (
     advanced_indexing,
+    arithmetic,
     creation,
     lib,
     manipulation,
@@ -29,7 +31,7 @@ from tracejit._src.numpy import (
     ufuncs,
 )
 from tracejit._src.numpy.jitted import jnp_jit
-from tracejit._src.numpy.linalg import inv, norm
+from tracejit._src.numpy.linalg import inv
 
 
 class QRResult(NamedTuple):
@@ -275,3 +277,102 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     else:
         fac = resids / (len(x) - order)
     return c, (base * fac if y.ndim == 1 else base[:, :, None] * fac)
+
+
+# --- norms: of vectors, and of matrices, whose spectral norms are singular values ---
+
+
+def _norm_operand(name: str, x):
+    """`x` as an array of a floating-point or complex dtype (norms of integers are floats)."""
+    x = promotion.asarray_operand(name, x)
+    dtype = promotion.to_inexact_dtype(np.dtype(x.dtype))
+    return promotion.convert_element_type(x, dtype, False)
+
+
+def _abs_squared(x):
+    """|x|^2, real for complex x: the 2-norm's summand, differentiable away from 0."""
+    if dtypes.is_complex(x.dtype):
+        return ufuncs.real(ufuncs.multiply(x, ufuncs.conjugate(x)))
+    return ufuncs.multiply(x, x)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The `ord`-norm of `x` along `axis` (all axes for None): `inf`/`-inf` the largest/smallest
+    magnitude, 0 the number of nonzero entries, any other p `sum(|x|^p)^(1/p)`."""
+    x = _norm_operand("jnp.linalg.vector_norm", x)
+    return _vector_norm(x, axis, keepdims, ord)
+
+
+def _vector_norm(x, axis, keepdims, ord):
+    if ord == np.inf:
+        return reductions.max(ufuncs.abs(x), axis=axis, keepdims=keepdims, initial=0)
+    if ord == -np.inf:
+        return reductions.min(ufuncs.abs(x), axis=axis, keepdims=keepdims)
+    if ord == 0:
+        nonzero = ufuncs.not_equal(x, 0)
+        return reductions.sum(nonzero, axis=axis, keepdims=keepdims, dtype=_real_dtype(x.dtype))
+    if ord == 1:
+        return reductions.sum(ufuncs.abs(x), axis=axis, keepdims=keepdims)
+    if ord == 2:
+        return ufuncs.sqrt(reductions.sum(_abs_squared(x), axis=axis, keepdims=keepdims))
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid order '{ord}' for vector norm.")  # noqa: TRY004 (JAX's)
+    p = float(ord)
+    powered = reductions.sum(arithmetic.power(ufuncs.abs(x), p), axis=axis, keepdims=keepdims)
+    return arithmetic.power(powered, 1.0 / p)
+
+
+def _real_dtype(dtype) -> np.dtype:
+    return np.dtype(np.float64 if np.dtype(dtype) == np.complex128 else np.float32) if (
+        dtypes.is_complex(dtype)
+    ) else np.dtype(dtype)  # fmt: skip
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """The `ord`-norm of the matrices in the last two axes of `x`: 'fro', the induced 1
+    (largest column sum), inf (largest row sum), -1 and -inf (smallest), the spectral 2 and -2
+    (largest and smallest singular value) or 'nuc' (their sum)."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+@jnp_jit(static_argnames=("ord", "axis", "keepdims"))
+def norm(x, ord=None, axis=None, keepdims=False):
+    """NumPy's `linalg.norm`: a vector norm for one axis (or a 1-D `x`), a matrix norm for two
+    (or a 2-D `x`), the 2-norm over all axes when neither `ord` nor `axis` is given."""
+    x = _norm_operand("jnp.linalg.norm", x)
+    if axis is None:
+        if ord is None:
+            return _vector_norm(x, None, keepdims, 2)
+        if x.ndim not in (1, 2):
+            raise ValueError("Improper number of axes for norm")
+        axis = tuple(range(x.ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(operator.index(a) for a in axis)
+    axes = tuple(manipulation.normalize_axis(a, x.ndim) for a in axes)
+    if len(axes) == 1:
+        return _vector_norm(x, axes, keepdims, 2 if ord is None else ord)
+    if len(axes) != 2:
+        raise ValueError(f"Invalid axis values ({axis}) for jnp.linalg.norm.")
+    if ord is None or ord == "fro":
+        return ufuncs.sqrt(reductions.sum(_abs_squared(x), axis=axes, keepdims=keepdims))
+    if ord in (1, -1, np.inf, -np.inf):
+        return _induced_norm(x, ord, axes, keepdims)
+    if ord in (2, -2, "nuc"):
+        # (the jitted svd, as JAX's spectral norms call it: jit[name=svd] inside jit[name=norm])
+        s = svd(manipulation.moveaxis(x, axes, (-2, -1)), compute_uv=False)
+        if ord == 2:
+            out = reductions.max(s, axis=-1, initial=0)
+        else:
+            out = reductions.min(s, axis=-1) if ord == -2 else reductions.sum(s, axis=-1)
+        return manipulation.expand_dims(out, axes) if keepdims else out
+    raise ValueError(f"Invalid order '{ord}' for matrix norm.")
+
+
+def _induced_norm(x, ord, axes, keepdims):
+    """The largest (ord 1, inf) or smallest (-1, -inf) absolute column (1) or row (inf) sum."""
+    summed, over = axes if abs(ord) == 1 else axes[::-1]
+    if not keepdims and over > summed:
+        over -= 1
+    sums = reductions.sum(ufuncs.abs(x), axis=summed, keepdims=keepdims)
+    if ord > 0:
+        return reductions.max(sums, axis=over, keepdims=keepdims, initial=0)
+    return reductions.min(sums, axis=over, keepdims=keepdims)

@@ -40,7 +40,7 @@ from tracejit._src.numpy import ufuncs as jnp_ufuncs
 from tracejit._src.numpy.advanced_indexing import take
 from tracejit._src.numpy.arithmetic import power
 from tracejit._src.numpy.creation import arange, asarray, zeros
-from tracejit._src.numpy.linalg import norm
+from tracejit._src.numpy.linalg_spectral import norm
 from tracejit._src.numpy.manipulation import broadcast_to, moveaxis, normalize_axis
 from tracejit._src.numpy.ufuncs import clip, where
 from tracejit._src.random.key_reuse import consumes_key

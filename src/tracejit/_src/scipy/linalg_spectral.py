@@ -19,7 +19,7 @@ from tracejit._src.lax import linalg_spectral as lax_spectral
 from tracejit._src.lax.control_flow import conditionals, loops
 from tracejit._src.numpy import linalg_spectral as jnp_spectral
 from tracejit._src.numpy import manipulation, products, promotion, ufuncs
-from tracejit._src.numpy.linalg import norm
+from tracejit._src.numpy.linalg_spectral import norm
 
 _QR_MODES = {"full": True, "economic": False, "r": True}
 

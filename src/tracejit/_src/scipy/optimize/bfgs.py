@@ -16,7 +16,7 @@ from tracejit._src.array import Array
 from tracejit._src.lax.control_flow.loops import while_loop
 from tracejit._src.numpy.creation import eye
 from tracejit._src.numpy.einsum import einsum
-from tracejit._src.numpy.linalg import norm as vector_norm
+from tracejit._src.numpy.linalg_spectral import norm as vector_norm
 from tracejit._src.numpy.products import dot
 from tracejit._src.numpy.promotion import to_operand
 from tracejit._src.numpy.ufuncs import isfinite, logical_not, reciprocal, where
