@@ -1,12 +1,12 @@
 """The `jnp` calls whose jaxprs `test_jitted_jaxprs.py` compares with JAX's (recorded by
 `make_jax_reference_jitted_jaxprs.py`): functions that JAX stages as a `jit` of their own
 (`jnp.flip` as `jit[name=_flip ...]`). Written against a module `jax` passed in, so that the
-recording script runs them on JAX and the test on tracejit."""
+recording script runs them on JAX and the test on tracejit; each is called on `OPERAND`."""
 
 import numpy as np
 
 
-def jitted_calls(jax) -> dict:
+def _calls(jax) -> dict:
     jnp = jax.numpy
     return {
         "flip": lambda a: jnp.flip(a),
@@ -132,3 +132,7 @@ def jitted_calls(jax) -> dict:
 
 
 OPERAND = np.linspace(0.1, 0.9, 6).astype(np.float32).reshape(2, 3)
+
+
+def jaxpr_cases(jax) -> dict:
+    return {case: (call, (OPERAND,)) for case, call in _calls(jax).items()}

@@ -13,7 +13,7 @@ X = np.linspace(-0.9, 0.9, 20).astype(np.float32).reshape(4, 5)
 IDX = np.array([2, 0, 1], np.int32)
 
 
-def linalg_cases(jax) -> dict:
+def _linalg_cases(jax) -> dict:
     la = jax.numpy.linalg
     return {
         "norm": (la.norm, (M,)),
@@ -54,7 +54,7 @@ def linalg_cases(jax) -> dict:
     }
 
 
-def indexing_cases(jax) -> dict:
+def _indexing_cases(jax) -> dict:
     jnp = jax.numpy
 
     def traced_row(a):
@@ -102,3 +102,9 @@ def indexing_cases(jax) -> dict:
             (X,),
         ),
     }
+
+
+def jaxpr_cases(jax) -> dict:
+    linalg, indexing = _linalg_cases(jax), _indexing_cases(jax)
+    assert not linalg.keys() & indexing.keys()
+    return linalg | indexing

@@ -6,26 +6,13 @@ repository:
     python /path/to/tests/numpy/make_jax_reference_linalg_indexing_jaxprs.py
 """
 
-import json
 import pathlib
 import sys
 
 HERE = pathlib.Path(__file__).parent
-DATA = HERE / "data" / "linalg_indexing_jaxprs.json"
+sys.path.insert(0, str(HERE.parent))  # (tests/, for recorded_jaxprs)
 
-
-def main():
-    import jax
-
-    sys.path.insert(0, str(HERE))
-    from linalg_indexing_jaxpr_cases import indexing_cases, linalg_cases
-
-    printed = {
-        topic: {case: str(jax.make_jaxpr(fun)(*args)) for case, (fun, args) in cases.items()}
-        for topic, cases in (("linalg", linalg_cases(jax)), ("indexing", indexing_cases(jax)))
-    }
-    DATA.write_text(json.dumps(printed, indent=1, sort_keys=True) + "\n")
-
+from recorded_jaxprs import record
 
 if __name__ == "__main__":
-    main()
+    record(HERE / "linalg_indexing_jaxpr_cases.py", HERE / "data" / "linalg_indexing_jaxprs.json")
