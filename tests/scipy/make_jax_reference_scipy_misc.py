@@ -16,8 +16,8 @@ A case is `fun(jax_like)` where `jax_like` is `jax` or `tracejit` (with `.numpy`
 from __future__ import annotations
 
 import functools
-import json
 import pathlib
+import sys
 
 import numpy as np
 
@@ -114,36 +114,19 @@ X64_CASES = {
 }
 
 
-def describe(out):
-    """A result (an array, or a tuple or dict of them) as JSON: values, dtypes, weak types."""
-    if isinstance(out, dict):
-        return {k: describe(v) for k, v in out.items()}
-    if isinstance(out, tuple):
-        return [describe(v) for v in out]
-    return {
-        "value": np.asarray(out, np.float64).tolist(),
-        "dtype": str(out.dtype),
-        "weak_type": bool(out.aval.weak_type),
-    }
-
-
-def main():
-    import jax
-    import jax.numpy
-    import jax.scipy.integrate
-    import jax.scipy.ndimage
-    import jax.scipy.optimize
-    import jax.scipy.signal
-    import jax.scipy.stats
-
-    assert jax.__version__ == "0.10.2", jax.__version__
-    record = {name: describe(case(jax)) for name, case in CASES.items()}
-    jax.config.update("jax_enable_x64", True)
-    record.update({name: describe(case(jax)) for name, case in X64_CASES.items()})
-    DATA.parent.mkdir(exist_ok=True)
-    DATA.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {DATA}")
-
-
 if __name__ == "__main__":
-    main()
+    sys.path.insert(0, str(pathlib.Path(__file__).parent.parent))  # (tests/)
+    from recorded_values import record
+
+    record(
+        CASES,
+        X64_CASES,
+        DATA,
+        modules=(
+            "jax.scipy.integrate",
+            "jax.scipy.ndimage",
+            "jax.scipy.optimize",
+            "jax.scipy.signal",
+            "jax.scipy.stats",
+        ),
+    )

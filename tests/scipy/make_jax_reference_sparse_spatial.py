@@ -17,8 +17,8 @@ A case is `fun(jax_like)` where `jax_like` is `jax` or `tracejit` (with `.numpy`
 from __future__ import annotations
 
 import functools
-import json
 import pathlib
+import sys
 
 import numpy as np
 
@@ -111,33 +111,18 @@ X64_CASES = {
 }
 
 
-def describe(out):
-    """A result (an array, or a tuple of them) as JSON: values, dtypes, weak types."""
-    if isinstance(out, tuple):
-        return [describe(v) for v in out]
-    return {
-        "value": np.asarray(out, np.float64).tolist(),
-        "dtype": str(out.dtype),
-        "weak_type": bool(out.aval.weak_type),
-    }
-
-
-def main():
-    import jax
-    import jax.numpy
-    import jax.scipy.cluster.vq
-    import jax.scipy.interpolate
-    import jax.scipy.sparse.linalg
-    import jax.scipy.spatial.transform
-
-    assert jax.__version__ == "0.10.2", jax.__version__
-    record = {name: describe(case(jax)) for name, case in CASES.items()}
-    jax.config.update("jax_enable_x64", True)
-    record.update({name: describe(case(jax)) for name, case in X64_CASES.items()})
-    DATA.parent.mkdir(exist_ok=True)
-    DATA.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {DATA}")
-
-
 if __name__ == "__main__":
-    main()
+    sys.path.insert(0, str(pathlib.Path(__file__).parent.parent))  # (tests/)
+    from recorded_values import record
+
+    record(
+        CASES,
+        X64_CASES,
+        DATA,
+        modules=(
+            "jax.scipy.cluster.vq",
+            "jax.scipy.interpolate",
+            "jax.scipy.sparse.linalg",
+            "jax.scipy.spatial.transform",
+        ),
+    )
