@@ -36,9 +36,10 @@ from tracejit._src.interpreters import eval as eval_module
 from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, hoist_tracer_consts, trace_to_jaxpr
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
-from tracejit._src.lowering.lower import lower_jaxpr_to_module, lowering_rules
+from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.sharding import Sharding
-from tracejit._src.tree_util import tree_flatten, tree_unflatten
+from tracejit._src.stages import Lowered, Signature, Traced, compiler_options_key
+from tracejit._src.tree_util import tree_flatten, tree_structure, tree_unflatten
 
 logger = logging.getLogger("tracejit")
 
@@ -416,16 +417,31 @@ class PjitFunction:
                 "value, so the compiled program computes it differently"
             ) from None
 
-    def lower(self, *args, **kwargs) -> Lowered:
+    def trace(self, *args, **kwargs) -> Traced:
+        """The function traced for this call's signature (no compiling): its jaxpr and the
+        description of its arguments and results."""
         entry, _ = self._trace(args, kwargs)
-        return Lowered(
+        static, _, _, dynamic, dynamic_kwargs = self._split(args, kwargs)
+        signature = Signature(
             entry.jaxpr,
             self.name,
+            tree_structure((tuple(dynamic), dynamic_kwargs)),
             entry.out_tree,
             entry.donated,
-            self.keep_unused,
-            self.compiler_options,
+            donate_argnums=tuple(
+                i for i in normalize_argnums(self.donate_argnums, len(args)) if i not in static
+            ),
+            keep_unused=self.keep_unused,
+            compiler_options=self.compiler_options,
         )
+        return Traced(signature)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args, **kwargs):
+        """The shapes and dtypes of the results (`ShapeDtypeStruct`s), computed by tracing."""
+        return self.trace(*args, **kwargs).out_info
 
     def __get__(self, instance, owner):
         return self if instance is None else functools.partial(self, instance)
@@ -534,62 +550,6 @@ def _miss_reason(key, previous) -> str:
     return f"static arguments changed from {previous[2:]} to {key[2:]}"
 
 
-class Lowered:
-    """A jitted function lowered for one signature: its StableHLO module."""
-
-    def __init__(
-        self,
-        jaxpr: ClosedJaxpr,
-        name: str,
-        out_tree,
-        donated=None,
-        keep_unused=False,
-        compiler_options=(),
-    ):
-        self.jaxpr = jaxpr
-        self.name = name
-        self.out_tree = out_tree
-        self.donated = donated
-        self.keep_unused = keep_unused
-        self.compiler_options = compiler_options
-
-    def as_text(self) -> str:
-        kept, aliases = dispatch.plan_parameters(
-            self.jaxpr, self.donated, self.keep_unused, stacklevel=3
-        )
-        return lower_jaxpr_to_module(
-            self.jaxpr, f"jit_{self.name}", kept_inputs=kept, aliases=aliases
-        )
-
-    def compile(self, compiler_options=None) -> Compiled:
-        """The program compiled; `compiler_options` (XLA debug options by name) are added to
-        those `jit` was given."""
-        options = dict(self.compiler_options)
-        options.update(compiler_options or {})
-        program = dispatch.compile_program(
-            self.jaxpr, self.name, self.donated, self.keep_unused, compiler_options_key(options)
-        )
-        return Compiled(self, program)
-
-
-class Compiled:
-    """A compiled program for one signature: call it with arguments of that signature."""
-
-    def __init__(self, lowered: Lowered, program):
-        self.lowered = lowered
-        self.program = program
-
-    def as_text(self) -> str:
-        return self.program.as_text()
-
-    def cost_analysis(self):
-        return self.program.cost_analysis()
-
-    def __call__(self, *args):
-        leaves, _ = tree_flatten(args)
-        return tree_unflatten(self.lowered.out_tree, self.program(leaves))
-
-
 class _NotSpecified:
     def __repr__(self):
         return "<not-specified>"
@@ -678,15 +638,6 @@ def library_jit(fun=None, /, *, compiles_eagerly: bool, **options):
     jitted.warns_of_retraces = False
     jitted.compiles_eagerly = compiles_eagerly
     return jitted
-
-
-def compiler_options_key(options) -> tuple:
-    """`compiler_options` as sorted (name, value) pairs: hashable, for the compile caches."""
-    if options is None:
-        return ()
-    if not isinstance(options, dict):
-        raise TypeError(f"compiler_options must be a dict, got {type(options).__name__}")
-    return tuple(sorted(options.items()))
 
 
 def _check_placement(device, backend) -> None:
