@@ -15,7 +15,8 @@ accelerator = Extension(
     "tracejit._src._accel",
     sources=sorted(glob("csrc/accel/*.c")),
     depends=sorted(glob("csrc/accel/*.h")),
-    include_dirs=[np.get_include()],
+    # (src/tracejit/_src/runtime: xla_ffi.h, the XLA FFI declarations cffi reads too)
+    include_dirs=[np.get_include(), "src/tracejit/_src/runtime"],
     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_23_API_VERSION")],
     extra_compile_args=["-O3", "-std=c11"],
     optional=True,

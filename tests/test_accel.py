@@ -77,3 +77,28 @@ def test_environment_variable_turns_the_accelerator_off():
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "True", out.stderr
+
+
+@needs_accel
+def test_host_callbacks_run_through_the_c_handler(monkeypatch):
+    """After the process's first call (which the Python handler takes, to record the plugin's
+    struct sizes), XLA's calls reach `_run_for_accel` with views the C handler made."""
+    import tracejit as jax
+    import tracejit.numpy as jnp
+    from tracejit._src.runtime import ffi
+
+    callers = []
+    call = ffi._call
+
+    def recording_call(callback, operands, results):
+        callers.append(sys._getframe(1).f_code.co_name)
+        assert all(not x.flags.writeable for x in operands)
+        assert all(r.flags.writeable for r in results)
+        return call(callback, operands, results)
+
+    monkeypatch.setattr(ffi, "_call", recording_call)
+    spec = jax.ShapeDtypeStruct((2,), jnp.float32)
+    f = jax.jit(lambda v: jax.pure_callback(lambda a: a * 2, spec, v))
+    for _ in range(3):
+        np.testing.assert_array_equal(f(jnp.arange(2.0)), [0.0, 2.0])
+    assert callers[-2:] == ["_run_for_accel"] * 2

@@ -60,6 +60,7 @@ PyDoc_STRVAR(threefry2x32_doc,
 
 static PyObject *threefry2x32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    (void)self;
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "threefry2x32 takes 5 arguments");
         return NULL;

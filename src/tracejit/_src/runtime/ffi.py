@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import pathlib
 import threading
 import traceback
 import weakref
@@ -43,152 +44,14 @@ from collections import OrderedDict
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.accel import accel
 from tracejit._src.runtime import pjrt
 
 TARGET_NAME = "tracejit_host_callback"
 ID_ATTRIBUTE = "callback_id"
 
-CDEF = """
-typedef struct PJRT_Error PJRT_Error;
-typedef struct PJRT_ExecuteContext PJRT_ExecuteContext;
-typedef struct PJRT_Extension_Base {
-  size_t struct_size;
-  int type;
-  struct PJRT_Extension_Base* next;
-} PJRT_Extension_Base;
-
-/* xla/pjrt/c/pjrt_c_api_ffi_extension.h, the extension's version 3 (typed handlers only) */
-typedef struct PJRT_FFI_Type_Info {
-  void (*deleter)(void* object);
-  void* serialize;
-  void* deserialize;
-} PJRT_FFI_Type_Info;
-typedef struct PJRT_FFI_Type_Register_Args {
-  size_t struct_size;
-  PJRT_Extension_Base* extension_start;
-  const char* type_name;
-  size_t type_name_size;
-  int64_t type_id;
-  PJRT_FFI_Type_Info* type_info;
-} PJRT_FFI_Type_Register_Args;
-typedef struct PJRT_FFI_UserData {
-  int64_t type_id;
-  void* data;
-} PJRT_FFI_UserData;
-typedef struct PJRT_FFI_UserData_Add_Args {
-  size_t struct_size;
-  PJRT_Extension_Base* extension_start;
-  PJRT_ExecuteContext* context;
-  PJRT_FFI_UserData user_data;
-} PJRT_FFI_UserData_Add_Args;
-typedef struct PJRT_FFI_Register_Handler_Args {
-  size_t struct_size;
-  const char* target_name;
-  size_t target_name_size;
-  void* handler;
-  const char* platform_name;
-  size_t platform_name_size;
-  uint32_t traits;
-} PJRT_FFI_Register_Handler_Args;
-typedef struct PJRT_FFI_Extension {
-  PJRT_Extension_Base base;
-  PJRT_Error* (*type_register)(PJRT_FFI_Type_Register_Args* args);
-  PJRT_Error* (*user_data_add)(PJRT_FFI_UserData_Add_Args* args);
-  PJRT_Error* (*register_handler)(PJRT_FFI_Register_Handler_Args* args);
-} PJRT_FFI_Extension;
-
-/* xla/ffi/api/c_api.h */
-typedef struct XLA_FFI_Extension_Base {
-  size_t struct_size;
-  int type;
-  struct XLA_FFI_Extension_Base* next;
-} XLA_FFI_Extension_Base;
-typedef struct XLA_FFI_Api_Version {
-  size_t struct_size;
-  XLA_FFI_Extension_Base* extension_start;
-  int major_version;
-  int minor_version;
-} XLA_FFI_Api_Version;
-typedef struct XLA_FFI_Error XLA_FFI_Error;
-typedef struct XLA_FFI_ExecutionContext XLA_FFI_ExecutionContext;
-typedef struct XLA_FFI_Future XLA_FFI_Future;
-typedef struct XLA_FFI_Error_Create_Args {
-  size_t struct_size;
-  XLA_FFI_Extension_Base* extension_start;
-  const char* message;
-  int errc;
-} XLA_FFI_Error_Create_Args;
-typedef struct XLA_FFI_Buffer {
-  size_t struct_size;
-  XLA_FFI_Extension_Base* extension_start;
-  int dtype;
-  void* data;
-  int64_t rank;
-  int64_t* dims;
-} XLA_FFI_Buffer;
-typedef struct XLA_FFI_ByteSpan {
-  const char* ptr;
-  size_t len;
-} XLA_FFI_ByteSpan;
-typedef struct XLA_FFI_Scalar {
-  int dtype;
-  void* value;
-} XLA_FFI_Scalar;
-typedef struct XLA_FFI_Args {
-  size_t struct_size;
-  XLA_FFI_Extension_Base* extension_start;
-  int64_t size;
-  int* types;
-  XLA_FFI_Buffer** args;  /* void** in c_api.h: every argument we pass is a buffer */
-} XLA_FFI_Args;
-typedef struct XLA_FFI_Rets {
-  size_t struct_size;
-  XLA_FFI_Extension_Base* extension_start;
-  int64_t size;
-  int* types;
-  XLA_FFI_Buffer** rets;  /* void** in c_api.h: every result we ask for is a buffer */
-} XLA_FFI_Rets;
-typedef struct XLA_FFI_Attrs {
-  size_t struct_size;
-  XLA_FFI_Extension_Base* extension_start;
-  int64_t size;
-  int* types;
-  XLA_FFI_ByteSpan** names;
-  XLA_FFI_Scalar** attrs;  /* void** in c_api.h: read only where types[i] is SCALAR */
-} XLA_FFI_Attrs;
-typedef struct XLA_FFI_Api XLA_FFI_Api;
-typedef struct XLA_FFI_CallFrame {
-  size_t struct_size;
-  XLA_FFI_Extension_Base* extension_start;
-  const XLA_FFI_Api* api;
-  XLA_FFI_ExecutionContext* ctx;
-  int stage;
-  XLA_FFI_Args args;
-  XLA_FFI_Rets rets;
-  XLA_FFI_Attrs attrs;
-  XLA_FFI_Future* future;
-} XLA_FFI_CallFrame;
-typedef struct XLA_FFI_Metadata {
-  size_t struct_size;
-  XLA_FFI_Api_Version api_version;
-  uint32_t traits;
-} XLA_FFI_Metadata;
-typedef struct XLA_FFI_Metadata_Extension {
-  XLA_FFI_Extension_Base extension_base;
-  XLA_FFI_Metadata* metadata;
-} XLA_FFI_Metadata_Extension;
-struct XLA_FFI_Api {
-  size_t struct_size;
-  XLA_FFI_Extension_Base* extension_start;
-  XLA_FFI_Api_Version api_version;
-  void* internal_api;
-  XLA_FFI_Error* (*XLA_FFI_Error_Create)(XLA_FFI_Error_Create_Args* args);
-  void* XLA_FFI_Error_GetMessage;
-  void* XLA_FFI_Error_Destroy;
-  void* XLA_FFI_Handler_Register;
-  void* XLA_FFI_Stream_Get;
-};
-"""
+# The declarations, shared with the C accelerator's handler (csrc/accel/callbacks.c).
+CDEF = (pathlib.Path(__file__).parent / "xla_ffi.h").read_text()
 
 # `XLA_FFI_DEFINE_STRUCT_TRAITS(name, last_field)`: a struct's `struct_size` is the end of its
 # last field (the C API's own definition; for XLA_FFI_CallFrame that is not the last field
@@ -237,6 +100,8 @@ _DTYPES = {
     16: np.dtype(dtypes.bfloat16),
     18: np.dtype(np.complex128),
 }
+
+_DTYPE_OF_CODE = tuple(_DTYPES.get(code) for code in range(max(_DTYPES) + 1))
 
 _ffi = None
 _ffi_lock = threading.Lock()
@@ -499,48 +364,47 @@ _XLA_FFI_S64 = 5
 _INT64_POINTER: list = []  # the cffi type int64_t*, resolved with the declarations
 
 
-def _run(ffi, frame) -> None:
-    """The work of one call: find the callable, call it, write its results."""
-    callback_id = _callback_id(ffi, frame.attrs)
+def _registered_callback(callback_id: int) -> HostCallback:
     callback = _registry.get(callback_id)
     if callback is None:
         raise LookupError(
             f"no host callback with id {callback_id} (its executable was freed, or the program "
             "was compiled in another process)"
         )
+    return callback
+
+
+def _call(callback: HostCallback, operands, results) -> None:
+    """The work of one call on views of its buffers (tokens and sequence values left out):
+    call the function, have its results in `results`."""
     try:
-        args = frame.args
-        specs = callback.operand_specs
-        if specs is not None and len(specs) == args.size - callback.sequenced:
-            buffers = args.args
-            operands = [
-                _view_of(ffi, buffers[i].data, shape, dtype, nbytes)
-                for i, (shape, dtype, nbytes) in enumerate(specs)
-            ]
-        else:
-            operands = [_view(ffi, args.args[i]) for i in range(args.size)]
-            operands = [x for x in operands if x is not None]
         if callback.writes_results:
-            callback.function(*operands, out=_result_views(ffi, frame.rets, callback))
+            callback.function(*operands, out=results)
             return
-        results = callback.function(*operands)
+        returned = callback.function(*operands)
         arrays = check_results(
-            callback.name, callback.result_shapes, callback.result_dtypes, results
+            callback.name, callback.result_shapes, callback.result_dtypes, returned
         )
-        rets = frame.rets
-        outputs = [rets.rets[i] for i in range(rets.size)]
-        if len(outputs) != len(arrays):
-            outputs = [b for b in outputs if b.dtype != _XLA_FFI_TOKEN]
-        for buffer, array in zip(outputs, arrays, strict=True):
+        for view, array in zip(results, arrays, strict=True):
             if array.nbytes:
-                ffi.memmove(buffer.data, array, array.nbytes)
+                np.copyto(view, array)
     except BaseException as exception:
         exception._tracejit_callback_name = callback.name
         raise
 
 
+def _error_report(exception: BaseException) -> tuple[str, int]:
+    """(message, XLA FFI error code) for an exception raised while handling a call; the
+    exception is kept for the runtime error that reports it (`_chain_user_exception`)."""
+    name = getattr(exception, "_tracejit_callback_name", "(unknown)")
+    number = _keep_error(exception)
+    if isinstance(exception, CallbackResultError):
+        return f"{exception} {_MARKER}{number}]", _XLA_FFI_ERROR_INVALID_ARGUMENT
+    return f"{callback_error_message(name, exception)}{_MARKER}{number}]", _XLA_FFI_ERROR_INTERNAL
+
+
 def _handle(frame):
-    """The C entry point (see `_handler`): never lets an exception out."""
+    """The C entry point of the cffi handler (`_the_handler`): never lets an exception out."""
     ffi = _ffi
     try:
         extension = frame.extension_start
@@ -557,24 +421,50 @@ def _handle(frame):
             return ffi.NULL
         if not reported_struct_sizes.get("XLA_FFI_CallFrame"):
             _record_struct_sizes(frame)
-        _run(ffi, frame)
+        callback = _registered_callback(_callback_id(ffi, frame.attrs))
+        args = frame.args
+        specs = callback.operand_specs
+        if specs is not None and len(specs) == args.size - callback.sequenced:
+            buffers = args.args
+            operands = [
+                _view_of(ffi, buffers[i].data, shape, dtype, nbytes)
+                for i, (shape, dtype, nbytes) in enumerate(specs)
+            ]
+        else:
+            operands = [_view(ffi, args.args[i]) for i in range(args.size)]
+            operands = [x for x in operands if x is not None]
+        _call(callback, operands, _result_views(ffi, frame.rets, callback))
         return ffi.NULL
     except BaseException as exception:  # noqa: BLE001 (nothing may cross into C)
         try:
-            name = getattr(exception, "_tracejit_callback_name", "(unknown)")
-            number = _keep_error(exception)
-            if isinstance(exception, CallbackResultError):
-                message = f"{exception} {_MARKER}{number}]"
-            else:
-                message = f"{callback_error_message(name, exception)}{_MARKER}{number}]"
-            code = (
-                _XLA_FFI_ERROR_INVALID_ARGUMENT
-                if isinstance(exception, CallbackResultError)
-                else _XLA_FFI_ERROR_INTERNAL
-            )
+            message, code = _error_report(exception)
             return _new_error(ffi, frame, message, code)
         except BaseException:  # noqa: BLE001
             return _new_error(ffi, frame, "host callback failed", _XLA_FFI_ERROR_INTERNAL)
+
+
+def _handle_at(address: int) -> int:
+    """`_handle` for the C accelerator's handler, which passes here the calls it does not
+    handle itself (the metadata query, the first call): the frame and the error by address."""
+    ffi = cffi_types()
+    error = _handle(ffi.cast("XLA_FFI_CallFrame*", address))
+    return int(ffi.cast("uintptr_t", error))
+
+
+def _run_for_accel(callback_id: int, operands: tuple, results: tuple):
+    """The Python half of the C accelerator's handler, which made the views of every buffer
+    (tokens left out): None, or (message, XLA FFI error code) for the error to return."""
+    try:
+        callback = _registered_callback(callback_id)
+        if callback.sequenced:
+            operands, results = operands[: -callback.sequenced], results[: -callback.sequenced]
+        _call(callback, operands, results)
+        return None
+    except BaseException as exception:  # noqa: BLE001 (nothing may cross into C)
+        try:
+            return _error_report(exception)
+        except BaseException:  # noqa: BLE001
+            return "host callback failed", _XLA_FFI_ERROR_INTERNAL
 
 
 reported_struct_sizes: dict[str, int] = {}
@@ -606,6 +496,14 @@ def _new_error(ffi, frame, message: str, code: int):
 
 
 _handler = None
+
+
+def _handler_address() -> int:
+    """The handler registered with XLA: the C accelerator's where it is built (a few
+    microseconds less per call), else the cffi callback."""
+    if accel is not None:
+        return accel.host_callback_handler(_run_for_accel, _handle_at, _DTYPE_OF_CODE)
+    return int(_ffi.cast("uintptr_t", _the_handler()))
 
 
 def _the_handler():
@@ -659,7 +557,7 @@ def ensure_handler(plugin: pjrt.Plugin) -> None:
         args.struct_size = struct_size("PJRT_FFI_Register_Handler_Args")
         args.target_name = target
         args.target_name_size = len(TARGET_NAME)
-        args.handler = ffi.cast("void*", _the_handler())
+        args.handler = ffi.cast("void*", _handler_address())
         args.platform_name = platform
         args.platform_name_size = len(PLATFORM_NAME)
         args.traits = 0
