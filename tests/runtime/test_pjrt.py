@@ -15,6 +15,7 @@ import time
 import numpy as np
 import pytest
 
+import tracejit.errors
 from tracejit._src.runtime import pjrt
 
 if not pjrt.platform_available():
@@ -296,6 +297,8 @@ def test_execute_errors_are_exceptions(client, add):
     with pytest.raises(XlaRuntimeError, match="expected 2 buffers") as info:
         add.execute_one([x])
     assert info.value.code_name == "INVALID_ARGUMENT"
+    # one class, as JAX's: jaxlib's XlaRuntimeError is jax.errors.JaxRuntimeError
+    assert type(info.value) is tracejit.errors.JaxRuntimeError
     with pytest.raises(ValueError, match="argument lists"):
         add.execute([[x, x], [x, x]])
 

@@ -546,7 +546,7 @@ def ensure_handler(plugin: pjrt.Plugin) -> None:
         ffi = cffi_types()
         extension = ffi_extension(plugin)
         if extension is None:
-            raise pjrt.XlaRuntimeError(
+            raise pjrt.runtime_error(
                 "the PJRT plugin offers no FFI extension: host callbacks cannot run",
                 12,
                 "UNIMPLEMENTED",

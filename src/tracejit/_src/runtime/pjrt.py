@@ -42,19 +42,18 @@ import numpy as np
 from tracejit._src.errors import JaxRuntimeError
 from tracejit._src.runtime import formats, header
 
+# One class, as in JAX, where jaxlib's XlaRuntimeError is `jax.errors.JaxRuntimeError`.
+XlaRuntimeError = JaxRuntimeError
 
-class XlaRuntimeError(JaxRuntimeError):
-    """An error reported by the plugin, e.g. a compile error or a shape mismatch at execution.
 
-    `code_name` is the status code (`INVALID_ARGUMENT`, ...), `code` its number, and the message
-    is the plugin's own text, prefixed with the code name as JAX prints it.
-    """
-
-    def __init__(self, message: str, code: int = 2, code_name: str = "UNKNOWN"):
-        super().__init__(f"{code_name}: {message}")
-        self.code = code
-        self.code_name = code_name
-        self.plugin_message = message
+def runtime_error(message: str, code: int = 2, code_name: str = "UNKNOWN") -> JaxRuntimeError:
+    """An error reported by the plugin, e.g. a compile error or a shape mismatch at execution:
+    its message is the plugin's own text, prefixed with the status code's name as JAX prints
+    it; `code_name` (`INVALID_ARGUMENT`, ...), `code` (its number) and `plugin_message` (the
+    text alone) are kept on it."""
+    error = JaxRuntimeError(f"{code_name}: {message}")
+    error.code, error.code_name, error.plugin_message = code, code_name, message
+    return error
 
 
 error_hooks: list = []
@@ -158,10 +157,10 @@ class Plugin:
         if function is None:
             ffi = self.ffi
             if ffi.offsetof("PJRT_Api", name) >= self.api.struct_size:
-                raise XlaRuntimeError(f"{name} is not offered by this plugin", 12, "UNIMPLEMENTED")
+                raise runtime_error(f"{name} is not offered by this plugin", 12, "UNIMPLEMENTED")
             function = getattr(self.api, name)
             if function == ffi.NULL:
-                raise XlaRuntimeError(f"{name} is not offered by this plugin", 12, "UNIMPLEMENTED")
+                raise runtime_error(f"{name} is not offered by this plugin", 12, "UNIMPLEMENTED")
             self._functions[name] = function
         return function
 
@@ -236,7 +235,7 @@ class Plugin:
             code = 2 if code_error else int(code_args.code)
         finally:
             self.function("PJRT_Error_Destroy")(self.new("PJRT_Error_Destroy_Args", error=error))
-        exception = XlaRuntimeError(message, code, self.error_code_names.get(code, "UNKNOWN"))
+        exception = runtime_error(message, code, self.error_code_names.get(code, "UNKNOWN"))
         for hook in error_hooks:
             hook(exception)
         return exception
