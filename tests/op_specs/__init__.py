@@ -50,6 +50,10 @@ COVERED_ELSEWHERE = {
         ("qr", "eigh", "svd", "geqrf", "householder_product"),
         "linear algebra, checked by its identities: tests/lax/test_linalg_spectral.py",
     ),
+    **dict.fromkeys(
+        ("symmetric_product", "ormqr", "cholesky_update"),
+        "linear algebra, checked by what it computes: tests/lax/test_linalg_products.py",
+    ),
     "custom_jvp_call": "call primitive: tests/test_autodiff.py",
     "custom_vjp_call": "call primitive: tests/test_autodiff.py",
     "custom_lin": "only inside the linearization of a custom_vjp: tests/test_autodiff.py",

@@ -23,6 +23,14 @@ from tracejit._src.lax.linalg_nonsymmetric import (  # noqa: F401
     tridiagonal_solve,
     tridiagonal_solve_p,
 )
+from tracejit._src.lax.linalg_products import (  # noqa: F401
+    cholesky_update,
+    cholesky_update_p,
+    ormqr,
+    ormqr_p,
+    symmetric_product,
+    symmetric_product_p,
+)
 from tracejit._src.lax.linalg_spectral import (  # noqa: F401
     EighImplementation,
     SvdAlgorithm,
