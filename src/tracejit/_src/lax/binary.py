@@ -46,6 +46,7 @@ from tracejit._src.lax.standard import (
     is_numeric,
     lower_binary,
     quiet,
+    real_ufuncs,
     weak_if_all_weak,
 )
 from tracejit._src.lowering.lower import lowering_rules
@@ -176,6 +177,7 @@ def _mul_impl(x, y):
     return np.multiply(x, y)
 
 
+real_ufuncs[mul_p] = (np.multiply, True)
 mul_p.def_abstract_eval(elementwise_abstract_eval("mul", is_numeric))
 mul_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
