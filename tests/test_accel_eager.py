@@ -18,8 +18,10 @@ from tracejit._src import core
 from tracejit._src.accel import accel
 from tracejit._src.array import make_array
 from tracejit._src.interpreters import eval as eval_interpreter
+from tracejit._src.lax import binary as lax_binary
+from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import standard as lax_standard
-from tracejit._src.numpy import reductions, ufuncs
+from tracejit._src.numpy import arithmetic, reductions, ufuncs
 
 from .helpers import b, bf16, f16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 
@@ -291,3 +293,57 @@ def test_reductions_refuse_bad_input_on_every_path():
             jnp.sum(x, axis=2)
         with pytest.raises(ValueError, match="zero-size array to reduction operation max"):
             jnp.max(jnp.ones((0, 3)))
+
+
+# --- one-pass loops of composites ---------------------------------------------------------------
+
+
+def float_operands(dtype):
+    """Every pair of edge values, in arrays long enough for the vectorized loops' bodies."""
+    values = edge_values(dtype)
+    x, y = np.repeat(values, len(values)), np.tile(values, len(values))
+    return np.tile(x, 8), np.tile(y, 8)
+
+
+@needs_accel
+@pytest.mark.parametrize("dtype", [f32, f64], ids=str)
+def test_float_sign_equals_its_python_twin(dtype):
+    x, _ = float_operands(dtype)
+    for operand in (x, x[:5], x[:1].reshape(()), x.reshape(8, -1)):
+        fast = accel.float_sign(operand)
+        assert fast.dtype == dtype
+        same_bits(make_array(fast, False), make_array(lax_elementwise._float_sign(operand), False))
+
+
+@needs_accel
+@pytest.mark.parametrize("name", ["fmax", "fmin"])
+@pytest.mark.parametrize("dtype", [f32, f64], ids=str)
+def test_fmax_fmin_equal_their_python_twins(monkeypatch, name, dtype):
+    x, y = float_operands(dtype)
+    numpy_fn = getattr(np, name)
+    fast = arithmetic._ignoring_nans_ties_to_second(numpy_fn)
+    monkeypatch.setattr(arithmetic, "accel", None)
+    slow = arithmetic._ignoring_nans_ties_to_second(numpy_fn)
+    for x1, x2 in ((x, y), (x.reshape(8, -1), y.reshape(8, -1)), (x[:3], y[:3])):
+        assert getattr(accel, name)(x1, x2) is not None
+        same_bits(make_array(fast(x1, x2), False), make_array(slow(x1, x2), False))
+    # broadcasting, other dtypes: NumPy's path
+    half = np.ones(3, f16)
+    assert accel.fmax(x, y[:1]) is None and accel.fmax(half, half) is None
+    assert accel.float_sign(half) is None and accel.float_sign(x[::2]) is None
+
+
+@needs_accel
+@pytest.mark.parametrize("dtype", [f32, f64], ids=str)
+def test_pow_equals_its_python_twin(monkeypatch, dtype):
+    x, y = float_operands(dtype)
+    rng = np.random.default_rng(0)
+    cases = [(x, y), (np.abs(x), y), (x.reshape(8, -1), y.reshape(8, -1))]
+    for size in (1, 5, 4097, 10_000):  # around and across the C loop's blocks
+        base = rng.uniform(0.0, 3.0, size).astype(dtype)
+        cases.append((base, rng.uniform(-4.0, 4.0, size).astype(dtype)))
+    fast = [lax_binary._pow_impl(a, e) for a, e in cases]
+    monkeypatch.setattr(lax_binary, "accel", None)
+    for (a, e), got in zip(cases, fast, strict=True):
+        same_bits(make_array(got, False), make_array(lax_binary._pow_impl(a, e), False))
+    assert accel.power_scanning_bases(np.power, x, y[:1]) is None

@@ -542,8 +542,179 @@ static PyTypeObject ReductionKernel_Type = {
     .tp_call = PyVectorcall_Call,
 };
 
+/* --- one-pass loops of composites ------------------------------------------------------------
+ * Some `jnp` composites take several NumPy passes eagerly where one C pass gives the same bits:
+ * `sign` of floats (the impl of `sign`; Python twin `_float_sign` in lax/elementwise.py) and
+ * `fmax`/`fmin` (`where(x1 > x2 | x2 != x2, x1, x2)`, `<` for fmin; Python twin
+ * `_ignoring_nans_ties_to_second` in numpy/arithmetic.py). Each takes C-contiguous, aligned,
+ * native float32 or float64 arrays (both of one shape and dtype) and returns a new array, or
+ * None for anything else. */
+
+#define SIGN_LOOP(name, type)                                                                    \
+    static void name(char *const *data, npy_intp count)                                          \
+    {                                                                                            \
+        const type *x = (const type *)data[0];                                                   \
+        type *out = (type *)data[1];                                                             \
+        for (npy_intp i = 0; i < count; i++)                                                     \
+            out[i] = x[i] > 0 ? (type)1 : x[i] < 0 ? (type)-1 : x[i]; /* ±0 and NaN: x */       \
+    }
+
+#define SELECT_LOOP(name, type, op)                                                              \
+    static void name(char *const *data, npy_intp count)                                          \
+    {                                                                                            \
+        const type *x = (const type *)data[0], *y = (const type *)data[1];                       \
+        type *out = (type *)data[2];                                                             \
+        for (npy_intp i = 0; i < count; i++)                                                     \
+            out[i] = (x[i] op y[i] || y[i] != y[i]) ? x[i] : y[i];                               \
+    }
+
+SIGN_LOOP(sign_float, float)
+SIGN_LOOP(sign_double, double)
+SELECT_LOOP(fmax_float, float, >)
+SELECT_LOOP(fmax_double, double, >)
+SELECT_LOOP(fmin_float, float, <)
+SELECT_LOOP(fmin_double, double, <)
+
+typedef void (*float_loop)(char *const *data, npy_intp count);
+
+/* Whether `object` is an ndarray a one-pass loop takes, of the type and shape of `like` when
+ * given. */
+static int takes(PyObject *object, PyArrayObject *like)
+{
+    if (!PyArray_CheckExact(object))
+        return 0;
+    PyArrayObject *array = (PyArrayObject *)object;
+    int type_num = PyArray_TYPE(array);
+    if ((type_num != NPY_FLOAT && type_num != NPY_DOUBLE) || !PyArray_IS_C_CONTIGUOUS(array) ||
+        !PyArray_ISALIGNED(array) || !PyArray_ISNBO(PyArray_DESCR(array)->byteorder))
+        return 0;
+    return like == NULL ||
+           (PyArray_TYPE(like) == type_num && PyArray_NDIM(like) == PyArray_NDIM(array) &&
+            PyArray_CompareLists(PyArray_DIMS(like), PyArray_DIMS(array), PyArray_NDIM(array)));
+}
+
+/* Runs `loops[0]` (float32) or `loops[1]` (float64) over `nin` operands into a new array. */
+static PyObject *one_pass(PyObject *const *args, Py_ssize_t nargs, int nin,
+                          const float_loop loops[2], const char *name)
+{
+    if (nargs != nin) {
+        PyErr_Format(PyExc_TypeError, "%s takes %d arguments", name, nin);
+        return NULL;
+    }
+    for (int k = 0; k < nin; k++)
+        if (!takes(args[k], k == 0 ? NULL : (PyArrayObject *)args[0]))
+            Py_RETURN_NONE;
+    PyArrayObject *x = (PyArrayObject *)args[0];
+    PyObject *out = PyArray_NewLikeArray(x, NPY_CORDER, NULL, 0);
+    if (out == NULL)
+        return NULL;
+    char *data[3];
+    for (int k = 0; k < nin; k++)
+        data[k] = PyArray_BYTES((PyArrayObject *)args[k]);
+    data[nin] = PyArray_BYTES((PyArrayObject *)out);
+    float_loop loop = loops[PyArray_TYPE(x) == NPY_DOUBLE];
+    npy_intp count = PyArray_SIZE(x);
+    Py_BEGIN_ALLOW_THREADS
+    loop(data, count);
+    Py_END_ALLOW_THREADS
+    return out;
+}
+
+static const float_loop sign_loops[2] = {sign_float, sign_double};
+static const float_loop fmax_loops[2] = {fmax_float, fmax_double};
+static const float_loop fmin_loops[2] = {fmin_float, fmin_double};
+
+static PyObject *float_sign(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return one_pass(args, nargs, 1, sign_loops, "float_sign");
+}
+
+static PyObject *select_fmax(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return one_pass(args, nargs, 2, fmax_loops, "fmax");
+}
+
+static PyObject *select_fmin(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return one_pass(args, nargs, 2, fmin_loops, "fmin");
+}
+
+/* --- the power of floats --------------------------------------------------------------------
+ * The impl of `pow` (`_pow_impl` in lax/binary.py, the Python twin) computes np.power, then
+ * looks for bases where NumPy's power differs from C's (zero and -inf ones) with a reduction
+ * over the bases, a tenth of the power's time. Here NumPy's own power loop runs over blocks of
+ * the operands, and each block's bases are looked at while they are in the cache. */
+
+#define POWER_BLOCK 4096 /* elements: a multiple of every vector width */
+
+static PyObject *power_scanning_bases(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "power_scanning_bases takes (np.power, x, y)");
+        return NULL;
+    }
+    int ufunc_given = is_ufunc(args[0]);
+    if (ufunc_given <= 0)
+        return ufunc_given < 0 ? NULL : PyErr_Format(PyExc_TypeError, "not a NumPy ufunc");
+    if (!takes(args[1], NULL) || !takes(args[2], (PyArrayObject *)args[1]))
+        Py_RETURN_NONE;
+    PyArrayObject *x = (PyArrayObject *)args[1], *y = (PyArrayObject *)args[2];
+    int type_num = PyArray_TYPE(x);
+    loop loops[LOOP_TYPES] = {{0}};
+    find_loops((PyUFuncObject *)args[0], loops);
+    if (loops[type_num].function == NULL || loops[type_num].out_type != type_num)
+        Py_RETURN_NONE;
+    PyObject *out = PyArray_NewLikeArray(x, NPY_CORDER, NULL, 0);
+    if (out == NULL)
+        return NULL;
+    npy_intp count = PyArray_SIZE(x), itemsize = PyArray_ITEMSIZE(x);
+    npy_intp steps[3] = {itemsize, itemsize, itemsize};
+    char *data[3] = {PyArray_BYTES(x), PyArray_BYTES(y), PyArray_BYTES((PyArrayObject *)out)};
+    int base_at_most_zero = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (npy_intp start = 0; start < count; start += POWER_BLOCK) {
+        npy_intp block = count - start < POWER_BLOCK ? count - start : POWER_BLOCK;
+        char *at[3] = {data[0] + start * itemsize, data[1] + start * itemsize,
+                       data[2] + start * itemsize};
+        loops[type_num].function(at, &block, steps, loops[type_num].data);
+        int found = 0;
+        if (type_num == NPY_FLOAT)
+            for (npy_intp i = 0; i < block; i++)
+                found |= ((const float *)at[0])[i] <= 0;
+        else
+            for (npy_intp i = 0; i < block; i++)
+                found |= ((const double *)at[0])[i] <= 0;
+        base_at_most_zero |= found;
+    }
+    Py_END_ALLOW_THREADS
+    feclearexcept(FE_ALL_EXCEPT); /* (the impl is quiet) */
+    PyObject *result = Py_BuildValue("(NO)", out, base_at_most_zero ? Py_True : Py_False);
+    return result;
+}
+
+static PyMethodDef one_pass_methods[] = {
+    {"power_scanning_bases", (PyCFunction)(void (*)(void))power_scanning_bases, METH_FASTCALL,
+     "power_scanning_bases(np.power, x, y) -> (np.power(x, y), whether a base is <= 0), or\n"
+     "None unless x and y are contiguous float32/float64 arrays of one shape and dtype."},
+    {"float_sign", (PyCFunction)(void (*)(void))float_sign, METH_FASTCALL,
+     "float_sign(x): 1 or -1 with the sign of x, x itself where it is ±0 or NaN; None where\n"
+     "x is not a contiguous float32/float64 array."},
+    {"fmax", (PyCFunction)(void (*)(void))select_fmax, METH_FASTCALL,
+     "fmax(x1, x2): x1 where x1 > x2 or x2 is NaN, else x2; None unless both are contiguous\n"
+     "float32/float64 arrays of one shape and dtype."},
+    {"fmin", (PyCFunction)(void (*)(void))select_fmin, METH_FASTCALL,
+     "fmin(x1, x2): x1 where x1 < x2 or x2 is NaN, else x2; as fmax."},
+    {NULL, NULL, 0, NULL},
+};
+
 int accel_add_eager(PyObject *module)
 {
+    if (PyModule_AddFunctions(module, one_pass_methods) < 0)
+        return -1;
     PyTypeObject *types[] = {&EagerContext_Type, &ElementwiseKernel_Type, &ReductionKernel_Type};
     const char *names[] = {"EagerContext", "ElementwiseKernel", "ReductionKernel"};
     for (int i = 0; i < 3; i++) {

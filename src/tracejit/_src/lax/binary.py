@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.accel import accel
 from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, add_tangents, transpose_rules
@@ -443,6 +444,10 @@ def pow(x, y):
 def _pow_impl(x, y):
     if y.dtype != x.dtype:  # an integer exponent
         y = y.astype(x.dtype)
+    fused = None if accel is None else accel.power_scanning_bases(np.power, x, y)
+    if fused is not None:  # (the C twin of np.power and _as_c_pow's look at the bases)
+        out, base_at_most_zero = fused
+        return _as_c_pow_at_zero_bases(x, y, out) if base_at_most_zero else out
     out = np.power(x, y)
     if x.dtype.kind == "f":
         out = _as_c_pow(x, y, out)
@@ -461,6 +466,11 @@ def _as_c_pow(x, y, out):
     float np.mod over every exponent takes 12x the time of the power."""
     if x.size == 0 or not np.fmin.reduce(x, axis=None) <= 0:
         return out  # no zero or negative base (NaNs aside)
+    return _as_c_pow_at_zero_bases(x, y, out)
+
+
+def _as_c_pow_at_zero_bases(x, y, out):
+    """`_as_c_pow` where some base may be zero or negative."""
     x, y = np.broadcast_arrays(x, y)
     at = (x == -np.inf) | ((x == 0) & np.signbit(x))
     if not at.any():
