@@ -347,3 +347,12 @@ def test_pow_equals_its_python_twin(monkeypatch, dtype):
     for (a, e), got in zip(cases, fast, strict=True):
         same_bits(make_array(got, False), make_array(lax_binary._pow_impl(a, e), False))
     assert accel.power_scanning_bases(np.power, x, y[:1]) is None
+
+
+@needs_accel
+def test_a_dtype_kept_with_some_arguments_is_not_kept_for_others():
+    x = jnp.asarray(np.array([1, 2, 3], np.int8))
+    assert jnp.sum(x, promote_integers=False).dtype == np.int8
+    assert jnp.sum(x, dtype=np.int8).dtype == np.int8
+    for _ in range(2):
+        assert jnp.sum(x).dtype == np.int32 and jnp.prod(x).dtype == np.int32

@@ -202,7 +202,8 @@ def sum(
     _check_out(out, "sum")
     promote = _sum_dtype if promote_integers else None
     x, target = _prepare("sum", a, dtype, where, 0, promote)
-    _learn_kept_dtype("sum", a, x, target)
+    if dtype is None and promote_integers:  # (the dtype the fast path assumes)
+        _learn_kept_dtype("sum", a, x, target)
     result = _reduce("sum", lax_reductions.reduce_sum, x, axis, keepdims, initial, ufuncs.add)
     return promotion.convert_element_type(result, target, False)
 
@@ -236,7 +237,8 @@ def prod(
     _check_out(out, "prod")
     promote = _sum_dtype if promote_integers else None
     x, target = _prepare("prod", a, dtype, where, 1, promote)
-    _learn_kept_dtype("prod", a, x, target)
+    if dtype is None and promote_integers:  # (the dtype the fast path assumes)
+        _learn_kept_dtype("prod", a, x, target)
     result = _reduce(
         "prod", lax_reductions.reduce_prod, x, axis, keepdims, initial, ufuncs.multiply
     )
