@@ -375,6 +375,27 @@ static PyObject *run_loop(ElementwiseKernel *self, loop *kernel, operand *operan
     return out;
 }
 
+/* The kernel's result for operands read from the Arrays `args`, or None. */
+static PyObject *compute_elementwise(ElementwiseKernel *self, PyObject *const *args,
+                                     operand *operands)
+{
+    EagerContext *context = self->context;
+    int type_num = PyArray_TYPE(operands[0].value);
+    if (type_num >= LOOP_TYPES || self->loops[type_num].function == NULL ||
+        (self->nin == 2 && PyArray_TYPE(operands[1].value) != type_num))
+        Py_RETURN_NONE;
+    PyArrayObject *shape = result_shape(operands, self->nin);
+    if (shape == NULL || PyArray_NBYTES(shape) > context->max_bytes)
+        Py_RETURN_NONE;
+    int weak = self->weak_if_all_weak ? all_weak(context, args, self->nin) : 0;
+    if (weak < 0)
+        return NULL;
+    PyObject *out = run_loop(self, &self->loops[type_num], operands, shape);
+    if (out == NULL)
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    return make_array(context, out, weak);
+}
+
 static PyObject *elementwise_call(ElementwiseKernel *self, PyObject *const *args, size_t nargsf,
                                   PyObject *kwnames)
 {
@@ -391,20 +412,13 @@ static PyObject *elementwise_call(ElementwiseKernel *self, PyObject *const *args
     for (int k = 0; k < self->nin; k++)
         if (!read_operand(context, args[k], &operands[k]))
             Py_RETURN_NONE;
-    int type_num = PyArray_TYPE(operands[0].value);
-    if (type_num >= LOOP_TYPES || self->loops[type_num].function == NULL ||
-        (self->nin == 2 && PyArray_TYPE(operands[1].value) != type_num))
-        Py_RETURN_NONE;
-    PyArrayObject *shape = result_shape(operands, self->nin);
-    if (shape == NULL || PyArray_NBYTES(shape) > context->max_bytes)
-        Py_RETURN_NONE;
-    int weak = self->weak_if_all_weak ? all_weak(context, args, self->nin) : 0;
-    if (weak < 0)
-        return NULL;
-    PyObject *out = run_loop(self, &self->loops[type_num], operands, shape);
-    if (out == NULL)
-        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
-    return make_array(context, out, weak);
+    /* The values are the Arrays' (borrowed): held while other threads may run. */
+    for (int k = 0; k < self->nin; k++)
+        Py_INCREF(operands[k].value);
+    PyObject *result = compute_elementwise(self, args, operands);
+    for (int k = 0; k < self->nin; k++)
+        Py_DECREF(operands[k].value);
+    return result;
 }
 
 static PyTypeObject ElementwiseKernel_Type = {
@@ -517,12 +531,14 @@ static PyObject *reduction_call(ReductionKernel *self, PyObject *const *args, si
                                         : Py_NewRef(args[1]);
     if (axes == NULL)
         return NULL;
-    PyObject *impl_args[2] = {value, axes};
+    int type_num = PyArray_TYPE((PyArrayObject *)value);
+    PyObject *impl_args[2] = {Py_NewRef(value), axes}; /* (held while the impl runs) */
     PyObject *result = PyObject_Vectorcall(self->impl, impl_args, 1, self->axes_keyword);
+    Py_DECREF(value);
     Py_DECREF(axes);
     if (result == NULL)
         return NULL;
-    if (!is_result_of_type(result, PyArray_TYPE((PyArrayObject *)value), context->max_bytes)) {
+    if (!is_result_of_type(result, type_num, context->max_bytes)) {
         Py_DECREF(result);
         Py_RETURN_NONE;
     }
