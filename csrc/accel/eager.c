@@ -566,8 +566,19 @@ static PyTypeObject ReductionKernel_Type = {
  * native float32 or float64 arrays (both of one shape and dtype) and returns a new array, or
  * None for anything else. */
 
+/* The loops are compiled for AVX-512 and AVX2 too where the compiler can pick one at load time
+ * (GCC's and Clang's function multi-versioning on x86-64): NumPy's own loops use those. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef VECTOR_CLONES
+#define VECTOR_CLONES
+#endif
+
 #define SIGN_LOOP(name, type)                                                                    \
-    static void name(char *const *data, npy_intp count)                                          \
+    VECTOR_CLONES static void name(char *const *data, npy_intp count)                            \
     {                                                                                            \
         const type *x = (const type *)data[0];                                                   \
         type *out = (type *)data[1];                                                             \
@@ -576,12 +587,12 @@ static PyTypeObject ReductionKernel_Type = {
     }
 
 #define SELECT_LOOP(name, type, op)                                                              \
-    static void name(char *const *data, npy_intp count)                                          \
+    VECTOR_CLONES static void name(char *const *data, npy_intp count)                            \
     {                                                                                            \
         const type *x = (const type *)data[0], *y = (const type *)data[1];                       \
         type *out = (type *)data[2];                                                             \
         for (npy_intp i = 0; i < count; i++)                                                     \
-            out[i] = (x[i] op y[i] || y[i] != y[i]) ? x[i] : y[i];                               \
+            out[i] = ((x[i] op y[i]) | (y[i] != y[i])) ? x[i] : y[i];                            \
     }
 
 SIGN_LOOP(sign_float, float)
