@@ -677,6 +677,19 @@ static PyObject *select_fmin(PyObject *self, PyObject *const *args, Py_ssize_t n
 
 #define POWER_BLOCK 4096 /* elements: a multiple of every vector width */
 
+#define AT_MOST_ZERO_SCAN(name, type)                                                            \
+    VECTOR_CLONES static int name(const char *data, npy_intp count)                              \
+    {                                                                                            \
+        const type *x = (const type *)data;                                                      \
+        int found = 0;                                                                           \
+        for (npy_intp i = 0; i < count; i++)                                                     \
+            found |= x[i] <= 0; /* (NaN: no) */                                                  \
+        return found;                                                                            \
+    }
+
+AT_MOST_ZERO_SCAN(float_at_most_zero, float)
+AT_MOST_ZERO_SCAN(double_at_most_zero, double)
+
 static PyObject *power_scanning_bases(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
@@ -708,14 +721,8 @@ static PyObject *power_scanning_bases(PyObject *self, PyObject *const *args, Py_
         char *at[3] = {data[0] + start * itemsize, data[1] + start * itemsize,
                        data[2] + start * itemsize};
         loops[type_num].function(at, &block, steps, loops[type_num].data);
-        int found = 0;
-        if (type_num == NPY_FLOAT)
-            for (npy_intp i = 0; i < block; i++)
-                found |= ((const float *)at[0])[i] <= 0;
-        else
-            for (npy_intp i = 0; i < block; i++)
-                found |= ((const double *)at[0])[i] <= 0;
-        base_at_most_zero |= found;
+        base_at_most_zero |= type_num == NPY_FLOAT ? float_at_most_zero(at[0], block)
+                                                   : double_at_most_zero(at[0], block);
     }
     Py_END_ALLOW_THREADS
     feclearexcept(FE_ALL_EXCEPT); /* (the impl is quiet) */
