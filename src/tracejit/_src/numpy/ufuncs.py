@@ -651,6 +651,7 @@ def _full_bool(x, value: bool):
     return lax_shapes.broadcast_in_dim(value, x.shape, ())
 
 
+@numpy_namesake(np.isnan, FLOATS)  # (one operand read, where `x != x` reads two)
 def isnan(x, /):
     """True where `x` is NaN."""
     x = asarray_operand("isnan", x)
