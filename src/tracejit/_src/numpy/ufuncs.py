@@ -129,9 +129,9 @@ def unary_ufunc(name: str, primitive, doc: str, *, inexact: bool = False):
             refuse_out_and_where(name, out, where)
         if type(x) is Array and x._value.dtype in fast:
             if kernel is not None:
-                out = kernel(x)
-                if out is not None:
-                    return out
+                result = kernel(x)
+                if result is not None:
+                    return result
             return bind(x)
         return slow(x)
 
