@@ -21,5 +21,6 @@
 
 int accel_add_threefry(PyObject *module);
 int accel_add_callbacks(PyObject *module);
+int accel_add_eager(PyObject *module);
 
 #endif

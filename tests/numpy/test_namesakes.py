@@ -175,6 +175,16 @@ def test_elementwise_namesakes(name, dtype, weak):
             check_against_jit(fun, args, weak, rounds=rounds)
 
 
+@pytest.mark.parametrize("weak", [False, True])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, ml_dtypes.bfloat16], ids=str)
+def test_isnan_namesake(dtype, weak):
+    # (floats only: a weakly typed bool, which no Python scalar makes, is weak eagerly and not
+    # under jit, namesake or none)
+    args = (np.tile(edge_values(dtype, True), 200),)
+    check_namesake(jnp.isnan, args, weak)
+    check_against_jit(jnp.isnan, args, weak)
+
+
 @pytest.mark.parametrize("name", BINARY)
 def test_broadcasting_and_rank_zero(name):
     fun = getattr(jnp, name)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.accel import accel
 from tracejit._src.array import Array, make_array
 from tracejit._src.config import config
 from tracejit._src.core import (
@@ -24,6 +25,7 @@ from tracejit._src.core import (
     set_root_trace,
     weak_if_all_weak,
 )
+from tracejit._src.core import _context as trace_context
 from tracejit._src.errors import describe_user_location
 from tracejit._src.jaxpr import Literal
 from tracejit._src.sharding import sharding_in_types
@@ -163,10 +165,8 @@ _invalid_value_checks = False
 def _update_invalid_value_checks(option_name: str) -> None:
     global _invalid_value_checks
     _invalid_value_checks = config.debug_nans or config.debug_infs
-
-
-config.on_update(_update_invalid_value_checks)
-_update_invalid_value_checks("")
+    if eager_context is not None:
+        eager_context.configure(not _invalid_value_checks, config.max_array_bytes)
 
 
 def check_invalid_values(name: str, values) -> None:
@@ -189,6 +189,16 @@ def check_invalid_values(name: str, values) -> None:
 
 eval_trace = EvalTrace()
 set_root_trace(eval_trace)
+
+eager_context = (
+    None if accel is None else accel.EagerContext(Array, trace_context, "trace", eval_trace)
+)
+"""What the C accelerator's eager kernels (`csrc/accel/eager.c`: an element-wise or reduction
+primitive on Arrays in one C call, which `jnp`'s fast paths try first) check before running:
+that the eval trace is the current trace, and that the value checks below are off."""
+
+config.on_update(_update_invalid_value_checks)
+_update_invalid_value_checks("")
 
 
 def eval_jaxpr_numpy(jaxpr, consts, args) -> list:

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.accel import accel
 from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, add_tangents, transpose_rules
@@ -46,6 +47,7 @@ from tracejit._src.lax.standard import (
     is_numeric,
     lower_binary,
     quiet,
+    real_ufuncs,
     weak_if_all_weak,
 )
 from tracejit._src.lowering.lower import lowering_rules
@@ -176,6 +178,7 @@ def _mul_impl(x, y):
     return np.multiply(x, y)
 
 
+real_ufuncs[mul_p] = (np.multiply, True)
 mul_p.def_abstract_eval(elementwise_abstract_eval("mul", is_numeric))
 mul_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp(mul_p, lambda t, x, y: mul(t, y), lambda t, x, y: mul(x, t))
@@ -441,6 +444,10 @@ def pow(x, y):
 def _pow_impl(x, y):
     if y.dtype != x.dtype:  # an integer exponent
         y = y.astype(x.dtype)
+    fused = None if accel is None else accel.power_scanning_bases(np.power, x, y)
+    if fused is not None:  # (the C twin of np.power and _as_c_pow's look at the bases)
+        out, base_at_most_zero = fused
+        return _as_c_pow_at_zero_bases(x, y, out) if base_at_most_zero else out
     out = np.power(x, y)
     if x.dtype.kind == "f":
         out = _as_c_pow(x, y, out)
@@ -459,6 +466,11 @@ def _as_c_pow(x, y, out):
     float np.mod over every exponent takes 12x the time of the power."""
     if x.size == 0 or not np.fmin.reduce(x, axis=None) <= 0:
         return out  # no zero or negative base (NaNs aside)
+    return _as_c_pow_at_zero_bases(x, y, out)
+
+
+def _as_c_pow_at_zero_bases(x, y, out):
+    """`_as_c_pow` where some base may be zero or negative."""
     x, y = np.broadcast_arrays(x, y)
     at = (x == -np.inf) | ((x == 0) & np.signbit(x))
     if not at.any():

@@ -22,6 +22,7 @@ from tracejit._src.lax.standard import (
     is_any,
     is_not_complex,
     quiet,
+    real_ufuncs,
     weak_if_all_weak,
 )
 from tracejit._src.lowering import stablehlo as hlo
@@ -90,6 +91,7 @@ def eq(x, y):
 
 
 eq_p.def_impl(_on_key_words(quiet(np.equal), np.all))
+real_ufuncs[eq_p] = (np.equal, True)
 eq_p.def_abstract_eval(elementwise_abstract_eval("eq", is_any, _BOOL))
 eq_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(eq_p)
@@ -106,6 +108,7 @@ def ne(x, y):
 
 
 ne_p.def_impl(_on_key_words(quiet(np.not_equal), np.any))
+real_ufuncs[ne_p] = (np.not_equal, True)
 ne_p.def_abstract_eval(elementwise_abstract_eval("ne", is_any, _BOOL))
 ne_p.def_weak_type_rule(weak_if_all_weak)
 ad.defjvp_zero(ne_p)

@@ -29,6 +29,7 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.accel import accel
 from tracejit._src.core import Primitive, ShapedArray, get_aval
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, transpose_rules
@@ -108,7 +109,8 @@ def _sign_impl(x):
     if kind == "c":
         return _complex_sign(x)
     if kind == "f" and x.size >= _FEW:
-        return _float_sign(x)
+        out = None if accel is None else accel.float_sign(x)  # (its C twin: float32/64)
+        return _float_sign(x) if out is None else out
     return np.copysign(np.sign(x), x)  # NumPy's sign(-0.) is +0.
 
 

@@ -501,7 +501,7 @@ def reduce_and(operand, axes):
 @reduce_and_p.def_impl
 def _reduce_and_impl(operand, *, axes):
     if operand.dtype == np.bool_:
-        return np.all(operand, axis=axes)
+        return np.logical_and.reduce(operand, axis=axes)  # (np.all, without its wrapper)
     return np.bitwise_and.reduce(operand, axis=axes)
 
 
@@ -523,7 +523,7 @@ def reduce_or(operand, axes):
 @reduce_or_p.def_impl
 def _reduce_or_impl(operand, *, axes):
     if operand.dtype == np.bool_:
-        return np.any(operand, axis=axes)
+        return np.logical_or.reduce(operand, axis=axes)  # (np.any, without its wrapper)
     return np.bitwise_or.reduce(operand, axis=axes)
 
 

@@ -220,6 +220,26 @@ def quiet(fn):
     return quiet_fn
 
 
+real_ufuncs: dict = {}
+"""Primitive -> (ufunc, quiet), for impls that compute real operands of one dtype with the NumPy
+ufunc `ufunc` (inside `quiet` or not) and other dtypes their own way (complex products, typed
+keys): see `eager_ufunc`."""
+
+
+def eager_ufunc(primitive):
+    """(ufunc, quiet) when `primitive`'s impl, on real operands of one dtype whose shapes are
+    equal or of rank 0, is the NumPy ufunc `ufunc` (`quiet`: with NumPy's floating-point
+    warnings off), else None. The C accelerator's eager kernels run such a ufunc's loop
+    directly (`numpy/ufuncs.py`); the impl says so by being `ufunc` or `quiet(ufunc)`, or by an
+    entry in `real_ufuncs`."""
+    impl = primitive.impl
+    if isinstance(impl, np.ufunc):
+        return impl, False
+    if isinstance(getattr(impl, "__wrapped__", None), np.ufunc):
+        return impl.__wrapped__, True
+    return real_ufuncs.get(primitive)
+
+
 def is_array(x) -> bool:
     """An Array or tracer, which a no-op wrapper may return unchanged (a NumPy input is bound,
     so that the result is an Array)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.accel import accel
 from tracejit._src.array import Array
 from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax import binary as _b
@@ -146,9 +147,16 @@ def heaviside(x1, x2, /):
 def _ignoring_nans_ties_to_second(numpy_fn):
     """np.fmax or np.fmin as the composite below computes them: each gives the operand that is
     not NaN, but where -0. and +0. tie NumPy's vectorized loop gives either, the composite
-    `x2`, which is also right wherever the result is zero and `x2` is."""
+    `x2`, which is also right wherever the result is zero and `x2` is. The C accelerator has
+    the composite as one pass (`accel.fmax`, `accel.fmin`), for two float32/float64 arrays of
+    one shape; this is its Python twin."""
+    one_pass = None if accel is None else getattr(accel, numpy_fn.__name__)
 
     def fun(x1, x2):
+        if one_pass is not None:
+            out = one_pass(x1, x2)
+            if out is not None:
+                return out
         out = numpy_fn(x1, x2)
         zero = out == 0
         if zero.any():

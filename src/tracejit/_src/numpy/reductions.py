@@ -24,6 +24,8 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.accel import accel
+from tracejit._src.array import Array
 from tracejit._src.core import current_trace
 from tracejit._src.interpreters import eval as eval_interpreter
 from tracejit._src.lax import binary as lax_binary
@@ -37,6 +39,40 @@ from tracejit._src.numpy.namesakes import FLOATS, numpy_namesake
 from tracejit._src.numpy.promotion import asarray_operand
 
 _BOOL = np.dtype(bool)
+
+
+# --- eager kernels ----------------------------------------------------------------------------
+# An eager reduction of an Array over some axes, with none of the other arguments, is the
+# reduction primitive's impl on the Array's value when the reduction converts no dtype: the C
+# accelerator's kernels (`csrc/accel/eager.c`) call that impl directly and wrap its result as
+# the strong Array every reduction here returns. Which dtypes a reduction leaves alone is
+# learned as in `ufuncs.py`: on the slow path, whenever the operand it reduced was an Array of
+# the dtype of an Array given.
+
+
+def _reduction_kernel(primitive):
+    if eval_interpreter.eager_context is None:
+        return None
+    return accel.ReductionKernel(eval_interpreter.eager_context, primitive.impl)
+
+
+_kept_dtypes = {}  # reduction name -> dtypes it reduces as they are
+ufuncs.register_fast_table(_kept_dtypes)
+
+
+def _learn_kept_dtype(name: str, a, x, target) -> None:
+    """Records that `name` reduced `a` (an Array) in its own dtype: `x`, the operand reduced,
+    is an Array of that dtype, the result's dtype `target` too."""
+    if type(a) is Array and type(x) is Array and x._value.dtype == a._value.dtype == target:
+        _kept_dtypes.setdefault(name, set()).add(target)
+
+
+def _eager(kernel, name: str, a, axis):
+    """`name` of `a` over `axis` computed by `kernel` when `a` is an Array of a dtype the
+    reduction keeps, else (or where the kernel declines) None."""
+    if type(a) is not Array or a._value.dtype not in _kept_dtypes.get(name, ()):
+        return None
+    return kernel(a, None if axis is None else _reduction_axes(axis, a._value.ndim))
 
 
 def _reduction_axes(axis, ndim: int) -> tuple:
@@ -151,11 +187,28 @@ def sum(
     promote_integers=True,
 ):
     """Sum of the elements over `axis` (all axes when None)."""
+    if (
+        _sum_kernel is not None
+        and dtype is None
+        and out is None
+        and not keepdims
+        and initial is None
+        and where is None
+        and promote_integers
+    ):
+        result = _eager(_sum_kernel, "sum", a, axis)
+        if result is not None:
+            return result
     _check_out(out, "sum")
     promote = _sum_dtype if promote_integers else None
     x, target = _prepare("sum", a, dtype, where, 0, promote)
+    if dtype is None and promote_integers:  # (the dtype the fast path assumes)
+        _learn_kept_dtype("sum", a, x, target)
     result = _reduce("sum", lax_reductions.reduce_sum, x, axis, keepdims, initial, ufuncs.add)
     return promotion.convert_element_type(result, target, False)
+
+
+_sum_kernel = _reduction_kernel(lax_reductions.reduce_sum_p)
 
 
 def prod(
@@ -169,16 +222,46 @@ def prod(
     promote_integers=True,
 ):
     """Product of the elements over `axis`."""
+    if (
+        _prod_kernel is not None
+        and dtype is None
+        and out is None
+        and not keepdims
+        and initial is None
+        and where is None
+        and promote_integers
+    ):
+        result = _eager(_prod_kernel, "prod", a, axis)
+        if result is not None:
+            return result
     _check_out(out, "prod")
     promote = _sum_dtype if promote_integers else None
     x, target = _prepare("prod", a, dtype, where, 1, promote)
+    if dtype is None and promote_integers:  # (the dtype the fast path assumes)
+        _learn_kept_dtype("prod", a, x, target)
     result = _reduce(
         "prod", lax_reductions.reduce_prod, x, axis, keepdims, initial, ufuncs.multiply
     )
     return promotion.convert_element_type(result, target, False)
 
 
+_prod_kernel = _reduction_kernel(lax_reductions.reduce_prod_p)
+
+
 def _extremum(name: str, lax_reduce, combine, a, axis, out, keepdims, initial, where):
+    kernel = _extremum_kernels[name]
+    if (
+        kernel is not None
+        and out is None
+        and not keepdims
+        and initial is None
+        and where is None
+        and type(a) is Array
+        and a._value.size  # (reducing nothing raises, below)
+    ):
+        result = _eager(kernel, name, a, axis)
+        if result is not None:
+            return result
     _check_out(out, name)
     x = asarray_operand(name, a)
     where = check_where(name, where)
@@ -190,10 +273,17 @@ def _extremum(name: str, lax_reduce, combine, a, axis, out, keepdims, initial, w
         )
     if initial is None and x.size == 0 and builtins.any(x.shape[i] == 0 for i in axes):
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
-    x = promotion.convert_element_type(x, x.dtype, False)
+    strong = promotion.convert_element_type(x, x.dtype, False)
+    _learn_kept_dtype(name, a, strong, x.dtype)
     if where is not None:
-        x = ufuncs.where(where, x, promotion.convert_element_type(initial, x.dtype))
-    return _reduce(name, lax_reduce, x, axes, keepdims, initial, combine)
+        strong = ufuncs.where(where, strong, promotion.convert_element_type(initial, x.dtype))
+    return _reduce(name, lax_reduce, strong, axes, keepdims, initial, combine)
+
+
+_extremum_kernels = {
+    "max": _reduction_kernel(lax_reductions.reduce_max_p),
+    "min": _reduction_kernel(lax_reductions.reduce_min_p),
+}
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
@@ -214,15 +304,27 @@ amax, amin = max, min
 
 
 def _logical_reduction(name: str, lax_reduce, identity: bool, a, axis, out, keepdims, where):
+    kernel = _logical_kernels[name]
+    if kernel is not None and out is None and not keepdims and where is None:
+        result = _eager(kernel, name, a, axis)
+        if result is not None:
+            return result
     _check_out(out, name)
     x = asarray_operand(name, a)
     where = check_where(name, where)
     if dtypes.is_complex(x.dtype):
         x = ufuncs.real(x)  # as JAX does: only the real part is tested
     x = promotion.convert_element_type(x, _BOOL, False)
+    _learn_kept_dtype(name, a, x, _BOOL)
     if where is not None:
         x = ufuncs.where(where, x, identity)
     return _reduce(name, lax_reduce, x, axis, keepdims)
+
+
+_logical_kernels = {
+    "all": _reduction_kernel(lax_reductions.reduce_and_p),
+    "any": _reduction_kernel(lax_reductions.reduce_or_p),
+}
 
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):

@@ -28,10 +28,12 @@ import functools
 import numpy as np
 
 from tracejit._src import dtypes
+from tracejit._src.accel import accel
 from tracejit._src.array import Array
 from tracejit._src.config import config
-from tracejit._src.core import Tracer
+from tracejit._src.core import Tracer, never_weak, weak_if_all_weak
 from tracejit._src.custom_derivatives import custom_jvp
+from tracejit._src.interpreters.eval import eager_context
 from tracejit._src.lax import binary as lax_binary
 from tracejit._src.lax import bitwise as lax_bitwise
 from tracejit._src.lax import comparison as lax_comparison
@@ -39,6 +41,7 @@ from tracejit._src.lax import conversions as lax_conversions
 from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
+from tracejit._src.lax import standard as lax_standard
 from tracejit._src.lax import trigonometric as lax_trigonometric
 from tracejit._src.numpy import promotion
 from tracejit._src.numpy.jitted import jnp_jit
@@ -87,10 +90,26 @@ def refuse_out_and_where(name: str, out, where):
     raise NotImplementedError(f"{argument} argument of <jnp.ufunc '{name}'>")
 
 
+def eager_kernel(primitive):
+    """The C accelerator's kernel computing `primitive` on Arrays of one dtype in one call
+    (`csrc/accel/eager.c`), where the accelerator is built and the primitive's impl is a NumPy
+    ufunc (`lax.standard.eager_ufunc`); else None. A fast path calls it for the operands it
+    would bind, and binds them when it answers None."""
+    found = lax_standard.eager_ufunc(primitive)
+    weak_rules = {weak_if_all_weak: True, never_weak: False}
+    if eager_context is None or found is None or primitive.weak_type_rule not in weak_rules:
+        return None
+    ufunc, silent = found
+    return accel.ElementwiseKernel(
+        eager_context, ufunc, silent, weak_rules[primitive.weak_type_rule]
+    )
+
+
 def unary_ufunc(name: str, primitive, doc: str, *, inexact: bool = False):
     """A jnp function binding `primitive` on its promoted operand (integer and bool operands
     become the default float type when `inexact`)."""
     bind = primitive.bind
+    kernel = eager_kernel(primitive)
     fast = set()
     _fast_tables.append(fast)
 
@@ -109,6 +128,10 @@ def unary_ufunc(name: str, primitive, doc: str, *, inexact: bool = False):
         if out is not None or where is not None:
             refuse_out_and_where(name, out, where)
         if type(x) is Array and x._value.dtype in fast:
+            if kernel is not None:
+                result = kernel(x)
+                if result is not None:
+                    return result
             return bind(x)
         return slow(x)
 
@@ -143,10 +166,11 @@ def binary_ufunc(
         return NotImplemented
 
     bind = primitive.bind
-    fun = _finish(_with_fast_path(name, bind, fast_dtypes, scalar_plans, slow), name, doc)
+    kernel = eager_kernel(primitive)
+    fun = _finish(_with_fast_path(name, bind, kernel, fast_dtypes, scalar_plans, slow), name, doc)
     # `x <op> y` for Arrays and tracers: the same fast path, and NotImplemented for operands jnp
     # does not take, so that Python can try the other operand's reflected method.
-    fun.operator = _with_fast_path(name, bind, fast_dtypes, scalar_plans, operator_fallback)
+    fun.operator = _with_fast_path(name, bind, kernel, fast_dtypes, scalar_plans, operator_fallback)
     return fun
 
 
@@ -166,9 +190,9 @@ def _learn_fast_path(fast_dtypes: set, scalar_plans: dict, x, y, a, b) -> None:
         scalar_plans[(dtype, y.weak_type, x_type)] = scalar_cache(dtype, x_type)
 
 
-def _with_fast_path(name: str, bind, fast_dtypes: set, scalar_plans: dict, fallback):
-    """`fun(x, y)` that binds the operands `_learn_fast_path` recorded directly, and calls
-    `fallback(x, y)` for all others."""
+def _with_fast_path(name: str, bind, kernel, fast_dtypes: set, scalar_plans: dict, fallback):
+    """`fun(x, y)` that computes the operands `_learn_fast_path` recorded directly (by `kernel`
+    where it takes them, else by `bind`), and calls `fallback(x, y)` for all others."""
 
     def fun(x, y, /, *, out=None, where=None):
         if out is not None or where is not None:
@@ -177,6 +201,10 @@ def _with_fast_path(name: str, bind, fast_dtypes: set, scalar_plans: dict, fallb
             if type(y) is Array:
                 dtype = x._value.dtype
                 if dtype is y._value.dtype and dtype in fast_dtypes:
+                    if kernel is not None:
+                        result = kernel(x, y)
+                        if result is not None:
+                            return result
                     try:
                         return bind(x, y)
                     except (TypeError, ValueError):  # shapes that do not broadcast
@@ -187,6 +215,10 @@ def _with_fast_path(name: str, bind, fast_dtypes: set, scalar_plans: dict, fallb
                     scalar = cache.get(y)
                     if scalar is None:
                         scalar = cached_scalar(cache, y, x._value.dtype)
+                    if kernel is not None:
+                        result = kernel(x, scalar)
+                        if result is not None:
+                            return result
                     return bind(x, scalar)
         elif type(y) is Array:
             cache = scalar_plans.get((y._value.dtype, y.weak_type, type(x)))
@@ -194,6 +226,10 @@ def _with_fast_path(name: str, bind, fast_dtypes: set, scalar_plans: dict, fallb
                 scalar = cache.get(x)
                 if scalar is None:
                     scalar = cached_scalar(cache, x, y._value.dtype)
+                if kernel is not None:
+                    result = kernel(scalar, y)
+                    if result is not None:
+                        return result
                 return bind(scalar, y)
         return fallback(x, y)
 
@@ -615,6 +651,7 @@ def _full_bool(x, value: bool):
     return lax_shapes.broadcast_in_dim(value, x.shape, ())
 
 
+@numpy_namesake(np.isnan, FLOATS)  # (one operand read, where `x != x` reads two)
 def isnan(x, /):
     """True where `x` is NaN."""
     x = asarray_operand("isnan", x)
