@@ -648,7 +648,8 @@ typedef struct {
 } walk;
 
 /* Leaf `x`: its buffer's handle into the argument table, the buffer held. 1 taken, 0 not a
- * leaf this path takes (not a device Array of the signature), -1 an error. */
+ * leaf this path takes (not a device Array of the signature), -1 an error. (A buffer deleted
+ * behind its Array's back goes to PJRT, which reports it, as from the Python path.) */
 static int take_leaf(walk *w, PyObject *x)
 {
     Program *program = w->call->program;
@@ -665,8 +666,7 @@ static int take_leaf(walk *w, PyObject *x)
             return equal;
     }
     PyObject *buffer = slot_get(x, array_slot[ARRAY_BUFFER]);
-    if (buffer == NULL || Py_TYPE(buffer) != program->buffer_type ||
-        slot_get(buffer, program->buffer_slot[BUFFER_DELETED]) != Py_False)
+    if (buffer == NULL || Py_TYPE(buffer) != program->buffer_type)
         return 0;
     PyObject *address = slot_get(buffer, program->buffer_slot[BUFFER_ADDRESS]);
     void *pointer = address != NULL ? PyLong_AsVoidPtr(address) : NULL;
