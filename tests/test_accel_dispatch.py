@@ -295,3 +295,15 @@ def test_concurrent_calls_from_threads():
     for thread in threads:
         thread.join()
     assert not errors, errors[0]
+
+
+def test_a_fast_call_keeps_its_program_loaded():
+    """A `FastCall` outlives the caches that made it (another thread may be calling it when
+    they are cleared): it holds the executable, which stays loaded."""
+    f = jax.jit(lambda x: x * 3)
+    x = f32(1, 2)
+    f(x)
+    fast = f._fast
+    jax.clear_caches()
+    gc.collect()
+    np.testing.assert_array_equal(np.asarray(fast((x,))), [3, 6])

@@ -733,13 +733,13 @@ static PyObject *fast_call_vectorcall(FastCall *self, PyObject *const *args, siz
         return NULL;
     }
     Program *program = self->program;
-    if (program->busy)
-        Py_RETURN_NOTIMPLEMENTED;
     int ok = eager_and_unchanged(self);
     if (ok == 1)
         ok = attribute_is(program->client, str_alive, Py_True);
     if (ok != 1)
         return ok < 0 ? NULL : Py_NewRef(Py_NotImplemented);
+    if (program->busy) /* (tested, then set, with no Python code between: no thread switch) */
+        Py_RETURN_NOTIMPLEMENTED;
     Py_ssize_t count = program->num_arguments;
     PyObject *stack[16];
     PyObject **held = count <= 16 ? stack : PyMem_Malloc(count * sizeof(PyObject *));

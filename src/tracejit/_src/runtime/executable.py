@@ -219,8 +219,9 @@ class Executable:
         """A call's struct tree set aside for one caller that runs the program from C (the
         accelerator's `Program`): the addresses of the execute function, its argument struct
         (`num_args` set) and that struct's argument and output tables of the one device, and
-        `keep`, the objects owning them. None where the outputs' types and layouts are not
-        all known yet (before a first call) or the program runs on several devices."""
+        `keep`, the objects owning them and the program. None where the outputs' types and
+        layouts are not all known yet (before a first call) or the program runs on several
+        devices."""
         known = None not in self.output_shapes and None not in self.output_dtypes
         if self._multi_device or self._output_dense_unknown or not known:
             return None
@@ -232,7 +233,7 @@ class Executable:
             "execute_args": int(address("uintptr_t", slot.args)),
             "arguments": int(address("uintptr_t", slot.argument_arrays[0])),
             "outputs": int(address("uintptr_t", slot.output_arrays[0])),
-            "keep": slot,
+            "keep": (slot, self),  # (the program itself: loaded while it can be called)
         }
 
     def execute(self, argument_lists: Sequence[Sequence[Buffer]]) -> list[list[Buffer]]:
