@@ -5,6 +5,11 @@ of `Executable.execute*`, and may not be ready yet: XLA dispatches asynchronousl
 buffer's contents are computed (or copied in) after the call that made it returns.
 `ready()` asks, `block_until_ready()` waits, and `to_numpy()` waits and copies out.
 
+Its handle is a cffi pointer (`_ptr`) and, with the C accelerator, also its address as an int
+(`_address`), by which the accelerator waits for and destroys it; the accelerator makes the
+outputs of a jitted function's steady calls itself, with the address only, and `_ptr` is made
+from it when Python first needs it.
+
 On the CPU the buffer's memory is host memory, so `numpy_view()` (and `np.asarray(buffer)`)
 gives a read-only NumPy array over it without a copy. The array's `base` is a small
 `_BufferView` object that holds the buffer, so the memory stays valid as long as any NumPy

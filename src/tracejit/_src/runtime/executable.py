@@ -13,6 +13,10 @@ calls (threads) each get their own. What a call then costs in Python is a handfu
 writes and one `Buffer` object per output, whose shape and dtype are known in advance from the
 executable.
 
+With the C accelerator, a jitted function's steady calls run from C (`tracejit._src._accel`,
+`csrc/accel/dispatch.c`), on a slot set aside for that (`reserved_call`): the same struct tree,
+the same execute function, called through their addresses.
+
 The call returns as soon as XLA has dispatched the work: the outputs are `Buffer`s that become
 ready later (`Buffer.block_until_ready`), and `execute_with_events` also returns one `Event`
 per device that fires when that device has finished.

@@ -28,6 +28,8 @@ Speed. A call through cffi costs well under a microsecond, but `ffi.new` of an a
 costs about as much again, so the hot paths (execute, destroy, await, one-field queries) reuse
 argument structs from per-type pools: a pool (list pop/append) rather than one shared struct, so
 that threads and finalizers running inside another call never share a struct.
+With the C accelerator (`Plugin.accel`, a `Runtime`), waiting for a buffer and destroying one
+are one C call each, by the buffer's address, on the same function pointers.
 """
 
 from __future__ import annotations
