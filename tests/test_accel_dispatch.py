@@ -1,6 +1,6 @@
 """The C accelerator's jit dispatch gives exactly what the Python path gives.
 
-A steady call of a jitted function on Arrays (in tuples and lists) runs in C (`FastCall`):
+A steady call of a jitted function on Arrays (in tuples, lists, dicts) runs in C (`FastCall`):
 signature check, argument table, execute, output Arrays; waiting for a buffer and destroying
 one are single C calls (`Runtime`). Every other call declines to the Python path. Each test
 compares the two: the Python path is taken by setting `jit.accel` to None (no `FastCall` is
@@ -89,6 +89,10 @@ CASES = {
     "nested tuples and lists": (
         lambda p, batch: {"w": p[0][0] @ batch[1], "b": [p[0][1] + 1, p[1]]},
         lambda: (((jnp.ones((2, 3)), jnp.zeros(3)), jnp.eye(2)), ([], jnp.ones((3, 2)))),
+    ),
+    "dicts and None": (
+        lambda params, skip, x: {"y": x @ params["w"] + params["b"], "n": skip},
+        lambda: ({"w": jnp.ones((3, 2)), "b": jnp.zeros(2)}, None, jnp.ones((4, 3))),
     ),
     "no outputs but a constant": (lambda x: (x, 7), lambda: (f32(1),)),
     "empty and zero-dimensional": (
@@ -307,3 +311,22 @@ def test_a_fast_call_keeps_its_program_loaded():
     jax.clear_caches()
     gc.collect()
     np.testing.assert_array_equal(np.asarray(fast((x,))), [3, 6])
+
+
+def test_another_structure_is_another_signature():
+    """Same leaves in another structure (list for tuple, other dict keys, None for an Array)
+    trace again, as on the Python path; the C path never reads them into the old program."""
+    f = jax.jit(lambda d: {k + "!": v * (2 if k == "b" else 3) for k, v in d.items()})
+    x, y = f32(1), f32(10)
+    for _ in range(2):
+        assert set(f({"a": x, "b": y})) == {"a!", "b!"}
+    out = f({"a": x, "c": y})
+    assert set(out) == {"a!", "c!"} and float(out["c!"][0]) == 30
+    g = jax.jit(lambda xs: {type(xs).__name__: xs[0]})
+    for _ in range(2):
+        assert list(g([x, y])) == ["list"]
+    assert list(g((x, y))) == ["tuple"]
+    h = jax.jit(lambda a, b: a if b is None else a + b)
+    for _ in range(2):
+        np.testing.assert_array_equal(h(x, y), [11])
+    np.testing.assert_array_equal(h(x, None), [1])

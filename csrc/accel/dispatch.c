@@ -577,9 +577,10 @@ static PyTypeObject ProgramType = {
 /* ---- FastCall ----------------------------------------------------------------------------- */
 
 /* The arguments' pytree structure, one code per node in depth-first order: a leaf (an Array),
- * or a tuple or list (exact types: namedtuples, dicts and other nodes are Python's) and its
- * length. Python's `tree_flatten` visits these nodes in the same order. */
-enum { NODE_LEAF = 0, NODE_TUPLE = 1, NODE_LIST = 2, NODE_KINDS = 3 };
+ * None, or a tuple, list or dict (exact types: namedtuples, OrderedDicts and other nodes are
+ * Python's) and its length; a dict's children in the order of its sorted keys, which are kept
+ * beside. Python's `tree_flatten` visits these nodes in the same order. */
+enum { NODE_LEAF, NODE_NONE, NODE_TUPLE, NODE_LIST, NODE_DICT, NODE_KINDS };
 
 static Py_ssize_t node_code(PyObject *node)
 {
@@ -587,15 +588,23 @@ static Py_ssize_t node_code(PyObject *node)
         return NODE_TUPLE + NODE_KINDS * PyTuple_GET_SIZE(node);
     if (PyList_CheckExact(node))
         return NODE_LIST + NODE_KINDS * PyList_GET_SIZE(node);
-    return NODE_LEAF;
+    if (PyDict_CheckExact(node))
+        return NODE_DICT + NODE_KINDS * PyDict_GET_SIZE(node);
+    return node == Py_None ? NODE_NONE : NODE_LEAF;
 }
 
-/* Borrowed, or NULL where a list shrank meanwhile. */
-static PyObject *child(PyObject *node, Py_ssize_t i)
+/* Child `i` of a tuple or list, or of a dict whose sorted keys are `keys` (a new reference);
+ * NULL where it is gone (a list shrank, a key is missing), with an exception only on an error. */
+static PyObject *child(PyObject *node, Py_ssize_t i, PyObject *keys)
 {
+    PyObject *item;
     if (PyTuple_CheckExact(node))
-        return PyTuple_GET_ITEM(node, i);
-    return i < PyList_GET_SIZE(node) ? PyList_GET_ITEM(node, i) : NULL;
+        item = PyTuple_GET_ITEM(node, i);
+    else if (PyList_CheckExact(node))
+        item = i < PyList_GET_SIZE(node) ? PyList_GET_ITEM(node, i) : NULL;
+    else
+        item = PyDict_GetItemWithError(node, PyTuple_GET_ITEM(keys, i));
+    return Py_XNewRef(item);
 }
 
 typedef struct {
@@ -605,6 +614,7 @@ typedef struct {
     PyObject *signatures;   /* a tuple: each leaf's `_signature` */
     Py_ssize_t *structure;  /* node codes, depth-first */
     Py_ssize_t structure_length;
+    PyObject *dict_keys;    /* a list: each dict node's sorted keys (a tuple), depth-first */
     PyObject *unflatten;    /* outputs list -> result; None: the one output itself */
     PyObject *config, *context, *trace_context, *eval_trace_type, *eval_module;
 } FastCall;
@@ -643,6 +653,7 @@ static int eager_and_unchanged(FastCall *self)
 typedef struct {
     FastCall *call;
     Py_ssize_t position; /* in `structure` */
+    Py_ssize_t dicts;    /* in `dict_keys` */
     Py_ssize_t leaves;   /* taken: their buffers are in the table and held */
     PyObject **held;
 } walk;
@@ -687,9 +698,15 @@ static int take_node(walk *w, PyObject *node)
         return w->leaves < PyTuple_GET_SIZE(call->signatures) ? take_leaf(w, node) : 0;
     if (node_code(node) != code)
         return 0;
+    PyObject *keys = code % NODE_KINDS == NODE_DICT
+                         ? PyList_GET_ITEM(call->dict_keys, w->dicts++)
+                         : NULL;
     for (Py_ssize_t i = 0; i < code / NODE_KINDS; i++) {
-        PyObject *item = child(node, i);
-        int ok = item != NULL ? take_node(w, item) : 0;
+        PyObject *item = child(node, i, keys);
+        if (item == NULL)
+            return PyErr_Occurred() ? -1 : 0;
+        int ok = take_node(w, item);
+        Py_DECREF(item);
         if (ok != 1)
             return ok;
     }
@@ -707,7 +724,7 @@ static void release(walk *w)
 static int run(FastCall *self, PyObject *args, PyObject **held)
 {
     Program *program = self->program;
-    walk w = {self, 0, 0, held};
+    walk w = {self, 0, 0, 0, held};
     int ok = take_node(&w, args);
     if (ok == 1 && w.leaves != PyTuple_GET_SIZE(self->signatures))
         ok = 0;
@@ -763,8 +780,26 @@ static PyObject *fast_call_vectorcall(FastCall *self, PyObject *const *args, siz
     return result;
 }
 
-/* Append the codes of `node`'s tree to `codes` (a list); its leaves must be Arrays. */
-static int record_structure(Program *program, PyObject *node, PyObject *codes)
+/* A dict's keys sorted, as `tree_flatten` orders its children. */
+static PyObject *sorted_keys(PyObject *dict)
+{
+    PyObject *keys = PyDict_Keys(dict);
+    if (keys == NULL)
+        return NULL;
+    if (PyList_Sort(keys) < 0) {
+        Py_DECREF(keys);
+        PyErr_SetString(PyExc_ValueError, "FastCall: dict keys that do not sort");
+        return NULL;
+    }
+    PyObject *sorted = PyList_AsTuple(keys);
+    Py_DECREF(keys);
+    return sorted;
+}
+
+/* Append the codes of `node`'s tree to `codes` and its dicts' keys to `dict_keys` (lists);
+ * its leaves must be Arrays. */
+static int record_structure(Program *program, PyObject *node, PyObject *codes,
+                            PyObject *dict_keys)
 {
     Py_ssize_t code = node_code(node);
     if (code == NODE_LEAF && Py_TYPE(node) != program->array_type &&
@@ -779,14 +814,28 @@ static int record_structure(Program *program, PyObject *node, PyObject *codes)
         return -1;
     }
     Py_DECREF(number);
-    if (Py_EnterRecursiveCall(" in FastCall"))
+    PyObject *keys = NULL;
+    if (code % NODE_KINDS == NODE_DICT) {
+        keys = sorted_keys(node);
+        if (keys == NULL || PyList_Append(dict_keys, keys) < 0) {
+            Py_XDECREF(keys);
+            return -1;
+        }
+    }
+    if (Py_EnterRecursiveCall(" in FastCall")) {
+        Py_XDECREF(keys);
         return -1;
+    }
     int ok = 0;
     for (Py_ssize_t i = 0; ok == 0 && i < code / NODE_KINDS; i++) {
-        PyObject *item = child(node, i);
-        ok = item != NULL ? record_structure(program, item, codes) : -1;
+        PyObject *item = child(node, i, keys);
+        ok = item != NULL ? record_structure(program, item, codes, dict_keys) : -1;
+        Py_XDECREF(item);
     }
     Py_LeaveRecursiveCall();
+    Py_XDECREF(keys);
+    if (ok < 0 && !PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "FastCall: the arguments changed while read");
     return ok;
 }
 
@@ -794,7 +843,9 @@ static int record_structure(Program *program, PyObject *node, PyObject *codes)
 static int set_structure(FastCall *self, PyObject *example)
 {
     PyObject *codes = PyList_New(0);
-    if (codes == NULL || record_structure(self->program, example, codes) < 0) {
+    self->dict_keys = PyList_New(0);
+    if (codes == NULL || self->dict_keys == NULL ||
+        record_structure(self->program, example, codes, self->dict_keys) < 0) {
         Py_XDECREF(codes);
         return -1;
     }
@@ -857,6 +908,7 @@ static int fast_call_traverse(FastCall *self, visitproc visit, void *arg)
 {
     Py_VISIT(self->program);
     Py_VISIT(self->signatures);
+    Py_VISIT(self->dict_keys);
     Py_VISIT(self->unflatten);
     Py_VISIT(self->config);
     Py_VISIT(self->context);
@@ -870,6 +922,7 @@ static int fast_call_clear(FastCall *self)
 {
     Py_CLEAR(self->program);
     Py_CLEAR(self->signatures);
+    Py_CLEAR(self->dict_keys);
     Py_CLEAR(self->unflatten);
     Py_CLEAR(self->config);
     Py_CLEAR(self->context);
@@ -892,10 +945,10 @@ PyDoc_STRVAR(fast_call_doc,
              "The steady call of one signature of a jitted function: calling it with the\n"
              "tuple of positional arguments runs `program` and returns the result, or returns\n"
              "NotImplemented where the Python path must handle the call. `signatures` are the\n"
-             "leaves' `_signature`s, `example` a tuple of arguments of this signature (tuples\n"
-             "and lists of Arrays: their structure is the one expected), `unflatten` makes the\n"
-             "result of the list of outputs (None: the one output), `guards` is (config,\n"
-             "trace context holder, trace_context, EvalTrace, eval module).");
+             "leaves' `_signature`s; `example` a tuple of arguments of this signature (Arrays\n"
+             "in tuples, lists, dicts and Nones: their structure is the one expected);\n"
+             "`unflatten` makes the result of the list of outputs (None: the one output);\n"
+             "`guards` is (config, trace context holder, trace_context, EvalTrace, eval module).");
 
 static PyTypeObject FastCallType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tracejit._src._accel.FastCall",

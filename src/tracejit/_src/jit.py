@@ -388,7 +388,7 @@ class PjitFunction:
     def _fast_call(self, entry, args, leaves):
         """The accelerator's call of this signature (made once its program has run and shown
         its outputs' layouts), or None where it would decline every call: arguments other
-        than Arrays in tuples and lists, a program it cannot run
+        than Arrays in tuples, lists, dicts and Nones, a program it cannot run
         (`CompiledProgram.accelerated`)."""
         if entry.fast is not _UNTRIED:
             return entry.fast
