@@ -115,9 +115,15 @@ static void *call1(const pjrt_call *call, void *pointer)
     return call->function(args.bytes);
 }
 
+/* Without the GIL, as cffi calls it: destroying a buffer that a running program reads may
+ * wait for that program, which may need the GIL (a host callback). */
 static void *destroy_buffer(Runtime *runtime, void *buffer)
 {
-    return call1(&runtime->destroy_buffer, buffer);
+    void *error;
+    Py_BEGIN_ALLOW_THREADS
+    error = call1(&runtime->destroy_buffer, buffer);
+    Py_END_ALLOW_THREADS
+    return error;
 }
 
 /* ReadyEvent, Await (without the GIL: the work may need it, and other threads may run),
