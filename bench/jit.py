@@ -1,7 +1,7 @@
 """jit in the steady state and on first calls, tracejit next to real JAX, one thread and all.
 
     python bench/jit.py [--jax-python /path/to/python] [--rounds 7] [--quick]
-                        [--out bench/results/jit.json]
+                        [--threads 1|all|both] [--dispatch-only] [--out bench/results/jit.json]
 
 The figures of issue 21, each measured the same way in each framework:
 - `dispatch`: a jitted `x + 1` on f32[4], result ready (10,000 calls per round);
@@ -16,6 +16,8 @@ The figures of issue 21, each measured the same way in each framework:
   `tracejit` bound to `jax`);
 - `first_call_depth{2,8,32}`: the first call of `jit(grad(loss))` (trace, lower, compile, run),
   tracejit with its persistent cache in a fresh folder, so this is a cold compile.
+
+`--dispatch-only` measures the first two figures only (a minute instead of several).
 
 Each framework and thread setting runs in its own process (tracejit never imports JAX, and
 JAX runs in the interpreter `--jax-python` names): single-threaded under `taskset -c 0` with
@@ -37,8 +39,8 @@ import tempfile
 _HERE = os.path.dirname(os.path.abspath(__file__))
 DEMO = os.path.join(os.path.dirname(_HERE), "src", "tracejit", "demo.py")
 
-# Run with `jax`, `jnp` bound to one framework, and ROUNDS, QUICK, DEMO given. Prints one JSON
-# line: figure -> [median wall seconds, median CPU seconds] per call.
+# Run with `jax`, `jnp` bound to one framework, and ROUNDS, QUICK, DISPATCH_ONLY, DEMO given.
+# Prints one JSON line: figure -> [median wall seconds, median CPU seconds] per call.
 _CASES = """
 import importlib.util, itertools, json, statistics, sys, time
 import numpy as np
@@ -83,6 +85,9 @@ results["dispatch"] = measure(lambda: add_one(x).block_until_ready(), 10_000 // 
 total = jax.jit(lambda xs: sum(xs))
 xs = [jax.device_put(jnp.float32(i)) for i in range(1000)]
 results["dispatch_1000_args"] = measure(lambda: total(xs).block_until_ready(), 1000 // scale)
+if DISPATCH_ONLY:
+    print(json.dumps(results))
+    sys.exit()
 
 for depth in (2, 8, 32):
     params = mlp_params(rng, [64] * (depth + 1))
@@ -147,8 +152,10 @@ FIGURES = [
 ]
 
 
-def run_cases(python, imports, single_thread, rounds, quick):
-    constants = f"ROUNDS = {rounds}\nQUICK = {quick}\nDEMO = {DEMO!r}\n"
+def run_cases(python, imports, single_thread, rounds, quick, dispatch_only):
+    constants = (
+        f"ROUNDS = {rounds}\nQUICK = {quick}\nDISPATCH_ONLY = {dispatch_only}\nDEMO = {DEMO!r}\n"
+    )
     env = dict(os.environ, TRACEJIT_CACHE_DIR=tempfile.mkdtemp(prefix="tracejit-bench-"))
     command = [python, "-c", constants + imports + _CASES]
     if single_thread:
@@ -174,6 +181,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="a tenth of the calls per round")
     parser.add_argument("--threads", choices=("1", "all", "both"), default="both")
+    parser.add_argument(
+        "--dispatch-only", action="store_true", help="only the two dispatch figures"
+    )
     parser.add_argument("--out", default=os.path.join(_HERE, "results", "jit.json"))
     args = parser.parse_args()
     pythons = {"tracejit": sys.executable}
@@ -183,7 +193,14 @@ def main():
     results = {}
     for threads in settings:
         for name, python in pythons.items():
-            row = run_cases(python, FRAMEWORKS[name], threads == "1", args.rounds, args.quick)
+            row = run_cases(
+                python,
+                FRAMEWORKS[name],
+                threads == "1",
+                args.rounds,
+                args.quick,
+                args.dispatch_only,
+            )
             results[f"{name}/{threads}"] = row
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"jit, median of {args.rounds} rounds (load average {load:.1f} at the end)")
@@ -194,6 +211,8 @@ def main():
         header += "".join(f"{'ratio ' + t:>10}" for t in settings)
     print(header)
     for figure, unit, scale in FIGURES:
+        if figure not in results[next(iter(results))]:
+            continue
         line = f"{figure:<22}{unit:>5}"
         for row in results.values():
             wall, cpu = row[figure]

@@ -22,5 +22,6 @@
 int accel_add_threefry(PyObject *module);
 int accel_add_callbacks(PyObject *module);
 int accel_add_eager(PyObject *module);
+int accel_add_dispatch(PyObject *module);
 
 #endif

@@ -30,8 +30,10 @@ from tracejit._src import (  # (importing runtime loads neither cffi nor XLA)
     runtime,
     transfer_guard,
 )
+from tracejit._src.accel import accel
 from tracejit._src.array import (
     Array,
+    DeviceArray,
     Shard,
     ShardedArray,
     make_array,
@@ -109,6 +111,7 @@ class CompiledProgram:
         # callables live only as long as the executable, which the caller may drop at once.
         self.waits = bool(executable.host_callbacks)
         self.scalar_buffers = {}  # (type, repr) -> buffer of a Python scalar argument
+        self._accelerated = None  # the C accelerator's `Program`, made by `accelerated()`
 
     def __call__(self, args):
         if self.plain:
@@ -123,6 +126,44 @@ class CompiledProgram:
                 return self._call_donating(args)
             buffers = self._buffers(args)
         return self._outputs(self.executable.execute_one(buffers))
+
+    def accelerated(self):
+        """This program's call in C (the accelerator's `Program`: the same steps as `__call__`
+        for device Arrays), or None where every call needs the Python path: without the
+        accelerator, before a first call has shown the outputs' layouts, and for programs
+        that leave arguments out, donate, call back into Python, return keys or run on
+        several devices."""
+        if self._accelerated is not None:
+            return self._accelerated
+        calls = self.client.plugin.accel
+        if calls is None or not self.plain or self.waits or self.key_outputs:
+            return None
+        executable = self.executable
+        call = executable.reserved_call(len(self.closed.in_avals))
+        if call is None:
+            return None
+        outputs = tuple(
+            (shape, dtype, dense, weak, (shape, dtype, weak))
+            for shape, dtype, dense, weak in zip(
+                executable.output_shapes,
+                executable.output_dtypes,
+                executable._output_dense,
+                self.out_weak_types,
+                strict=True,
+            )
+        )
+        self._accelerated = accel.Program(
+            runtime=calls,
+            num_arguments=len(self.closed.in_avals),
+            client=self.client,
+            device=executable.devices[0],
+            buffer_type=runtime.Buffer,
+            array_type=DeviceArray,
+            host_array_type=Array,
+            output_specs=outputs,
+            **call,
+        )
+        return self._accelerated
 
     def _outputs(self, buffers) -> list:
         if self.waits:

@@ -21,7 +21,8 @@ import logging
 import warnings
 import weakref
 
-from tracejit._src import dispatch, monitoring, spmd, transfer_guard
+from tracejit._src import core, dispatch, monitoring, spmd, transfer_guard
+from tracejit._src.accel import accel
 from tracejit._src.api_util import (
     abstractify_arguments,
     argnums_and_argnames,
@@ -208,6 +209,9 @@ class PjitFunction:
         # one dict lookup, so kept in bounds by emptying it when full (calls then refill it).
         self._compiled: dict = {}
         self._context = config.trace_context  # the trace context `_compiled` was filled in
+        # The C accelerator's call of the signature called last (`accel.FastCall`), tried
+        # before anything else; None without the accelerator or before a compiled call.
+        self._fast = None
         self._last_key = None
         _jitted_functions.add(self)
 
@@ -215,6 +219,7 @@ class PjitFunction:
         """Forgets this function's traces and programs: the next call traces again."""
         self._cache.clear()
         self._compiled.clear()
+        self._fast = None
         self._last_key = None
 
     def _split(self, args, kwargs):
@@ -334,6 +339,11 @@ class PjitFunction:
         return f"<PjitFunction of {self.fun!r}>"
 
     def __call__(self, *args, **kwargs):
+        fast = self._fast
+        if fast is not None and not kwargs:  # the steady call, in C (or NotImplemented)
+            outs = fast(args)
+            if outs is not NotImplemented:
+                return outs
         if config.disable_jit:
             return self.fun(*args, **kwargs)
         eager = type(current_trace()) is EvalTrace
@@ -351,6 +361,7 @@ class PjitFunction:
                 outs = entry.program(args)
                 if eval_module._invalid_value_checks:
                     self._check_invalid_values(outs, args, kwargs)
+                self._fast = entry.fast
                 return outs[0] if entry.out_is_leaf else entry.out_tree.unflatten(outs)
         entry, leaves = self._trace(args, kwargs)
         if eager:  # the common case: run the compiled program
@@ -358,13 +369,14 @@ class PjitFunction:
             program = entry.program
             if program is None:
                 program = entry.program = self._compile(entry, leaves, args, kwargs)
+            outs = program(leaves)
             if not kwargs and not self.static_argnums:  # next time, the hot path
                 signature = _arrays_signature(args)
                 if signature is not None:
                     if len(self._compiled) >= config.compile_cache_size:
                         self._compiled.clear()
                     self._compiled[signature] = entry
-            outs = program(leaves)
+                self._fast = self._fast_call(entry, args, leaves)
             if eval_module._invalid_value_checks:
                 self._check_invalid_values(outs, args, kwargs)
             return tree_unflatten(entry.out_tree, outs)
@@ -373,6 +385,30 @@ class PjitFunction:
         else:
             outs = jit_p.bind(*entry.closure, *leaves, jaxpr=entry.jaxpr, name=self.name)
         return tree_unflatten(entry.out_tree, outs)
+
+    def _fast_call(self, entry, args, leaves):
+        """The accelerator's call of this signature (made once its program has run and shown
+        its outputs' layouts), or None where it would decline every call: arguments other
+        than Arrays in tuples, lists, dicts and Nones, a program it cannot run
+        (`CompiledProgram.accelerated`)."""
+        if entry.fast is not _UNTRIED:
+            return entry.fast
+        entry.fast = None
+        program = entry.program
+        if accel is None or not isinstance(program, dispatch.CompiledProgram) or entry.closure:
+            return None
+        prepared = program.accelerated()
+        if prepared is None:
+            return None
+        signatures = tuple(map(_leaf_signature, leaves))
+        unflatten = None if entry.out_is_leaf else entry.out_tree.unflatten
+        # what decides whether a call runs the program now (`disable_jit`, the trace, ...)
+        guards = (config, core._context, self._context, EvalTrace, eval_module)
+        try:
+            entry.fast = accel.FastCall(prepared, signatures, args, unflatten, guards)
+        except ValueError:  # arguments it does not take (Python scalars, dicts, ...)
+            pass
+        return entry.fast
 
     def _compile(self, entry, leaves, args, kwargs):
         """The program of a new signature: partitioned by XLA over a mesh's devices when its
@@ -450,8 +486,11 @@ class PjitFunction:
 RETRACE_WARNING_THRESHOLD = 5
 
 
+_UNTRIED = object()
+
+
 class CacheEntry:
-    __slots__ = ("closure", "donated", "jaxpr", "out_is_leaf", "out_tree", "program")
+    __slots__ = ("closure", "donated", "fast", "jaxpr", "out_is_leaf", "out_tree", "program")
 
     def __init__(self, jaxpr: ClosedJaxpr, out_tree, donated=None, closure=()):
         self.jaxpr = jaxpr
@@ -460,6 +499,7 @@ class CacheEntry:
         self.donated = donated  # a bool per flat argument, or None
         self.closure = closure  # tracers the function closes over: the jaxpr's first inputs
         self.program = None
+        self.fast = _UNTRIED  # the accelerator's call of its signature, or None (`_fast_call`)
 
 
 def _arrays_signature(args) -> tuple | None:

@@ -5,6 +5,11 @@ of `Executable.execute*`, and may not be ready yet: XLA dispatches asynchronousl
 buffer's contents are computed (or copied in) after the call that made it returns.
 `ready()` asks, `block_until_ready()` waits, and `to_numpy()` waits and copies out.
 
+Its handle is a cffi pointer (`_ptr`) and, with the C accelerator, also its address as an int
+(`_address`), by which the accelerator waits for and destroys it; the accelerator makes the
+outputs of a jitted function's steady calls itself, with the address only, and `_ptr` is made
+from it when Python first needs it.
+
 On the CPU the buffer's memory is host memory, so `numpy_view()` (and `np.asarray(buffer)`)
 gives a read-only NumPy array over it without a copy. The array's `base` is a small
 `_BufferView` object that holds the buffer, so the memory stays valid as long as any NumPy
@@ -35,6 +40,9 @@ def new_buffer(cls, client: Client, pointer, shape, dtype, device, dense=None) -
     is dense row-major) may be None, then read from the plugin when first needed."""
     buffer = _new_object(cls)
     buffer._ptr = pointer
+    plugin = client.plugin
+    if plugin.accel is not None:  # which waits for and destroys buffers by their address
+        buffer._address = int(plugin.ffi.cast("uintptr_t", pointer))
     buffer._client = client
     buffer._shape = shape
     buffer._dtype = dtype
@@ -52,6 +60,7 @@ class Buffer:
 
     __slots__ = (
         "__weakref__",
+        "_address",  # the handle's address, an int (with the accelerator only)
         "_client",
         "_deleted",  # delete() was called (the device memory is freed or will be)
         "_device",
@@ -67,15 +76,23 @@ class Buffer:
     def __init__(self, *args, **kwargs):
         raise TypeError("Buffers come from Client.buffer_from_numpy or Executable.execute")
 
+    def __getattr__(self, name):
+        """The handle as a cffi pointer, made from its address when first asked: the C
+        accelerator makes output Buffers with the address only (`_address`)."""
+        if name == "_ptr":
+            address = _address_slot.__get__(self)
+            pointer = self._ptr = self._client.plugin.ffi.cast("PJRT_Buffer*", address)
+            return pointer
+        raise AttributeError(f"'Buffer' object has no attribute {name!r}")
+
     def __del__(self):
         try:
-            pointer = self._ptr
+            client = self._client  # (set after the handle: a Buffer that has it owns one)
         except AttributeError:
             return
-        client = self._client
         if not client._alive:
             return
-        client.plugin.destroy_buffer(pointer)
+        client.plugin.destroy_buffer(self)
         host = self._host
         if host is not None:
             # A zero-copy source is in use until the buffer is destroyed: hence this order.
@@ -172,7 +189,7 @@ class Buffer:
             client = self._client
             if not client._alive:
                 client.check_alive()
-            client.plugin.await_buffer_ready(self._ptr)
+            client.plugin.await_buffer_ready(self)
             if self._host is not None:
                 self._release_host()
             self._ready = True
@@ -318,6 +335,9 @@ class Buffer:
             return True
         plugin = self._client.plugin
         return bool(plugin.query("PJRT_Buffer_IsDeleted", "buffer", self._ptr, "is_deleted"))
+
+
+_address_slot = Buffer.__dict__["_address"]
 
 
 class HostSource:

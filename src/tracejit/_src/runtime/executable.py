@@ -13,6 +13,10 @@ calls (threads) each get their own. What a call then costs in Python is a handfu
 writes and one `Buffer` object per output, whose shape and dtype are known in advance from the
 executable.
 
+With the C accelerator, a jitted function's steady calls run from C (`tracejit._src._accel`,
+`csrc/accel/dispatch.c`), on a slot set aside for that (`reserved_call`): the same struct tree,
+the same execute function, called through their addresses.
+
 The call returns as soon as XLA has dispatched the work: the outputs are `Buffer`s that become
 ready later (`Buffer.block_until_ready`), and `execute_with_events` also returns one `Event`
 per device that fires when that device has finished.
@@ -214,6 +218,27 @@ class Executable:
         if self._output_dense_unknown:
             self._learn_output_layouts(buffers)
         return buffers
+
+    def reserved_call(self, num_arguments: int) -> dict | None:
+        """A call's struct tree set aside for one caller that runs the program from C (the
+        accelerator's `Program`): the addresses of the execute function, its argument struct
+        (`num_args` set) and that struct's argument and output tables of the one device, and
+        `keep`, the objects owning them and the program. None where the outputs' types and
+        layouts are not all known yet (before a first call) or the program runs on several
+        devices."""
+        known = None not in self.output_shapes and None not in self.output_dtypes
+        if self._multi_device or self._output_dense_unknown or not known:
+            return None
+        slot = _CallSlot(self, num_arguments)
+        slot.args.num_args = num_arguments
+        address = self._client.plugin.ffi.cast
+        return {
+            "execute": int(address("uintptr_t", self._execute)),
+            "execute_args": int(address("uintptr_t", slot.args)),
+            "arguments": int(address("uintptr_t", slot.argument_arrays[0])),
+            "outputs": int(address("uintptr_t", slot.output_arrays[0])),
+            "keep": (slot, self),  # (the program itself: loaded while it can be called)
+        }
 
     def execute(self, argument_lists: Sequence[Sequence[Buffer]]) -> list[list[Buffer]]:
         """Run on every device of the program: `argument_lists[d]` are the inputs on

@@ -28,6 +28,8 @@ Speed. A call through cffi costs well under a microsecond, but `ffi.new` of an a
 costs about as much again, so the hot paths (execute, destroy, await, one-field queries) reuse
 argument structs from per-type pools: a pool (list pop/append) rather than one shared struct, so
 that threads and finalizers running inside another call never share a struct.
+With the C accelerator (`Plugin.accel`, a `Runtime`), waiting for a buffer and destroying one
+are one C call each, by the buffer's address, on the same function pointers.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from tracejit._src.accel import accel
 from tracejit._src.errors import JaxRuntimeError
 from tracejit._src.runtime import formats, header
 
@@ -148,6 +151,27 @@ class Plugin:
             for name in ("PJRT_Buffer_ReadyEvent", "PJRT_Event_Await", "PJRT_Event_Destroy")
         )
         self._destroy_buffer_free = self.pool("PJRT_Buffer_Destroy_Args")._free
+        self.accel = self._accelerated_calls()
+
+    def _accelerated_calls(self):
+        """The C accelerator's `Runtime`: the PJRT functions of a call (their addresses, the
+        sizes and field offsets of their argument structs), or None without the accelerator."""
+        if accel is None:
+            return None
+        ffi = self.ffi
+
+        def spec(name, *fields):
+            args = name + "_Args"
+            address = int(ffi.cast("uintptr_t", self.function(name)))
+            return (address, self.struct_size(args), *(ffi.offsetof(args, f) for f in fields))
+
+        return accel.Runtime(
+            error=self.error_at,
+            destroy_buffer=spec("PJRT_Buffer_Destroy", "buffer"),
+            ready_event=spec("PJRT_Buffer_ReadyEvent", "buffer", "event"),
+            await_event=spec("PJRT_Event_Await", "event"),
+            destroy_event=spec("PJRT_Event_Destroy", "event"),
+        )
 
     # -- structs and functions ---------------------------------------------------------------
 
@@ -240,6 +264,10 @@ class Plugin:
             hook(exception)
         return exception
 
+    def error_at(self, address: int) -> XlaRuntimeError:
+        """`error` of a `PJRT_Error*` the C accelerator got, given by its address."""
+        return self.error(self.ffi.cast("PJRT_Error*", address))
+
     def await_event(self, event, destroy: bool = True) -> None:
         """Block until `event` is ready (the GIL is released meanwhile); raise its error."""
         pool = self.pool("PJRT_Event_Await_Args")
@@ -254,9 +282,16 @@ class Plugin:
         self.check(error)
 
     def await_buffer_ready(self, buffer) -> None:
-        """Block until `buffer`'s contents are computed; raise the computation's error. The
-        three calls (ReadyEvent, Await, Destroy) in one frame, their pooled structs taken from
-        the pools' free lists directly: this is on the path of every `block_until_ready`."""
+        """Block until the `Buffer`'s contents are computed; raise the computation's error. The
+        three calls (ReadyEvent, Await, Destroy) in one C call with the accelerator; without,
+        in one frame, their pooled structs taken from the pools' free lists directly: this is
+        on the path of every `block_until_ready`."""
+        if self.accel is not None:
+            error = self.accel.await_buffer(buffer._address)
+            if error:
+                raise self.error_at(error)
+            return
+        buffer = buffer._ptr
         ready_free, await_free, destroy_free = self._ready_free_lists
         try:  # (not `if ready_free`: another thread may take the last one in between)
             ready = ready_free.pop()
@@ -296,6 +331,13 @@ class Plugin:
         pool.give(args)
 
     def destroy_buffer(self, buffer) -> None:
+        """Destroy the handle a `Buffer` owns (from its finalizer)."""
+        if self.accel is not None:
+            error = self.accel.destroy_buffer(buffer._address)
+            if error:
+                raise self.error_at(error)
+            return
+        buffer = buffer._ptr
         free = self._destroy_buffer_free  # (its pool's free list: every buffer dies here)
         try:
             args = free.pop()
