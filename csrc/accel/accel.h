@@ -20,5 +20,6 @@
 #include <numpy/arrayobject.h>
 
 int accel_add_threefry(PyObject *module);
+int accel_add_sampling(PyObject *module);
 
 #endif

@@ -15,7 +15,7 @@ PyMODINIT_FUNC PyInit__accel(void)
     PyObject *module = PyModule_Create(&accel_module);
     if (module == NULL)
         return NULL;
-    if (accel_add_threefry(module) < 0) {
+    if (accel_add_threefry(module) < 0 || accel_add_sampling(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -55,7 +55,8 @@ encrypt_words(const words operand[4], npy_intp count, uint32_t *out1, uint32_t *
 /* The common layouts (one key and many counters, as random_bits and random_split have; a
  * key per counter) get loops of their own; any other mix of broadcast and contiguous
  * operands the general one. */
-THREEFRY_VECTOR_CLONES static void encrypt_all(const words operand[4], npy_intp count, uint32_t *out1, uint32_t *out2)
+THREEFRY_VECTOR_CLONES static void encrypt_all(const words operand[4], npy_intp count,
+                                               uint32_t *out1, uint32_t *out2)
 {
     npy_intp key_step = operand[0].step, x_step = operand[2].step;
     if (operand[1].step == key_step && operand[3].step == x_step && x_step == 1) {
