@@ -54,7 +54,8 @@ def _check_equal(sample, exact=True):
             )
         else:
             ulps = np.abs(fast.view(np.int32).astype(np.int64) - slow.view(np.int32))
-            assert ulps.max() <= 3 and np.count_nonzero(ulps) <= fast.size // 100 + 1
+            assert ulps.max(initial=0) <= 3
+            assert np.count_nonzero(ulps) <= fast.size // 100 + 5
 
 
 def _taken(function, *args):
@@ -86,7 +87,7 @@ def test_uniform_x64(partitionable, enable_x64, dtype):
     _check_equal(lambda key: random.uniform(key, (33,), dtype))
 
 
-@pytest.mark.parametrize("shape", [(), (100,), (3, 77)], ids=str)
+@pytest.mark.parametrize("shape", [(), (100,), (3, 77), (20000,)], ids=str)
 def test_normal(partitionable, shape):
     _taken("normal", shape, None)
     _check_equal(lambda key: random.normal(key, shape), exact=False)
