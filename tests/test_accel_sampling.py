@@ -63,7 +63,7 @@ def _taken(function, *args):
     assert getattr(accel, function)(key._value, *args, fast_path.STATE[0]) is not None
 
 
-SHAPES = [(), 0, (7,), (3, 5), (1001,), (2, 0, 3)]
+SHAPES = [(), 0, (7,), (3, 5), (1001,), (2, 0, 3), (np.int64(4), np.uint8(3))]
 FLOAT_DTYPES = [None, float, np.float32, "float32", jnp.float32, np.float16, jnp.bfloat16]
 
 

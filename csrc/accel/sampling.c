@@ -105,10 +105,10 @@ typedef struct {
     npy_intp size;
 } shape;
 
-/* A dimension: a Python int in [0, 2**32). */
+/* A dimension: a Python int or a NumPy integer, in [0, 2**32). */
 static int read_dim(PyObject *value, npy_intp *out)
 {
-    if (!PyLong_CheckExact(value))
+    if (!PyLong_CheckExact(value) && !PyArray_IsScalar(value, Integer))
         return 0;
     int overflow;
     long long dim = PyLong_AsLongLongAndOverflow(value, &overflow);
