@@ -197,6 +197,12 @@ def test_declines_a_span_of_the_whole_dtype(enable_x64):
     assert accel.randint(random.PRNGKey(0)._value, *args) is None
 
 
+def test_declines_narrow_integers_bounds_beyond_int32(enable_x64):
+    # (the Python path converts them to int32, wrapping, before clipping them to int8)
+    args = ((3,), 2**32 + 5, 2**33, np.int8, fast_path.STATE[0])
+    assert accel.randint(random.PRNGKey(0)._value, *args) is None
+
+
 def test_declines_keys_it_cannot_read():
     state = fast_path.STATE[0]
     for value in (np.zeros(3, np.uint32), np.zeros(2, np.int32), np.zeros((2, 2), np.uint32)):

@@ -548,7 +548,8 @@ static long long clamp(long long x, long long low, long long high)
  * `dtype`: the bounds are weakly typed ints of the default int type (int32, or int64 under
  * x64), clipped to what `dtype` holds; a `maxval` beyond the dtype's largest value makes the
  * span one larger. Integers narrower than 32 bits are drawn as int32 between bounds clipped
- * to them. 0 declines (a span of 2**bits, which the arithmetic cannot hold). */
+ * to them. 0 declines (a span of 2**bits, which the arithmetic cannot hold; narrow integers'
+ * bounds beyond int32). */
 static int randint_range(long long minval, long long maxval, PyArray_Descr *dtype, long flags,
                          integer_range *out)
 {
@@ -561,6 +562,9 @@ static int randint_range(long long minval, long long maxval, PyArray_Descr *dtyp
         maxval > operand_max)
         return 0;
     if (bits < 32) {
+        /* (the bounds are converted to int32 before they are clipped: beyond it they wrap) */
+        if (minval < INT32_MIN || minval > INT32_MAX || maxval < INT32_MIN || maxval > INT32_MAX)
+            return 0;
         minval = clamp(minval, dtype_min, (long long)dtype_max);
         maxval = clamp(maxval, dtype_min, (long long)dtype_max + 1);
         bits = 32;

@@ -13,7 +13,8 @@ microsecond of arithmetic. Each public sampler built on this (`uniform`, `normal
 
 and otherwise (under a transformation, for a NumPy or sharded key, for arguments the C code
 declines: arrays as bounds, unlisted dtypes, bad shapes) goes on to its Python path, which
-gives the same values and raises JAX's errors. It sits inside `@consumes_key`, so the
+gives the same values (bit for bit; `normal`'s within 3 ulp, its log1p being the C code's own
+where the Python path's is XLA's) and raises JAX's errors. It sits inside `@consumes_key`, so the
 key-reuse check sees every draw.
 
 `STATE[0]` is what the C functions read of the configuration, rebuilt when an option changes,
@@ -82,7 +83,8 @@ def _table(kind: str, x64: bool) -> dict:
 
 
 def _transfers_guarded() -> bool:
-    return any(level(d) != "allow" for d in ("host_to_device", "device_to_device"))
+    directions = ("host_to_device", "device_to_device", "device_to_host")
+    return any(level(direction) != "allow" for direction in directions)
 
 
 def _update(option_name: str) -> None:
