@@ -2,11 +2,13 @@
 
     python bench/prng.py [--jax-python /path/to/python] [--out bench/results/prng.json]
 
-Cases (issue 13): `normal(key, (10**6,))` jitted, `split(key, 1000)`, and an eager
-`uniform(key, (100,))` per call. JAX runs in the interpreter `--jax-python` names (a
-virtualenv with jax installed; tracejit never imports it), NumPy's `default_rng` in this one.
-Goals: jitted normal of 1e6 within 1.2x of JAX; eager small draws at most 2x NumPy's
-Generator per call. Prints a table (median seconds per call) and writes JSON.
+Cases (issue 13): `normal(key, (10**6,))` jitted, `split(key, 1000)`, and eager small draws
+per call: `uniform(key, (100,))` fetched into NumPy (`np.asarray`) and as a draw alone
+(`.block_until_ready()`, JAX's way of timing one), `normal` and `randint` of 100. JAX runs in
+the interpreter `--jax-python` names (a virtualenv with jax installed; tracejit never imports
+it), NumPy's `default_rng` in this one. Goals: jitted normal of 1e6 within 1.2x of JAX; eager
+small draws at most 2x NumPy's Generator per call. Prints a table (median seconds per call)
+and writes JSON.
 """
 
 from __future__ import annotations
@@ -33,12 +35,18 @@ CASES = {
         "np.asarray(g(key))",
     ),
     "uniform_100_eager": ("", "np.asarray(random.uniform(key, (100,)))"),
+    "uniform_100_draw": ("", "random.uniform(key, (100,)).block_until_ready()"),
+    "normal_100_draw": ("", "random.normal(key, (100,)).block_until_ready()"),
+    "randint_100_draw": ("", "random.randint(key, (100,), 0, 10).block_until_ready()"),
 }
 NUMPY_CASES = {
     "normal_1e6_jit": "rng.standard_normal(10**6, dtype=np.float32)",
     "split_1000": "rng.integers(0, 2**32, (1000, 2), dtype=np.uint32)",
     "split_1000_jit": "rng.integers(0, 2**32, (1000, 2), dtype=np.uint32)",
     "uniform_100_eager": "rng.random(100, dtype=np.float32)",
+    "uniform_100_draw": "rng.random(100, dtype=np.float32)",
+    "normal_100_draw": "rng.standard_normal(100, dtype=np.float32)",
+    "randint_100_draw": "rng.integers(0, 10, 100, dtype=np.int32)",
 }
 
 _TIMER = """

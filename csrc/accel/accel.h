@@ -23,5 +23,6 @@ int accel_add_threefry(PyObject *module);
 int accel_add_callbacks(PyObject *module);
 int accel_add_eager(PyObject *module);
 int accel_add_dispatch(PyObject *module);
+int accel_add_sampling(PyObject *module);
 
 #endif

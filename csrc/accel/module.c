@@ -16,7 +16,8 @@ PyMODINIT_FUNC PyInit__accel(void)
     if (module == NULL)
         return NULL;
     if (accel_add_threefry(module) < 0 || accel_add_callbacks(module) < 0 ||
-        accel_add_eager(module) < 0 || accel_add_dispatch(module) < 0) {
+        accel_add_eager(module) < 0 || accel_add_dispatch(module) < 0 ||
+        accel_add_sampling(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -2,30 +2,8 @@
  * the `threefry2x32` primitive. Its Python twin is `_threefry_rounds` in tracejit/_src/prng.py,
  * which runs the same rounds as NumPy operations on whole arrays: twenty-odd array operations,
  * each a full pass and a temporary, where this is one pass with the state in registers. */
-#include <stdint.h>
-
 #include "accel.h"
-
-static const int rotations[2][4] = {{13, 15, 26, 6}, {17, 29, 16, 24}};
-
-static inline uint32_t rotate_left(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
-
-/* Encrypt the pair (*x1, *x2) in place under the key (key1, key2). */
-static inline void encrypt(uint32_t key1, uint32_t key2, uint32_t *x1, uint32_t *x2)
-{
-    const uint32_t keys[3] = {key1, key2, key1 ^ key2 ^ 0x1BD11BDAu};
-    uint32_t a = *x1 + keys[0], b = *x2 + keys[1];
-    for (int group = 0; group < 5; group++) {
-        for (int i = 0; i < 4; i++) {
-            a += b;
-            b = rotate_left(b, rotations[group % 2][i]) ^ a;
-        }
-        a += keys[(group + 1) % 3];
-        b += keys[(group + 2) % 3] + (uint32_t)(group + 1);
-    }
-    *x1 = a;
-    *x2 = b;
-}
+#include "threefry.h"
 
 /* An operand as a flat uint32 sequence: its data and its stride in elements (0 for one
  * element, broadcast). Borrowed from an array the caller holds. */
@@ -58,7 +36,47 @@ PyDoc_STRVAR(threefry2x32_doc,
              "Encrypt `count` word pairs: each operand is a C-contiguous uint32 array of\n"
              "`count` elements or of one (broadcast); the results are new flat arrays.");
 
-static PyObject *threefry2x32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* Encrypt `count` pairs of operands given as words; inlined with constant steps (0: one
+ * element broadcast, 1: contiguous) it becomes a loop the compiler vectorizes. */
+static inline __attribute__((always_inline)) void
+encrypt_words(const words operand[4], npy_intp count, uint32_t *out1, uint32_t *out2,
+              npy_intp key_step, npy_intp x_step)
+{
+    const uint32_t *key1 = operand[0].data, *key2 = operand[1].data;
+    const uint32_t *x1 = operand[2].data, *x2 = operand[3].data;
+    for (npy_intp i = 0; i < count; i++) {
+        uint32_t a = x1[i * x_step], b = x2[i * x_step];
+        threefry_encrypt(key1[i * key_step], key2[i * key_step], &a, &b);
+        out1[i] = a;
+        out2[i] = b;
+    }
+}
+
+/* The common layouts (one key and many counters, as random_bits and random_split have; a
+ * key per counter) get loops of their own; any other mix of broadcast and contiguous
+ * operands the general one. */
+THREEFRY_VECTOR_CLONES static void encrypt_all(const words operand[4], npy_intp count,
+                                               uint32_t *out1, uint32_t *out2)
+{
+    npy_intp key_step = operand[0].step, x_step = operand[2].step;
+    if (operand[1].step == key_step && operand[3].step == x_step && x_step == 1) {
+        if (key_step == 0)
+            encrypt_words(operand, count, out1, out2, 0, 1);
+        else
+            encrypt_words(operand, count, out1, out2, 1, 1);
+        return;
+    }
+    for (npy_intp i = 0; i < count; i++) {
+        uint32_t a = operand[2].data[i * operand[2].step];
+        uint32_t b = operand[3].data[i * operand[3].step];
+        threefry_encrypt(operand[0].data[i * operand[0].step],
+                         operand[1].data[i * operand[1].step], &a, &b);
+        out1[i] = a;
+        out2[i] = b;
+    }
+}
+
+static PyObject *threefry2x32(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     if (nargs != 5) {
@@ -82,14 +100,7 @@ static PyObject *threefry2x32(PyObject *self, PyObject *const *args, Py_ssize_t 
     uint32_t *out1 = PyArray_DATA((PyArrayObject *)y1);
     uint32_t *out2 = PyArray_DATA((PyArrayObject *)y2);
     Py_BEGIN_ALLOW_THREADS
-    for (npy_intp i = 0; i < count; i++) {
-        uint32_t a = operand[2].data[i * operand[2].step];
-        uint32_t b = operand[3].data[i * operand[3].step];
-        encrypt(operand[0].data[i * operand[0].step], operand[1].data[i * operand[1].step],
-                &a, &b);
-        out1[i] = a;
-        out2[i] = b;
-    }
+    encrypt_all(operand, count, out1, out2);
     Py_END_ALLOW_THREADS
     PyObject *result = PyTuple_Pack(2, y1, y2);
     Py_DECREF(y1);

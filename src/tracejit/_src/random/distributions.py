@@ -19,8 +19,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from tracejit._src import dtypes, prng
-from tracejit._src.array import Array
-from tracejit._src.core import Tracer, get_aval
+from tracejit._src.accel import accel
+from tracejit._src.array import Array, make_array
+from tracejit._src.core import Tracer, current_trace, get_aval
+from tracejit._src.interpreters.eval import eval_trace
 from tracejit._src.jit import library_jit
 from tracejit._src.lax import (
     binary,
@@ -43,6 +45,7 @@ from tracejit._src.numpy.creation import arange, asarray, zeros
 from tracejit._src.numpy.linalg_spectral import norm
 from tracejit._src.numpy.manipulation import broadcast_to, moveaxis, normalize_axis
 from tracejit._src.numpy.ufuncs import clip, where
+from tracejit._src.random.fast_path import KEY_TYPES, STATE
 from tracejit._src.random.key_reuse import consumes_key
 from tracejit._src.random.keys import canonical_shape, check_prng_key, split_in_two
 
@@ -82,7 +85,8 @@ def _float_dtype(name: str, dtype, accepts_complex: bool = False) -> np.dtype:
 # --- the samplers ---------------------------------------------------------------------------
 # As in JAX, each sampler runs as its own `jit` with static shape and dtype: jaxprs print it as
 # `jit[name=_uniform ...]`, and an eager draw is one compiled program, not one NumPy pass per
-# primitive.
+# primitive. (The common samplers on a concrete key first try the C accelerator's one call:
+# `fast_path`.)
 def sampler_jit(static_argnums=(1, 2), **options):
     """The decorator of a sampler: `library_jit`, compiled eagerly, static shape and dtype."""
     return functools.partial(
@@ -120,6 +124,16 @@ def _normal(key, shape, dtype):
 @consumes_key
 def bits(key, shape=(), dtype=None, *, out_sharding=None):
     """Uniformly random unsigned integers of `dtype` (default: uint32, uint64 under x64)."""
+    state = STATE[0]
+    if (
+        state is not None
+        and out_sharding is None
+        and type(key) in KEY_TYPES
+        and current_trace() is eval_trace
+    ):
+        value = accel.bits(key._value, shape, dtype, state)
+        if value is not None:
+            return make_array(value)
     typed = check_prng_key("bits", key)
     check_sharding(out_sharding)
     if dtype is None:
@@ -134,6 +148,16 @@ def bits(key, shape=(), dtype=None, *, out_sharding=None):
 @consumes_key
 def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=None):
     """Floats uniformly distributed in [minval, maxval)."""
+    state = STATE[0]
+    if (
+        state is not None
+        and out_sharding is None
+        and type(key) in KEY_TYPES
+        and current_trace() is eval_trace
+    ):
+        value = accel.uniform(key._value, shape, dtype, minval, maxval, state)
+        if value is not None:
+            return make_array(value)
     typed = check_prng_key("uniform", key)
     check_sharding(out_sharding)
     dtype = _float_dtype("uniform", dtype)
@@ -146,6 +170,16 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
 @consumes_key
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
     """Standard normal values."""
+    state = STATE[0]
+    if (
+        state is not None
+        and out_sharding is None
+        and type(key) in KEY_TYPES
+        and current_trace() is eval_trace
+    ):
+        value = accel.normal(key._value, shape, dtype, state)
+        if value is not None:
+            return make_array(value)
     typed = check_prng_key("normal", key)
     check_sharding(out_sharding)
     return _normal(typed, canonical_shape(shape), _float_dtype("normal", dtype, True))
@@ -286,6 +320,17 @@ def check_shape(name: str, shape: tuple, *param_shapes) -> None:
 def bernoulli(key, p=0.5, shape=None, mode="low", *, out_sharding=None):
     """Booleans, True with probability `p`: u < p; mode 'high' compares with two uniforms for
     probabilities below the float's resolution."""
+    state = STATE[0]
+    if (
+        state is not None
+        and mode == "low"
+        and out_sharding is None
+        and type(key) in KEY_TYPES
+        and current_trace() is eval_trace
+    ):
+        value = accel.bernoulli(key._value, p, shape, state)
+        if value is not None:
+            return make_array(value)
     if shape is not None:
         shape = canonical_shape(shape)
     if mode not in ("high", "low"):
@@ -386,6 +431,16 @@ def _randint(key, shape, minval, maxval, dtype):
 @consumes_key
 def randint(key, shape, minval, maxval, dtype=None, *, out_sharding=None):
     """Integers uniformly distributed in [minval, maxval) (`minval` where maxval <= minval)."""
+    state = STATE[0]
+    if (
+        state is not None
+        and out_sharding is None
+        and type(key) in KEY_TYPES
+        and current_trace() is eval_trace
+    ):
+        value = accel.randint(key._value, shape, minval, maxval, dtype, state)
+        if value is not None:
+            return make_array(value)
     typed = check_prng_key("randint", key)
     check_sharding(out_sharding)
     dtype = dtypes.check_user_dtype(int if dtype is None else dtype, "randint")

@@ -46,19 +46,25 @@ def _consume(name: str, key) -> None:
     _consumed[id(key)] = (reference, name, user_location())
 
 
+_checking = [False]  # config.debug_key_reuse, read here without an attribute lookup per call
+
+
 def consumes_key(sampler):
     """Marks a public function whose first argument is a key it draws from."""
 
     @functools.wraps(sampler)
-    def checked(key, *args, **kwargs):
-        if not config.debug_key_reuse:
-            return sampler(key, *args, **kwargs)
+    def checked(*args, **kwargs):
+        # (no named `key` parameter: passing the arguments on untouched is the cheapest call
+        # while the check is off, most of an eager draw's time otherwise)
+        if not _checking[0]:
+            return sampler(*args, **kwargs)
+        key = args[0] if args else kwargs.get("key")
         depth = getattr(_nesting, "depth", 0)
         if depth == 0 and not isinstance(key, Tracer):
             _consume(sampler.__name__, key)
         _nesting.depth = depth + 1
         try:
-            return sampler(key, *args, **kwargs)
+            return sampler(*args, **kwargs)
         finally:
             _nesting.depth = depth
 
@@ -67,7 +73,9 @@ def consumes_key(sampler):
 
 def _clear(option_name: str) -> None:
     if option_name == "jax_debug_key_reuse":
+        _checking[0] = config.debug_key_reuse
         _consumed.clear()
 
 
 config.on_update(_clear)
+_checking[0] = config.debug_key_reuse  # (set by the environment variable)

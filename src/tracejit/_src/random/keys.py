@@ -16,12 +16,15 @@ from collections.abc import Sequence
 import numpy as np
 
 from tracejit._src import dtypes, prng
-from tracejit._src.array import Array
+from tracejit._src.accel import accel
+from tracejit._src.array import Array, make_array
 from tracejit._src.config import config
-from tracejit._src.core import Tracer, get_aval
+from tracejit._src.core import Tracer, current_trace, get_aval
 from tracejit._src.errors import warn_at_user_line
+from tracejit._src.interpreters.eval import eval_trace
 from tracejit._src.lax import slicing
 from tracejit._src.numpy.creation import asarray
+from tracejit._src.random.fast_path import KEY_TYPES, STATE
 from tracejit._src.random.key_reuse import consumes_key
 
 _IMPL = "fry"
@@ -140,6 +143,11 @@ def key_dtype(impl_spec=None):
 @consumes_key
 def split(key, num: int | tuple[int, ...] = 2):
     """`num` new keys (a shape, for a tuple) derived from `key`."""
+    state = STATE[0]
+    if state is not None and type(key) in KEY_TYPES and current_trace() is eval_trace:
+        keys = accel.split(key._value, num, state)
+        if keys is not None:
+            return make_array(keys)
     typed = check_prng_key("split", key)
     shape = canonical_shape(tuple(num) if isinstance(num, Sequence) else (num,))
     if any(d < 0 for d in shape):
@@ -149,6 +157,11 @@ def split(key, num: int | tuple[int, ...] = 2):
 
 def fold_in(key, data):
     """A new key derived from `key` and the integer `data` (taken as uint32)."""
+    state = STATE[0]
+    if state is not None and type(key) in KEY_TYPES and current_trace() is eval_trace:
+        folded = accel.fold_in(key._value, data, state)
+        if folded is not None:
+            return make_array(folded)
     typed = check_prng_key("fold_in", key)
     if np.ndim(data):
         raise TypeError(
