@@ -189,9 +189,9 @@ PyDoc_STRVAR(host_callback_handler_doc,
              "and passes the calls it does not handle to `handle_at(frame address)`;\n"
              "`dtype_of_code`: a tuple of NumPy dtypes (or None) indexed by XLA FFI data type.");
 
-static PyObject *host_callback_handler(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *host_callback_handler(PyObject *Py_UNUSED(self), PyObject *const *args,
+                                       Py_ssize_t nargs)
 {
-    (void)self;
     if (nargs != 3 || !PyCallable_Check(args[0]) || !PyCallable_Check(args[1]) ||
         !PyTuple_Check(args[2])) {
         PyErr_SetString(PyExc_TypeError,

@@ -78,7 +78,6 @@ THREEFRY_VECTOR_CLONES static void encrypt_all(const words operand[4], npy_intp 
 
 static PyObject *threefry2x32(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
 {
-    (void)self;
     if (nargs != 5) {
         PyErr_SetString(PyExc_TypeError, "threefry2x32 takes 5 arguments");
         return NULL;
