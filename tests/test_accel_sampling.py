@@ -1,9 +1,7 @@
 """The C accelerator's eager samplers (`csrc/accel/sampling.c`) give what the Python path gives.
 
 Each case draws with the fast path, then with it switched off (`fast_path.STATE[0] = None`,
-what a build without the accelerator has), and compares: bit for bit, except `normal`, whose
-erfinv is the C library's log1p where the Python path's is XLA's (within 3 ulp, on under one
-value in a hundred). Each case also checks that the C function took the arguments rather than
+what a build without the accelerator has), and compares bit for bit. Each case also checks that the C function took the arguments rather than
 declining them, so that a fast path that silently fell back would fail here.
 """
 
@@ -44,18 +42,13 @@ def _keys():
     return [random.PRNGKey(0), random.PRNGKey(42), random.key(7), random.key(2**31 - 1)]
 
 
-def _check_equal(sample, exact=True):
+def _check_equal(sample):
     for key in _keys():
         fast, slow = _both(sample, key)
         assert fast.dtype == slow.dtype and fast.shape == slow.shape, (fast.dtype, slow.dtype)
-        if exact:
-            np.testing.assert_array_equal(
-                fast.reshape(-1).view(np.uint8), slow.reshape(-1).view(np.uint8)
-            )
-        else:
-            ulps = np.abs(fast.view(np.int32).astype(np.int64) - slow.view(np.int32))
-            assert ulps.max(initial=0) <= 3
-            assert np.count_nonzero(ulps) <= fast.size // 100 + 5
+        np.testing.assert_array_equal(
+            fast.reshape(-1).view(np.uint8), slow.reshape(-1).view(np.uint8)
+        )
 
 
 def _taken(function, *args):
@@ -87,10 +80,10 @@ def test_uniform_x64(partitionable, enable_x64, dtype):
     _check_equal(lambda key: random.uniform(key, (33,), dtype))
 
 
-@pytest.mark.parametrize("shape", [(), (100,), (3, 77), (20000,)], ids=str)
-def test_normal(partitionable, shape):
-    _taken("normal", shape, None)
-    _check_equal(lambda key: random.normal(key, shape), exact=False)
+def test_normal_has_no_fast_path():
+    """(its erfinv in C could not give XLA's values to the last bit: eager draws must equal
+    jitted ones)"""
+    assert not hasattr(accel, "normal")
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -173,8 +166,6 @@ DECLINED = [
     ("uniform", ([3], None, 0.0, 1.0)),  # a list as the shape
     ("uniform", ((-1,), None, 0.0, 1.0)),  # a negative dimension
     ("uniform", ((2**16, 2**16), None, 0.0, 1.0)),  # 2**32 elements
-    ("normal", ((3,), np.float16)),
-    ("normal", ((3,), np.complex64)),
     ("bits", ((3,), np.int32)),
     ("randint", ((3,), 0, 2**40, None)),  # beyond int32 with x64 off
     ("randint", ((3,), 0.5, 4, None)),

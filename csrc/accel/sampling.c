@@ -431,89 +431,6 @@ static int fill_uniform(const key *k, const config *cfg, PyArray_Descr *dtype, n
     return 1;
 }
 
-/* --- normal: sqrt(2) erfinv(u), u uniform in (-1, 1) ---------------------------------- */
-
-/* erfinv in single precision, Giles's approximation ("Approximating the erfinv function",
- * GPU Computing Gems, 2011), the one XLA evaluates for float32: a polynomial in
- * w = -log(1 - x^2), shifted, for the centre and in sqrt(w) for the tails. */
-static const float erfinv_centre[9] = {
-    2.81022636e-08f,  3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f, 0.00021858087f,
-    -0.00125372503f, -0.00417768164f,  0.246640727f,    1.50140941f,
-};
-static const float erfinv_tails[9] = {
-    -0.000200214257f, 0.000100950558f, 0.00134934322f, -0.00367342844f, 0.00573950773f,
-    -0.0076224613f,   0.00943887047f,  1.00167406f,    2.83297682f,
-};
-
-/* log(z) for a positive normal double z, to about 1e-16 relative: with z = 2^e m, m in
- * [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s) for s = (m - 1) / (m + 1), |s| < 0.172, whose
- * odd series to s^23 is exact in double. Integer operations on the bits and no branches or
- * calls, so that loops over it vectorize (the C library's log1p is a call per element, most
- * of a normal draw's time). */
-static inline __attribute__((always_inline)) double log_positive(double z)
-{
-    int64_t bits;
-    memcpy(&bits, &z, sizeof bits);
-    int64_t mantissa_bits = (bits & 0x000FFFFFFFFFFFFF) | 0x3FF0000000000000; /* [1, 2) */
-    int64_t halve = mantissa_bits > 0x3FF6A09E667F3BCD;                       /* > sqrt(2) */
-    mantissa_bits -= halve << 52;
-    double exponent = (double)(int32_t)((bits >> 52) - 1023 + halve);
-    double m;
-    memcpy(&m, &mantissa_bits, sizeof m);
-    double s = (m - 1.0) / (m + 1.0), s2 = s * s, series = 1.0 / 23.0;
-#pragma GCC unroll 11
-    for (int k = 21; k >= 1; k -= 2)
-        series = series * s2 + 1.0 / k;
-    return exponent * 0.69314718055994530942 + 2.0 * s * series;
-}
-
-static inline __attribute__((always_inline)) float erfinv_polynomial(const float c[9], float v)
-{
-    float p = c[0];
-#pragma GCC unroll 8
-    for (int i = 1; i < 9; i++)
-        p = fmaf(p, v, c[i]);
-    return p;
-}
-
-#define NORMAL_BLOCK 256
-
-/* sqrt(2) erfinv(u) in place, u in (-1, 1). In blocks: a first pass, which vectorizes,
- * evaluates w = -log(1 - u^2) (in double, rounded once: nearer XLA's float32 log1p than the C
- * library's log1pf) and the centre's polynomial for every value; a second redoes the few in
- * the tails (w >= 5: |u| > 0.9966, one in 300), whose square root is a call per element. */
-FMA_CLONES static void normal_of_uniform32(npy_intp size, float *values)
-{
-    const float sqrt2 = (float)1.41421356237309504880;
-    float u[NORMAL_BLOCK], w[NORMAL_BLOCK];
-    for (npy_intp start = 0; start < size; start += NORMAL_BLOCK) {
-        npy_intp count = size - start < NORMAL_BLOCK ? size - start : NORMAL_BLOCK;
-        float *out = values + start;
-        memcpy(u, out, (size_t)count * sizeof(float));
-        for (npy_intp i = 0; i < count; i++) {
-            w[i] = -(float)log_positive(1.0 + (double)(-u[i] * u[i]));
-            out[i] = sqrt2 * (erfinv_polynomial(erfinv_centre, w[i] - 2.5f) * u[i]);
-        }
-        for (npy_intp i = 0; i < count; i++) {
-            if (w[i] < 5.0f)
-                continue;
-            float tails = erfinv_polynomial(erfinv_tails, sqrtf(w[i]) - 3.0f) * u[i];
-            out[i] = sqrt2 * (fabsf(u[i]) == 1.0f ? u[i] * INFINITY : tails);
-        }
-    }
-}
-
-static int fill_normal(const key *k, const config *cfg, PyArray_Descr *dtype, npy_intp size,
-                       void *out)
-{
-    if (dtype->type_num != NPY_FLOAT)
-        return 0;
-    int taken = fill_uniform(k, cfg, dtype, size, nextafterf(-1.0f, 0.0f), 1.0, out);
-    if (taken > 0)
-        normal_of_uniform32(size, out);
-    return taken;
-}
-
 /* --- randint ------------------------------------------------------------------------- */
 
 /* JAX's randint of one element: two words of random bits reduced modulo the span, as
@@ -685,27 +602,6 @@ static PyObject *uniform(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ss
     void *data = PyArray_DATA(result);
     FILL_RESULT(result, sample.size,
                 fill_uniform(&k, &cfg, dtype, sample.size, minval, maxval, data));
-}
-
-PyDoc_STRVAR(normal_doc, "normal(key, shape, dtype, state) -> array or None");
-
-static PyObject *normal(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
-{
-    config cfg;
-    key k;
-    shape sample;
-    PyArray_Descr *dtype;
-    int taken;
-    if (check_arguments("normal", nargs, 4) < 0 || read_config(args[3], &cfg) < 0)
-        return NULL;
-    if ((taken = read_key(args[0], &cfg, &k)) <= 0 || (taken = read_shape(args[1], &sample)) <= 0 ||
-        (taken = read_dtype(cfg.floats, args[2], &dtype)) <= 0)
-        return declined(taken);
-    PyArrayObject *result = new_result(dtype, &sample, &cfg);
-    if (result == NULL)
-        return declined(PyErr_Occurred() ? -1 : 0);
-    void *data = PyArray_DATA(result);
-    FILL_RESULT(result, sample.size, fill_normal(&k, &cfg, dtype, sample.size, data));
 }
 
 PyDoc_STRVAR(bits_doc, "bits(key, shape, dtype, state) -> array or None");
@@ -906,7 +802,7 @@ static PyObject *fold_in(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ss
 #define METHOD(name) {#name, (PyCFunction)(void (*)(void))name, METH_FASTCALL, name##_doc}
 
 static PyMethodDef sampling_methods[] = {
-    METHOD(uniform), METHOD(normal), METHOD(bits),  METHOD(randint),
+    METHOD(uniform), METHOD(bits),  METHOD(randint),
     METHOD(bernoulli), METHOD(split), METHOD(fold_in), {NULL, NULL, 0, NULL},
 };
 

@@ -169,17 +169,8 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0, *, out_sharding=N
 
 @consumes_key
 def normal(key, shape=(), dtype=None, *, out_sharding=None):
-    """Standard normal values."""
-    state = STATE[0]
-    if (
-        state is not None
-        and out_sharding is None
-        and type(key) in KEY_TYPES
-        and current_trace() is eval_trace
-    ):
-        value = accel.normal(key._value, shape, dtype, state)
-        if value is not None:
-            return make_array(value)
+    """Standard normal values. (No eager fast path: a C erfinv could not give XLA's values to
+    the last bit, and eager values equal to `jit`'s matter more.)"""
     typed = check_prng_key("normal", key)
     check_sharding(out_sharding)
     return _normal(typed, canonical_shape(shape), _float_dtype("normal", dtype, True))

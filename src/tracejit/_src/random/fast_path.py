@@ -3,8 +3,8 @@ accelerator's `sampling` part (`csrc/accel/sampling.c`) instead of a compiled pr
 
 An eager `uniform(key, (100,))` otherwise runs its sampler's compiled program (the key moved
 to the device, the program run, the result fetched back): tens of microseconds for a
-microsecond of arithmetic. Each public sampler built on this (`uniform`, `normal`, `bits`,
-`randint`, `bernoulli`, `split`, `fold_in`) starts with
+microsecond of arithmetic. Each public sampler built on this (`uniform`, `bits`, `randint`,
+`bernoulli`, `split`, `fold_in`) starts with
 
     if STATE[0] is not None and type(key) in KEY_TYPES and current_trace() is eval_trace:
         value = accel.uniform(key._value, shape, dtype, minval, maxval, STATE[0])
@@ -13,8 +13,9 @@ microsecond of arithmetic. Each public sampler built on this (`uniform`, `normal
 
 and otherwise (under a transformation, for a NumPy or sharded key, for arguments the C code
 declines: arrays as bounds, unlisted dtypes, bad shapes) goes on to its Python path, which
-gives the same values (bit for bit; `normal`'s within 3 ulp, its log1p being the C code's own
-where the Python path's is XLA's) and raises JAX's errors. It sits inside `@consumes_key`, so the
+gives the same values, bit for bit, and raises JAX's errors. `normal` has no fast path: its
+erfinv in C gave XLA's float32 values only to 3 ulp (its log1p is not XLA's), and an eager
+draw must equal the same draw under `jit`. It sits inside `@consumes_key`, so the
 key-reuse check sees every draw.
 
 `STATE[0]` is what the C functions read of the configuration, rebuilt when an option changes,
