@@ -5,26 +5,13 @@
     python /path/to/tests/random/make_jax_reference_jaxprs.py
 """
 
-import json
 import pathlib
 import sys
 
 HERE = pathlib.Path(__file__).parent
-DATA = HERE / "data" / "sampler_jaxprs.json"
+sys.path.insert(0, str(HERE.parent))  # (tests/, for recorded_jaxprs)
 
-
-def main():
-    import jax
-
-    sys.path.insert(0, str(HERE))
-    from sampler_jaxpr_cases import sampler_calls
-
-    printed = {
-        case: str(jax.make_jaxpr(call)(make_key()))
-        for case, (call, make_key) in sampler_calls(jax).items()
-    }
-    DATA.write_text(json.dumps(printed, indent=1, sort_keys=True) + "\n")
-
+from recorded_jaxprs import record
 
 if __name__ == "__main__":
-    main()
+    record(HERE / "sampler_jaxpr_cases.py", HERE / "data" / "sampler_jaxprs.json")

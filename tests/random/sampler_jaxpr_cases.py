@@ -1,10 +1,10 @@
 """The calls whose jaxprs `test_sampler_jaxprs.py` compares with JAX's (recorded by
 `make_jax_reference_jaxprs.py`): each distribution on a typed key and on a raw one. Written
 against a module `jax` passed in, so that the recording script runs them on JAX and the test
-on tracejit."""
+on tracejit; each case is a sampler and its key."""
 
 
-def sampler_calls(jax) -> dict:
+def jaxpr_cases(jax) -> dict:
     r, jnp = jax.random, jax.numpy
     calls = {
         "uniform": lambda k: r.uniform(k, (3,)),
@@ -49,9 +49,9 @@ def sampler_calls(jax) -> dict:
         "generalized_normal": lambda k: r.generalized_normal(k, 2.0, (3,)),
         "loggamma": lambda k: r.loggamma(k, 2.0, (3,)),
     }
-    keys = {"typed": lambda: r.key(0), "raw": lambda: r.PRNGKey(0)}
+    keys = {"typed": r.key(0), "raw": r.PRNGKey(0)}
     return {
-        f"{name} {kind}": (call, make_key)
+        f"{name} {kind}": (call, (key,))
         for name, call in calls.items()
-        for kind, make_key in keys.items()
+        for kind, key in keys.items()
     }
