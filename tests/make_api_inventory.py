@@ -17,7 +17,6 @@ import json
 import pathlib
 import types
 
-import jax
 import numpy as np
 
 MODULES = [
@@ -81,10 +80,10 @@ NAMES_ONLY = {"jax.experimental"}
 OUT = pathlib.Path(__file__).parent / "data" / "jax_api_0_10_2.json"
 
 
-def kind_of(value):
+def kind_of(value, ufunc: type):
     if isinstance(value, types.ModuleType):
         return "module"
-    if isinstance(value, jax.numpy.ufunc):
+    if isinstance(value, ufunc):
         return "ufunc"
     if isinstance(value, type):
         return "class"
@@ -93,8 +92,8 @@ def kind_of(value):
     return "constant"
 
 
-def signature_of(value):
-    target = value.__call__ if isinstance(value, jax.numpy.ufunc) else value
+def signature_of(value, ufunc: type):
+    target = value.__call__ if isinstance(value, ufunc) else value
     try:
         sig = inspect.signature(target)
     except (TypeError, ValueError):
@@ -109,16 +108,18 @@ def signature_of(value):
     ]
 
 
-def describe(module_name):
+def describe(module_name, ufunc: type):
+    """Every public name of the module; `ufunc`: `jax.numpy.ufunc`, whose instances are a
+    kind of their own."""
     module = importlib.import_module(module_name)
     names = {}
     for name in sorted(dir(module)):
         if name.startswith("_"):
             continue
         value = getattr(module, name)
-        entry = {"kind": kind_of(value)}
+        entry = {"kind": kind_of(value, ufunc)}
         if module_name not in NAMES_ONLY and entry["kind"] in ("function", "ufunc", "class"):
-            entry["signature"] = signature_of(value)
+            entry["signature"] = signature_of(value, ufunc)
         if entry["kind"] == "constant" and isinstance(value, (int, float, bool, type(None))):
             entry["value"] = repr(value)
         names[name] = entry
@@ -142,10 +143,12 @@ def to_json(inventory):
 
 
 def main():
+    import jax  # the scratch virtualenv's JAX (this script is run by hand, never by the tests)
+
     inventory = {
         "jax_version": jax.__version__,
         "numpy_version": np.__version__,
-        "modules": {m: describe(m) for m in MODULES},
+        "modules": {m: describe(m, jax.numpy.ufunc) for m in MODULES},
     }
     OUT.write_text(to_json(inventory))
     counts = {m: len(v) for m, v in inventory["modules"].items()}
