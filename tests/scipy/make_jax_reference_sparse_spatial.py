@@ -1,6 +1,6 @@
 """Records JAX 0.10.2's results of scipy.sparse.linalg, scipy.spatial.transform.Slerp,
 scipy.interpolate and scipy.cluster.vq on the cases below, for
-`test_jax_recorded_sparse_spatial.py`: where JAX's results are its own rather than SciPy's
+`test_jax_recorded.py`: where JAX's results are its own rather than SciPy's
 (the Krylov solvers' iterates after a given number of iterations or restarts and their default
 `maxiter`, Slerp outside the key times), and the dtypes and weak types of the results.
 

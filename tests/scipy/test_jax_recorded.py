@@ -1,6 +1,11 @@
-"""rankdata, mode, sem, trapezoid, convolve, map_coordinates and minimize give JAX 0.10.2's
-results (recorded by `make_jax_reference_scipy_misc.py`): values, dtypes and weak types, and
-for BFGS the same iterations and function evaluations in float64."""
+"""scipy functions give JAX 0.10.2's results, recorded by two scripts: values, dtypes and weak
+types.
+- `make_jax_reference_scipy_misc.py`: rankdata, mode, sem, trapezoid, convolve,
+  map_coordinates and minimize (for BFGS the same iterations and function evaluations in
+  float64);
+- `make_jax_reference_sparse_spatial.py`: the Krylov solvers, Slerp, RegularGridInterpolator
+  and vq (the solvers' iterates after a given number of iterations or restarts, so the same
+  algorithms, default `maxiter` and stopping rules; Slerp outside its key times)."""
 
 import pathlib
 
@@ -11,15 +16,26 @@ import tracejit
 import tracejit.numpy
 import tracejit.scipy
 
-reference = load_script(pathlib.Path(__file__).parent / "make_jax_reference_scipy_misc.py")
-RECORDED = read_recorded(reference)
+HERE = pathlib.Path(__file__).parent
+SCRIPTS = [
+    load_script(HERE / name)
+    for name in ("make_jax_reference_scipy_misc.py", "make_jax_reference_sparse_spatial.py")
+]
 
 
-@pytest.mark.parametrize("name", sorted(reference.CASES))
-def test_case(name):
-    assert_matches(reference.CASES[name](tracejit), RECORDED[name], name)
+def _cases(attribute: str) -> list:
+    return [
+        pytest.param(case, recorded[name], id=name)
+        for script, recorded in ((s, read_recorded(s)) for s in SCRIPTS)
+        for name, case in sorted(getattr(script, attribute).items())
+    ]
 
 
-@pytest.mark.parametrize("name", sorted(reference.X64_CASES))
-def test_case_x64(name, enable_x64):
-    assert_matches(reference.X64_CASES[name](tracejit), RECORDED[name], name)
+@pytest.mark.parametrize("case, recorded", _cases("CASES"))
+def test_case(case, recorded, request):
+    assert_matches(case(tracejit), recorded, request.node.callspec.id)
+
+
+@pytest.mark.parametrize("case, recorded", _cases("X64_CASES"))
+def test_case_x64(case, recorded, request, enable_x64):
+    assert_matches(case(tracejit), recorded, request.node.callspec.id)
