@@ -1,16 +1,18 @@
 """The C accelerator's jit dispatch gives exactly what the Python path gives.
 
-A steady call of a jitted function on Arrays (in tuples, lists, dicts) runs in C (`FastCall`):
-signature check, argument table, execute, output Arrays; waiting for a buffer and destroying
-one are single C calls (`Runtime`). Every other call declines to the Python path. Each test
+A steady call of a jitted function on Arrays and Python scalars (in tuples, lists, dicts and
+any other pytree node) runs in C (`FastCall`): signature check, argument table, execute,
+output Arrays; waiting for a buffer and destroying one are single C calls (`Runtime`). Every other call declines to the Python path. Each test
 compares the two: the Python path is taken by setting `jit.accel` to None (no `FastCall` is
 made) and, for the runtime's calls, the plugin's `accel` to None. Skipped where the
 accelerator is not built or no PJRT plugin loads.
 """
 
+import collections
 import gc
 import sys
 import threading
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -62,6 +64,9 @@ def steady_results(fun, args, monkeypatch):
 
 
 def assert_same_results(got, want):
+    if isinstance(got, Scaled):
+        assert got.scale == want.scale
+        got, want = got.value, want.value
     got_leaves, got_tree = jax.tree_util.tree_flatten(got)
     want_leaves, want_tree = jax.tree_util.tree_flatten(want)
     assert got_tree == want_tree
@@ -73,6 +78,26 @@ def assert_same_results(got, want):
 
 def f32(*values):
     return jax.device_put(np.array(values, np.float32))
+
+
+class Pair(NamedTuple):
+    a: object
+    b: object
+
+
+@jax.tree_util.register_pytree_node_class
+class Scaled:
+    """A registered class with static data (its scale: the aux data of its node)."""
+
+    def __init__(self, value, scale):
+        self.value, self.scale = value, scale
+
+    def tree_flatten(self):
+        return (self.value,), self.scale
+
+    @classmethod
+    def tree_unflatten(cls, scale, children):
+        return cls(children[0], scale)
 
 
 CASES = {
@@ -100,6 +125,19 @@ CASES = {
         lambda: (jnp.zeros((0, 3)), jnp.float32(5)),
     ),
     "a host Array": (lambda x: x.sum(), lambda: (jnp.asarray(np.arange(6.0, dtype=np.float32)),)),
+    "Python scalars of each type": (
+        lambda x, i, s, b, c: (x * s + i, jnp.where(b, x, -x), x * c),
+        lambda: (f32(1, 2), 3, 0.5, True, 1 + 2j),
+    ),
+    "a namedtuple and an OrderedDict": (
+        lambda p, d: p.a * p.b + d["z"] - d["a"],
+        lambda: (Pair(f32(1, 2), f32(3, 4)), collections.OrderedDict(z=f32(5), a=f32(1))),
+    ),
+    "a registered class with static data": (
+        lambda s, t: Scaled(s.value * s.scale, t.scale),
+        lambda: (Scaled(f32(1, 2), 3.0), Scaled(None, "static")),
+    ),
+    "unused arguments": (lambda i, x, y: x * 2, lambda: (7, f32(1, 2), f32(5))),
 }
 
 
@@ -194,7 +232,7 @@ def test_waiting_for_a_buffer_as_the_python_path(monkeypatch):
 
 @pytest.mark.parametrize(
     "why",
-    ["kwargs", "static", "donated", "python scalar", "disable_jit", "debug_nans", "new shape"],
+    ["kwargs", "static", "donated", "disable_jit", "debug_nans", "new shape"],
 )
 def test_declined_calls_go_the_python_way(monkeypatch, why):
     """Calls the C path does not take give what they always gave."""
@@ -211,10 +249,6 @@ def test_declined_calls_go_the_python_way(monkeypatch, why):
         f = jax.jit(lambda x: x + 1, donate_argnums=0)
         calls = [lambda: f(f32(1, 2))] * 2
         want = [2, 3]
-    elif why == "python scalar":
-        f = jax.jit(lambda x, s: x + s)
-        calls = [lambda: f(x, 0.5)] * 2
-        want = [1.5, 2.5]
     elif why == "disable_jit":
         runs = []
         f = jax.jit(lambda x: runs.append(x) or x - 1)
@@ -330,3 +364,55 @@ def test_another_structure_is_another_signature():
     for _ in range(2):
         np.testing.assert_array_equal(h(x, y), [11])
     np.testing.assert_array_equal(h(x, None), [1])
+
+
+def test_outputs_made_by_the_python_path_are_taken_in_c(monkeypatch):
+    """A first call's outputs (made in Python, without a kept signature) fed to the next call:
+    C reads their signature from their buffers, as `jit` would."""
+    f = jax.jit(lambda x, p: (x * 2, Pair(p.b, p.a)))
+    y, p = f(f32(1, 2), Pair(f32(3), f32(4)))
+    in_c_only(monkeypatch)
+    z, q = f(y, p)
+    np.testing.assert_array_equal(z, [4, 8])
+    assert isinstance(q, Pair) and float(q.a[0]) == 3 and float(q.b[0]) == 4
+
+
+def test_other_static_data_is_another_signature(monkeypatch):
+    f = jax.jit(lambda s: s.value * s.scale)
+    x = f32(1, 2)
+    np.testing.assert_array_equal(f(Scaled(x, 2.0)), [2, 4])
+    np.testing.assert_array_equal(f(Scaled(x, 2.0)), [2, 4])
+    np.testing.assert_array_equal(f(Scaled(x, 5.0)), [5, 10])
+    np.testing.assert_array_equal(f(Scaled(x, 2.0)), [2, 4])
+
+
+@pytest.mark.parametrize("path", ["c", "python"])
+def test_python_scalars_meet_the_transfer_guard_and_int32_bounds(monkeypatch, path):
+    """A Python scalar is a host-to-device transfer (the guard's `disallow` refuses it) and a
+    weakly typed int32 (a larger int overflows): the same errors from either path."""
+    if path == "python":
+        python_path(monkeypatch)
+    f = jax.jit(lambda x, s: x * s)
+    x = f32(1, 2)
+    f(x, 2.0)
+    f(x, 2)
+    with (
+        jax.transfer_guard("disallow"),
+        pytest.raises(jax.errors.JaxRuntimeError, match="Disallowed host-to-device"),
+    ):
+        f(x, 3.0)
+    with pytest.raises(OverflowError, match="out of bounds for int32"):
+        f(x, 2**40)
+    np.testing.assert_array_equal(f(x, 3), [3, 6])
+
+
+def test_changing_python_scalars_keep_a_few_buffers(monkeypatch):
+    """A step counter passed as a Python int: a new value each call, each run in C with a
+    buffer of its own; the program keeps only the last few."""
+    f = jax.jit(lambda i, x: x + i)
+    x = f32(0.5)
+    f(0, x)
+    in_c_only(monkeypatch)
+    for i in range(100):
+        assert float(f(i, x)[0]) == i + 0.5
+    assert len(f._cache[next(iter(f._cache))].program.scalar_buffers) == dispatch._SCALAR_BUFFERS

@@ -22,7 +22,8 @@
 int accel_add_threefry(PyObject *module);
 int accel_add_callbacks(PyObject *module);
 int accel_add_eager(PyObject *module);
-int accel_add_dispatch(PyObject *module);
+int accel_add_dispatch(PyObject *module); /* after it: fast_call */
+int accel_add_fast_call(PyObject *module);
 int accel_add_sampling(PyObject *module);
 
 #endif

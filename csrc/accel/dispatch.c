@@ -1,38 +1,27 @@
 /* The steady call of a jitted function, in C: the per-call work that costs microseconds in
- * Python (checking the arguments' signatures, filling the argument table, calling PJRT,
- * wrapping the outputs, waiting for a result, destroying a buffer).
+ * Python (filling the argument table, calling PJRT, wrapping the outputs, waiting for a
+ * result, destroying a buffer). This file holds the program's side; fast_call.c the
+ * arguments' (their structure and signatures).
  *
- * Python twins: `PjitFunction.__call__`'s hot path in tracejit/_src/jit.py (the signature
- * lookup), `CompiledProgram.__call__` in dispatch.py and `Executable.execute_one` in
+ * Python twins: `CompiledProgram.__call__` in dispatch.py and `Executable.execute_one` in
  * runtime/executable.py (a call), `Plugin.await_buffer_ready` and `Plugin.destroy_buffer` in
  * runtime/pjrt.py. The runtime talks to PJRT through cffi; this file calls the same function
  * pointers, whose addresses cffi gives, with argument structs Python prepared once (the
  * execute arguments of a program) or laid out by the offsets cffi reports: it needs no PJRT
- * header. Every case it does not take (a first call, keyword or static arguments, host values,
- * donation, several devices, tracing, debug checks) it declines by returning NotImplemented,
- * and Python handles the call as before; only speed changes.
+ * header.
  *
- * Three types:
+ * Two types:
  * - `Runtime` (one per plugin): the PJRT functions a call needs, `await_buffer` and
  *   `destroy_buffer`, and how to turn a `PJRT_Error*` into the runtime's Python exception;
  * - `Program` (one per compiled program): its prepared execute arguments and how to wrap its
  *   outputs as Arrays over Buffers, objects of tracejit's own Python classes whose slots it
- *   fills as `new_buffer` and `make_device_array` do;
- * - `FastCall` (one per signature of a jitted function): the signature, the program and the
- *   output tree; calling it runs the program on a tuple of Arrays or declines.
- *
- * Buffers passed to PJRT are held (a reference each) while the GIL is released around the
- * execution, so a thread deleting an Array meanwhile cannot destroy one; a program's argument
- * table is used by one call at a time (`busy`, read and written under the GIL), and a second
- * concurrent call declines to the Python path, which has its own tables.
+ *   fills as `new_buffer` and `make_device_array` do.
  */
 #include <stddef.h>
 #include <string.h>
 
-#include "accel.h"
+#include "dispatch.h"
 #include <structmember.h>
-
-typedef void *(*pjrt_function)(void *args); /* PJRT_Error *PJRT_X(PJRT_X_Args *) */
 
 /* Every PJRT argument struct starts with its `size_t struct_size`; the plugin reads the
  * fields named by offsets cffi measured in the plugin's own header. */
@@ -98,14 +87,14 @@ static int parse_call(PyObject *spec, int fields, pjrt_call *out)
 
 /* ---- Runtime ------------------------------------------------------------------------------ */
 
-typedef struct {
+struct Runtime {
     PyObject_HEAD
     PyObject *error; /* error(address) -> the exception of a PJRT_Error*, which it destroys */
     pjrt_call destroy_buffer; /* (buffer) */
     pjrt_call ready_event;    /* (buffer, event out) */
     pjrt_call await_event;    /* (event) */
     pjrt_call destroy_event;  /* (event) */
-} Runtime;
+};
 
 static void *call1(const pjrt_call *call, void *pointer)
 {
@@ -145,7 +134,7 @@ static void *await_buffer(Runtime *runtime, void *buffer)
 }
 
 /* Raise the runtime's exception for `error` (which the runtime's `error` destroys). */
-static PyObject *raise_pjrt_error(Runtime *runtime, void *error)
+PyObject *accel_raise_pjrt_error(Runtime *runtime, void *error)
 {
     PyObject *address = PyLong_FromVoidPtr(error);
     if (address == NULL)
@@ -287,10 +276,6 @@ static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *out)
     return ok ? 0 : -1;
 }
 
-static inline PyObject *slot_get(PyObject *object, Py_ssize_t offset) /* borrowed or NULL */
-{
-    return *(PyObject **)((char *)object + offset);
-}
 
 /* Set an empty slot of a new object (stealing `value`). */
 static inline void slot_init(PyObject *object, Py_ssize_t offset, PyObject *value)
@@ -298,52 +283,15 @@ static inline void slot_init(PyObject *object, Py_ssize_t offset, PyObject *valu
     *(PyObject **)((char *)object + offset) = value;
 }
 
-enum buffer_slot {
-    BUFFER_ADDRESS,
-    BUFFER_CLIENT,
-    BUFFER_DELETED,
-    BUFFER_DEVICE,
-    BUFFER_DTYPE,
-    BUFFER_HOST,
-    BUFFER_LAYOUT_DENSE,
-    BUFFER_READY,
-    BUFFER_SHAPE,
-    BUFFER_VIEWS,
-    BUFFER_SLOTS
-};
 static const char *buffer_slot_names[BUFFER_SLOTS] = {
     "_address", "_client", "_deleted",      "_device", "_dtype",
     "_host",    "_layout_dense", "_ready", "_shape",  "_views"};
 
-enum array_slot { ARRAY_BUFFER, ARRAY_SIGNATURE, ARRAY_WEAK_TYPE, ARRAY_SLOTS };
 static const char *array_slot_names[ARRAY_SLOTS] = {"_buffer", "_signature", "weak_type"};
 
 /* ---- Program ------------------------------------------------------------------------------ */
 
-typedef struct {
-    PyObject *shape, *dtype, *dense, *weak_type, *signature;
-} output_spec;
 
-typedef struct {
-    PyObject_HEAD
-    Runtime *runtime;
-    pjrt_function execute;
-    void *execute_args;   /* PJRT_LoadedExecutable_Execute_Args, prepared by Python */
-    void **arguments;     /* its argument table of device 0 */
-    void **outputs;       /* its output table of device 0 */
-    Py_ssize_t num_arguments;
-    Py_ssize_t num_outputs;
-    PyObject *keep;       /* the Python objects owning those structs */
-    PyObject *client, *device;
-    PyTypeObject *buffer_type, *array_type, *host_array_type;
-    Py_ssize_t buffer_slot[BUFFER_SLOTS];
-    Py_ssize_t array_slot[ARRAY_SLOTS];
-    output_spec *output;
-    int busy; /* a call is using the tables (read and written under the GIL) */
-} Program;
-
-static PyObject *str_alive, *str_disable_jit, *str_trace_context, *str_trace,
-    *str_invalid_value_checks;
 
 static void destroy_outputs(Program *self, Py_ssize_t from)
 {
@@ -352,7 +300,7 @@ static void destroy_outputs(Program *self, Py_ssize_t from)
         if (error != NULL) { /* an output nobody saw: its destroy error has no owner */
             PyObject *type, *value, *traceback;
             PyErr_Fetch(&type, &value, &traceback);
-            raise_pjrt_error(self->runtime, error);
+            accel_raise_pjrt_error(self->runtime, error);
             PyErr_Clear();
             PyErr_Restore(type, value, traceback);
         }
@@ -402,7 +350,7 @@ static PyObject *new_output_array(Program *self, PyObject *buffer, const output_
 
 /* The outputs the last execution left in the output table, as a list of Arrays. On failure
  * every output is still owned by someone: a Buffer made, or destroyed here. */
-static PyObject *wrap_outputs(Program *self)
+PyObject *accel_program_outputs(Program *self)
 {
     PyObject *list = PyList_New(self->num_outputs);
     if (list == NULL) {
@@ -569,7 +517,7 @@ PyDoc_STRVAR(program_doc,
              "argument struct and the struct's argument and output tables of device 0 (kept\n"
              "alive by `keep`), and per output (shape, dtype, dense, weak_type, signature).");
 
-static PyTypeObject ProgramType = {
+PyTypeObject accel_program_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tracejit._src._accel.Program",
     .tp_basicsize = sizeof(Program),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
@@ -580,410 +528,11 @@ static PyTypeObject ProgramType = {
     .tp_clear = (inquiry)program_clear,
 };
 
-/* ---- FastCall ----------------------------------------------------------------------------- */
-
-/* The arguments' pytree structure, one code per node in depth-first order: a leaf (an Array),
- * None, or a tuple, list or dict (exact types: namedtuples, OrderedDicts and other nodes are
- * Python's) and its length; a dict's children in the order of its sorted keys, which are kept
- * beside. Python's `tree_flatten` visits these nodes in the same order. */
-enum { NODE_LEAF, NODE_NONE, NODE_TUPLE, NODE_LIST, NODE_DICT, NODE_KINDS };
-
-static Py_ssize_t node_code(PyObject *node)
-{
-    if (PyTuple_CheckExact(node))
-        return NODE_TUPLE + NODE_KINDS * PyTuple_GET_SIZE(node);
-    if (PyList_CheckExact(node))
-        return NODE_LIST + NODE_KINDS * PyList_GET_SIZE(node);
-    if (PyDict_CheckExact(node))
-        return NODE_DICT + NODE_KINDS * PyDict_GET_SIZE(node);
-    return node == Py_None ? NODE_NONE : NODE_LEAF;
-}
-
-/* Child `i` of a tuple or list, or of a dict whose sorted keys are `keys` (a new reference);
- * NULL where it is gone (a list shrank, a key is missing), with an exception only on an error. */
-static PyObject *child(PyObject *node, Py_ssize_t i, PyObject *keys)
-{
-    PyObject *item;
-    if (PyTuple_CheckExact(node))
-        item = PyTuple_GET_ITEM(node, i);
-    else if (PyList_CheckExact(node))
-        item = i < PyList_GET_SIZE(node) ? PyList_GET_ITEM(node, i) : NULL;
-    else
-        item = PyDict_GetItemWithError(node, PyTuple_GET_ITEM(keys, i));
-    return Py_XNewRef(item);
-}
-
-typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
-    Program *program;
-    PyObject *signatures;   /* a tuple: each leaf's `_signature` */
-    Py_ssize_t *structure;  /* node codes, depth-first */
-    Py_ssize_t structure_length;
-    PyObject *dict_keys;    /* a list: each dict node's sorted keys (a tuple), depth-first */
-    PyObject *unflatten;    /* outputs list -> result; None: the one output itself */
-    PyObject *config, *context, *trace_context, *eval_trace_type, *eval_module;
-} FastCall;
-
-/* 1 where `object.name` is `expected` (identity), 0 where not, -1 on an error. */
-static int attribute_is(PyObject *object, PyObject *name, PyObject *expected)
-{
-    PyObject *value = PyObject_GetAttr(object, name);
-    if (value == NULL)
-        return -1;
-    int same = value == expected;
-    Py_DECREF(value);
-    return same;
-}
-
-/* Whether a call now means running the program: no `disable_jit`, no debug checks of the
- * outputs, the eval trace current, the trace context the signature was traced in. */
-static int eager_and_unchanged(FastCall *self)
-{
-    int ok = attribute_is(self->config, str_disable_jit, Py_False);
-    if (ok == 1)
-        ok = attribute_is(self->config, str_trace_context, self->trace_context);
-    if (ok == 1)
-        ok = attribute_is(self->eval_module, str_invalid_value_checks, Py_False);
-    if (ok == 1) {
-        PyObject *trace = PyObject_GetAttr(self->context, str_trace);
-        if (trace == NULL)
-            return -1;
-        ok = (PyObject *)Py_TYPE(trace) == self->eval_trace_type;
-        Py_DECREF(trace);
-    }
-    return ok;
-}
-
-/* A walk over the arguments along the expected structure. */
-typedef struct {
-    FastCall *call;
-    Py_ssize_t position; /* in `structure` */
-    Py_ssize_t dicts;    /* in `dict_keys` */
-    Py_ssize_t leaves;   /* taken: their buffers are in the table and held */
-    PyObject **held;
-} walk;
-
-/* Leaf `x`: its buffer's handle into the argument table, the buffer held. 1 taken, 0 not a
- * leaf this path takes (not a device Array of the signature), -1 an error. (A buffer deleted
- * behind its Array's back goes to PJRT, which reports it, as from the Python path.) */
-static int take_leaf(walk *w, PyObject *x)
-{
-    Program *program = w->call->program;
-    if (Py_TYPE(x) != program->array_type && Py_TYPE(x) != program->host_array_type)
-        return 0;
-    const Py_ssize_t *array_slot = program->array_slot;
-    PyObject *own = slot_get(x, array_slot[ARRAY_SIGNATURE]);
-    PyObject *expected = PyTuple_GET_ITEM(w->call->signatures, w->leaves);
-    if (own == NULL)
-        return 0;
-    if (own != expected) {
-        int equal = PyObject_RichCompareBool(own, expected, Py_EQ);
-        if (equal != 1)
-            return equal;
-    }
-    PyObject *buffer = slot_get(x, array_slot[ARRAY_BUFFER]);
-    if (buffer == NULL || Py_TYPE(buffer) != program->buffer_type)
-        return 0;
-    PyObject *address = slot_get(buffer, program->buffer_slot[BUFFER_ADDRESS]);
-    void *pointer = address != NULL ? PyLong_AsVoidPtr(address) : NULL;
-    if (pointer == NULL)
-        return PyErr_Occurred() ? -1 : 0;
-    program->arguments[w->leaves] = pointer;
-    w->held[w->leaves++] = Py_NewRef(buffer);
-    return 1;
-}
-
-static int take_node(walk *w, PyObject *node)
-{
-    FastCall *call = w->call;
-    if (w->position >= call->structure_length)
-        return 0;
-    Py_ssize_t code = call->structure[w->position++];
-    if (code == NODE_LEAF)
-        return w->leaves < PyTuple_GET_SIZE(call->signatures) ? take_leaf(w, node) : 0;
-    if (node_code(node) != code)
-        return 0;
-    PyObject *keys = code % NODE_KINDS == NODE_DICT
-                         ? PyList_GET_ITEM(call->dict_keys, w->dicts++)
-                         : NULL;
-    for (Py_ssize_t i = 0; i < code / NODE_KINDS; i++) {
-        PyObject *item = child(node, i, keys);
-        if (item == NULL)
-            return PyErr_Occurred() ? -1 : 0;
-        int ok = take_node(w, item);
-        Py_DECREF(item);
-        if (ok != 1)
-            return ok;
-    }
-    return 1;
-}
-
-static void release(walk *w)
-{
-    for (Py_ssize_t i = 0; i < w->leaves; i++)
-        Py_DECREF(w->held[i]);
-}
-
-/* Fill the argument table and run; the outputs wait in the output table. Returns 1 ran, 0
- * declined, -1 an error (raised). */
-static int run(FastCall *self, PyObject *args, PyObject **held)
-{
-    Program *program = self->program;
-    walk w = {self, 0, 0, 0, held};
-    int ok = take_node(&w, args);
-    if (ok == 1 && w.leaves != PyTuple_GET_SIZE(self->signatures))
-        ok = 0;
-    void *error = NULL;
-    if (ok == 1) {
-        Py_BEGIN_ALLOW_THREADS
-        error = program->execute(program->execute_args);
-        Py_END_ALLOW_THREADS
-    }
-    release(&w);
-    if (error != NULL) {
-        raise_pjrt_error(program->runtime, error);
-        return -1;
-    }
-    return ok;
-}
-
-static PyObject *fast_call_vectorcall(FastCall *self, PyObject *const *args, size_t nargsf,
-                                      PyObject *kwnames)
-{
-    if (PyVectorcall_NARGS(nargsf) != 1 || kwnames != NULL || !PyTuple_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "FastCall takes one tuple of arguments");
-        return NULL;
-    }
-    Program *program = self->program;
-    int ok = eager_and_unchanged(self);
-    if (ok == 1)
-        ok = attribute_is(program->client, str_alive, Py_True);
-    if (ok != 1)
-        return ok < 0 ? NULL : Py_NewRef(Py_NotImplemented);
-    if (program->busy) /* (tested, then set, with no Python code between: no thread switch) */
-        Py_RETURN_NOTIMPLEMENTED;
-    Py_ssize_t count = program->num_arguments;
-    PyObject *stack[16];
-    PyObject **held = count <= 16 ? stack : PyMem_Malloc(count * sizeof(PyObject *));
-    if (held == NULL)
-        return PyErr_NoMemory();
-    program->busy = 1;
-    ok = run(self, args[0], held);
-    PyObject *outputs = ok == 1 ? wrap_outputs(program) : NULL;
-    program->busy = 0;
-    if (held != stack)
-        PyMem_Free(held);
-    if (ok != 1)
-        return ok < 0 ? NULL : Py_NewRef(Py_NotImplemented);
-    if (outputs == NULL || self->unflatten == Py_None) {
-        PyObject *single = outputs != NULL ? Py_NewRef(PyList_GET_ITEM(outputs, 0)) : NULL;
-        Py_XDECREF(outputs);
-        return single;
-    }
-    PyObject *result = PyObject_CallOneArg(self->unflatten, outputs);
-    Py_DECREF(outputs);
-    return result;
-}
-
-/* A dict's keys sorted, as `tree_flatten` orders its children. */
-static PyObject *sorted_keys(PyObject *dict)
-{
-    PyObject *keys = PyDict_Keys(dict);
-    if (keys == NULL)
-        return NULL;
-    if (PyList_Sort(keys) < 0) {
-        Py_DECREF(keys);
-        PyErr_SetString(PyExc_ValueError, "FastCall: dict keys that do not sort");
-        return NULL;
-    }
-    PyObject *sorted = PyList_AsTuple(keys);
-    Py_DECREF(keys);
-    return sorted;
-}
-
-/* Append the codes of `node`'s tree to `codes` and its dicts' keys to `dict_keys` (lists);
- * its leaves must be Arrays. */
-static int record_structure(Program *program, PyObject *node, PyObject *codes,
-                            PyObject *dict_keys)
-{
-    Py_ssize_t code = node_code(node);
-    if (code == NODE_LEAF && Py_TYPE(node) != program->array_type &&
-        Py_TYPE(node) != program->host_array_type) {
-        PyErr_Format(PyExc_ValueError, "FastCall: an argument of type %s",
-                     Py_TYPE(node)->tp_name);
-        return -1;
-    }
-    PyObject *number = PyLong_FromSsize_t(code);
-    if (number == NULL || PyList_Append(codes, number) < 0) {
-        Py_XDECREF(number);
-        return -1;
-    }
-    Py_DECREF(number);
-    PyObject *keys = NULL;
-    if (code % NODE_KINDS == NODE_DICT) {
-        keys = sorted_keys(node);
-        if (keys == NULL || PyList_Append(dict_keys, keys) < 0) {
-            Py_XDECREF(keys);
-            return -1;
-        }
-    }
-    if (Py_EnterRecursiveCall(" in FastCall")) {
-        Py_XDECREF(keys);
-        return -1;
-    }
-    int ok = 0;
-    for (Py_ssize_t i = 0; ok == 0 && i < code / NODE_KINDS; i++) {
-        PyObject *item = child(node, i, keys);
-        ok = item != NULL ? record_structure(program, item, codes, dict_keys) : -1;
-        Py_XDECREF(item);
-    }
-    Py_LeaveRecursiveCall();
-    Py_XDECREF(keys);
-    if (ok < 0 && !PyErr_Occurred())
-        PyErr_SetString(PyExc_ValueError, "FastCall: the arguments changed while read");
-    return ok;
-}
-
-/* The structure of `example`, the arguments of a call of this signature. */
-static int set_structure(FastCall *self, PyObject *example)
-{
-    PyObject *codes = PyList_New(0);
-    self->dict_keys = PyList_New(0);
-    if (codes == NULL || self->dict_keys == NULL ||
-        record_structure(self->program, example, codes, self->dict_keys) < 0) {
-        Py_XDECREF(codes);
-        return -1;
-    }
-    Py_ssize_t length = PyList_GET_SIZE(codes), leaves = 0;
-    self->structure = PyMem_Malloc(length * sizeof(Py_ssize_t));
-    if (self->structure == NULL) {
-        Py_DECREF(codes);
-        PyErr_NoMemory();
-        return -1;
-    }
-    self->structure_length = length;
-    for (Py_ssize_t i = 0; i < length; i++) {
-        self->structure[i] = PyLong_AsSsize_t(PyList_GET_ITEM(codes, i));
-        leaves += self->structure[i] == NODE_LEAF;
-    }
-    Py_DECREF(codes);
-    if (leaves != PyTuple_GET_SIZE(self->signatures) ||
-        leaves != self->program->num_arguments) {
-        PyErr_SetString(PyExc_ValueError,
-                        "FastCall: the arguments' leaves are not the program's parameters");
-        return -1;
-    }
-    return 0;
-}
-
-static PyObject *fast_call_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
-{
-    static char *names[] = {"program", "signatures", "example", "unflatten", "guards", NULL};
-    PyObject *program, *signatures, *example, *unflatten, *config, *context, *trace_context,
-        *eval_trace_type, *eval_module;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!O(OOOOO):FastCall", names,
-                                     &ProgramType, &program, &PyTuple_Type, &signatures,
-                                     &PyTuple_Type, &example, &unflatten, &config, &context,
-                                     &trace_context, &eval_trace_type, &eval_module))
-        return NULL;
-    if (unflatten == Py_None && ((Program *)program)->num_outputs != 1) {
-        PyErr_SetString(PyExc_ValueError, "FastCall: without unflatten, one output");
-        return NULL;
-    }
-    FastCall *self = (FastCall *)type->tp_alloc(type, 0);
-    if (self == NULL)
-        return NULL;
-    self->vectorcall = (vectorcallfunc)fast_call_vectorcall;
-    self->program = (Program *)Py_NewRef(program);
-    self->signatures = Py_NewRef(signatures);
-    self->unflatten = Py_NewRef(unflatten);
-    self->config = Py_NewRef(config);
-    self->context = Py_NewRef(context);
-    self->trace_context = Py_NewRef(trace_context);
-    self->eval_trace_type = Py_NewRef(eval_trace_type);
-    self->eval_module = Py_NewRef(eval_module);
-    if (set_structure(self, example) < 0) {
-        Py_DECREF(self);
-        return NULL;
-    }
-    return (PyObject *)self;
-}
-
-static int fast_call_traverse(FastCall *self, visitproc visit, void *arg)
-{
-    Py_VISIT(self->program);
-    Py_VISIT(self->signatures);
-    Py_VISIT(self->dict_keys);
-    Py_VISIT(self->unflatten);
-    Py_VISIT(self->config);
-    Py_VISIT(self->context);
-    Py_VISIT(self->trace_context);
-    Py_VISIT(self->eval_trace_type);
-    Py_VISIT(self->eval_module);
-    return 0;
-}
-
-static int fast_call_clear(FastCall *self)
-{
-    Py_CLEAR(self->program);
-    Py_CLEAR(self->signatures);
-    Py_CLEAR(self->dict_keys);
-    Py_CLEAR(self->unflatten);
-    Py_CLEAR(self->config);
-    Py_CLEAR(self->context);
-    Py_CLEAR(self->trace_context);
-    Py_CLEAR(self->eval_trace_type);
-    Py_CLEAR(self->eval_module);
-    return 0;
-}
-
-static void fast_call_dealloc(FastCall *self)
-{
-    PyObject_GC_UnTrack(self);
-    fast_call_clear(self);
-    PyMem_Free(self->structure);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-PyDoc_STRVAR(fast_call_doc,
-             "FastCall(program, signatures, example, unflatten, guards)\n\n"
-             "The steady call of one signature of a jitted function: calling it with the\n"
-             "tuple of positional arguments runs `program` and returns the result, or returns\n"
-             "NotImplemented where the Python path must handle the call. `signatures` are the\n"
-             "leaves' `_signature`s; `example` a tuple of arguments of this signature (Arrays\n"
-             "in tuples, lists, dicts and Nones: their structure is the one expected);\n"
-             "`unflatten` makes the result of the list of outputs (None: the one output);\n"
-             "`guards` is (config, trace context holder, trace_context, EvalTrace, eval module).");
-
-static PyTypeObject FastCallType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tracejit._src._accel.FastCall",
-    .tp_basicsize = sizeof(FastCall),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_vectorcall_offset = offsetof(FastCall, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_doc = fast_call_doc,
-    .tp_new = fast_call_new,
-    .tp_dealloc = (destructor)fast_call_dealloc,
-    .tp_traverse = (traverseproc)fast_call_traverse,
-    .tp_clear = (inquiry)fast_call_clear,
-};
-
 /* ---- the part ----------------------------------------------------------------------------- */
-
-static int intern(PyObject **out, const char *text)
-{
-    *out = PyUnicode_InternFromString(text);
-    return *out == NULL ? -1 : 0;
-}
 
 int accel_add_dispatch(PyObject *module)
 {
-    if (intern(&str_alive, "_alive") < 0 || intern(&str_disable_jit, "disable_jit") < 0 ||
-        intern(&str_trace_context, "trace_context") < 0 || intern(&str_trace, "trace") < 0 ||
-        intern(&str_invalid_value_checks, "_invalid_value_checks") < 0)
-        return -1;
-    PyTypeObject *types[] = {&RuntimeType, &ProgramType, &FastCallType};
+    PyTypeObject *types[] = {&RuntimeType, &accel_program_type};
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
         if (PyType_Ready(types[i]) < 0 || PyModule_AddType(module, types[i]) < 0)
             return -1;

@@ -17,6 +17,7 @@ PyMODINIT_FUNC PyInit__accel(void)
         return NULL;
     if (accel_add_threefry(module) < 0 || accel_add_callbacks(module) < 0 ||
         accel_add_eager(module) < 0 || accel_add_dispatch(module) < 0 ||
+        accel_add_fast_call(module) < 0 ||
         accel_add_sampling(module) < 0) {
         Py_DECREF(module);
         return NULL;

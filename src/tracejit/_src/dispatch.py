@@ -131,15 +131,15 @@ class CompiledProgram:
         """This program's call in C (the accelerator's `Program`: the same steps as `__call__`
         for device Arrays), or None where every call needs the Python path: without the
         accelerator, before a first call has shown the outputs' layouts, and for programs
-        that leave arguments out, donate, call back into Python, return keys or run on
-        several devices."""
+        that donate, call back into Python, return keys or run on several devices."""
         if self._accelerated is not None:
             return self._accelerated
         calls = self.client.plugin.accel
-        if calls is None or not self.plain or self.waits or self.key_outputs:
+        if calls is None or self.donated or self.waits or self.key_outputs:
             return None
         executable = self.executable
-        call = executable.reserved_call(len(self.closed.in_avals))
+        num_parameters = len(self.closed.in_avals if self.kept is None else self.kept)
+        call = executable.reserved_call(num_parameters)
         if call is None:
             return None
         outputs = tuple(
@@ -154,7 +154,7 @@ class CompiledProgram:
         )
         self._accelerated = accel.Program(
             runtime=calls,
-            num_arguments=len(self.closed.in_avals),
+            num_arguments=num_parameters,
             client=self.client,
             device=executable.devices[0],
             buffer_type=runtime.Buffer,

@@ -40,7 +40,12 @@ from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, eval_jaxpr
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.sharding import Sharding
 from tracejit._src.stages import Lowered, Signature, Traced, compiler_options_key
-from tracejit._src.tree_util import tree_flatten, tree_structure, tree_unflatten
+from tracejit._src.tree_util import (
+    flatten_function,
+    tree_flatten,
+    tree_structure,
+    tree_unflatten,
+)
 
 logger = logging.getLogger("tracejit")
 
@@ -388,9 +393,8 @@ class PjitFunction:
 
     def _fast_call(self, entry, args, leaves):
         """The accelerator's call of this signature (made once its program has run and shown
-        its outputs' layouts), or None where it would decline every call: arguments other
-        than Arrays in tuples, lists, dicts and Nones, a program it cannot run
-        (`CompiledProgram.accelerated`)."""
+        its outputs' layouts), or None where it would decline every call: leaves other than
+        Arrays and Python scalars, a program it cannot run (`CompiledProgram.accelerated`)."""
         if entry.fast is not _UNTRIED:
             return entry.fast
         entry.fast = None
@@ -405,8 +409,17 @@ class PjitFunction:
         # what decides whether a call runs the program now (`disable_jit`, the trace, ...)
         guards = (config, core._context, self._context, EvalTrace, eval_module)
         try:
-            entry.fast = accel.FastCall(prepared, signatures, args, unflatten, guards)
-        except ValueError:  # arguments it does not take (Python scalars, dicts, ...)
+            entry.fast = accel.FastCall(
+                prepared,
+                signatures,
+                args,
+                unflatten,
+                program.transfer,
+                flatten_function,
+                None if program.kept is None else tuple(program.kept),
+                guards,
+            )
+        except ValueError:  # arguments it does not take (NumPy arrays, ...)
             pass
         return entry.fast
 

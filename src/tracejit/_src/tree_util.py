@@ -103,6 +103,14 @@ def _flatten(tree, leaves, _lookup=_dispatch.get):
     return (node_type, aux, tuple(encoded))
 
 
+def flatten_function(node) -> Callable | None:
+    """What takes `node` apart (`node -> (children, aux_data)`, as `tree_flatten` calls it), or
+    None where `node` is a leaf: for code that walks trees itself (the C accelerator's jit
+    call walks tuples, lists and dicts and asks this of other nodes)."""
+    node_type = _node_type_of(node)
+    return None if node_type is _LEAF else node_type.flatten
+
+
 def _flatten_is_leaf(tree, leaves, is_leaf):
     """`_flatten`, with `is_leaf(subtree)` able to stop the descent anywhere."""
     if is_leaf(tree):
