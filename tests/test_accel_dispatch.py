@@ -406,13 +406,32 @@ def test_python_scalars_meet_the_transfer_guard_and_int32_bounds(monkeypatch, pa
     np.testing.assert_array_equal(f(x, 3), [3, 6])
 
 
-def test_changing_python_scalars_keep_a_few_buffers(monkeypatch):
-    """A step counter passed as a Python int: a new value each call, each run in C with a
-    buffer of its own; the program keeps only the last few."""
-    f = jax.jit(lambda i, x: x + i)
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast")
+def test_python_scalars_made_in_c_are_the_python_paths(monkeypatch):
+    """A step counter passed as a Python int, a float that changes, -0.0 after 0.0 (the same
+    by `==`, not by bits), a bool, a float beyond float32's range (Python's conversion), an
+    int64 under x64: each call's scalar buffer made in C holds what the Python path's holds."""
+    f = jax.jit(lambda i, s, b, x: (x + i, x * s, jnp.where(b, x, -x)))
     x = f32(0.5)
-    f(0, x)
-    in_c_only(monkeypatch)
-    for i in range(100):
-        assert float(f(i, x)[0]) == i + 0.5
-    assert len(f._cache[next(iter(f._cache))].program.scalar_buffers) == dispatch._SCALAR_BUFFERS
+    calls = [(i, s, b) for i in range(5) for s in (1.5, 0.0, -0.0, 2.5) for b in (True, False)]
+    calls += [(2**31 - 1, 1e40, True), (-(2**31), -1e-45, False)]
+    results = {}
+    for path in ("c", "python"):
+        with monkeypatch.context() as patch:
+            if path == "python":
+                python_path(patch)
+            g = jax.jit(f)
+            g(0, 1.0, True, x)
+            if path == "c":
+                in_c_only(patch)
+            results[path] = [jax.tree_util.tree_map(np.asarray, g(*call, x)) for call in calls]
+    for got, want, call in zip(results["c"], results["python"], calls, strict=True):
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w, err_msg=str(call))
+            assert np.signbit(g).tolist() == np.signbit(w).tolist(), call
+    with jax.enable_x64(True):
+        h = jax.jit(lambda i, x: x * 0 + i)
+        zero = jax.device_put(np.zeros((), np.int64))
+        h(1, zero)
+        in_c_only(monkeypatch)
+        assert int(h(2**40, zero)) == 2**40

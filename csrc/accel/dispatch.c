@@ -32,12 +32,14 @@ typedef union {
     max_align_t align;
 } pjrt_args;
 
-/* One PJRT function and the layout of its argument struct: its size and up to two pointer
- * fields (an input, an output). */
+/* One PJRT function and the layout of its argument struct: its size and the offsets of the
+ * fields a call sets or reads. */
+#define CALL_FIELDS 7
+
 typedef struct {
     pjrt_function function;
     size_t struct_size;
-    Py_ssize_t field[2];
+    Py_ssize_t field[CALL_FIELDS];
 } pjrt_call;
 
 static void args_start(pjrt_args *args, const pjrt_call *call)
@@ -51,6 +53,11 @@ static void args_set(pjrt_args *args, Py_ssize_t offset, void *pointer)
     memcpy(args->bytes + offset, &pointer, sizeof(void *));
 }
 
+static void args_set_int(pjrt_args *args, Py_ssize_t offset, int value) /* (an enum) */
+{
+    memcpy(args->bytes + offset, &value, sizeof(int));
+}
+
 static void *args_get(const pjrt_args *args, Py_ssize_t offset)
 {
     void *pointer;
@@ -61,7 +68,7 @@ static void *args_get(const pjrt_args *args, Py_ssize_t offset)
 /* (function address, struct size, field offsets...) as Python hands it over. */
 static int parse_call(PyObject *spec, int fields, pjrt_call *out)
 {
-    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 2 + fields) {
+    if (fields > CALL_FIELDS || !PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 2 + fields) {
         PyErr_Format(PyExc_TypeError, "expected (function, struct size, %d offsets)", fields);
         return -1;
     }
@@ -94,6 +101,9 @@ struct Runtime {
     pjrt_call ready_event;    /* (buffer, event out) */
     pjrt_call await_event;    /* (event) */
     pjrt_call destroy_event;  /* (event) */
+    /* (client, data, type, host_buffer_semantics, device, done_with_host_buffer, buffer) */
+    pjrt_call from_host;
+    int copy_during_call; /* PJRT_HostBufferSemantics_kImmutableOnlyDuringCall */
 };
 
 static void *call1(const pjrt_call *call, void *pointer)
@@ -148,6 +158,28 @@ PyObject *accel_raise_pjrt_error(Runtime *runtime, void *error)
     return NULL;
 }
 
+void *accel_buffer_from_scalar(Program *program, int type, const void *data, void **buffer)
+{
+    Runtime *runtime = program->runtime;
+    const pjrt_call *call = &runtime->from_host;
+    pjrt_args args;
+    args_start(&args, call);
+    args_set(&args, call->field[0], program->client_address);
+    args_set(&args, call->field[1], (void *)data);
+    args_set_int(&args, call->field[2], type);
+    args_set_int(&args, call->field[3], runtime->copy_during_call);
+    args_set(&args, call->field[4], program->device_address);
+    void *error = call->function(args.bytes);
+    if (error != NULL)
+        return error;
+    void *event = args_get(&args, call->field[5]);
+    *buffer = args_get(&args, call->field[6]);
+    error = event != NULL ? call1(&runtime->destroy_event, event) : NULL;
+    if (error != NULL)
+        call1(&runtime->destroy_buffer, *buffer); /* (its own error would hide the first) */
+    return error;
+}
+
 static int address_argument(PyObject *const *args, Py_ssize_t nargs, void **out)
 {
     if (nargs != 1) {
@@ -190,11 +222,13 @@ static PyObject *runtime_destroy(Runtime *self, PyObject *const *args, Py_ssize_
 
 static PyObject *runtime_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"error",       "destroy_buffer", "ready_event",
-                            "await_event", "destroy_event",  NULL};
-    PyObject *error, *specs[4];
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOO:Runtime", names, &error, &specs[0],
-                                     &specs[1], &specs[2], &specs[3]))
+    static char *names[] = {"error",         "destroy_buffer", "ready_event", "await_event",
+                            "destroy_event", "from_host",      "copy_during_call", NULL};
+    PyObject *error, *specs[5];
+    int copy_during_call;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOi:Runtime", names, &error, &specs[0],
+                                     &specs[1], &specs[2], &specs[3], &specs[4],
+                                     &copy_during_call))
         return NULL;
     if (!PyCallable_Check(error)) {
         PyErr_SetString(PyExc_TypeError, "Runtime: error must be callable");
@@ -204,10 +238,12 @@ static PyObject *runtime_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     if (self == NULL)
         return NULL;
     self->error = Py_NewRef(error);
+    self->copy_during_call = copy_during_call;
     if (parse_call(specs[0], 1, &self->destroy_buffer) < 0 ||
         parse_call(specs[1], 2, &self->ready_event) < 0 ||
         parse_call(specs[2], 1, &self->await_event) < 0 ||
-        parse_call(specs[3], 1, &self->destroy_event) < 0) {
+        parse_call(specs[3], 1, &self->destroy_event) < 0 ||
+        parse_call(specs[4], 7, &self->from_host) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -242,9 +278,11 @@ static PyMethodDef runtime_methods[] = {
 };
 
 PyDoc_STRVAR(runtime_doc,
-             "Runtime(error, destroy_buffer, ready_event, await_event, destroy_event)\n\n"
+             "Runtime(error, destroy_buffer, ready_event, await_event, destroy_event,\n"
+             "        from_host, copy_during_call)\n\n"
              "The PJRT functions of a call: each given as (function address, struct size,\n"
-             "field offsets); `error(address)` returns the exception of a PJRT_Error*.");
+             "field offsets); `error(address)` returns the exception of a PJRT_Error*;\n"
+             "`copy_during_call` the host buffer semantics kImmutableOnlyDuringCall.");
 
 static PyTypeObject RuntimeType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tracejit._src._accel.Runtime",
@@ -307,9 +345,7 @@ static void destroy_outputs(Program *self, Py_ssize_t from)
     }
 }
 
-/* An output Buffer owning `pointer`, as `new_buffer` makes it but for `_ptr`, the cffi
- * pointer, which Python makes from `_address` when it first needs it. */
-static PyObject *new_output_buffer(Program *self, void *pointer, const output_spec *spec)
+PyObject *accel_program_buffer(Program *self, void *pointer, const output_spec *spec)
 {
     PyObject *address = PyLong_FromVoidPtr(pointer);
     if (address == NULL)
@@ -359,7 +395,7 @@ PyObject *accel_program_outputs(Program *self)
     }
     for (Py_ssize_t i = 0; i < self->num_outputs; i++) {
         const output_spec *spec = &self->output[i];
-        PyObject *buffer = new_output_buffer(self, self->outputs[i], spec);
+        PyObject *buffer = accel_program_buffer(self, self->outputs[i], spec);
         PyObject *array = buffer != NULL ? new_output_array(self, buffer, spec) : NULL;
         if (array == NULL) {
             if (buffer == NULL)
@@ -421,18 +457,21 @@ static int find_slots(Program *self)
 
 static PyObject *program_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"runtime", "execute",     "execute_args", "arguments",
-                            "outputs", "num_arguments", "keep",       "client",
-                            "device",  "buffer_type",   "array_type", "host_array_type",
-                            "output_specs", NULL};
+    static char *names[] = {"runtime",        "execute",        "execute_args", "arguments",
+                            "outputs",        "num_arguments",  "keep",         "client",
+                            "device",         "client_address", "device_address",
+                            "buffer_type",    "array_type",     "host_array_type",
+                            "output_specs",   NULL};
     PyObject *runtime, *execute, *execute_args, *arguments, *outputs, *keep, *client, *device;
+    PyObject *client_address, *device_address;
     PyObject *specs;
     PyTypeObject *buffer_type, *array_type, *host_array_type;
     Py_ssize_t num_arguments;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OOOOnOOOO!O!O!O!:Program", names,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OOOOnOOOOOO!O!O!O!:Program", names,
                                      &RuntimeType, &runtime, &execute, &execute_args,
                                      &arguments, &outputs, &num_arguments, &keep, &client,
-                                     &device, &PyType_Type, &buffer_type, &PyType_Type,
+                                     &device, &client_address, &device_address,
+                                     &PyType_Type, &buffer_type, &PyType_Type,
                                      &array_type, &PyType_Type, &host_array_type,
                                      &PyTuple_Type, &specs))
         return NULL;
@@ -450,13 +489,16 @@ static PyObject *program_new(PyTypeObject *type, PyObject *args, PyObject *kwarg
     self->execute_args = PyLong_AsVoidPtr(execute_args);
     self->arguments = PyLong_AsVoidPtr(arguments);
     self->outputs = PyLong_AsVoidPtr(outputs);
+    self->client_address = PyLong_AsVoidPtr(client_address);
+    self->device_address = PyLong_AsVoidPtr(device_address);
     self->num_arguments = num_arguments;
     if (PyErr_Occurred() || parse_outputs(self, specs) < 0 || find_slots(self) < 0) {
         Py_DECREF(self);
         return NULL;
     }
     if (self->execute == NULL || self->execute_args == NULL || self->arguments == NULL ||
-        self->outputs == NULL || num_arguments < 0) {
+        self->outputs == NULL || self->client_address == NULL ||
+        self->device_address == NULL || num_arguments < 0) {
         PyErr_SetString(PyExc_ValueError, "Program: a null execute argument");
         Py_DECREF(self);
         return NULL;
@@ -512,10 +554,12 @@ static void program_dealloc(Program *self)
 
 PyDoc_STRVAR(program_doc,
              "Program(runtime, execute, execute_args, arguments, outputs, num_arguments, keep,\n"
-             "        client, device, buffer_type, array_type, host_array_type, output_specs)\n\n"
+             "        client, device, client_address, device_address, buffer_type,\n"
+             "        array_type, host_array_type, output_specs)\n\n"
              "A single-device program's prepared call: the execute function's address, its\n"
              "argument struct and the struct's argument and output tables of device 0 (kept\n"
-             "alive by `keep`), and per output (shape, dtype, dense, weak_type, signature).");
+             "alive by `keep`), the PJRT client and device it runs on, and per output (shape,\n"
+             "dtype, dense, weak_type, signature).");
 
 PyTypeObject accel_program_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tracejit._src._accel.Program",

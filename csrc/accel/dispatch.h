@@ -49,6 +49,7 @@ typedef struct {
     Py_ssize_t num_outputs;
     PyObject *keep;       /* the Python objects owning those structs */
     PyObject *client, *device;
+    void *client_address, *device_address; /* PJRT_Client*, PJRT_Device* */
     PyTypeObject *buffer_type, *array_type, *host_array_type;
     Py_ssize_t buffer_slot[BUFFER_SLOTS];
     Py_ssize_t array_slot[ARRAY_SLOTS];
@@ -64,5 +65,15 @@ PyObject *accel_raise_pjrt_error(Runtime *runtime, void *error);
 
 /* The outputs the last execution left in the program's output table, as a list of Arrays. */
 PyObject *accel_program_outputs(Program *program);
+
+/* A Buffer object owning the PJRT buffer `pointer` (of `spec`'s shape and dtype), as
+ * `new_buffer` makes it but for `_ptr`, the cffi pointer, which Python makes from `_address`
+ * when it first needs it. */
+PyObject *accel_program_buffer(Program *program, void *pointer, const output_spec *spec);
+
+/* A PJRT buffer on the program's device holding a copy of one element of PJRT type `type` at
+ * `data`, copied within the call (so `data` may live on the caller's stack). Returns the
+ * PJRT_Error* of the transfer, or NULL. */
+void *accel_buffer_from_scalar(Program *program, int type, const void *data, void **buffer);
 
 #endif

@@ -8,10 +8,11 @@
  * values, donation, several devices, tracing, debug checks) it declines by returning
  * NotImplemented, and Python handles the call as before; only speed changes.
  *
- * Leaves are device Arrays and Python scalars (bool, int, float, complex). A scalar's buffer
- * comes from the program's `transfer` (the transfer guard's check and the buffers a program
- * keeps for the scalars passed to it, in Python), called once the whole walk has matched, so
- * that a call it declines transfers nothing. Nodes are tuples, lists, dicts and None, walked
+ * Leaves are device Arrays and Python scalars (bool, int, float, complex). Once the whole walk
+ * has matched (so that a call it declines transfers nothing), each scalar becomes a buffer:
+ * made here from its bytes for the common dtypes (the last value's buffer kept per argument,
+ * so a loop passing the same value transfers once), else by the program's `transfer` (Python:
+ * other dtypes, values out of range, the transfer guard when it is set). Nodes are tuples, lists, dicts and None, walked
  * here, and any other pytree node (a namedtuple, a registered class) through its own flatten
  * function, whose static part (aux data) must equal the one recorded, as treedef equality
  * asks.
@@ -21,7 +22,9 @@
  * table is used by one call at a time (`busy`, read and written under the GIL), and a second
  * concurrent call declines to the Python path, which has its own tables.
  */
+#include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "dispatch.h"
 
@@ -65,6 +68,17 @@ static int is_python_scalar(PyObject *x)
            PyComplex_CheckExact(x);
 }
 
+/* How a Python scalar argument becomes a device buffer. */
+enum scalar_kind { BY_PYTHON, BOOL_BYTE, INT32, INT64, FLOAT32, FLOAT64 };
+
+typedef struct {
+    enum scalar_kind kind;
+    int type;                 /* its PJRT element type */
+    output_spec spec;         /* shape (), its dtype: the Buffers made */
+    unsigned char last[8];    /* the bytes of the last value made here */
+    PyObject *buffer;         /* their Buffer, or NULL */
+} scalar_argument;
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -76,6 +90,9 @@ typedef struct {
     Py_ssize_t structure_length;
     PyObject *node_data;   /* a list: each dict's and other node's data, depth-first */
     PyObject *transfer;    /* a Python scalar -> its Buffer */
+    scalar_argument *scalar; /* per leaf (used for Python scalars) */
+    Py_ssize_t num_scalar;   /* its length */
+    PyObject *guarded;     /* [whether the transfer guard checks transfers] */
     PyObject *unflatten;   /* outputs list -> result; None: the one output itself */
     PyObject *config, *context, *trace_context, *eval_trace_type, *eval_module;
 } FastCall;
@@ -258,15 +275,85 @@ static int take_node(walk *w, PyObject *node)
     return 1;
 }
 
+/* The bytes of Python scalar `x` in its argument's dtype: 1 made, 0 where Python makes them
+ * (a value out of the dtype's range: its error or warning is Python's to give). */
+static int scalar_bytes(const scalar_argument *argument, PyObject *x, unsigned char out[8])
+{
+    int overflow;
+    long long integer;
+    switch (argument->kind) {
+    case BOOL_BYTE:
+        out[0] = x == Py_True;
+        return 1;
+    case INT32:
+    case INT64:
+        integer = PyLong_AsLongLongAndOverflow(x, &overflow);
+        if (overflow || (integer == -1 && PyErr_Occurred()) ||
+            (argument->kind == INT32 && (integer < INT32_MIN || integer > INT32_MAX))) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (argument->kind == INT32) {
+            int32_t narrow = (int32_t)integer;
+            memcpy(out, &narrow, sizeof narrow);
+        } else {
+            memcpy(out, &integer, sizeof integer);
+        }
+        return 1;
+    case FLOAT32: {
+        double wide = PyFloat_AS_DOUBLE(x);
+        float narrow = (float)wide;
+        if (isinf(narrow) && !isinf(wide))
+            return 0;
+        memcpy(out, &narrow, sizeof narrow);
+        return 1;
+    }
+    case FLOAT64: {
+        double wide = PyFloat_AS_DOUBLE(x);
+        memcpy(out, &wide, sizeof wide);
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* The Buffer of Python scalar `x` made here (a new reference): the last one made for this
+ * argument where `x` has the same bytes. NULL where Python must make it (no exception) or on
+ * an error. */
+static PyObject *scalar_buffer(Program *program, scalar_argument *argument, PyObject *x)
+{
+    unsigned char bytes[8] = {0};
+    if (!scalar_bytes(argument, x, bytes))
+        return NULL;
+    if (argument->buffer != NULL && memcmp(bytes, argument->last, sizeof bytes) == 0)
+        return Py_NewRef(argument->buffer);
+    void *pointer;
+    void *error = accel_buffer_from_scalar(program, argument->type, bytes, &pointer);
+    if (error != NULL)
+        return accel_raise_pjrt_error(program->runtime, error);
+    PyObject *buffer = accel_program_buffer(program, pointer, &argument->spec);
+    if (buffer == NULL)
+        return NULL;
+    Py_XSETREF(argument->buffer, Py_NewRef(buffer));
+    memcpy(argument->last, bytes, sizeof bytes);
+    return buffer;
+}
+
 /* The held Python scalars' buffers into the argument table (and held instead), for those the
  * program reads. */
 static int transfer_scalars(walk *w)
 {
     FastCall *call = w->call;
+    int guarded = PyObject_IsTrue(PyList_GET_ITEM(call->guarded, 0));
+    if (guarded < 0)
+        return -1;
     for (Py_ssize_t i = 0; i < w->leaves; i++) {
         if (!PyType_Check(PyTuple_GET_ITEM(call->signatures, i)) || call->parameter[i] < 0)
             continue;
-        PyObject *buffer = PyObject_CallOneArg(call->transfer, w->held[i]);
+        PyObject *buffer = guarded ? NULL : scalar_buffer(call->program, &call->scalar[i], w->held[i]);
+        if (buffer == NULL && !PyErr_Occurred())
+            buffer = PyObject_CallOneArg(call->transfer, w->held[i]);
         if (buffer == NULL)
             return -1;
         Py_SETREF(w->held[i], buffer);
@@ -467,6 +554,52 @@ static int set_parameters(FastCall *self, Py_ssize_t leaves, PyObject *kept)
     return 0;
 }
 
+/* How each Python scalar argument becomes a buffer: `scalars` has, per leaf, None or the
+ * (dtype, PJRT element type) of a scalar's buffer. */
+static int set_scalars(FastCall *self, PyObject *scalars)
+{
+    Py_ssize_t leaves = PyTuple_GET_SIZE(self->signatures);
+    if (PyTuple_GET_SIZE(scalars) != leaves) {
+        PyErr_SetString(PyExc_ValueError, "FastCall: a scalar entry per leaf");
+        return -1;
+    }
+    self->scalar = PyMem_Calloc(leaves ? leaves : 1, sizeof(scalar_argument));
+    if (self->scalar == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->num_scalar = leaves;
+    for (Py_ssize_t i = 0; i < leaves; i++) {
+        PyObject *entry = PyTuple_GET_ITEM(scalars, i);
+        PyObject *kind = PyTuple_GET_ITEM(self->signatures, i);
+        scalar_argument *argument = &self->scalar[i];
+        PyObject *dtype;
+        if (entry == Py_None)
+            continue;
+        if (!PyArg_ParseTuple(entry, "O!i:scalar", &PyArrayDescr_Type, &dtype, &argument->type))
+            return -1;
+        int type_num = ((PyArray_Descr *)dtype)->type_num;
+        if (kind == (PyObject *)&PyBool_Type && type_num == NPY_BOOL)
+            argument->kind = BOOL_BYTE;
+        else if (kind == (PyObject *)&PyLong_Type && type_num == NPY_INT32)
+            argument->kind = INT32;
+        else if (kind == (PyObject *)&PyLong_Type && type_num == NPY_INT64)
+            argument->kind = INT64;
+        else if (kind == (PyObject *)&PyFloat_Type && type_num == NPY_FLOAT32)
+            argument->kind = FLOAT32;
+        else if (kind == (PyObject *)&PyFloat_Type && type_num == NPY_FLOAT64)
+            argument->kind = FLOAT64;
+        else
+            argument->kind = BY_PYTHON;
+        argument->spec.shape = PyTuple_New(0);
+        argument->spec.dtype = Py_NewRef(dtype);
+        argument->spec.dense = Py_NewRef(Py_True);
+        if (argument->spec.shape == NULL)
+            return -1;
+    }
+    return 0;
+}
+
 /* The structure of `example`, the arguments of a call of this signature. */
 static int set_structure(FastCall *self, PyObject *example, PyObject *flatten_of)
 {
@@ -501,16 +634,22 @@ static int set_structure(FastCall *self, PyObject *example, PyObject *flatten_of
 
 static PyObject *fast_call_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    static char *names[] = {"program",  "signatures", "example", "unflatten", "transfer",
-                            "flatten_of", "kept",     "guards",  NULL};
-    PyObject *program, *signatures, *example, *unflatten, *transfer, *flatten_of, *kept,
-        *config, *context, *trace_context, *eval_trace_type, *eval_module;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!OOOO(OOOOO):FastCall", names,
+    static char *names[] = {"program",  "signatures", "example", "unflatten",
+                            "transfer", "scalars",    "guarded", "flatten_of",
+                            "kept",     "guards",     NULL};
+    PyObject *program, *signatures, *example, *unflatten, *transfer, *scalars, *guarded,
+        *flatten_of, *kept, *config, *context, *trace_context, *eval_trace_type, *eval_module;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!O!OOO!O!OO(OOOOO):FastCall", names,
                                      &accel_program_type, &program, &PyTuple_Type,
                                      &signatures, &PyTuple_Type, &example, &unflatten,
-                                     &transfer, &flatten_of, &kept, &config, &context,
+                                     &transfer, &PyTuple_Type, &scalars, &PyList_Type,
+                                     &guarded, &flatten_of, &kept, &config, &context,
                                      &trace_context, &eval_trace_type, &eval_module))
         return NULL;
+    if (PyList_GET_SIZE(guarded) < 1) {
+        PyErr_SetString(PyExc_ValueError, "FastCall: guarded must be a one-item list");
+        return NULL;
+    }
     if (kept != Py_None && !PyTuple_Check(kept)) {
         PyErr_SetString(PyExc_TypeError, "FastCall: kept must be a tuple or None");
         return NULL;
@@ -526,6 +665,7 @@ static PyObject *fast_call_new(PyTypeObject *type, PyObject *args, PyObject *kwa
     self->program = (Program *)Py_NewRef(program);
     self->signatures = Py_NewRef(signatures);
     self->transfer = Py_NewRef(transfer);
+    self->guarded = Py_NewRef(guarded);
     self->unflatten = Py_NewRef(unflatten);
     self->config = Py_NewRef(config);
     self->context = Py_NewRef(context);
@@ -533,7 +673,8 @@ static PyObject *fast_call_new(PyTypeObject *type, PyObject *args, PyObject *kwa
     self->eval_trace_type = Py_NewRef(eval_trace_type);
     self->eval_module = Py_NewRef(eval_module);
     if (set_structure(self, example, flatten_of) < 0 ||
-        set_parameters(self, PyTuple_GET_SIZE(signatures), kept) < 0) {
+        set_parameters(self, PyTuple_GET_SIZE(signatures), kept) < 0 ||
+        set_scalars(self, scalars) < 0) {
         Py_DECREF(self);
         return NULL;
     }
@@ -546,6 +687,9 @@ static int fast_call_traverse(FastCall *self, visitproc visit, void *arg)
     Py_VISIT(self->signatures);
     Py_VISIT(self->node_data);
     Py_VISIT(self->transfer);
+    Py_VISIT(self->guarded);
+    for (Py_ssize_t i = 0; i < self->num_scalar; i++)
+        Py_VISIT(self->scalar[i].buffer);
     Py_VISIT(self->unflatten);
     Py_VISIT(self->config);
     Py_VISIT(self->context);
@@ -561,6 +705,13 @@ static int fast_call_clear(FastCall *self)
     Py_CLEAR(self->signatures);
     Py_CLEAR(self->node_data);
     Py_CLEAR(self->transfer);
+    Py_CLEAR(self->guarded);
+    for (Py_ssize_t i = 0; i < self->num_scalar; i++) {
+        Py_CLEAR(self->scalar[i].buffer);
+        Py_CLEAR(self->scalar[i].spec.shape);
+        Py_CLEAR(self->scalar[i].spec.dtype);
+        Py_CLEAR(self->scalar[i].spec.dense);
+    }
     Py_CLEAR(self->unflatten);
     Py_CLEAR(self->config);
     Py_CLEAR(self->context);
@@ -576,12 +727,13 @@ static void fast_call_dealloc(FastCall *self)
     fast_call_clear(self);
     PyMem_Free(self->structure);
     PyMem_Free(self->parameter);
+    PyMem_Free(self->scalar);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 PyDoc_STRVAR(fast_call_doc,
-             "FastCall(program, signatures, example, unflatten, transfer, flatten_of, kept,\n"
-             "         guards)\n\n"
+             "FastCall(program, signatures, example, unflatten, transfer, scalars, guarded,\n"
+             "         flatten_of, kept, guards)\n\n"
              "The steady call of one signature of a jitted function: calling it with the\n"
              "tuple of positional arguments runs `program` and returns the result, or returns\n"
              "NotImplemented where the Python path must handle the call. `signatures` are the\n"
@@ -589,7 +741,8 @@ PyDoc_STRVAR(fast_call_doc,
              "arguments of this signature (Arrays and Python scalars in pytree nodes: their\n"
              "structure is the one expected); `unflatten` makes the result of the list of\n"
              "outputs (None: the one output); `transfer(scalar)` gives a Python scalar's\n"
-             "Buffer; `flatten_of(node)` the flatten function of a pytree node other than a\n"
+             "Buffer; `scalars` per leaf None or a Python scalar's (dtype, PJRT type);\n"
+             "`guarded[0]` whether the transfer guard is set; `flatten_of(node)` the flatten function of a pytree node other than a\n"
              "tuple, list, dict or None (None: a leaf); `kept` the leaves the program reads\n"
              "(None: all); `guards` is (config, trace context holder, trace_context,\n"
              "EvalTrace, eval module).");

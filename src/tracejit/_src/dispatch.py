@@ -138,6 +138,8 @@ class CompiledProgram:
         if calls is None or self.donated or self.waits or self.key_outputs:
             return None
         executable = self.executable
+        ffi = self.client.plugin.ffi
+        device = executable.devices[0]
         num_parameters = len(self.closed.in_avals if self.kept is None else self.kept)
         call = executable.reserved_call(num_parameters)
         if call is None:
@@ -156,7 +158,9 @@ class CompiledProgram:
             runtime=calls,
             num_arguments=num_parameters,
             client=self.client,
-            device=executable.devices[0],
+            device=device,
+            client_address=int(ffi.cast("uintptr_t", self.client._ptr)),
+            device_address=int(ffi.cast("uintptr_t", device._ptr)),
             buffer_type=runtime.Buffer,
             array_type=DeviceArray,
             host_array_type=Array,
@@ -164,6 +168,12 @@ class CompiledProgram:
             **call,
         )
         return self._accelerated
+
+    def scalar_spec(self, position: int) -> tuple:
+        """How the accelerator makes the buffer of a Python scalar passed as argument
+        `position`: its dtype and PJRT element type."""
+        dtype = self.closed.in_avals[position].dtype
+        return dtype, self.client.plugin.type_of_dtype[dtype]
 
     def _outputs(self, buffers) -> list:
         if self.waits:

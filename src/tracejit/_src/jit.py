@@ -405,6 +405,10 @@ class PjitFunction:
         if prepared is None:
             return None
         signatures = tuple(map(_leaf_signature, leaves))
+        scalars = tuple(
+            program.scalar_spec(i) if type(leaf) in _SCALAR_KINDS else None
+            for i, leaf in enumerate(leaves)
+        )
         unflatten = None if entry.out_is_leaf else entry.out_tree.unflatten
         # what decides whether a call runs the program now (`disable_jit`, the trace, ...)
         guards = (config, core._context, self._context, EvalTrace, eval_module)
@@ -415,6 +419,8 @@ class PjitFunction:
                 args,
                 unflatten,
                 program.transfer,
+                scalars,
+                transfer_guard.guarded,
                 flatten_function,
                 None if program.kept is None else tuple(program.kept),
                 guards,

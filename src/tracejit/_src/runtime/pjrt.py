@@ -171,6 +171,17 @@ class Plugin:
             ready_event=spec("PJRT_Buffer_ReadyEvent", "buffer", "event"),
             await_event=spec("PJRT_Event_Await", "event"),
             destroy_event=spec("PJRT_Event_Destroy", "event"),
+            from_host=spec(
+                "PJRT_Client_BufferFromHostBuffer",
+                "client",
+                "data",
+                "type",
+                "host_buffer_semantics",
+                "device",
+                "done_with_host_buffer",
+                "buffer",
+            ),
+            copy_during_call=self.lib.PJRT_HostBufferSemantics_kImmutableOnlyDuringCall,
         )
 
     # -- structs and functions ---------------------------------------------------------------
