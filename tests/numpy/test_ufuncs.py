@@ -184,6 +184,8 @@ def test_unary_rejects(name, dtype):
         ("isfinite", 1.0, (b, True)),
         ("isnan", 1.0, (b, True)),
         ("isinf", 1.0, (b, False)),
+        ("isposinf", 1.0, (b, False)),
+        ("isneginf", 1.0, (b, False)),
         ("log2", 0.5, (f32, False)),
         ("log10", 1, (f32, False)),
         ("rint", 1, (f32, False)),

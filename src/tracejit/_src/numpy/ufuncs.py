@@ -681,7 +681,7 @@ def isposinf(x, /, out=None):
     x = asarray_operand("isposinf", x)
     if not dtypes.is_float(x.dtype):
         return _full_bool(x, False)
-    return equal(x, promotion.weak_scalar(np.inf, x.dtype))
+    return _cmp.eq(x, strong_scalar(np.inf, x.dtype))
 
 
 def isneginf(x, /, out=None):
@@ -689,7 +689,7 @@ def isneginf(x, /, out=None):
     x = asarray_operand("isneginf", x)
     if not dtypes.is_float(x.dtype):
         return _full_bool(x, False)
-    return equal(x, promotion.weak_scalar(-np.inf, x.dtype))
+    return _cmp.eq(x, strong_scalar(-np.inf, x.dtype))
 
 
 # --------------------------------------------------------------------------------------------
