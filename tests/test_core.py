@@ -66,6 +66,13 @@ def test_array_repr_matches_jax():
     assert repr(lax.add(np.ones((2, 3), np.float32), np.float32(0))) == (
         "Array([[1., 1., 1.],\n       [1., 1., 1.]], dtype=float32)"
     )
+    # empty arrays show their shape, of every rank (recorded from JAX 0.10.2)
+    assert repr(lax.add(np.zeros(0, np.float32), np.float32(0))) == (
+        "Array([], shape=(0,), dtype=float32)"
+    )
+    assert repr(lax.add(np.zeros((2, 0), np.int32), np.int32(0))) == (
+        "Array([], shape=(2, 0), dtype=int32)"
+    )
     # long lines wrap where JAX's do (recorded from JAX 0.10.2)
     assert repr(lax.add(np.arange(2000, dtype=np.float32), np.float32(0))) == (
         "Array([0.000e+00, 1.000e+00, 2.000e+00, ..., 1.997e+03, 1.998e+03,\n"

@@ -185,6 +185,8 @@ def test_unary_rejects(name, dtype):
         ("isnan", 1.0, (b, True)),
         ("isinf", 1.0, (b, False)),
         ("isposinf", 1.0, (b, False)),
+        ("sinc", 0.5, (f32, True)),
+        ("sinc", 2, (f32, True)),
         ("isneginf", 1.0, (b, False)),
         ("log2", 0.5, (f32, False)),
         ("log10", 1, (f32, False)),

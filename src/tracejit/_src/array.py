@@ -156,7 +156,7 @@ class Array:
             return f"Array({value.shape}, dtype=key<fry>) overlaying:\n{value['fry']}"
         value = np.asarray(value)
         suffix = f", dtype={value.dtype.name}" + (", weak_type=True" if self.weak_type else "")
-        if value.size == 0 and value.shape != (0,):
+        if value.size == 0:
             body = f"[], shape={value.shape}"
         else:  # lines wrapped as JAX wraps them: before the comma, whatever follows it
             body = np.array2string(value, separator=", ", prefix="Array(", suffix=",")

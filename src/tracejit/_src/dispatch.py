@@ -45,7 +45,7 @@ from tracejit._src.config import config
 from tracejit._src.core import ShapedArray, python_scalar_types
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr, used_inputs
-from tracejit._src.lowering.lower import lower_jaxpr_to_module
+from tracejit._src.lowering.lower import falls_back_to_numpy, lower_jaxpr_to_module
 from tracejit._src.runtime.device import DeviceBase
 from tracejit._src.sharding import (
     NamedSharding,
@@ -429,6 +429,8 @@ def compile_program(
                 closed, f"jit_{name}", kept_inputs=kept, aliases=aliases, callbacks=callbacks
             )
     except NotImplementedError as err:
+        if not falls_back_to_numpy(err):
+            raise
         _warn_once(str(err), f"{err}; jit evaluates {name} with NumPy instead.")
         return EvaluatedProgram(closed, name)
     with monitoring.timed(monitoring.BACKEND_COMPILE_DURATION, fun_name=f"jit({name})"):

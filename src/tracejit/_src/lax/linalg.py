@@ -21,7 +21,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, transpose_rules
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules
 from tracejit._src.lax import binary, dot, elementwise, gather, shapes
-from tracejit._src.lowering.lower import lowering_rules
+from tracejit._src.lowering.lower import lowering_rules, unsupported_operation
 
 
 def matrix_transpose(x):
@@ -63,6 +63,40 @@ def check_matrices(name: str, *avals: ShapedArray) -> None:
             )
 
 
+_HALF_PRECISION = frozenset(map(np.dtype, (dtypes.float16, dtypes.bfloat16)))
+
+
+def refuse_half_precision(name: str, *operands) -> None:
+    """LAPACK has no half-precision routines and JAX computes the decompositions with it: it
+    refuses float16 and bfloat16 operands with NotImplementedError when it runs or lowers one
+    (tracing works). So do the impls and lowerings here that run LAPACK (the error's class is
+    a NotImplementedError that `jit` does not answer by evaluating with NumPy)."""
+    for x in operands:
+        if np.dtype(x.dtype) in _HALF_PRECISION:
+            raise unsupported_operation(
+                f"Unsupported dtype {np.dtype(x.dtype).name}. {name} is computed by LAPACK, "
+                "which has no half-precision routines: convert to float32 first."
+            )
+
+
+def host_lowering(impl):
+    """The lowering of a primitive whose eager `impl` runs on the host (LAPACK, SciPy): XLA
+    calls it back. Half-precision operands are refused when compiling, as JAX does."""
+
+    def rule(ctx, *operands, **params):
+        primitive = ctx.eqn.primitive
+        refuse_half_precision(primitive.name, *ctx.avals_in)
+
+        def call(*values):
+            out = impl(*values, **params)
+            return list(out) if primitive.multiple_results else [out]
+
+        results = ctx.host_callback(call, list(operands), primitive.name, has_side_effect=False)
+        return results if primitive.multiple_results else results[0]
+
+    return rule
+
+
 # --- cholesky -------------------------------------------------------------------------------
 cholesky_p = Primitive("cholesky")
 
@@ -79,6 +113,7 @@ def cholesky(x, *, symmetrize_input: bool = True):
 
 @cholesky_p.def_impl
 def _cholesky_impl(x):
+    refuse_half_precision("cholesky", x)
     try:
         return np.linalg.cholesky(x)
     except np.linalg.LinAlgError:
@@ -119,9 +154,7 @@ batch_rules[cholesky_p] = lambda values, dims: (
     cholesky_p.bind(batch_at_front(values[0], dims[0], 0)),
     0,
 )
-lowering_rules[cholesky_p] = lambda ctx, x: ctx.host_callback(
-    lambda x: [_cholesky_impl(x)], [x], "cholesky", has_side_effect=False
-)[0]
+lowering_rules[cholesky_p] = host_lowering(_cholesky_impl)
 
 
 # --- triangular_solve -----------------------------------------------------------------------
@@ -162,7 +195,7 @@ def _forward_substitution(m, b):
     x = np.zeros(np.broadcast_shapes(m.shape[:-2], b.shape[:-2]) + b.shape[-2:], b.dtype)
     with np.errstate(all="ignore"):
         for i in range(m.shape[-1]):
-            partial = np.einsum("...j,...jk->...k", m[..., i, :i], x[..., :i, :])
+            partial = (m[..., i, :i, None] * x[..., :i, :]).sum(-2)  # (einsum: no bfloat16)
             x[..., i, :] = (b[..., i, :] - partial) / m[..., i, i, None]
     return x
 
@@ -336,6 +369,7 @@ def _lu_of_matrix(matrix):
 
 @lu_p.def_impl
 def _lu_impl(x):
+    refuse_half_precision("lu", x)
     n = x.shape[-1]
     factors = np.empty_like(x)
     pivots = np.empty(x.shape[:-1], np.int32)
@@ -408,4 +442,4 @@ batch_rules[lu_p] = lambda values, dims: (
     lu_p.bind(batch_at_front(values[0], dims[0], 0)),
     [0, 0, 0],
 )
-lowering_rules[lu_p] = lambda ctx, x: ctx.host_callback(_lu_impl, [x], "lu", has_side_effect=False)
+lowering_rules[lu_p] = host_lowering(_lu_impl)

@@ -25,7 +25,7 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import Zero, transpose_rules
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules
 from tracejit._src.lax import binary, conversions, elementwise, reductions, shapes
-from tracejit._src.lax.linalg import adjoint, matmul
+from tracejit._src.lax.linalg import adjoint, host_lowering, matmul, refuse_half_precision
 from tracejit._src.lowering.lower import lowering_rules
 
 
@@ -71,21 +71,6 @@ def _batch_front(primitive):
     return rule
 
 
-def _lower_on_host(impl):
-    """The lowering of a primitive whose eager `impl` runs on the host (LAPACK)."""
-
-    def rule(ctx, *operands, **params):
-        def call(*values):
-            out = impl(*values, **params)
-            return out if isinstance(out, list) else [out]
-
-        primitive = ctx.eqn.primitive
-        results = ctx.host_callback(call, list(operands), primitive.name, has_side_effect=False)
-        return results if primitive.multiple_results else results[0]
-
-    return rule
-
-
 def _lapack(name: str, dtype):
     import scipy.linalg
 
@@ -93,12 +78,14 @@ def _lapack(name: str, dtype):
 
 
 def _real_dtype(dtype) -> np.dtype:
-    return np.finfo(dtype).dtype
+    return np.dtype(dtypes.finfo(dtype).dtype)
 
 
 def complex_dtype(dtype) -> np.dtype:
-    """The complex dtype of `dtype`'s precision (complex64 for float32, else complex128)."""
-    return np.dtype(np.complex64 if _real_dtype(dtype) == np.float32 else np.complex128)
+    """The complex dtype of `dtype`'s precision: complex128 for double precision, complex64
+    for the others (half precision too, as JAX types them before refusing to compute them)."""
+    double = np.dtype(dtype) in (np.dtype(np.float64), np.dtype(np.complex128))
+    return np.dtype(np.complex128 if double else np.complex64)
 
 
 # --- lu_pivots_to_permutation ---------------------------------------------------------------
@@ -147,7 +134,7 @@ def _lu_pivots_to_permutation_abstract_eval(pivots, *, permutation_size):
 
 ad.defjvp_zero(lu_pivots_to_permutation_p)
 batch_rules[lu_pivots_to_permutation_p] = _batch_front(lu_pivots_to_permutation_p)
-lowering_rules[lu_pivots_to_permutation_p] = _lower_on_host(_lu_pivots_to_permutation_impl)
+lowering_rules[lu_pivots_to_permutation_p] = host_lowering(_lu_pivots_to_permutation_impl)
 
 
 # --- eig ------------------------------------------------------------------------------------
@@ -182,6 +169,7 @@ def eig(x, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors
 
 @eig_p.def_impl
 def _eig_impl(x, *, compute_left_eigenvectors, compute_right_eigenvectors, **_):
+    refuse_half_precision("eig", x)
     import scipy.linalg
 
     n, dtype = x.shape[-1], complex_dtype(x.dtype)
@@ -259,7 +247,7 @@ def _eig_jvp(primals, tangents, *, compute_left_eigenvectors, compute_right_eige
 
 ad.jvp_rules[eig_p] = _eig_jvp
 batch_rules[eig_p] = _batch_front(eig_p)
-lowering_rules[eig_p] = _lower_on_host(_eig_impl)
+lowering_rules[eig_p] = host_lowering(_eig_impl)
 
 
 # --- schur ----------------------------------------------------------------------------------
@@ -279,6 +267,7 @@ def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
 
 @schur_p.def_impl
 def _schur_impl(x, *, compute_schur_vectors, **_):
+    refuse_half_precision("schur", x)
     import scipy.linalg
 
     output = "complex" if dtypes.is_complex(x.dtype) else "real"
@@ -302,7 +291,7 @@ def _schur_abstract_eval(x, *, compute_schur_vectors, sort_eig_vals, **_):
 
 ad.not_differentiable(schur_p, "JAX has no derivative of the Schur decomposition")
 batch_rules[schur_p] = _batch_front(schur_p)
-lowering_rules[schur_p] = _lower_on_host(_schur_impl)
+lowering_rules[schur_p] = host_lowering(_schur_impl)
 
 
 # --- hessenberg -----------------------------------------------------------------------------
@@ -318,6 +307,7 @@ def hessenberg(a):
 
 @hessenberg_p.def_impl
 def _hessenberg_impl(a):
+    refuse_half_precision("hessenberg", a)
     n = a.shape[-1]
     if n == 0:
         return [a.copy(), np.empty((*a.shape[:-2], 0), a.dtype)]
@@ -334,7 +324,7 @@ def _hessenberg_abstract_eval(a):
 
 ad.not_differentiable(hessenberg_p, "JAX has no derivative of the Hessenberg reduction")
 batch_rules[hessenberg_p] = _batch_front(hessenberg_p)
-lowering_rules[hessenberg_p] = _lower_on_host(_hessenberg_impl)
+lowering_rules[hessenberg_p] = host_lowering(_hessenberg_impl)
 
 
 # --- tridiagonal ----------------------------------------------------------------------------
@@ -350,6 +340,7 @@ def tridiagonal(a, *, lower: bool = True):
 
 @tridiagonal_p.def_impl
 def _tridiagonal_impl(a, *, lower):
+    refuse_half_precision("tridiagonal", a)
     n, real = a.shape[-1], _real_dtype(a.dtype)
     reduce = _lapack("hetrd" if dtypes.is_complex(a.dtype) else "sytrd", a.dtype)
     outs = [((n, n), a.dtype), ((n,), real), ((n - 1,), real), ((n - 1,), a.dtype)]
@@ -372,7 +363,7 @@ def _tridiagonal_abstract_eval(a, *, lower):
 
 ad.not_differentiable(tridiagonal_p, "JAX has no derivative of the tridiagonal reduction")
 batch_rules[tridiagonal_p] = _batch_front(tridiagonal_p)
-lowering_rules[tridiagonal_p] = _lower_on_host(_tridiagonal_impl)
+lowering_rules[tridiagonal_p] = host_lowering(_tridiagonal_impl)
 
 
 # --- tridiagonal_solve ----------------------------------------------------------------------
@@ -390,7 +381,7 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
 def _thomas_perturbed(dl, d, du, b):
     """Gaussian elimination without pivoting, vectorized over the batch, a zero pivot
     replaced by the smallest normal number."""
-    tiny = np.finfo(d.dtype).tiny
+    tiny = dtypes.finfo(d.dtype).tiny
     m = d.shape[-1]
     pivots, rhs = np.empty_like(d), np.empty_like(b)
     with np.errstate(all="ignore"):
@@ -408,6 +399,7 @@ def _thomas_perturbed(dl, d, du, b):
 
 @tridiagonal_solve_p.def_impl
 def _tridiagonal_solve_impl(dl, d, du, b, *, perturb_singular):
+    refuse_half_precision("tridiagonal_solve", dl, d, du, b)
     if perturb_singular:
         return _thomas_perturbed(dl, d, du, b)
     gtsv = _lapack("gtsv", b.dtype)
@@ -498,4 +490,4 @@ ad.jvp_rules[tridiagonal_solve_p] = _tridiagonal_solve_jvp
 ad.mark_linear(tridiagonal_solve_p, 3)
 transpose_rules[tridiagonal_solve_p] = _tridiagonal_solve_transpose
 batch_rules[tridiagonal_solve_p] = _batch_front(tridiagonal_solve_p)
-lowering_rules[tridiagonal_solve_p] = _lower_on_host(_tridiagonal_solve_impl)
+lowering_rules[tridiagonal_solve_p] = host_lowering(_tridiagonal_solve_impl)

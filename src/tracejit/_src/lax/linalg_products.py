@@ -19,7 +19,12 @@ from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.batching import batch_at_front, batch_rules
 from tracejit._src.interpreters.registration import lower_fun
 from tracejit._src.lax import arrays, binary, comparison, selection, shapes
-from tracejit._src.lax.linalg import matmul, matrix_transpose
+from tracejit._src.lax.linalg import (
+    host_lowering,
+    matmul,
+    matrix_transpose,
+    refuse_half_precision,
+)
 from tracejit._src.lowering.lower import lowering_rules
 
 
@@ -123,6 +128,7 @@ def ormqr(a, taus, c, *, left=True, transpose=False):
 
 @ormqr_p.def_impl
 def _ormqr_impl(a, taus, c, *, left, transpose):
+    refuse_half_precision("ormqr", a, taus, c)
     from scipy.linalg import lapack
 
     out = np.array(c, copy=True)
@@ -172,12 +178,7 @@ def _ormqr_abstract_eval(a, taus, c, *, left, transpose):
 
 ad.not_differentiable(ormqr_p, "as in JAX")
 batch_rules[ormqr_p] = _batch_all_at_front(ormqr_p)
-lowering_rules[ormqr_p] = lambda ctx, a, taus, c, **params: ctx.host_callback(
-    lambda a, taus, c: [_ormqr_impl(a, taus, c, **params)],
-    [a, taus, c],
-    "ormqr",
-    has_side_effect=False,
-)[0]
+lowering_rules[ormqr_p] = host_lowering(_ormqr_impl)
 
 
 # --- cholesky_update ------------------------------------------------------------------------

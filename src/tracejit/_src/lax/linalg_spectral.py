@@ -18,7 +18,6 @@ Q₂ = [0; I] - (E - Q₁) Kᴴ with E = [I; 0], K = Q₁,bot (Q₁,top - I)⁻�
 from __future__ import annotations
 
 import enum
-import functools
 
 import numpy as np
 
@@ -38,10 +37,12 @@ from tracejit._src.lax import (
 )
 from tracejit._src.lax.linalg import (
     adjoint,
+    host_lowering,
     lu,
     matmul,
     matrix_transpose,
     permute_rows,
+    refuse_half_precision,
     triangle_mask,
     triangular_solve,
 )
@@ -59,7 +60,7 @@ def _check_operand(name: str, aval: ShapedArray) -> None:
 
 
 def _real_dtype(dtype) -> np.dtype:
-    return np.dtype(np.finfo(dtype).dtype)
+    return np.dtype(dtypes.finfo(dtype).dtype)
 
 
 def _subset(name: str, subset_by_index, size: int):
@@ -91,17 +92,6 @@ def _lapack_or_nans(factor, x, read):
                 flat_bad[i], flat[i] = True, 0
         outs = factor(safe)
     return [np.where(bad.reshape(bad.shape + (1,) * (o.ndim - bad.ndim)), np.nan, o) for o in outs]
-
-
-def _host_lowering(impl, name: str):
-    """Compiled: the eager implementation (LAPACK) called back from XLA."""
-
-    def lowering(ctx, x, **params):
-        return ctx.host_callback(
-            functools.partial(impl, **params), [x], name, has_side_effect=False
-        )
-
-    return lowering
 
 
 def _batch_in_front(primitive):
@@ -201,6 +191,7 @@ def _pivoted_qr(x, full_matrices):
 
 @qr_p.def_impl
 def _qr_impl(x, *, pivoting, full_matrices, use_magma):
+    refuse_half_precision("qr", x)
     if pivoting:
         return _pivoted_qr(x, full_matrices)
     q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
@@ -276,7 +267,7 @@ def _qr_jvp(primals, tangents, *, pivoting, full_matrices, use_magma):
 
 ad.jvp_rules[qr_p] = _qr_jvp
 batch_rules[qr_p] = _batch_in_front(qr_p)
-lowering_rules[qr_p] = _host_lowering(_qr_impl, "qr")
+lowering_rules[qr_p] = host_lowering(_qr_impl)
 
 
 # --- geqrf ----------------------------------------------------------------------------------
@@ -292,6 +283,7 @@ def geqrf(x):
 
 @geqrf_p.def_impl
 def _geqrf_impl(x):
+    refuse_half_precision("geqrf", x)
     from scipy.linalg import lapack
 
     m, n = x.shape[-2:]
@@ -313,7 +305,7 @@ def _geqrf_abstract_eval(x):
 
 ad.not_differentiable(geqrf_p, "JAX has no derivative of the Householder form either")
 batch_rules[geqrf_p] = _batch_in_front(geqrf_p)
-lowering_rules[geqrf_p] = _host_lowering(_geqrf_impl, "geqrf")
+lowering_rules[geqrf_p] = host_lowering(_geqrf_impl)
 
 
 # --- householder_product --------------------------------------------------------------------
@@ -328,6 +320,7 @@ def householder_product(a, taus):
 
 @householder_product_p.def_impl
 def _householder_product_impl(a, taus):
+    refuse_half_precision("householder_product", a, taus)
     from scipy.linalg import lapack
 
     q = np.zeros_like(a)
@@ -366,12 +359,7 @@ def _householder_product_batch(values, dims):
 
 ad.not_differentiable(householder_product_p, "as in JAX")
 batch_rules[householder_product_p] = _householder_product_batch
-lowering_rules[householder_product_p] = lambda ctx, a, taus: ctx.host_callback(
-    lambda a, taus: [_householder_product_impl(a, taus)],
-    [a, taus],
-    "householder_product",
-    has_side_effect=False,
-)[0]
+lowering_rules[householder_product_p] = host_lowering(_householder_product_impl)
 
 
 class EighImplementation(enum.Enum):
@@ -423,6 +411,7 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
 
 @eigh_p.def_impl
 def _eigh_impl(x, *, algorithm, lower, sort_eigenvalues, subset_by_index):
+    refuse_half_precision("eigh", x)
     # (LAPACK's eigenvalues come sorted, with or without `sort_eigenvalues`, as JAX's on CPU)
     read = np.tril(x) if lower else np.triu(x)
     w, v = _lapack_or_nans(lambda a: np.linalg.eigh(a, UPLO="L" if lower else "U"), x, read)
@@ -465,7 +454,7 @@ def _eigh_jvp(primals, tangents, **params):
 
 ad.jvp_rules[eigh_p] = _eigh_jvp
 batch_rules[eigh_p] = _batch_in_front(eigh_p)
-lowering_rules[eigh_p] = _host_lowering(_eigh_impl, "eigh")
+lowering_rules[eigh_p] = host_lowering(_eigh_impl)
 
 
 # --- svd ------------------------------------------------------------------------------------
@@ -498,6 +487,7 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_ind
 
 @svd_p.def_impl
 def _svd_impl(x, *, full_matrices, compute_uv, subset_by_index, algorithm):
+    refuse_half_precision("svd", x)
     if compute_uv:
         u, s, vh = _lapack_or_nans(lambda a: np.linalg.svd(a, full_matrices=full_matrices), x, x)
     else:
@@ -582,4 +572,4 @@ def _outside_span(basis, product, s):
 
 ad.jvp_rules[svd_p] = _svd_jvp
 batch_rules[svd_p] = _batch_in_front(svd_p)
-lowering_rules[svd_p] = _host_lowering(_svd_impl, "svd")
+lowering_rules[svd_p] = host_lowering(_svd_impl)

@@ -29,6 +29,21 @@ from tracejit._src.core import Primitive, ShapedArray, declarations, rule_regist
 from tracejit._src.jaxpr import ClosedJaxpr, Jaxpr, Literal, live_equations
 from tracejit._src.lowering import stablehlo as hlo
 
+
+def unsupported_operation(message: str) -> NotImplementedError:
+    """The error of what neither compiled code nor NumPy evaluation can do (a dtype no routine
+    takes): `jit` raises it, where a lowering rule's other NotImplementedErrors (a case it
+    lacks) make it evaluate the jaxpr with NumPy instead (`falls_back_to_numpy`). JAX's class,
+    NotImplementedError, marked."""
+    error = NotImplementedError(message)
+    error.unsupported_operation = True
+    return error
+
+
+def falls_back_to_numpy(error: NotImplementedError) -> bool:
+    return not getattr(error, "unsupported_operation", False)
+
+
 lowering_rules: dict[Primitive, object] = {}
 never_lowered_reasons: dict[Primitive, str] = {}
 rule_registries["lowering"] = lowering_rules

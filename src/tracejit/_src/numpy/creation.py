@@ -324,12 +324,14 @@ def _concrete_scalar(x, name: str, argname: str):
             raise concretization_error(
                 x, ConcretizationTypeError, f"the jnp.{name} argument '{argname}'"
             )
-        return np.asarray(value)
-    if isinstance(x, Array):
-        return np.asarray(x)
-    if np.ndim(x) != 0:
-        raise ValueError(f"jnp.{name}: the argument '{argname}' must be a scalar, got {x!r}")
-    return x
+        value = np.asarray(value)
+    elif isinstance(x, Array):
+        value = np.asarray(x)
+    else:
+        value = x
+    if np.ndim(value) != 0:
+        raise ValueError(f"jax.numpy.{name}: arguments must be scalars; got {argname}={value}")
+    return value
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):

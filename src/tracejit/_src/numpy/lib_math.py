@@ -530,6 +530,8 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     )
     if dtypes.is_complex(p.dtype):
         raise ValueError("jnp.unwrap does not support complex inputs.")
+    if p.ndim == 0:
+        raise IndexError("jnp.unwrap: a zero-dimensional array has no axis to unwrap along")
     axis = manipulation.normalize_axis(axis, p.ndim)
     if p.shape[axis] == 0:
         return p

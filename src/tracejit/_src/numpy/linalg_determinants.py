@@ -284,9 +284,11 @@ def roots(p, *, strip_zeros=True):
     `strip_zeros`, leading zeros are dropped (`p` must be concrete); without, `p` may be
     traced and each leading zero gives a NaN root, last."""
     (p,) = promotion.promote_dtypes_inexact(promotion.asarray_operand("roots", p))
+    empty = creation.zeros((0,), lax_nonsymmetric.complex_dtype(p.dtype))
+    if p.ndim == 0:  # a constant: no roots
+        return empty
     if p.ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
-    empty = creation.zeros((0,), lax_nonsymmetric.complex_dtype(p.dtype))
     if strip_zeros:
         if isinstance(p, Tracer) and p.to_concrete_value() is None:
             raise concretization_error(

@@ -59,7 +59,7 @@ def _adjoint(x):
 
 
 def _eps(x) -> float:
-    return float(np.finfo(np.finfo(x.dtype).dtype).eps)
+    return float(dtypes.finfo(dtypes.finfo(x.dtype).dtype).eps)
 
 
 @jnp_jit(static_argnames=("mode",))
@@ -161,7 +161,7 @@ def pinv(a, rtol=None, hermitian=False, *, rcond=None):
         raise ValueError("pinv: only one of rtol and rcond may be specified.")
     (a,) = _inexact("jnp.linalg.pinv", a)
     rtol = rcond if rtol is None else rtol
-    real = np.finfo(a.dtype).dtype
+    real = dtypes.finfo(a.dtype).dtype
     if rtol is None:
         rtol = 10 * max(a.shape[-2:]) * _eps(a)
     return _pinv(bool(hermitian), a, creation.asarray(rtol, dtype=real))

@@ -333,11 +333,22 @@ def broadcast_arrays(*args):
 # Joining
 
 
+def _sequence_of_arrays(name: str, arrays) -> list:
+    """The arrays of a sequence, or of an array's first axis (a 0-d array has none: JAX's
+    ValueError, not Python's TypeError for iterating it)."""
+    if isinstance(arrays, np.ndarray) or hasattr(arrays, "aval"):
+        if np.ndim(arrays) == 0:
+            raise ValueError(
+                f"jnp.{name} needs a sequence of arrays or an array of rank at least 1; got a "
+                f"zero-dimensional array. Need at least one array to concatenate."
+            )
+        return [arrays[i] for i in range(len(arrays))]
+    return list(arrays)
+
+
 def concatenate(arrays, axis=0, dtype=None):
     """The arrays joined along an existing axis (flattened first when `axis` is None)."""
-    if isinstance(arrays, (np.ndarray,)) or hasattr(arrays, "aval"):
-        arrays = [arrays[i] for i in range(len(arrays))]
-    arrays = list(arrays)
+    arrays = _sequence_of_arrays("concatenate", arrays)
     if not arrays:
         raise ValueError("Need at least one array to concatenate.")
     operands = [asarray_operand("concatenate", a, i) for i, a in enumerate(arrays)]
@@ -372,7 +383,12 @@ def concatenate(arrays, axis=0, dtype=None):
     return lax_shapes.concatenate(operands, axis)
 
 
-concat = concatenate
+def concat(arrays, /, *, axis=0):
+    """The array API's `concatenate`: the arrays of a sequence (or of an array's first axis)
+    joined along `axis`."""
+    if hasattr(arrays, "ndim") and arrays.ndim == 0:
+        raise TypeError("iteration over a 0-d array")
+    return concatenate(arrays, axis)
 
 
 def stack(arrays, axis=0, out=None, dtype=None):
@@ -393,14 +409,14 @@ def stack(arrays, axis=0, out=None, dtype=None):
 
 def hstack(tup, dtype=None):
     """The arrays joined along their second axis (the first for 1-D arrays)."""
-    arrays = [atleast_1d(a) for a in tup]
+    arrays = [atleast_1d(a) for a in _sequence_of_arrays("hstack", tup)]
     axis = 0 if arrays and arrays[0].ndim == 1 else 1
     return concatenate(arrays, axis, dtype=dtype)
 
 
 def vstack(tup, dtype=None):
     """The arrays joined along their first axis (1-D arrays become rows)."""
-    return concatenate([atleast_2d(a) for a in tup], 0, dtype=dtype)
+    return concatenate([atleast_2d(a) for a in _sequence_of_arrays("vstack", tup)], 0, dtype=dtype)
 
 
 row_stack = vstack
@@ -408,14 +424,14 @@ row_stack = vstack
 
 def dstack(tup, dtype=None):
     """The arrays joined along their third axis."""
-    return concatenate([atleast_3d(a) for a in tup], 2, dtype=dtype)
+    return concatenate([atleast_3d(a) for a in _sequence_of_arrays("dstack", tup)], 2, dtype=dtype)
 
 
 def column_stack(tup):
     """1-D arrays as columns of a 2-D array (scalars as 1x1); 2-D arrays joined along their
     second axis."""
     arrays = []
-    for a in tup:
+    for a in _sequence_of_arrays("column_stack", tup):
         x = asarray_operand("column_stack", a)
         if x.ndim < 2:
             x = transpose(atleast_2d(x))

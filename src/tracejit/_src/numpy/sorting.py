@@ -480,10 +480,12 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     if out_sharding is not None:
         check_placement("bincount", out_sharding=out_sharding)
     x = asarray_operand("bincount", x, 0)
-    if not dtypes.is_int(x.dtype) or x.dtype == _BOOL:
+    if not dtypes.is_int(x.dtype) and x.dtype != _BOOL:
         raise TypeError(f"x argument to bincount must have an integer type; got {x.dtype}")
     if x.ndim != 1:
         raise ValueError("only 1-dimensional input supported.")
+    if x.dtype == _BOOL:  # counted as 0 and 1
+        x = promotion.convert_element_type(x, _index_dtype())
     minlength = operator.index(minlength)
     if minlength < 0:
         raise ValueError(f"minlength must be non-negative, got {minlength}")

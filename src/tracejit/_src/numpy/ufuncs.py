@@ -482,7 +482,8 @@ def sinc(x, /):
     (x,) = promotion.promote_dtypes_inexact(to_operand("sinc", x))
     is_zero = equal(x, 0)
     pi_x = multiply(promotion.weak_scalar(float(np.pi), x.dtype), x)
-    safe = where(is_zero, strong_scalar(1.0, x.dtype), pi_x)
+    one = promotion.convert_element_type(1.0, x.dtype, x.weak_type)  # (weak as `x`, as JAX's)
+    safe = where(is_zero, one, pi_x)
     return where(is_zero, _sinc_maclaurin(0, pi_x), divide(sin(safe), safe))
 
 
@@ -679,6 +680,8 @@ def _check_no_out(out) -> None:
 def isposinf(x, /, out=None):
     _check_no_out(out)
     x = asarray_operand("isposinf", x)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
     if not dtypes.is_float(x.dtype):
         return _full_bool(x, False)
     return _cmp.eq(x, strong_scalar(np.inf, x.dtype))
@@ -687,6 +690,8 @@ def isposinf(x, /, out=None):
 def isneginf(x, /, out=None):
     _check_no_out(out)
     x = asarray_operand("isneginf", x)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
     if not dtypes.is_float(x.dtype):
         return _full_bool(x, False)
     return _cmp.eq(x, strong_scalar(-np.inf, x.dtype))
@@ -764,6 +769,13 @@ def clip(arr=None, /, min=None, max=None):
     if arr is None:
         raise ValueError("clip requires an array argument")
     x = asarray_operand("clip", arr)
+    if any(np.iscomplexobj(v) for v in (x, min, max) if v is not None):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max keywords. "
+            "Complex values have no ordering and cannot be clipped. Please convert to a real "
+            "value or array by taking the real or imaginary components via "
+            "jax.numpy.real/imag respectively."
+        )
     if min is not None:
         x = maximum(min, x)
     if max is not None:
