@@ -84,3 +84,24 @@ def test_arange_takes_scalars_only():
         jnp.arange(jnp.array([0.5, 1.5]))
     with pytest.raises(ValueError, match="got step="):
         jnp.arange(0, 5, np.ones(2))
+
+
+def test_an_array_of_axes_is_a_sequence_of_axes():
+    x = jnp.ones((2, 3, 4))
+    assert jnp.sum(x, np.array([0, 2])).shape == (3,)
+    with pytest.raises(ValueError, match="axis 3 is out of bounds"):
+        jnp.sum(x, jnp.array([0, 3], jnp.int8))
+    with pytest.raises(TypeError):
+        jnp.sum(x, np.array([0.5, 1.5]))
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin", "nanargmax", "nanargmin"])
+def test_argmax_of_an_axis_out_of_range_is_an_index_error(name):
+    with pytest.raises(IndexError):
+        getattr(jnp, name)(jnp.ones(2), 2)
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile", "percentile", "nanpercentile"])
+def test_quantiles_take_real_q_only(name):
+    with pytest.raises(TypeError, match="q must be real"):
+        getattr(jnp, name)(jnp.ones(3), 0.5 + 0j)

@@ -37,7 +37,7 @@ def normalize_axis(axis, ndim: int, name: str = "axis") -> int:
 
 
 def normalize_axis_tuple(axis, ndim: int, argname: str = "axis") -> tuple:
-    if isinstance(axis, (tuple, list)):
+    if isinstance(axis, (tuple, list)) or np.ndim(axis) == 1:  # (an array of axes too)
         axes = tuple(normalize_axis(a, ndim) for a in axis)
     else:
         axes = (normalize_axis(axis, ndim),)

@@ -80,7 +80,7 @@ def _reduction_axes(axis, ndim: int) -> tuple:
     tuple of non-negative axes, with NumPy's errors."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, (tuple, list)):
+    if isinstance(axis, (tuple, list)) or np.ndim(axis) == 1:  # (an array of axes too)
         given = tuple(operator.index(a) for a in axis)
     else:
         given = (operator.index(axis),)
@@ -546,6 +546,8 @@ def _arg_extremum(name: str, lax_arg, a, axis, out, keepdims):
         if keepdims:
             result = lax_shapes.broadcast_in_dim(result, (1,) * x.ndim, ())
         return result
+    if not -x.ndim <= operator.index(axis) < x.ndim:  # (JAX's class: the axis indexes a shape)
+        raise IndexError(f"{name}: axis {axis} is out of bounds for array of dimension {x.ndim}")
     ax = manipulation.normalize_axis(axis, x.ndim)
     if x.shape[ax] == 0:
         raise ValueError(f"attempt to get {name} of an empty sequence")

@@ -206,7 +206,12 @@ def _quantile_operands(name: str, a, q, method: str, weights):
     x = promotion.convert_element_type(x, x.dtype, False)
     if dtypes.is_complex(x.dtype):
         raise ValueError(f"jnp.{name} does not support complex input")
-    q = promotion.convert_element_type(asarray_operand(name, q, 1), x.dtype, False)
+    q = asarray_operand(name, q, 1)
+    if dtypes.is_complex(q.dtype):
+        raise TypeError(
+            f"jnp.{name}: q must be real, got {q.dtype.name} (complex quantiles have no order)"
+        )
+    q = promotion.convert_element_type(q, x.dtype, False)
     if q.ndim > 1:
         raise ValueError(f"q must be have rank <= 1, got shape {q.shape}")  # JAX's wording
     return x, q, None if weights is None else w
