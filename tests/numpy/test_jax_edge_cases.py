@@ -105,3 +105,25 @@ def test_argmax_of_an_axis_out_of_range_is_an_index_error(name):
 def test_quantiles_take_real_q_only(name):
     with pytest.raises(TypeError, match="q must be real"):
         getattr(jnp, name)(jnp.ones(3), 0.5 + 0j)
+
+
+def test_isclose_compares_integers_as_floats():
+    # as JAX does: 10**8 and 10**8 + 1 are the same float32
+    assert bool(jnp.isclose(100000000, 100000001))
+    assert bool(jnp.isclose(np.array([100000000], np.int32), 100000001)[0])
+    assert not jnp.isclose(2, 3).weak_type
+
+
+def test_logical_functions_are_weak_for_weak_scalars_only():
+    w, ints = weak(2.5), jnp.array([1, 2], jnp.int8)
+    assert jnp.logical_and(w, weak(2.0)).weak_type
+    assert jnp.logical_not(w).weak_type
+    assert not jnp.logical_and(w, ints).weak_type
+    assert not jnp.logical_or(2, jnp.array([True, False])).weak_type
+    assert not jnp.logical_xor(ints + 0.0, ints + 0.0).weak_type  # weak arrays
+
+
+@pytest.mark.parametrize("name", ["heaviside", "hypot"])
+def test_heaviside_and_hypot_keep_weak_types(name):
+    assert getattr(jnp, name)(weak(2.5), 0.5).weak_type
+    assert not getattr(jnp, name)(jnp.float32(2.5), 0.5).weak_type

@@ -41,6 +41,7 @@ from tracejit._src.numpy.ufuncs import (
     absolute,
     add,
     broadcast_shapes_of,
+    constant_like,
     divide,
     equal,
     full_like_scalar,
@@ -92,6 +93,12 @@ def _hypot_in_place(x1, x2):
     return out
 
 
+def _ones_like(x):
+    """1 in `x`'s shape and dtype, typed as `constant_like` types constants."""
+    one = constant_like(x, 1.0)
+    return lax_shapes.broadcast_in_dim(one, x.shape, ()) if x.shape else one
+
+
 @jnp_jit
 @numpy_namesake(_hypot_in_place, FLOATS)
 def hypot(x1, x2, /):
@@ -103,7 +110,7 @@ def hypot(x1, x2, /):
             "values first, such as by using abs(x)"
         )
     a, b = absolute(a), absolute(b)
-    infinite = logical_or(equal(a, np.inf), equal(b, np.inf))
+    infinite = _bit.bitwise_or(equal(a, np.inf), equal(b, np.inf))
     big, small = maximum(a, b), minimum(a, b)
     # (staged in JAX's order: the outer `big == 0` first, then the guarded division)
     result = where(
@@ -114,12 +121,12 @@ def hypot(x1, x2, /):
             sqrt(
                 add(
                     1.0,
-                    square(divide(small, where(equal(big, 0), full_like_scalar(big, 1.0), big))),
+                    square(divide(small, where(equal(big, 0), _ones_like(big), big))),
                 )
             ),
         ),
     )
-    return where(infinite, strong_scalar(np.inf, result.dtype), result)
+    return where(infinite, constant_like(a, np.inf), result)
 
 
 @jnp_jit
@@ -140,7 +147,7 @@ def heaviside(x1, x2, /):
     x, h0 = promote_args_inexact("heaviside", x1, x2)
     if dtypes.is_complex(x.dtype):
         raise TypeError("jnp.heaviside does not support complex-valued inputs")
-    zero, one = strong_scalar(0.0, x.dtype), strong_scalar(1.0, x.dtype)
+    zero, one = constant_like(x, 0.0), constant_like(x, 1.0)
     return where(less(x, zero), zero, where(greater(x, zero), one, where(isnan(x), x, h0)))
 
 

@@ -461,23 +461,18 @@ def angle(z, deg=False):
     return ufuncs.degrees(result) if deg else result
 
 
-def _constant_like(x, value):
-    """The scalar `value` with `x`'s dtype and weak type (JAX's `lax._const`)."""
-    return promotion.convert_element_type(value, x.dtype, x.weak_type)
-
-
 @jnp_jit
 def iscomplex(x):
     """True where the imaginary part is nonzero (never for real dtypes)."""
     im = ufuncs.imag(asarray_operand("iscomplex", x))
-    return lax_comparison.ne(im, _constant_like(im, 0))
+    return lax_comparison.ne(im, ufuncs.constant_like(im, 0))
 
 
 @jnp_jit
 def isreal(x):
     """True where the imaginary part is zero (always for real dtypes)."""
     im = ufuncs.imag(asarray_operand("isreal", x))
-    return lax_comparison.eq(im, _constant_like(im, 0))
+    return lax_comparison.eq(im, ufuncs.constant_like(im, 0))
 
 
 def iscomplexobj(x) -> bool:
@@ -569,7 +564,7 @@ def _gcd_step(pair):
     nonzero = ufuncs.not_equal(b, 0)
     a, b = (
         ufuncs.where(nonzero, b, a),
-        ufuncs.where(nonzero, arithmetic.fmod(a, b), ufuncs.zero_like_scalar(b)),
+        ufuncs.where(nonzero, arithmetic.fmod(a, b), ufuncs.constant_like(b, 0)),
     )
     swap = ufuncs.less(a, b)
     return ufuncs.where(swap, b, a), ufuncs.where(swap, a, b)
@@ -596,7 +591,7 @@ def lcm(x1, x2):
     d = gcd(x1, x2)
     return ufuncs.where(
         ufuncs.equal(d, 0),
-        _constant_like(d, 0),
+        ufuncs.constant_like(d, 0),
         ufuncs.multiply(x1, arithmetic.floor_divide(x2, d)),
     )
 

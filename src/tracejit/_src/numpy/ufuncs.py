@@ -482,8 +482,7 @@ def sinc(x, /):
     (x,) = promotion.promote_dtypes_inexact(to_operand("sinc", x))
     is_zero = equal(x, 0)
     pi_x = multiply(promotion.weak_scalar(float(np.pi), x.dtype), x)
-    one = promotion.convert_element_type(1.0, x.dtype, x.weak_type)  # (weak as `x`, as JAX's)
-    safe = where(is_zero, one, pi_x)
+    safe = where(is_zero, constant_like(x, 1.0), pi_x)
     return where(is_zero, _sinc_maclaurin(0, pi_x), divide(sin(safe), safe))
 
 
@@ -500,6 +499,15 @@ def _sinc_maclaurin(k, x):
 def _sinc_maclaurin_jvp(k, primals, tangents):
     (x,), (t,) = primals, tangents
     return _sinc_maclaurin(k, x), multiply(_sinc_maclaurin(k + 1, x), t)
+
+
+def constant_like(x, value):
+    """The scalar `value` in `x`'s dtype, to meet `x` in an operation: weakly typed only where
+    `x` is a weak scalar. Several of JAX's composite functions (the logical ones, `heaviside`,
+    `hypot`, `gcd`, `lcm`, `sinc`) make their constants so, and what they compute from a
+    weak array comes out strong; `zero_like_scalar` is the always-weak constant of others
+    (`floor_divide`, `mod`, ...)."""
+    return promotion.convert_element_type(value, x.dtype, x.weak_type and not x.ndim)
 
 
 def zero_like_scalar(x):
@@ -609,9 +617,10 @@ bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
 def _to_bool(x):
+    """`x != 0`, for the logical functions (weak only for a weak scalar: `constant_like`)."""
     if x.dtype == _BOOL:
         return x
-    return _cmp.ne(x, zero_like_scalar(x))
+    return _cmp.ne(x, constant_like(x, 0))
 
 
 def _logical(name: str, primitive):
@@ -791,9 +800,9 @@ def clip(arr=None, /, min=None, max=None):
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True where `|a - b| <= atol + rtol * |b|` (and where both are NaN, with equal_nan)."""
     a, b = promote_args("isclose", a, b)
+    if not dtypes.is_inexact(a.dtype):  # compared as floats, as JAX does (not exactly)
+        a, b = promotion.promote_dtypes_inexact(a, b)
     dtype = a.dtype
-    if not dtypes.is_inexact(dtype):
-        return equal(a, b)
     if dtypes.is_complex(dtype):
         tol_dtype = np.dtype(dtypes.finfo(dtype).dtype)
     else:
@@ -802,7 +811,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     atol = promotion.convert_element_type(atol, tol_dtype, False)
     both_nan = logical_and(isnan(a), isnan(b))
     finite = isfinite(b)
-    within = less_equal(absolute(subtract(a, b)), add(atol, multiply(rtol, absolute(b))))
+    # (lax's ops: the strong tolerances meet `a` and `b` of one dtype, weak or not, unconverted)
+    within = _cmp.le(absolute(subtract(a, b)), _b.add(atol, _b.mul(rtol, absolute(b))))
     out = logical_or(equal(a, b), logical_and(finite, within))
     if equal_nan:
         out = logical_or(out, both_nan)
