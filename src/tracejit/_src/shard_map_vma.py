@@ -39,6 +39,7 @@ _EXCHANGES = {
     parallel.reduce_scatter_p,
     parallel_exchanges.ppermute_p,
     parallel_exchanges.all_to_all_p,
+    parallel_exchanges.ragged_all_to_all_p,
 }
 
 
