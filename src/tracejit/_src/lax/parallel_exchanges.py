@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src.core import Primitive, ShapedArray, set_current_trace
+from tracejit._src.core import Primitive, ShapedArray, current_trace, get_aval, set_current_trace
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import (
@@ -27,6 +27,7 @@ from tracejit._src.interpreters.batching import (
     collective_rules,
     move_batch_dim,
 )
+from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
 from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax import (
@@ -408,7 +409,11 @@ def ragged_all_to_all(
 
 @ragged_all_to_all_p.def_impl
 def _ragged_all_to_all_impl(*args, axis_name, axis_index_groups):
-    raise RuntimeError(
+    raise _outside_mapped_context()
+
+
+def _outside_mapped_context() -> RuntimeError:
+    return RuntimeError(
         "ragged_all_to_all must be used within a mapped context like vmap or shard_map."
     )
 
@@ -453,10 +458,13 @@ def _ragged_all_to_all_abstract_eval(operand, output, *indices, axis_name, axis_
 
 
 def _bound_members(primitive: str, names) -> int:
-    """The number of members of `names`, with JAX's NameError when one is unbound."""
+    """The number of members of `names`, with JAX's errors when one is unbound: eagerly a
+    RuntimeError, when tracing a NameError."""
     try:
         return member_count(names)
     except NameError:
+        if isinstance(current_trace(), EvalTrace):
+            raise _outside_mapped_context() from None
         unbound = next(n for n in names if not _is_bound(n))
         raise NameError(
             f"Found an unbound axis name: {unbound}. To fix this, please call {primitive} "
@@ -606,6 +614,10 @@ def _ragged_all_to_all_collective(trace, *pairs, axis_name, axis_index_groups):
     values, dims = pairs[0::2], pairs[1::2]
     with set_current_trace(trace):
         tracers = [trace.new_tracer(v, d) for v, d in zip(values, dims, strict=True)]
+        avals = [get_aval(t) for t in tracers]  # (the abstract eval's checks)
+        _ragged_all_to_all_abstract_eval(
+            *avals, axis_name=axis_name, axis_index_groups=axis_index_groups
+        )
         out = _ragged_received(*tracers, axis_name=axis_name, axis_index_groups=axis_index_groups)
     return trace.to_batch_info(out)
 
