@@ -120,6 +120,17 @@ def run_all(jax, jnp, lax, P) -> dict:
             quadrupled,
         ),
         "jvp": (mapped(jvp_body), example),
+        # typed as JAX types it: varying where an operand varies, no pvary of its own
+        "replicated_operands": (
+            jax.shard_map(ragged, mesh=line, in_specs=P(), out_specs=P()),
+            [a[: len(a) // 2] for a in example],
+        ),
+        "replicated_output": (
+            jax.shard_map(
+                ragged, mesh=line, in_specs=(P("x"), P(), *[P("x")] * 4), out_specs=P("x")
+            ),
+            [example[0], example[1][:4], *example[2:]],
+        ),
         "float_input_offsets": (mapped(lambda a, b, c, *r: ragged(a, b, c * 1.0, *r)), example),
         "float_recv_sizes": (mapped(lambda *a: ragged(*a[:5], a[5] * 1.0)), example),
         "rank2_send_sizes": (

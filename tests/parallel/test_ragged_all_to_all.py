@@ -56,7 +56,19 @@ def sorted_sets(text: str) -> str:
     return re.sub(r"frozenset\(\{([^}]*)\}\)", lambda m: f"frozenset({{{members(m)}}})", text)
 
 
-@pytest.mark.parametrize("name", sorted(JAX_ANSWERS))
+# JAX types the result as varying where `output` does, whatever the operand's type (a result
+# that differs between members typed as the same on all); tracejit types it as varying where
+# any operand does, with a pvary of `output` before the exchange
+UNSOUND_IN_JAX = pytest.mark.xfail(strict=True, reason="JAX types the result as output's")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=[UNSOUND_IN_JAX] if n == "replicated_output" else [])
+        for n in sorted(JAX_ANSWERS)
+    ],
+)
 def test_printouts_and_errors_are_jax_s(answers, name):
     assert sorted_sets(answers[name]) == sorted_sets(JAX_ANSWERS[name])
 

@@ -39,7 +39,6 @@ _EXCHANGES = {
     parallel.reduce_scatter_p,
     parallel_exchanges.ppermute_p,
     parallel_exchanges.all_to_all_p,
-    parallel_exchanges.ragged_all_to_all_p,
 }
 
 
