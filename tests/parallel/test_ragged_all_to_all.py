@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 import pytest
+from distributed.test_distributed import launch, needs_mpi
 from parallel.devices import needs_plugin, run_with_devices
 from parallel.ragged_cases import DOCSTRING_EXAMPLE, ragged_pattern, reference
 
@@ -310,3 +311,13 @@ def test_vmap_over_an_unnamed_axis_is_not_built():
     body = jax.vmap(lambda u: ragged(u, *[a[0] for a in EXAMPLE[1:]]))
     with pytest.raises(NotImplementedError, match=r"\[vmap\] ragged_all_to_all"):
         jax.vmap(body, axis_name="x", in_axes=None, axis_size=2)(np.ones((3, 3), np.float32))
+
+
+# --- across processes ------------------------------------------------------------------------
+
+
+@needs_mpi
+def test_values_across_two_processes():
+    """The composite's collectives exchange across the processes (`tracejit.distributed`)."""
+    out = launch(os.path.join(HERE, "worker_ragged.py"))
+    assert out.stdout.count("ragged across processes: ok") == 2, out.stdout + out.stderr[-4000:]

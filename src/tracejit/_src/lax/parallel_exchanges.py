@@ -585,11 +585,19 @@ def _rows_of(x, rows):
 
 
 def _ragged_all_to_all_lowering(ctx, *args, **params):
+    """The composite, staged with the axes' sizes over every process (those of the program's
+    replicas, but for an axis spanning several processes): its collectives lower themselves,
+    within one process or across processes."""
+    span = ctx.module.process_span
+    axis_env = [
+        (name, span.size if span is not None and name == span.name else size)
+        for name, size in ctx.module.replica_axes
+    ]
     closed = trace_to_jaxpr(
         lambda *values: [_ragged_received(*values, **params)],
         ctx.avals_in,
         DebugInfo(None, "ragged_all_to_all"),
-        ctx.module.replica_axes,
+        axis_env,
     )
     (out,) = ctx.lower_sub_jaxpr(ctx.block, closed, list(args))
     return out
