@@ -388,11 +388,12 @@ def ragged_all_to_all(
     axis_name,
     axis_index_groups=None,
 ):
-    """The members' ragged slices of `operand` sent to each other: entry i of the four index
-    arrays (K of them, K/members per destination) sends rows `input_offsets[i]` on (
-    `send_sizes[i]` of them) to member i // (K/members), which writes them into its `output`
-    at `output_offsets[i]`; member r receives, for entry i of its own, `recv_sizes[i]` rows
-    from member i // (K/members). Rows no slice reaches keep `output`'s values."""
+    """Ragged slices of every member's `operand` sent to the others, as mixture-of-experts
+    layers exchange tokens. The four index arrays have K entries, K/members per member: entry
+    i sends the `send_sizes[i]` rows from `input_offsets[i]` to member i // (K/members), which
+    writes them into its `output` at `output_offsets[i]`; a member's own entry i says how many
+    rows it receives (`recv_sizes[i]`) from member i // (K/members). Rows that no slice
+    reaches keep `output`'s values."""
     names = names_of(axis_name)
     groups = checked_groups(axis_index_groups, names, equal_sizes=True)
     return ragged_all_to_all_p.bind(
@@ -422,9 +423,7 @@ def _outside_mapped_context() -> RuntimeError:
 def _ragged_all_to_all_abstract_eval(operand, output, *indices, axis_name, axis_index_groups):
     """JAX checks the index operands' dtypes and ranks; the other checks (its XLA's, when it
     compiles the program) are made here, where the shapes are known."""
-    size = _bound_members("ragged_all_to_all", axis_name)
-    if axis_index_groups is not None:
-        size = len(axis_index_groups[0])
+    size = _group_size(axis_name, axis_index_groups)
     for what, aval in zip(_RAGGED_INDEX_OPERANDS, indices, strict=True):
         if not np.issubdtype(aval.dtype, np.integer):
             raise ValueError(f"ragged_all_to_all {what} must be integer type.")
@@ -449,7 +448,10 @@ def _ragged_all_to_all_abstract_eval(operand, output, *indices, axis_name, axis_
         )
     lengths = {aval.shape[0] for aval in indices}
     if len(lengths) > 1 or next(iter(lengths)) % size:
-        shapes_ = ", ".join(f"{w} {a.shape}" for w, a in zip(_RAGGED_INDEX_OPERANDS, indices))
+        shapes_ = ", ".join(
+            f"{what} {aval.shape}"
+            for what, aval in zip(_RAGGED_INDEX_OPERANDS, indices, strict=True)
+        )
         raise ValueError(
             f"ragged_all_to_all offsets and sizes must have one length, a multiple of the "
             f"{size} members of axis {axis_name}, got {shapes_}"
@@ -457,27 +459,20 @@ def _ragged_all_to_all_abstract_eval(operand, output, *indices, axis_name, axis_
     return ShapedArray(output.shape, output.dtype, output.weak_type)
 
 
-def _bound_members(primitive: str, names) -> int:
-    """The number of members of `names`, with JAX's errors when one is unbound: eagerly a
-    RuntimeError, when tracing a NameError."""
-    try:
-        return member_count(names)
-    except NameError:
-        if isinstance(current_trace(), EvalTrace):
-            raise _outside_mapped_context() from None
-        unbound = next(n for n in names if not _is_bound(n))
-        raise NameError(
-            f"Found an unbound axis name: {unbound}. To fix this, please call {primitive} "
-            "under `jax.shard_map`."
-        ) from None
-
-
-def _is_bound(name) -> bool:
-    try:
-        bound_axis_size(name)
-    except NameError:
-        return False
-    return True
+def _group_size(names, groups) -> int:
+    """The number of members that exchange with each other, with JAX's errors for an unbound
+    axis name: eagerly a RuntimeError, when tracing a NameError."""
+    for name in names:
+        try:
+            bound_axis_size(name)
+        except NameError:
+            if isinstance(current_trace(), EvalTrace):
+                raise _outside_mapped_context() from None
+            raise NameError(
+                f"Found an unbound axis name: {name}. To fix this, please call "
+                "ragged_all_to_all under `jax.shard_map`."
+            ) from None
+    return len(groups[0]) if groups is not None else member_count(names)
 
 
 ragged_all_to_all_p.def_weak_type_rule(lambda weak_types, params: weak_types[1])  # output's
@@ -547,9 +542,7 @@ def _ragged_received(operand, output, input_offsets, send_sizes, output_offsets,
         return output
     exchange = _index_exchange(axis_name, axis_index_groups)
     entries = input_offsets.shape[0]
-    per_member = entries // _bound_members("ragged_all_to_all", axis_name)
-    if axis_index_groups is not None:
-        per_member = entries // len(axis_index_groups[0])
+    per_member = entries // _group_size(axis_name, axis_index_groups)
     received_at = conversions.convert_element_type(exchange(output_offsets), np.int32)
     covered = _covered(received_at, recv_sizes, rows)
     entry = shapes.broadcasted_iota(np.int32, covered.shape, 0)
