@@ -75,6 +75,18 @@ def ragged_pattern(rng, members: int, per_member: int, trailing=(), dtype=np.flo
             recv_sizes)  # fmt: skip
 
 
+def grouped_pattern(rng):
+    """Two independent 2-member patterns as the groups [[0, 2], [1, 3]] of 4 members (rows
+    padded to the longer one's)."""
+    first, second = ragged_pattern(rng, 2, 2), ragged_pattern(rng, 2, 2)
+    args = []
+    for a, b in zip(first, second, strict=True):
+        rows = max(a.shape[1], b.shape[1])
+        a, b = (np.pad(v, ((0, 0), (0, rows - v.shape[1]))) for v in (a, b))
+        args.append(np.stack([a[0], b[0], a[1], b[1]]))
+    return args, [[0, 2], [1, 3]]
+
+
 def _example(jnp, dtype="float32", trailing=()):
     """The docstring's example, flattened over its two members (as shard_map takes it)."""
     names = ("operand", "output", "input_offsets", "send_sizes", "output_offsets", "recv_sizes")
