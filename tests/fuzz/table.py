@@ -469,6 +469,8 @@ NOT_FUZZED = {
         f"lax.{n}": "needs a named axis: tests/parallel/test_collective_forms.py"
         for n in ["pbroadcast", "pcast"]
     },
+    "lax.ragged_all_to_all": "not fuzzed yet (own signature): a named axis and consistent ragged "
+    "offsets: tests/parallel/test_ragged_all_to_all.py",
     "lax.with_sharding_constraint": "takes shardings: tests/parallel/test_sharded_jit.py",
     **{
         f"lax.{n}": "iterated to convergence, sampled where it converges: tests/scipy/test_special_*.py"

@@ -79,6 +79,8 @@ COVERED_ELSEWHERE = {
     "axis_index": COLLECTIVE,
     "all_to_all": ON_DEVICES,
     "ppermute": ON_DEVICES,
+    "ragged_all_to_all": "a named axis and consistent ragged offsets, against the docstring's "
+    "loop: tests/parallel/test_ragged_all_to_all.py",
     "pvary": "the identity that shard_map's check_vma typing inserts: tests/parallel/test_vma.py",
     "reduce_scatter": ON_DEVICES,
     "shard_map": "takes a function and a mesh: tests/parallel/test_pmap.py",

@@ -228,6 +228,8 @@ from tracejit._src.lax.parallel_exchanges import (  # noqa: F401
     ppermute_p,
     pshuffle,
     pswapaxes,
+    ragged_all_to_all,
+    ragged_all_to_all_p,
 )
 from tracejit._src.lax.platform import platform_dependent  # noqa: F401
 from tracejit._src.lax.ragged_dot import (  # noqa: F401

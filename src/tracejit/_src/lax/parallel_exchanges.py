@@ -1,5 +1,5 @@
 """Collectives that exchange blocks between the members of named axes: `all_to_all` (and
-`pswapaxes`), `ppermute` (and `pshuffle`), `pbroadcast`, and `pcast`.
+`pswapaxes`), `ppermute` (and `pshuffle`), `ragged_all_to_all`, `pbroadcast`, and `pcast`.
 
 Like those of `parallel.py`, each is carried out by the batching trace mapping its axis under
 `vmap` (and on the NumPy platform) and lowered to StableHLO collectives over replica groups in
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tracejit._src.core import Primitive, ShapedArray, set_current_trace
+from tracejit._src.core import Primitive, ShapedArray, current_trace, get_aval, set_current_trace
 from tracejit._src.interpreters import ad
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import (
@@ -27,8 +27,20 @@ from tracejit._src.interpreters.batching import (
     collective_rules,
     move_batch_dim,
 )
+from tracejit._src.interpreters.eval import EvalTrace
 from tracejit._src.interpreters.staging import DebugInfo, trace_to_jaxpr
-from tracejit._src.lax import binary, comparison, selection, shapes, slicing
+from tracejit._src.interpreters.transpose import is_undefined_primal
+from tracejit._src.lax import (
+    binary,
+    bitwise,
+    comparison,
+    conversions,
+    gather,
+    reductions,
+    selection,
+    shapes,
+    slicing,
+)
 from tracejit._src.lax.parallel import (
     all_gather,
     axis_index,
@@ -358,3 +370,257 @@ def _ppermute_collective(trace, value, dim, *, axis_name, perm):
 
 
 collective_rules[ppermute_p] = _ppermute_collective
+
+
+# --- ragged_all_to_all ----------------------------------------------------------------------
+ragged_all_to_all_p = Primitive("ragged_all_to_all")
+_RAGGED_INDEX_OPERANDS = ("input_offsets", "send_sizes", "output_offsets", "recv_sizes")
+
+
+def ragged_all_to_all(
+    operand,
+    output,
+    input_offsets,
+    send_sizes,
+    output_offsets,
+    recv_sizes,
+    *,
+    axis_name,
+    axis_index_groups=None,
+):
+    """Ragged slices of every member's `operand` sent to the others, as mixture-of-experts
+    layers exchange tokens. The four index arrays have K entries, K/members per member: entry
+    i sends the `send_sizes[i]` rows from `input_offsets[i]` to member i // (K/members), which
+    writes them into its `output` at `output_offsets[i]`; a member's own entry i says how many
+    rows it receives (`recv_sizes[i]`) from member i // (K/members). Rows that no slice
+    reaches keep `output`'s values."""
+    names = names_of(axis_name)
+    groups = checked_groups(axis_index_groups, names, equal_sizes=True)
+    return ragged_all_to_all_p.bind(
+        operand,
+        output,
+        input_offsets,
+        send_sizes,
+        output_offsets,
+        recv_sizes,
+        axis_index_groups=groups,
+        axis_name=names,
+    )
+
+
+@ragged_all_to_all_p.def_impl
+def _ragged_all_to_all_impl(*args, axis_name, axis_index_groups):
+    raise _outside_mapped_context()
+
+
+def _outside_mapped_context() -> RuntimeError:
+    return RuntimeError(
+        "ragged_all_to_all must be used within a mapped context like vmap or shard_map."
+    )
+
+
+@ragged_all_to_all_p.def_abstract_eval
+def _ragged_all_to_all_abstract_eval(operand, output, *indices, axis_name, axis_index_groups):
+    """JAX checks the index operands' dtypes and ranks; the other checks (its XLA's, when it
+    compiles the program) are made here, where the shapes are known."""
+    size = _group_size(axis_name, axis_index_groups)
+    for what, aval in zip(_RAGGED_INDEX_OPERANDS, indices, strict=True):
+        if not np.issubdtype(aval.dtype, np.integer):
+            raise ValueError(f"ragged_all_to_all {what} must be integer type.")
+        if len(aval.shape) != 1 or aval.shape[0] == 0:
+            raise ValueError(
+                f"ragged_all_to_all {what} must be rank 1 with positive dimension size, but "
+                f"got shape {aval.shape}"
+            )
+    if operand.dtype != output.dtype:
+        raise TypeError(
+            "ragged_all_to_all operand and output must have the same dtype, got "
+            f"{operand.dtype} and {output.dtype}"
+        )
+    if (
+        not operand.shape
+        or len(output.shape) != len(operand.shape)
+        or (operand.shape[1:] != output.shape[1:])
+    ):
+        raise ValueError(
+            "ragged_all_to_all operand and output must have rank at least 1 and the same "
+            f"dimensions but the first, got shapes {operand.shape} and {output.shape}"
+        )
+    lengths = {aval.shape[0] for aval in indices}
+    if len(lengths) > 1 or next(iter(lengths)) % size:
+        shapes_ = ", ".join(
+            f"{what} {aval.shape}"
+            for what, aval in zip(_RAGGED_INDEX_OPERANDS, indices, strict=True)
+        )
+        raise ValueError(
+            f"ragged_all_to_all offsets and sizes must have one length, a multiple of the "
+            f"{size} members of axis {axis_name}, got {shapes_}"
+        )
+    return ShapedArray(output.shape, output.dtype, output.weak_type)
+
+
+def _group_size(names, groups) -> int:
+    """The number of members that exchange with each other, with JAX's errors for an unbound
+    axis name: eagerly a RuntimeError, when tracing a NameError."""
+    for name in names:
+        try:
+            bound_axis_size(name)
+        except NameError:
+            if isinstance(current_trace(), EvalTrace):
+                raise _outside_mapped_context() from None
+            raise NameError(
+                f"Found an unbound axis name: {name}. To fix this, please call "
+                "ragged_all_to_all under `jax.shard_map`."
+            ) from None
+    return len(groups[0]) if groups is not None else member_count(names)
+
+
+ragged_all_to_all_p.def_weak_type_rule(lambda weak_types, params: weak_types[1])  # output's
+ad.defjvp_linear_in(ragged_all_to_all_p, 0, 1)  # linear in operand and output jointly
+
+
+def _ragged_all_to_all_transpose(ct, operand, output, *indices, axis_name, axis_index_groups):
+    """The operand's cotangent comes back the way its rows went (the same exchange with the
+    senders' and receivers' roles swapped, as JAX transposes it); the output's is `ct` where
+    no received slice overwrote it."""
+    input_offsets, send_sizes, output_offsets, recv_sizes = indices
+    exchange = _index_exchange(axis_name, axis_index_groups)
+    received_at = exchange(output_offsets)
+    ct_operand = ct_output = None
+    if is_undefined_primal(operand):
+        zeros = ad.zeros_like_aval(ad.tangent_aval(operand.aval))
+        ct_operand = ragged_all_to_all_p.bind(
+            ct,
+            zeros,
+            received_at,
+            recv_sizes,
+            exchange(input_offsets),
+            send_sizes,
+            axis_name=axis_name,
+            axis_index_groups=axis_index_groups,
+        )
+    if is_undefined_primal(output):
+        covered = reductions.reduce_or(_covered(received_at, recv_sizes, ct.shape[0]), (0,))
+        zeros = shapes.broadcast_in_dim(np.zeros((), ct.dtype), ct.shape, ())
+        ct_output = selection.select(_rows_mask(covered, ct.shape), zeros, ct)
+    return [ct_operand, ct_output, None, None, None, None]
+
+
+transpose_rules[ragged_all_to_all_p] = _ragged_all_to_all_transpose
+
+
+def _index_exchange(names, groups):
+    """Entry i of every member's index array goes to member i // (K/members): afterwards,
+    a receiver's entry s * (K/members) + t describes the t-th slice member s sends it."""
+    return lambda v: all_to_all(v, names, 0, 0, axis_index_groups=groups, tiled=True)
+
+
+def _covered(starts, sizes, rows: int):
+    """(entries, rows): whether output row p lies in entry e's slice [start, start + size)."""
+    starts = conversions.convert_element_type(starts, np.int32)
+    ends = binary.add(starts, conversions.convert_element_type(sizes, np.int32))
+    shape = (starts.shape[0], rows)
+    row = shapes.broadcasted_iota(np.int32, shape, 1)
+    after_start = comparison.le(shapes.broadcast_in_dim(starts, shape, (0,)), row)
+    before_end = comparison.lt(row, shapes.broadcast_in_dim(ends, shape, (0,)))
+    return bitwise.bitwise_and(after_start, before_end)
+
+
+def _rows_mask(rows, shape):
+    return shapes.broadcast_in_dim(rows, shape, (0,))
+
+
+def _ragged_received(operand, output, input_offsets, send_sizes, output_offsets, recv_sizes, *,
+                     axis_name, axis_index_groups):  # fmt: skip
+    """`ragged_all_to_all` made of collectives this plugin's XLA runs (its CPU backend has no
+    ragged all-to-all; JAX's program fails to compile there): every member gathers every
+    member's operand and, by an all_to_all of the offsets, learns where each slice sent to it
+    starts in its sender's operand and where it goes. Each output row then takes its row of
+    the last entry whose slice covers it, as the entries are written in order."""
+    rows, sent_rows = output.shape[0], operand.shape[0]
+    if rows == 0 or sent_rows == 0:  # nothing to receive, or nothing to send
+        return output
+    exchange = _index_exchange(axis_name, axis_index_groups)
+    entries = input_offsets.shape[0]
+    per_member = entries // _group_size(axis_name, axis_index_groups)
+    received_at = conversions.convert_element_type(exchange(output_offsets), np.int32)
+    covered = _covered(received_at, recv_sizes, rows)
+    entry = shapes.broadcasted_iota(np.int32, covered.shape, 0)
+    none = shapes.broadcast_in_dim(np.int32(-1), covered.shape, ())
+    writer = reductions.reduce_max(selection.select(covered, entry, none), (0,))
+    is_writer = comparison.eq(entry, shapes.broadcast_in_dim(writer, covered.shape, (1,)))
+
+    def of_writer(per_entry):  # each row's writer's value of `per_entry` (0 for no writer)
+        spread = shapes.broadcast_in_dim(per_entry, covered.shape, (0,))
+        zeros = shapes.broadcast_in_dim(np.int32(0), covered.shape, ())
+        return reductions.reduce_sum(selection.select(is_writer, spread, zeros), (0,))
+
+    starts = conversions.convert_element_type(exchange(input_offsets), np.int32)
+    row = shapes.iota(np.int32, rows)
+    in_sender = binary.add(row, of_writer(binary.sub(starts, received_at)))
+    in_sender = selection.clamp(np.int32(0), in_sender, np.int32(sent_rows - 1))
+    sender = of_writer(np.arange(entries, dtype=np.int32) // np.int32(per_member))
+    source_row = binary.add(in_sender, binary.mul(sender, np.int32(sent_rows)))
+    gathered = all_gather(operand, axis_name, axis_index_groups=axis_index_groups, tiled=True)
+    received = _rows_of(gathered, source_row)
+    written = comparison.ge(writer, shapes.broadcast_in_dim(np.int32(0), writer.shape, ()))
+    return selection.select(_rows_mask(written, output.shape), received, output)
+
+
+def _rows_of(x, rows):
+    """`x[rows]`: the rows (leading-axis slices) of `x` at the int32 vector `rows`."""
+    rank = len(x.shape)
+    dnums = gather.GatherDimensionNumbers(
+        offset_dims=tuple(range(1, rank)), collapsed_slice_dims=(0,), start_index_map=(0,)
+    )
+    indices = shapes.reshape(rows, (rows.shape[0], 1))
+    return gather.gather(x, indices, dnums, (1, *x.shape[1:]), mode="clip")
+
+
+def _ragged_all_to_all_lowering(ctx, *args, **params):
+    """The composite, staged with the axes' sizes over every process (those of the program's
+    replicas, but for an axis spanning several processes): its collectives lower themselves,
+    within one process or across processes."""
+    span = ctx.module.process_span
+    axis_env = [
+        (name, span.size if span is not None and name == span.name else size)
+        for name, size in ctx.module.replica_axes
+    ]
+    closed = trace_to_jaxpr(
+        lambda *values: [_ragged_received(*values, **params)],
+        ctx.avals_in,
+        DebugInfo(None, "ragged_all_to_all"),
+        axis_env,
+    )
+    (out,) = ctx.lower_sub_jaxpr(ctx.block, closed, list(args))
+    return out
+
+
+lowering_rules[ragged_all_to_all_p] = _ragged_all_to_all_lowering
+
+
+def _ragged_all_to_all_batch(values, dims, **params):
+    raise NotImplementedError(
+        "[vmap] ragged_all_to_all over a batch dimension that is not a named axis is not built "
+        "(JAX 0.10.2 has no such batching rule either); vmap with axis_name= over the axis it "
+        "exchanges along works"
+    )
+
+
+batch_rules[ragged_all_to_all_p] = _ragged_all_to_all_batch
+
+
+def _ragged_all_to_all_collective(trace, *pairs, axis_name, axis_index_groups):
+    """Carried out by its composite of collectives under `trace`, whose rules carry those out."""
+    values, dims = pairs[0::2], pairs[1::2]
+    with set_current_trace(trace):
+        tracers = [trace.new_tracer(v, d) for v, d in zip(values, dims, strict=True)]
+        avals = [get_aval(t) for t in tracers]  # (the abstract eval's checks)
+        _ragged_all_to_all_abstract_eval(
+            *avals, axis_name=axis_name, axis_index_groups=axis_index_groups
+        )
+        out = _ragged_received(*tracers, axis_name=axis_name, axis_index_groups=axis_index_groups)
+    return trace.to_batch_info(out)
+
+
+collective_rules[ragged_all_to_all_p] = _ragged_all_to_all_collective
