@@ -137,6 +137,19 @@ def test_an_xla_compile_error_names_the_failing_primitive_and_line(monkeypatch):
     assert "test_dispatch.py" in str(info.value)
 
 
+def test_device_put_of_traced_values_keeps_them_where_they_are_computed():
+    """Inside `jit`, `grad` and `vmap` (JAX stages it there; a constraint for a sharding)."""
+    x = jnp.arange(4.0)
+    np.testing.assert_array_equal(jax.jit(lambda v: jax.device_put(v) * 2)(x), x * 2)
+    device = jax.devices()[0]
+    np.testing.assert_array_equal(jax.jit(lambda v: jax.device_put(v, device) + 1)(x), x + 1)
+    np.testing.assert_array_equal(jax.grad(lambda v: jax.device_put(v).sum())(x), np.ones(4))
+    np.testing.assert_array_equal(jax.vmap(lambda v: jax.device_put(v) * 3)(x), x * 3)
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:1]), ("i",))
+    sharding = jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec("i"))
+    np.testing.assert_array_equal(jax.jit(lambda v: jax.device_put(v, sharding) - 1)(x), x - 1)
+
+
 def test_device_put_to_something_that_is_no_device_raises_jax_value_error():
     with pytest.raises(ValueError, match="only accepts `None`.*Received invalid value: 'cpu'"):
         jax.device_put(jnp.ones(3), "cpu")

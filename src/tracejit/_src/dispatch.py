@@ -42,9 +42,10 @@ from tracejit._src.array import (
     mark_deleted,
 )
 from tracejit._src.config import config
-from tracejit._src.core import ShapedArray, python_scalar_types
+from tracejit._src.core import ShapedArray, Tracer, python_scalar_types
 from tracejit._src.interpreters.eval import to_numpy
 from tracejit._src.jaxpr import ClosedJaxpr, eval_jaxpr, used_inputs
+from tracejit._src.lax.sharding_constraints import with_sharding_constraint
 from tracejit._src.lowering.lower import falls_back_to_numpy, lower_jaxpr_to_module
 from tracejit._src.runtime.device import DeviceBase
 from tracejit._src.sharding import (
@@ -521,6 +522,8 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
         return tree_map(lambda leaf: _put_sharded(leaf, device, may_alias), x)
 
     def put(leaf):
+        if isinstance(leaf, Tracer):  # staged, or under a transformation: stays where it is
+            return leaf
         on_device = backend() != "pjrt" or getattr(leaf, "_buffer", None) is not None
         placed = type(leaf) is not ShardedArray and isinstance(leaf, Array) and on_device
         if placed and may_alias is not False and device in (None, *_single_device(leaf)):
@@ -550,6 +553,8 @@ def _single_device(leaf) -> tuple:
 
 
 def _put_sharded(x, sharding: NamedSharding, may_alias):
+    if isinstance(x, Tracer):  # staged: a constraint on the layout XLA gives it
+        return with_sharding_constraint(x, sharding)
     if isinstance(x, ShardedArray) and x.sharding == sharding and may_alias is not False:
         return x
     value, weak = to_numpy(x)
