@@ -235,3 +235,41 @@ def test_back_to_back_calls_of_a_pmapped_collective_finish():
         """
     )
     assert out.returncode == 0 and out.stdout.strip() == "done", out.stderr[-4000:]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="transparent huge pages are Linux's")
+def test_an_exchange_asks_for_huge_pages_under_its_large_results():
+    import mmap
+
+    import numpy as np
+
+    from tracejit._src import distributed_collectives
+
+    size = 8 << 20
+    memory = mmap.mmap(-1, size)  # (fresh anonymous pages, as XLA's results are, unadvised)
+    array = np.frombuffer(memory, np.float32)
+    start = array.__array_interface__["data"][0]
+
+    def flags_of_huge_pages() -> set:
+        """The VmFlags of the mappings holding the array's whole 2 MiB pages."""
+        found = set()
+        first, end = -(-start // 2**21) * 2**21, (start + size) // 2**21 * 2**21
+        lines = Path("/proc/self/smaps").read_text().splitlines()
+        for k, line in enumerate(lines):
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                low, high = (int(x, 16) for x in head.split("-"))
+                if low < end and high > first:
+                    flags = next(x for x in lines[k + 1 :] if x.startswith("VmFlags:"))
+                    found.add("hg" in flags.split())
+        return found
+
+    if Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text().find("[never]") >= 0:
+        pytest.skip("transparent huge pages are off on this system")
+    assert flags_of_huge_pages() == {False}
+    distributed_collectives.advise_huge_pages(array[: (1 << 20) - 1])  # under 4 MiB: no advice
+    assert flags_of_huge_pages() == {False}
+    distributed_collectives.advise_huge_pages(array)
+    assert flags_of_huge_pages() == {True}
+    del array
+    memory.close()
