@@ -80,7 +80,8 @@ def reports(tmp_path_factory):
 
 COLLECTIVE_CHECKS = [
     "devices", "process_allgather", "psum", "pmax", "pmin", "pmean", "psum int32",
-    "another dtype, same shape", "psum large", "psum float16", "psum pytree", "all_gather",
+    "another dtype, same shape", "psum large", "psum float16", "psum pytree", "psum donated",
+    "all_gather",
     "all_gather tiled", "psum_scatter", "psum_scatter untiled", "all_to_all", "ppermute",
     "ppermute partial", "axis_index", "loop", "jit inside pmap", "grad", "mismatched shapes",
     "transformed pmap is per process", "nested pmap", "not built", "broadcast_one_to_all",
