@@ -239,7 +239,7 @@ def test_back_to_back_calls_of_a_pmapped_collective_finish():
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="transparent huge pages are Linux's")
-def test_an_exchange_asks_for_huge_pages_under_its_large_results():
+def test_huge_pages_are_asked_for_under_a_buffer():
     import mmap
 
     import numpy as np
@@ -267,8 +267,6 @@ def test_an_exchange_asks_for_huge_pages_under_its_large_results():
 
     if Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text().find("[never]") >= 0:
         pytest.skip("transparent huge pages are off on this system")
-    assert flags_of_huge_pages() == {False}
-    distributed_collectives.advise_huge_pages(array[: (1 << 20) - 1])  # under 4 MiB: no advice
     assert flags_of_huge_pages() == {False}
     distributed_collectives.advise_huge_pages(array)
     assert flags_of_huge_pages() == {True}

@@ -35,6 +35,7 @@ of the collectives are collectives, lowered the same way.
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import weakref
@@ -294,10 +295,9 @@ def _the_libc():
 
 
 def advise_huge_pages(array: np.ndarray) -> None:
-    """Asks for huge pages under the whole 2 MiB pages of `array`'s memory (of 4 MiB or more),
-    before anything is written there: the kernel then faults it in 2 MiB at a time."""
-    if array.nbytes < _ADVISED_FROM:
-        return
+    """Asks for huge pages under the whole 2 MiB pages of `array`'s memory, before anything
+    is written there: the kernel then faults it in 2 MiB at a time. (An exchange asks only
+    for results of `_ADVISED_FROM` bytes or more: smaller ones are left the call.)"""
     libc = _the_libc()
     if libc is None:
         return
@@ -332,13 +332,15 @@ class Exchange:
     `compute(operand, out, site)` for the process (after checking `signature` against the
     other processes' on the first round), which either writes the result of every replica
     into its own `out` or returns a list of one result per replica; it then fills the other
-    replicas' buffers itself while they wait, so that each of them needs one wake-up."""
+    replicas' buffers itself while they wait, so that each of them needs one wake-up.
+    `large_results`: each replica's result buffer is asked for huge pages first."""
 
-    def __init__(self, local_size: int, compute, signature: str, site: int):
+    def __init__(self, local_size: int, compute, signature: str, site: int, large_results: bool):
         self.local_size = local_size
         self.compute = compute
         self.signature = signature
         self.site = site
+        self.large_results = large_results
         self.condition = threading.Condition()
         self.calls = [0] * local_size
         self.rounds: dict[int, _Round] = {}
@@ -346,7 +348,8 @@ class Exchange:
     def alone(self, operand, *, out):
         """The call of a process's one replica: no rendezvous (and no replica id)."""
         (out,) = out
-        advise_huge_pages(out)
+        if self.large_results:
+            advise_huge_pages(out)
         if self.calls[0] == 0:
             check_same_everywhere(self.signature, self.site)
         self.calls[0] += 1
@@ -356,7 +359,8 @@ class Exchange:
 
     def __call__(self, operand, replica, *, out):
         (out,) = out
-        advise_huge_pages(out)
+        if self.large_results:
+            advise_huge_pages(out)
         r = int(replica)
         with self.condition:
             k = self.calls[r]
@@ -427,7 +431,8 @@ def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str, in_pl
     if _tag(site, _ROUNDS - 1) > distributed.group().largest_tag:
         raise NotImplementedError(f"more than {site} collectives across processes in a program")
     signature = f"{what} of {operand_aval.dtype.name}{list(operand_aval.shape)}"
-    exchange = Exchange(span.local_size, compute, signature, site)
+    large = math.prod(result_aval.shape) * np.dtype(result_aval.dtype).itemsize >= _ADVISED_FROM
+    exchange = Exchange(span.local_size, compute, signature, site, large)
     block = ctx.block
     sequence = exchanges.last_in_block.get(id(block))
     if sequence is None:
