@@ -279,18 +279,21 @@ _HUGE_PAGE = 1 << 21
 _ADVISED_FROM = 1 << 22  # bytes: NumPy's threshold for the same advice
 _MADV_HUGEPAGE = 14  # Linux's <sys/mman.h>
 _libc: list = []  # [(cffi FFI, the C library)], or [None] where there is no such advice
+_libc_lock = threading.Lock()
 
 
 def _the_libc():
     if not _libc:
-        found = None
-        if sys.platform == "linux":
-            import cffi  # (as the runtime does: ABI mode, no compiler)
+        with _libc_lock:
+            if not _libc:
+                found = None
+                if sys.platform == "linux":
+                    import cffi  # (as the runtime does: ABI mode, no compiler)
 
-            ffi = cffi.FFI()
-            ffi.cdef("int madvise(void *addr, size_t length, int advice);")
-            found = ffi, ffi.dlopen(None)
-        _libc.append(found)
+                    ffi = cffi.FFI()
+                    ffi.cdef("int madvise(void *addr, size_t length, int advice);")
+                    found = ffi, ffi.dlopen(None)
+                _libc.append(found)
     return _libc[0]
 
 
