@@ -6,6 +6,7 @@ raises, which aborts the job.
 
 import functools
 import os
+import warnings
 
 import numpy as np
 
@@ -117,6 +118,13 @@ for shape in [(local, 4, 6), (local, 3, 30001), (local, 1 << 20)]:
         assert np.array_equal(np.asarray(donating(value)), kept) and np.array_equal(value, copy)
 in_place = ["output_operand_aliases" in p.text for p in spmd._programs.values()]
 assert any(in_place) == (local == 1), in_place
+total = jax.pmap(lambda v: lax.psum(jnp.sum(v), "i"), "i", donate_argnums=0)
+with warnings.catch_warnings(record=True) as caught:  # a donation no output can take: JAX's
+    warnings.simplefilter("always")  # warning, at the caller's line, when compiled
+    total(identity(value)), total(identity(value))
+assert [(str(w.message).split(":")[0], w.filename) for w in caught] == [
+    ("Some donated buffers were not usable", __file__)
+], caught
 passed("psum donated")
 
 close(pmapped(lambda v: lax.all_gather(v, "i")), np.broadcast_to(x, (local, size, 4, 6)))

@@ -249,7 +249,7 @@ class PmappedFunction:
         # donated arguments' buffers: outputs reuse them, and so may exchanges (in place)
         donations = self._donated_leaves(in_tree, donated, static_values, num_args)
         flags = tuple(i in donations for i in range(len(leaves))) if donations else None
-        _, aliases = dispatch.plan_parameters(body, flags, keep_unused=True, stacklevel=5)
+        _, aliases = dispatch.plan_parameters(body, flags, keep_unused=True, stacklevel=4)
         overwritable = distributed_collectives.overwritable(body.jaxpr, aliases)
         span = distributed_collectives.span_of(self.axis_name, size, overwritable)
         aliased = tuple(i in aliases for i in range(len(leaves))) if aliases else None
