@@ -31,6 +31,11 @@ The first call of each exchange compares what every process brings to it (collec
 dtype) and fails in all of them, naming each process's shapes, if they differ: the cheap check
 that catches processes running different programs. Gradients need nothing here: the transposes
 of the collectives are collectives, lowered the same way.
+
+Memory. An exchange writes its result into the buffer XLA hands it, fresh on every call; a
+large one is first given huge pages (see `advise_huge_pages`). An all-reduce of a donated
+operand that nothing else reads writes its result over the operand instead
+(`overwritable`), and XLA then allocates no result at all.
 """
 
 from __future__ import annotations
