@@ -80,7 +80,8 @@ def reports(tmp_path_factory):
 
 COLLECTIVE_CHECKS = [
     "devices", "process_allgather", "psum", "pmax", "pmin", "pmean", "psum int32",
-    "another dtype, same shape", "psum large", "psum float16", "psum pytree", "all_gather",
+    "another dtype, same shape", "psum large", "psum float16", "psum pytree", "psum donated",
+    "all_gather",
     "all_gather tiled", "psum_scatter", "psum_scatter untiled", "all_to_all", "ppermute",
     "ppermute partial", "axis_index", "loop", "jit inside pmap", "grad", "mismatched shapes",
     "transformed pmap is per process", "nested pmap", "not built", "broadcast_one_to_all",
@@ -235,3 +236,39 @@ def test_back_to_back_calls_of_a_pmapped_collective_finish():
         """
     )
     assert out.returncode == 0 and out.stdout.strip() == "done", out.stderr[-4000:]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="transparent huge pages are Linux's")
+def test_huge_pages_are_asked_for_under_a_buffer():
+    import mmap
+
+    import numpy as np
+
+    from tracejit._src import distributed_collectives
+
+    size = 8 << 20
+    memory = mmap.mmap(-1, size)  # (fresh anonymous pages, as XLA's results are, unadvised)
+    array = np.frombuffer(memory, np.float32)
+    start = array.__array_interface__["data"][0]
+
+    def flags_of_huge_pages() -> set:
+        """The VmFlags of the mappings holding the array's whole 2 MiB pages."""
+        found = set()
+        first, end = -(-start // 2**21) * 2**21, (start + size) // 2**21 * 2**21
+        lines = Path("/proc/self/smaps").read_text().splitlines()
+        for k, line in enumerate(lines):
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                low, high = (int(x, 16) for x in head.split("-"))
+                if low < end and high > first:
+                    flags = next(x for x in lines[k + 1 :] if x.startswith("VmFlags:"))
+                    found.add("hg" in flags.split())
+        return found
+
+    if Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text().find("[never]") >= 0:
+        pytest.skip("transparent huge pages are off on this system")
+    assert flags_of_huge_pages() == {False}
+    distributed_collectives.advise_huge_pages(array)
+    assert flags_of_huge_pages() == {True}
+    del array
+    memory.close()

@@ -31,19 +31,28 @@ The first call of each exchange compares what every process brings to it (collec
 dtype) and fails in all of them, naming each process's shapes, if they differ: the cheap check
 that catches processes running different programs. Gradients need nothing here: the transposes
 of the collectives are collectives, lowered the same way.
+
+Memory. An exchange writes its result into the buffer XLA hands it, fresh on every call; a
+large one is first given huge pages (see `advise_huge_pages`). An all-reduce of a donated
+operand that nothing else reads writes its result over the operand instead
+(`overwritable`), and XLA then allocates no result at all.
 """
 
 from __future__ import annotations
 
+import math
+import sys
 import threading
 import weakref
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from tracejit._src import distributed, dtypes, runtime
 from tracejit._src.core import ShapedArray
-from tracejit._src.lax import parallel, parallel_exchanges
+from tracejit._src.jaxpr import Var
+from tracejit._src.lax import parallel, parallel_exchanges, shapes
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import LoweringContext
 
@@ -51,12 +60,15 @@ from tracejit._src.lowering.lower import LoweringContext
 @dataclass(frozen=True)
 class ProcessSpan:
     """A named axis of `size` members spread over `process_count` processes, `local_size` in
-    each: this process (`process_index`) holds members `process_index * local_size + r`."""
+    each: this process (`process_index`) holds members `process_index * local_size + r`.
+    `overwritable`: the variables of the program's body whose buffers its exchanges may write
+    their results into (see `overwritable`)."""
 
     name: object
     local_size: int
     process_count: int
     process_index: int
+    overwritable: frozenset = frozenset()
 
     @property
     def size(self) -> int:
@@ -67,8 +79,32 @@ class ProcessSpan:
         return self.process_index * self.local_size
 
 
-def span_of(name, local_size: int) -> ProcessSpan:
-    return ProcessSpan(name, local_size, distributed.process_count(), distributed.process_index())
+def span_of(name, local_size: int, overwritable: frozenset = frozenset()) -> ProcessSpan:
+    return ProcessSpan(
+        name, local_size, distributed.process_count(), distributed.process_index(), overwritable
+    )
+
+
+_RESHAPES = (shapes.squeeze_p, shapes.reshape_p)
+
+
+def overwritable(jaxpr, aliased_inputs) -> frozenset:
+    """The variables of a pmapped body that an exchange may overwrite with its result: an
+    input whose buffer the caller donated and an output reuses (`aliased_inputs`, positions),
+    or a squeeze or reshape of one (pmap squeezes each member's block), read by nothing else.
+
+    An exchange of such an operand declares its result an alias of it
+    (`output_operand_aliases`): XLA then gives the result the donated buffer instead of a
+    fresh one, and the exchange runs in place. Any other operand XLA would first copy (an
+    argument the caller keeps, or a value read again later), which costs more than the fresh
+    buffer it spares."""
+    uses = Counter(v for eqn in jaxpr.eqns for v in eqn.invars if isinstance(v, Var))
+    uses.update(v for v in jaxpr.outvars if isinstance(v, Var))
+    free = {jaxpr.invars[i] for i in aliased_inputs if uses[jaxpr.invars[i]] == 1}
+    for eqn in jaxpr.eqns:
+        if eqn.primitive in _RESHAPES and eqn.invars[0] in free and uses[eqn.outvars[0]] == 1:
+            free.add(eqn.outvars[0])
+    return frozenset(free)
 
 
 # --- MPI on host arrays ---------------------------------------------------------------------
@@ -91,7 +127,7 @@ def _bytes(array: np.ndarray) -> np.ndarray:
     return array.reshape(-1).view(np.uint8)
 
 
-def allreduce(data: np.ndarray, op: str, site: int, what: str, out: np.ndarray) -> None:
+def allreduce(data: np.ndarray, op: str, site: int, what: str, out: np.ndarray, in_place=None):
     """`out` = the elementwise `op` ('sum', 'max', 'min') of every process's `data`, the same
     bits in every process. With a power of 2 of processes: by recursive doubling (log2 P
     rounds, each pair combining the lower process's value with the higher's) for small
@@ -99,7 +135,11 @@ def allreduce(data: np.ndarray, op: str, site: int, what: str, out: np.ndarray) 
     reduces each process's share only (recursive halving) and then gathers the shares
     (recursive doubling): half the arithmetic and memory traffic, as MPI's own all-reduce
     does. Otherwise over the gathered values, in process order. The first round receives
-    straight into `out` and sends `data`: with 2 processes no copy and no second buffer."""
+    straight into `out` and sends `data`: with 2 processes no copy and no second buffer.
+
+    `in_place` (a `KeptScratch`): `out` is `data`'s memory (the result of a donated operand,
+    see `overwritable`), and the rounds receive into the scratch buffer instead; the bits are
+    the same."""
     group = distributed.group()
     count = group.process_count
     reduce = _REDUCERS[op]
@@ -108,20 +148,38 @@ def allreduce(data: np.ndarray, op: str, site: int, what: str, out: np.ndarray) 
         return
     with group.watchdog.watching(what):
         if out.nbytes < _SCATTER_FROM or out.size < count:
-            _recursive_doubling(group, data, out, reduce, site)
+            _recursive_doubling(group, data, out, reduce, site, in_place)
         else:
-            _reduce_scatter_then_gather(group, data.reshape(-1), out.reshape(-1), reduce, site)
+            data, out = data.reshape(-1), out.reshape(-1)
+            _reduce_scatter_then_gather(group, data, out, reduce, site, in_place)
 
 
 _SCATTER_FROM = 1 << 16
 
 
-def _recursive_doubling(group, data, out, reduce, site: int) -> None:
-    comm, me, mine, received = group.program_comm, group.process_index, data, out
+class KeptScratch:
+    """The receive buffer of an in-place exchange, kept from call to call (a site runs one
+    call at a time): a fresh one would have its pages faulted in, and zeroed, on every call,
+    which is what donating the operand spares."""
+
+    __slots__ = ("array",)
+
+    def __init__(self):
+        self.array = None
+
+    def take(self, size: int, dtype) -> np.ndarray:
+        if self.array is None or self.array.size < size:
+            self.array = np.empty(size, dtype)
+        return self.array[:size]
+
+
+def _recursive_doubling(group, data, out, reduce, site: int, in_place) -> None:
+    comm, me, mine = group.program_comm, group.process_index, data
+    received = out if in_place is None else in_place.take(out.size, out.dtype).reshape(out.shape)
     for round_ in range(group.process_count.bit_length() - 1):
         partner = me ^ (1 << round_)
         tag = _tag(site, round_)
-        if round_ == 1:
+        if received is out and round_ == 1:
             received = np.empty_like(out)
         comm.Sendrecv(_bytes(mine), partner, tag, _bytes(received), partner, tag)
         if partner < me:
@@ -131,9 +189,11 @@ def _recursive_doubling(group, data, out, reduce, site: int) -> None:
         mine = out
 
 
-def _reduce_scatter_then_gather(group, data, out, reduce, site: int) -> None:
+def _reduce_scatter_then_gather(group, data, out, reduce, site: int, in_place) -> None:
     """Process p ends the halving owning block p of `out` (a P-th of it), fully reduced by
-    itself alone; the doubling then copies every block everywhere, so the bits agree."""
+    itself alone; the doubling then copies every block everywhere, so the bits agree. The
+    first round receives into the half of `out` it keeps, unless that is `data`'s memory
+    (`in_place`); later rounds, into a scratch buffer of the size they first need."""
     comm, me, count = group.program_comm, group.process_index, group.process_count
     bounds = [out.size * b // count for b in range(count + 1)]  # block b: bounds[b:b + 2]
 
@@ -147,14 +207,21 @@ def _reduce_scatter_then_gather(group, data, out, reduce, site: int) -> None:
         kept = first + size if me & size else first
         given = first if me & size else first + size
         held = out[blocks(kept, size)]
-        received = held if mine is data else scratch[: held.size]
+        if mine is data and in_place is None:
+            received = held
+        else:
+            if scratch is None:
+                scratch = (
+                    np.empty(held.size, out.dtype)
+                    if in_place is None
+                    else in_place.take(held.size, out.dtype)
+                )
+            received = scratch[: held.size]
         tag = _tag(site, round_)
         sent = mine[blocks(given, size)]
         comm.Sendrecv(_bytes(sent), partner, tag, _bytes(received), partner, tag)
         reduce(mine[blocks(kept, size)], received, out=held)
-        if mine is data:
-            mine, scratch = out, np.empty(held.size, out.dtype) if size > 1 else None
-        first, round_ = kept, round_ + 1
+        mine, first, round_ = out, kept, round_ + 1
     while size < count:  # recursive doubling: swap the blocks held with the partner's
         partner = me ^ size
         theirs = first ^ size
@@ -203,6 +270,53 @@ def check_same_everywhere(signature: str, site: int) -> None:
         )
 
 
+# --- result buffers in huge pages ------------------------------------------------------------
+# XLA allocates each call's results afresh, in pages of 4 KiB that the kernel faults in, and
+# zeroes, one at a time as MPI first writes them; MPI's shared-memory transport then copies
+# such memory page by page too. At 64 MB that was three quarters of an all-reduce's time (a
+# 32 MB message took 17 ms into a fresh XLA buffer, 1.7 ms between NumPy arrays). NumPy
+# advises the kernel to back its own arrays of 4 MiB and more with transparent huge pages of
+# 2 MiB (`madvise(MADV_HUGEPAGE)`, honoured where the system's THP mode is `always` or
+# `madvise`); an exchange gives its result buffers the same advice before it writes them.
+# The advice is a hint about memory XLA hands us to fill: the values are the same either way.
+
+_HUGE_PAGE = 1 << 21
+_ADVISED_FROM = 1 << 22  # bytes: NumPy's threshold for the same advice
+_MADV_HUGEPAGE = 14  # Linux's <sys/mman.h>
+_libc: list = []  # [(cffi FFI, the C library)], or [None] where there is no such advice
+_libc_lock = threading.Lock()
+
+
+def _the_libc():
+    if not _libc:
+        with _libc_lock:
+            if not _libc:
+                found = None
+                if sys.platform == "linux":
+                    import cffi  # (as the runtime does: ABI mode, no compiler)
+
+                    ffi = cffi.FFI()
+                    ffi.cdef("int madvise(void *addr, size_t length, int advice);")
+                    found = ffi, ffi.dlopen(None)
+                _libc.append(found)
+    return _libc[0]
+
+
+def advise_huge_pages(array: np.ndarray) -> None:
+    """Asks for huge pages under the whole 2 MiB pages of `array`'s memory, before anything
+    is written there: the kernel then faults it in 2 MiB at a time. (An exchange asks only
+    for results of `_ADVISED_FROM` bytes or more: smaller ones are left the call.)"""
+    libc = _the_libc()
+    if libc is None:
+        return
+    ffi, c = libc
+    start = array.__array_interface__["data"][0]
+    first = -(-start // _HUGE_PAGE) * _HUGE_PAGE
+    end = (start + array.nbytes) // _HUGE_PAGE * _HUGE_PAGE
+    if end > first:
+        c.madvise(ffi.cast("void *", first), end - first, _MADV_HUGEPAGE)  # (a hint: no check)
+
+
 # --- the rendezvous of a process's replicas ---------------------------------------------------
 
 
@@ -226,13 +340,15 @@ class Exchange:
     `compute(operand, out, site)` for the process (after checking `signature` against the
     other processes' on the first round), which either writes the result of every replica
     into its own `out` or returns a list of one result per replica; it then fills the other
-    replicas' buffers itself while they wait, so that each of them needs one wake-up."""
+    replicas' buffers itself while they wait, so that each of them needs one wake-up.
+    `large_results`: each replica's result buffer is asked for huge pages first."""
 
-    def __init__(self, local_size: int, compute, signature: str, site: int):
+    def __init__(self, local_size: int, compute, signature: str, site: int, large_results: bool):
         self.local_size = local_size
         self.compute = compute
         self.signature = signature
         self.site = site
+        self.large_results = large_results
         self.condition = threading.Condition()
         self.calls = [0] * local_size
         self.rounds: dict[int, _Round] = {}
@@ -240,6 +356,8 @@ class Exchange:
     def alone(self, operand, *, out):
         """The call of a process's one replica: no rendezvous (and no replica id)."""
         (out,) = out
+        if self.large_results:
+            advise_huge_pages(out)
         if self.calls[0] == 0:
             check_same_everywhere(self.signature, self.site)
         self.calls[0] += 1
@@ -249,6 +367,8 @@ class Exchange:
 
     def __call__(self, operand, replica, *, out):
         (out,) = out
+        if self.large_results:
+            advise_huge_pages(out)
         r = int(replica)
         with self.condition:
             k = self.calls[r]
@@ -301,9 +421,10 @@ _exchanges_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Module
 _SEQUENCE = ShapedArray((), np.dtype(np.uint32))
 
 
-def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str):
+def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str, in_place=False):
     """Emits the custom call through which the replicas of this process run `compute` once
-    (see `Exchange`); returns its result Value.
+    (see `Exchange`); returns its result Value. `in_place`: the result takes the operand's
+    buffer (see `overwritable`).
 
     XLA may run a program's independent operations in any order, and in another order in
     another process. Each exchange therefore takes a sequence value that the one before it in
@@ -318,7 +439,8 @@ def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str):
     if _tag(site, _ROUNDS - 1) > distributed.group().largest_tag:
         raise NotImplementedError(f"more than {site} collectives across processes in a program")
     signature = f"{what} of {operand_aval.dtype.name}{list(operand_aval.shape)}"
-    exchange = Exchange(span.local_size, compute, signature, site)
+    large = math.prod(result_aval.shape) * np.dtype(result_aval.dtype).itemsize >= _ADVISED_FROM
+    exchange = Exchange(span.local_size, compute, signature, site, large)
     block = ctx.block
     sequence = exchanges.last_in_block.get(id(block))
     if sequence is None:
@@ -339,6 +461,8 @@ def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str):
     )
     ctx.module.keep_alive.append(callback)
     attributes = runtime.custom_call_attributes(callback, has_side_effect=True)
+    if in_place:
+        attributes["output_operand_aliases"] = _RESULT_IS_OPERAND
     out, exchanges.last_in_block[id(block)] = ctx.op_results(
         "stablehlo.custom_call",
         operands,
@@ -346,6 +470,12 @@ def _exchange(ctx, operand, operand_aval, result_aval, compute, what: str):
         result_avals=[result_aval, _SEQUENCE],
     )
     return out
+
+
+_RESULT_IS_OPERAND = (
+    "[#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, "
+    "operand_tuple_indices = []>]"
+)
 
 
 def _local_ctx(ctx, avals_out) -> LoweringContext:
@@ -376,7 +506,8 @@ def _gather_locally(ctx, x, name):
 def _reduction_across(op: str):
     def rule(ctx, local_rule, x, *, axes, axis_index_groups):
         span = ctx.module.process_span
-        if span.name not in axes or span.local_size > 1 or len(axes) > 1:
+        alone = span.local_size == 1 and len(axes) == 1
+        if span.name not in axes or not alone:
             local = local_rule(ctx, x, axes=axes, axis_index_groups=axis_index_groups)
         else:
             local = x  # (one replica: nothing to reduce within the process)
@@ -384,8 +515,9 @@ def _reduction_across(op: str):
             return local
         aval = ctx.avals_out[0]
         what = ctx.eqn.primitive.name
-        compute = lambda v, out, site: allreduce(v, op, site, what, out)
-        return _exchange(ctx, local, aval, aval, compute, what)
+        in_place = KeptScratch() if alone and ctx.eqn.invars[0] in span.overwritable else None
+        compute = lambda v, out, site: allreduce(v, op, site, what, out, in_place)
+        return _exchange(ctx, local, aval, aval, compute, what, in_place is not None)
 
     return rule
 

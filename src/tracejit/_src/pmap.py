@@ -228,7 +228,6 @@ class PmappedFunction:
                 f"device: the mapped axes have size {size}, but this process has {len(local)} "
                 "devices"
             )
-        span = distributed_collectives.span_of(self.axis_name, size)
         blocks = [
             ShapedArray(
                 tuple(1 if d == ax else n for d, n in enumerate(aval.shape)),
@@ -238,14 +237,22 @@ class PmappedFunction:
             for aval, ax in zip(map(get_aval, leaves), flat_axes, strict=True)
         ]
         per_device, out_axes_of = self._per_device(static_values, flat_axes, in_tree, num_args)
+        members = size * distributed.process_count()
         body = trace_to_jaxpr(
-            per_device, blocks, DebugInfo(self.fun, "pmap"), axis_env=((self.axis_name, span.size),)
+            per_device, blocks, DebugInfo(self.fun, "pmap"), axis_env=((self.axis_name, members),)
         )
         body, closure = hoist_tracer_consts(body)
         if closure:
             raise NotImplementedError(
                 "pmap across processes of a function closing over traced values is not built"
             )
+        # donated arguments' buffers: outputs reuse them, and so may exchanges (in place)
+        donations = self._donated_leaves(in_tree, donated, static_values, num_args)
+        flags = tuple(i in donations for i in range(len(leaves))) if donations else None
+        _, aliases = dispatch.plan_parameters(body, flags, keep_unused=True, stacklevel=4)
+        overwritable = distributed_collectives.overwritable(body.jaxpr, aliases)
+        span = distributed_collectives.span_of(self.axis_name, size, overwritable)
+        aliased = tuple(i in aliases for i in range(len(leaves))) if aliases else None
         out_tree, out_axes = out_axes_of[-1]
         out_specs = tuple(
             PartitionSpec() if ax is None else _spec(ax % len(aval.shape), self.axis_name)
@@ -256,7 +263,9 @@ class PmappedFunction:
         )
         mesh = Mesh(local, (self.axis_name,))
         name = getattr(self.fun, "__name__", "fun")
-        program = spmd.mesh_program(body, mesh, in_specs, out_specs, name, span=span)
+        program = spmd.mesh_program(
+            body, mesh, in_specs, out_specs, name, donated=aliased, span=span
+        )
 
         return lambda *leaves: tree_unflatten(out_tree, program(leaves))
 
