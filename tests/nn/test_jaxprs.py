@@ -13,10 +13,9 @@ HERE = Path(__file__).parent
 CASES = load_cases(HERE / "jaxpr_cases.py", jax)
 RECORDED = read_recorded(HERE / "data" / "jaxprs.json")
 
-# Not yet JAX's: softplus and log_sigmoid (the body of `jnp.logaddexp`), glu (`jnp.split` as
-# slices, not JAX's `split`), dot_product_attention (another einsum order and an unused
-# logsumexp).
-DIFFERENT = {"softplus", "log_sigmoid", "glu", "dot_product_attention"}
+# Not yet JAX's: glu (`jnp.split` as slices, not JAX's `split`), dot_product_attention
+# (another einsum order and an unused logsumexp).
+DIFFERENT = {"glu", "dot_product_attention"}
 
 
 @pytest.mark.parametrize("fun, args, expected", jaxpr_params(CASES, RECORDED, DIFFERENT))

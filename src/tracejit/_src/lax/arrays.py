@@ -15,8 +15,8 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.array import make_array
-from tracejit._src.core import get_aval, shape_of
+from tracejit._src.array import Array, make_array
+from tracejit._src.core import Tracer, get_aval, shape_of
 from tracejit._src.lax import binary, comparison, conversions, gather, selection, shapes
 from tracejit._src.lax.standard import check_no_sharding, is_array, static_ints
 
@@ -135,7 +135,7 @@ def stage(x, /):
     """`x` (an array or a scalar) as a tracejit value: arrays and tracers as they are, NumPy and
     Python values as Arrays of their canonical dtype (weak for Python scalars). Values enter
     a trace as constants when first used, so there is nothing more to lift."""
-    if is_array(x):
+    if isinstance(x, (Array, Tracer)):  # (device Arrays too)
         return x
     if not (isinstance(x, (np.ndarray, np.generic)) or dtypes.is_python_scalar(x)):
         raise TypeError(

@@ -134,7 +134,7 @@ def sigmoid(x):
 def softplus(x):
     r"""Softplus :math:`\log(1 + e^x)` as `logaddexp(x, 0)` (as JAX computes it), which never
     overflows and whose derivative is sigmoid(x), exactly 0 at -inf and 1 at +inf."""
-    return logaddexp(_operand("softplus", x), 0.0)
+    return logaddexp(_operand("softplus", x), 0)
 
 
 @jnp_jit
@@ -280,7 +280,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     give -inf, not NaN. With `b`, the sum may be negative: `return_sign=True` returns
     `(log|sum|, sign(sum))`, otherwise a negative sum gives NaN; entries whose b is 0 count as
     -inf, as in JAX (so they neither set the shift nor send NaN into the gradient). `where`
-    masks entries out.
+    masks entries out. Complex `a` is shifted by its largest real part; the result is the
+    complex log of the sum (with `return_sign`, log|sum| and sum / |sum|), as JAX's.
     """
     if b is not None:
         a, b = _promote_inexact("logsumexp", a, b)
@@ -292,13 +293,20 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         a = jnp_where(b != 0, a, -np.inf)
     ndim = a.ndim
     axes = tuple(range(ndim)) if axis is None else normalize_axis_tuple(axis, ndim)
-    amax = jnp_max(a, axis=axes, keepdims=keepdims, where=where, initial=-np.inf)
+    is_complex = dtypes.is_complex(a.dtype)
+    shift_by = jnp_ufuncs.real(a) if is_complex else a
+    amax = jnp_max(shift_by, axis=axes, keepdims=keepdims, where=where, initial=-np.inf)
     finite = lax_elementwise.is_finite(amax)
     amax = stop_gradient(lax_selection.select(finite, amax, lax_arrays.full_like(amax, 0)))
     exp_a = exp(a - (amax if keepdims else expand_dims(amax, axes)))
     if b is not None:
         exp_a = exp_a * b
     sumexp = jnp_sum(exp_a, axis=axes, keepdims=keepdims, where=where)
+    if is_complex:
+        if not return_sign:
+            return log(sumexp) + amax
+        magnitude = jnp_ufuncs.abs(sumexp)
+        return log(magnitude) + amax, sumexp / magnitude
     sign = jnp_ufuncs.sign(sumexp)
     sumexp = jnp_ufuncs.abs(sumexp)
     out = log(sumexp) + amax
@@ -322,6 +330,16 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
     return lse - log(count)
 
 
+def _not_bool(name: str, x):
+    """`x`, not boolean: JAX's softmaxes subtract the maximum from booleans, a TypeError."""
+    if np.result_type(x) == np.bool_:
+        raise TypeError(
+            f"{name}: sub does not accept dtype bool at position 0. Accepted dtypes at position "
+            "0 are subtypes of integer, floating, complexfloating."
+        )
+    return x
+
+
 def _max_for_shift(x, axis, where):
     """The (masked) maximum along `axis`, kept as a dimension, held constant for gradients."""
     x_max = jnp_max(x, axis, keepdims=True, where=where, initial=-np.inf)
@@ -335,7 +353,7 @@ def softmax(x, axis=-1, where=None):
     overflow. Entries masked out by `where` are 0 and get no gradient. A slice whose entries are
     all -inf (or masked) has no distribution: its result is NaN, as in JAX.
     """
-    (x,) = _promote_inexact("softmax", x)
+    (x,) = _promote_inexact("softmax", _not_bool("softmax", x))
     if where is not None:
         x = jnp_where(where, x, -np.inf)
     x_max = _max_for_shift(x, axis, where)
@@ -354,7 +372,7 @@ def log_softmax(x, axis=-1, where=None):
     `x` (never `log(softmax(x))`, which underflows to -inf). Masked entries are -inf, and they
     are replaced by -inf before anything else, so that they get no gradient (a slice masked
     whole has NaNs inside, which that replacement's transpose drops), as in JAX."""
-    (x,) = _promote_inexact("log_softmax", x)
+    (x,) = _promote_inexact("log_softmax", _not_bool("log_softmax", x))
     x_max = jnp_max(x, axis, keepdims=True, where=where, initial=-np.inf)
     if where is not None:
         x = jnp_where(where, x, -np.inf)

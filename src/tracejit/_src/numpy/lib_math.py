@@ -20,6 +20,7 @@ import numpy as np
 from tracejit._src import dtypes, vmap
 from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax import comparison as lax_comparison
+from tracejit._src.lax import selection as lax_selection
 from tracejit._src.lax import shapes as lax_shapes
 from tracejit._src.lax import slicing as lax_slicing
 from tracejit._src.lax import sort as lax_sort
@@ -60,18 +61,23 @@ def _logaddexp_impl(x1, x2, exp, log1p_scale):
         if log1p_scale is not None:
             tail = ufuncs.multiply(tail, promotion.weak_scalar(log1p_scale, tail.dtype))
         return ufuncs.add(big, tail)
+    # (staged in JAX's order)
     amax = ufuncs.maximum(x1, x2)
     delta = ufuncs.subtract(x1, x2)
+    # delta is NaN for inf - inf of one sign (and for NaN inputs): x1 + x2 is then the answer.
+    undefined, total = ufuncs.isnan(delta), ufuncs.add(x1, x2)
     tail = ufuncs.log1p(exp(ufuncs.negative(ufuncs.absolute(delta))))
     if log1p_scale is not None:
-        tail = ufuncs.multiply(tail, promotion.weak_scalar(log1p_scale, tail.dtype))
-    # delta is NaN for inf - inf of one sign (and for NaN inputs): x1 + x2 is then the answer.
-    return ufuncs.where(ufuncs.isnan(delta), ufuncs.add(x1, x2), ufuncs.add(amax, tail))
+        tail = ufuncs.multiply(promotion.weak_scalar(log1p_scale, tail.dtype), tail)
+    return lax_selection.select(undefined, total, ufuncs.add(amax, tail))
 
 
-@custom_jvp
 def _logaddexp(x1, x2):
     return _logaddexp_impl(x1, x2, ufuncs.exp, None)
+
+
+_logaddexp.__name__ = "logaddexp"  # (the custom_jvp_call's name in jaxprs, as JAX's)
+_logaddexp = custom_jvp(_logaddexp)
 
 
 @_logaddexp.defjvp
@@ -84,9 +90,12 @@ def _logaddexp_jvp(primals, tangents):
     return out, ufuncs.add(ufuncs.multiply(t1, w1), ufuncs.multiply(t2, w2))
 
 
-@custom_jvp
 def _logaddexp2(x1, x2):
     return _logaddexp_impl(x1, x2, ufuncs.exp2, 1 / np.log(2))
+
+
+_logaddexp2.__name__ = "logaddexp2"
+_logaddexp2 = custom_jvp(_logaddexp2)
 
 
 @_logaddexp2.defjvp

@@ -22,6 +22,7 @@ import operator
 
 import numpy as np
 
+from tracejit._src import dtypes
 from tracejit._src.custom_derivatives import custom_jvp
 from tracejit._src.lax import elementwise as lax_elementwise
 from tracejit._src.lax import special as lax_special
@@ -42,6 +43,14 @@ abs_, sqrt, square = jnp_ufuncs.abs, jnp_ufuncs.sqrt, jnp_ufuncs.square
 
 def _inexact(name, *args):
     return promote_args_inexact(name, *args)
+
+
+def _real(name, x):
+    """`_inexact` for functions of real values only, with JAX's error for complex ones."""
+    (x,) = _inexact(name, x)
+    if dtypes.is_complex(x.dtype):
+        raise ValueError(f"{name} does not support complex-valued inputs.")
+    return (x,)
 
 
 def _const(x, value):
@@ -144,7 +153,7 @@ def betainc(a, b, x):
 def gammasgn(x):
     r"""The sign of :math:`\Gamma(x)`: 1 for x > 0 (and +0), alternating between the poles for
     x < 0 (-1 on (-1, 0), including -0), NaN at the poles (non-positive integers) and -inf."""
-    (x,) = _inexact("gammasgn", x)
+    (x,) = _real("gammasgn", x)
     floor_neg = jnp_ufuncs.floor(-x)
     odd = fmod(floor_neg, _const(x, 2)) != 0
     negative_sign = where(odd, _const(x, 1), _const(x, -1))
@@ -375,7 +384,7 @@ _xlogx.defjvps(lambda t, ans, x: t * (log(x) + 1))
 def entr(x):
     r"""Elementwise entropy :math:`-x \log x` for x > 0, 0 at 0, -inf for x < 0 (NaN stays
     NaN). Its derivative :math:`-(\log x + 1)` is +inf at 0."""
-    (x,) = _inexact("entr", x)
+    (x,) = _real("entr", x)
     return where(x < 0, -np.inf, -_xlogx(x))
 
 
