@@ -331,8 +331,9 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
 
 
 def _not_bool(name: str, x):
-    """`x`, not boolean: JAX's softmaxes subtract the maximum from booleans, a TypeError."""
-    if np.result_type(x) == np.bool_:
+    """`x`, not a boolean array: JAX's softmaxes subtract the maximum from booleans, a
+    TypeError (a scalar fails the axis first)."""
+    if np.ndim(x) and np.result_type(x) == np.bool_:
         raise TypeError(
             f"{name}: sub does not accept dtype bool at position 0. Accepted dtypes at position "
             "0 are subtypes of integer, floating, complexfloating."
