@@ -127,3 +127,10 @@ def test_logical_functions_are_weak_for_weak_scalars_only():
 def test_heaviside_and_hypot_keep_weak_types(name):
     assert getattr(jnp, name)(weak(2.5), 0.5).weak_type
     assert not getattr(jnp, name)(jnp.float32(2.5), 0.5).weak_type
+
+
+@pytest.mark.parametrize("name", ["intersect1d", "setdiff1d", "setxor1d", "union1d"])
+def test_set_operations_keep_weak_types(name):
+    w = weak(2.5)
+    assert getattr(jnp, name)(w, w).weak_type
+    assert not getattr(jnp, name)(jnp.float32(2.5), w).weak_type

@@ -71,12 +71,13 @@ def _fill_for(picked, count, fill_value):
     by default the smallest result, or 0 when there is none (as JAX fills intersect1d and
     setxor1d)."""
     if fill_value is not None:
-        return promotion.convert_element_type(fill_value, picked.dtype)
-    zero = promotion.convert_element_type(0, picked.dtype)
+        return promotion.convert_element_type(fill_value, picked.dtype, picked.weak_type)
+    zero = promotion.convert_element_type(0, picked.dtype, picked.weak_type)
     if picked.shape[0] == 0:
         return zero
     real = ufuncs.less(creation.arange(picked.shape[0]), count)
     smallest = reductions.min(ufuncs.where(real, picked, picked[0]))
+    smallest = promotion.convert_element_type(smallest, picked.dtype, picked.weak_type)
     return ufuncs.where(ufuncs.greater(count, 0), smallest, zero)
 
 
@@ -146,7 +147,9 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     x1 = asarray_operand("setdiff1d", ar1)
     x2 = asarray_operand("setdiff1d", ar2, 1)
     a, b = manipulation.ravel(x1), manipulation.ravel(x2)
-    fill = promotion.convert_element_type(0 if fill_value is None else fill_value, a.dtype)
+    fill = promotion.convert_element_type(
+        0 if fill_value is None else fill_value, a.dtype, a.weak_type
+    )
     if a.shape[0] == 0:
         return creation.full((0 if size is None else operator.index(size),), fill, a.dtype)
     values, real = _distinct(a, assume_unique)
