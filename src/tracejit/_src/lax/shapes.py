@@ -29,8 +29,7 @@ import operator
 import numpy as np
 
 from tracejit._src import dtypes
-from tracejit._src.array import Array
-from tracejit._src.core import Primitive, ShapedArray, Tracer, shape_of
+from tracejit._src.core import Primitive, ShapedArray, shape_of
 from tracejit._src.interpreters import ad, structural
 from tracejit._src.interpreters.ad import transpose_rules
 from tracejit._src.interpreters.batching import (
@@ -43,6 +42,7 @@ from tracejit._src.interpreters.transpose import is_undefined_primal
 from tracejit._src.lax.standard import (
     check_no_sharding,
     check_same_dtypes,
+    is_array,
     never_weak,
     static_ints,
     vectorized_batch_rule,
@@ -51,13 +51,6 @@ from tracejit._src.lax.standard import (
 from tracejit._src.lowering import stablehlo as hlo
 from tracejit._src.lowering.lower import lowering_rules
 from tracejit._src.tree_util import tree_map
-
-
-def is_array(x) -> bool:
-    """An Array or tracer, which a no-op wrapper may return unchanged (a NumPy input is bound,
-    so that the result is an Array)."""
-    return type(x) is Array or isinstance(x, Tracer)
-
 
 # --- broadcast_in_dim -----------------------------------------------------------------------
 broadcast_in_dim_p = Primitive("broadcast_in_dim")

@@ -241,9 +241,9 @@ def eager_ufunc(primitive):
 
 
 def is_array(x) -> bool:
-    """An Array or tracer, which a no-op wrapper may return unchanged (a NumPy input is bound,
-    so that the result is an Array)."""
-    return type(x) is Array or isinstance(x, Tracer)
+    """An Array (on the host or on devices) or tracer, which a no-op wrapper may return
+    unchanged (a NumPy input is bound, so that the result is an Array)."""
+    return isinstance(x, (Array, Tracer))
 
 
 def static_ints(name: str, what: str, values) -> tuple:
