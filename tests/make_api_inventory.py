@@ -4,7 +4,7 @@ Run by hand, with real JAX in a scratch virtualenv (the package and the test sui
 jax):
 
     python -m venv /tmp/jaxref && /tmp/jaxref/bin/pip install jax==0.10.2 jaxlib==0.10.2
-    /tmp/jaxref/bin/python tests/make_api_inventory.py
+    /tmp/jaxref/bin/python tools/jax_reference.py tests/make_api_inventory.py
 
 For each public module it writes every public name with its kind and, where Python can inspect
 it, its signature as a list of [name, kind, default] (default is the repr of the default value,
@@ -142,8 +142,7 @@ def to_json(inventory):
     return "\n".join(lines)
 
 
-def main():
-    import jax  # the scratch virtualenv's JAX (this script is run by hand, never by the tests)
+def main(jax):
 
     inventory = {
         "jax_version": jax.__version__,
@@ -153,7 +152,3 @@ def main():
     OUT.write_text(to_json(inventory))
     counts = {m: len(v) for m, v in inventory["modules"].items()}
     print(json.dumps(counts, indent=1))
-
-
-if __name__ == "__main__":
-    main()

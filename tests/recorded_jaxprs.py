@@ -1,8 +1,9 @@
 """Jaxpr printouts recorded from JAX 0.10.2, and the checks made of them.
 
 A cases module (`*jaxpr_cases.py`) defines `jaxpr_cases(jax)`: case name -> (function,
-arguments), written against either package. A `make_jax_reference_*jaxprs.py` script, run in
-JAX's virtualenv, records JAX's printout of each case with `record`; the tests, which never
+arguments), written against either package. A `make_jax_reference_*jaxprs.py` script, run by
+`tools/jax_reference.py` in JAX's virtualenv, records JAX's printout of each case with
+`record`; the tests, which never
 import JAX, compare tracejit's printouts with them (`jaxpr_params`) and check that each call
 gives eagerly what it gives under `jit` (`assert_eager_equals_jit`). This module imports
 neither package nor pytest at its top, so that both virtualenvs can load it.
@@ -21,10 +22,9 @@ def load_cases(path: Path, jax) -> dict:
     return module.jaxpr_cases(jax)
 
 
-def record(cases_path: Path, data_path: Path) -> None:
-    """Writes JAX's printout of every case to `data_path` (run with JAX 0.10.2 installed)."""
-    import jax  # the scratch virtualenv's JAX, never the package's
-
+def record(jax, cases_path: Path, data_path: Path) -> None:
+    """Writes the printout of every case by `jax` (real JAX 0.10.2, given by
+    tools/jax_reference.py) to `data_path`."""
     printed = {
         case: str(jax.make_jaxpr(fun)(*args))
         for case, (fun, args) in load_cases(cases_path, jax).items()

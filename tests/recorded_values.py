@@ -1,8 +1,8 @@
 """Results of JAX 0.10.2 recorded as JSON, and the check made of them.
 
 A recording script (`make_jax_reference_*.py`) defines `CASES` and `X64_CASES`, each case
-`fun(jax_like)` written against `jax` or `tracejit`, and calls `record` when run in JAX's
-virtualenv; its test loads the script with `load_script` (without running it) and compares
+`fun(jax_like)` written against `jax` or `tracejit`, and calls `record` in its `main(jax)`,
+run by `tools/jax_reference.py` in JAX's virtualenv; its test loads the script with `load_script` (without running it) and compares
 tracejit's result of each case with the recording (`assert_matches`): values, dtypes and weak
 types. This module imports neither package at its top, so that both virtualenvs can load it.
 """
@@ -30,14 +30,10 @@ def describe(out):
     }
 
 
-def record(cases: dict, x64_cases: dict, data_path: pathlib.Path, modules=()) -> None:
-    """Writes JAX's result of every case to `data_path`, `x64_cases` with `jax_enable_x64`
-    (run with JAX 0.10.2 installed; `modules`: the `jax.*` submodules the cases use)."""
-    import jax  # the scratch virtualenv's JAX, never the package's
-
-    assert jax.__version__ == "0.10.2", jax.__version__
-    for module in ("jax.numpy", *modules):
-        importlib.import_module(module)
+def record(jax, cases: dict, x64_cases: dict, data_path: pathlib.Path) -> None:
+    """Writes the result by `jax` (real JAX 0.10.2, given by tools/jax_reference.py, with the
+    submodules of the script's `JAX_MODULES`) of every case to `data_path`, `x64_cases` with
+    `jax_enable_x64`."""
     recorded = {name: describe(case(jax)) for name, case in cases.items()}
     jax.config.update("jax_enable_x64", True)
     recorded.update({name: describe(case(jax)) for name, case in x64_cases.items()})

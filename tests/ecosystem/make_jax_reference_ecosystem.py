@@ -4,7 +4,7 @@ for `test_ecosystem.py` to compare tracejit's output with.
 Run by hand, with the Python of a virtualenv holding jax==0.10.2, jaxlib, optax==0.2.8,
 chex==0.1.92 and equinox==0.13.8 (never from tracejit's own environment):
 
-    cd /tmp && /path/to/jax-venv/bin/python /path/to/tests/ecosystem/make_jax_reference_ecosystem.py
+    python tools/jax_reference.py tests/ecosystem/make_jax_reference_ecosystem.py
 """
 
 import json
@@ -15,8 +15,7 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def main():
-    import jax  # the reference must come from real JAX
+def main(jax):
 
     assert jax.__version__ == "0.10.2", jax.__version__
     for program in sorted((HERE / "programs").glob("*.py")):
@@ -26,7 +25,3 @@ def main():
         results = json.loads(out)
         (HERE / "data" / f"{program.stem}.json").write_text(json.dumps(results, indent=1) + "\n")
         print(program.stem, len(results), "cases")
-
-
-if __name__ == "__main__":
-    main()

@@ -4,7 +4,7 @@ The tests never import JAX; they compare tracejit's values with the ones this sc
 from real JAX 0.10.2 into `tests/example_libraries/data/reference.npz`. To regenerate them,
 in a virtualenv with `jax==0.10.2` (CPU) and NumPy, from outside the repository's `src`:
 
-    python tests/example_libraries/make_jax_reference.py
+    python tools/jax_reference.py tests/example_libraries/make_jax_reference.py
 
 `OPTIMIZER_CASES` and `STAX_CASES` are functions of a namespace `m` (`m.jax`, `m.jnp`,
 `m.optimizers`, `m.stax`: JAX's or tracejit's), so that this file is also the tests' table
@@ -20,6 +20,12 @@ import types
 import numpy as np
 
 DATA = pathlib.Path(__file__).parent / "data" / "reference.npz"
+
+
+JAX_MODULES = (
+    "jax.example_libraries.optimizers",
+    "jax.example_libraries.stax",
+)  # (imported for main by tools/jax_reference.py)
 
 
 def _params(m):
@@ -162,10 +168,9 @@ def leaves_of(m, result) -> list[np.ndarray]:
     return [np.asarray(leaf) for leaf in m.jax.tree_util.tree_leaves(result)]
 
 
-def main():
-    import jax
-    import jax.numpy as jnp
-    from jax.example_libraries import optimizers, stax
+def main(jax):
+    jnp = jax.numpy
+    optimizers, stax = jax.example_libraries.optimizers, jax.example_libraries.stax
 
     m = types.SimpleNamespace(jax=jax, jnp=jnp, optimizers=optimizers, stax=stax)
     arrays = {}
@@ -175,7 +180,3 @@ def main():
     DATA.parent.mkdir(exist_ok=True)
     np.savez_compressed(DATA, **arrays)
     print(f"wrote {len(arrays)} arrays to {DATA}")
-
-
-if __name__ == "__main__":
-    main()

@@ -2,7 +2,7 @@
 
 Run by hand with real JAX (never imported by the package or the tests):
 
-    cd /tmp && /work/jaxref/bin/python /path/to/tests/image/make_jax_reference_image.py
+    python tools/jax_reference.py tests/image/make_jax_reference_image.py
 
 It writes `data/image_reference.npz` next to this file: for each case of `CASES` (method,
 shapes, antialias), the input and JAX's output, and the dtype JAX gives.
@@ -59,8 +59,7 @@ def arguments(function, args):
     return (shape, dims, np.float32(scale), np.float32(translation), *rest)
 
 
-def main():
-    import jax
+def main(jax):
 
     arrays, dtypes = {}, {}
     for seed, (name, (shape, dtype, function, args)) in enumerate(CASES.items()):
@@ -71,7 +70,3 @@ def main():
         dtypes[name] = str(out.dtype)
     np.savez(HERE / "data" / "image_reference.npz", **arrays)
     (HERE / "data" / "image_reference_dtypes.json").write_text(json.dumps(dtypes, indent=1))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,8 +1,8 @@
 """Records how JAX 0.10.2 prints the jaxprs of the convolution and dot calls of
 `conv_jaxpr_cases.py` for `test_conv_jaxprs.py`, which never imports JAX. To regenerate, in a
-virtualenv with `jax==0.10.2` (CPU), from a directory outside the repository:
+virtualenv with `jax==0.10.2` (CPU), from the repository's root:
 
-    python /path/to/tests/lax/make_jax_reference_conv_jaxprs.py
+    python tools/jax_reference.py tests/lax/make_jax_reference_conv_jaxprs.py
 """
 
 import pathlib
@@ -13,5 +13,6 @@ sys.path.insert(0, str(HERE.parent))  # (tests/, for recorded_jaxprs)
 
 from recorded_jaxprs import record
 
-if __name__ == "__main__":
-    record(HERE / "conv_jaxpr_cases.py", HERE / "data" / "conv_jaxprs.json")
+
+def main(jax):
+    record(jax, HERE / "conv_jaxpr_cases.py", HERE / "data" / "conv_jaxprs.json")

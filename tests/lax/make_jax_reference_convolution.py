@@ -5,9 +5,9 @@ dilations and group counts), `conv_transpose`'s paddings (strings, explicit pair
 `conv_general_dilated_patches` and `conv_general_dilated_local`. The tests
 (`tests/lax/test_convolution_reference.py`) never import JAX; they compare with
 `tests/lax/data/convolution.npz`. To regenerate it, in a virtualenv with `jax==0.10.2` (CPU),
-from outside the repository:
+from the repository's root:
 
-    python /path/to/tests/lax/make_jax_reference_convolution.py
+    python tools/jax_reference.py tests/lax/make_jax_reference_convolution.py
 
 `CASES` is also the tests' table: `name -> (fun(jax, *args), args)`, called with `jax` here and
 `tracejit` there, with 64-bit types on; a result is a tuple of arrays, stored as `<name>/<i>`.
@@ -166,8 +166,7 @@ def _patch_cases():
 CASES = {**_grad_cases(), **_transpose_cases(), **_patch_cases()}
 
 
-def main():
-    import jax
+def main(jax):
 
     jax.config.update("jax_enable_x64", True)
     arrays = {}
@@ -177,7 +176,3 @@ def main():
     DATA.parent.mkdir(exist_ok=True)
     np.savez_compressed(DATA, **arrays)
     print(f"wrote {len(arrays)} arrays to {DATA}")
-
-
-if __name__ == "__main__":
-    main()

@@ -2,9 +2,9 @@
 `top_k`'s order of NaNs, signed zeros and ties, `approx_max_k`/`approx_min_k` on CPU, XLA's
 `rng_bit_generator` bits, and the dtypes and weak types of `full`/`full_like`. The tests (`tests/lax/test_lax_extras_reference.py`)
 never import JAX; they compare with `tests/lax/data/lax_extras.npz`. To regenerate it, in a
-virtualenv with `jax==0.10.2` (CPU), from outside the repository:
+virtualenv with `jax==0.10.2` (CPU), from the repository's root:
 
-    python /path/to/tests/lax/make_jax_reference_lax_extras.py
+    python tools/jax_reference.py tests/lax/make_jax_reference_lax_extras.py
 
 `CASES` is also the tests' table: each entry is `name -> (fun(lax, np, *args), args, x64)`,
 called with `jax.lax` here and `tracejit.lax` there (x64: run with 64-bit types enabled); a
@@ -166,9 +166,8 @@ def _leaves(result):
     return list(result) if isinstance(result, (tuple, list)) else [result]
 
 
-def main():
-    import jax
-    import jax.numpy as jnp
+def main(jax):
+    jnp = jax.numpy
 
     assert jax.__version__ == "0.10.2", jax.__version__
     out = {}
@@ -186,7 +185,3 @@ def main():
     DATA.parent.mkdir(exist_ok=True)
     np.savez_compressed(DATA, **out)
     print(f"wrote {len(out)} arrays to {DATA}")
-
-
-if __name__ == "__main__":
-    main()

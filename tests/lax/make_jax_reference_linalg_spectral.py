@@ -3,9 +3,9 @@ convention is JAX's own: the tangent of a full QR's Householder complement (tall
 eigenvector and singular-vector tangents at repeated eigen- and singular values (infinities and
 NaNs), and `jnp.linalg.pinv`'s custom JVP. The tests (`tests/lax/test_linalg_spectral.py`)
 never import JAX; they compare with `tests/lax/data/linalg_spectral.npz`. To regenerate it, in a
-virtualenv with `jax==0.10.2` (CPU), from outside the repository:
+virtualenv with `jax==0.10.2` (CPU), from the repository's root:
 
-    python /path/to/tests/lax/make_jax_reference_linalg_spectral.py
+    python tools/jax_reference.py tests/lax/make_jax_reference_linalg_spectral.py
 
 `CASES` is also the tests' table: `name -> (fun(jax, *args), args)`, with 64-bit types; each
 case stores its primal and tangent outputs as `<name>/primal/<i>` and `<name>/tangent/<i>`.
@@ -51,8 +51,7 @@ def _flat(name, primal, tangent):
     return out
 
 
-def main():
-    import jax
+def main(jax):
 
     jax.config.update("jax_enable_x64", True)
     data = {}
@@ -60,7 +59,3 @@ def main():
         data.update(_flat(name, *fun(jax, *args)))
     DATA.parent.mkdir(exist_ok=True)
     np.savez(DATA, **data)
-
-
-if __name__ == "__main__":
-    main()

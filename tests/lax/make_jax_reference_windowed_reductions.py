@@ -5,9 +5,9 @@ the identity (XLA skips padding and holes), 'SAME'/'SAME_LOWER' padding with dil
 generic `select_and_scatter` (JAX exports its primitive only; its internal helper binds it).
 The tests (`tests/lax/test_windowed_reductions.py`) never import JAX; they compare with
 `tests/lax/data/windowed_reductions.npz`. To regenerate it, in a virtualenv with `jax==0.10.2`
-(CPU), from outside the repository:
+(CPU), from the repository's root:
 
-    python /path/to/tests/lax/make_jax_reference_windowed_reductions.py
+    python tools/jax_reference.py tests/lax/make_jax_reference_windowed_reductions.py
 
 `CASES` is also the tests' table: each entry is `name -> (fun(jax, select_and_scatter, *args),
 args)`, called with `jax` and JAX's helper here and with `tracejit` and its
@@ -29,6 +29,9 @@ SPECIAL = np.array([1, NAN, 2, 3, -0.0, 0, -0.0, -INF, -INF, 5], np.float32)
 EDGES = np.array([-INF, 1, -INF, -INF], np.float32)
 PLATEAU = np.ones((4, 5), np.float32)
 DISTINCT = np.random.default_rng(1).permutation(12).reshape(3, 4).astype(np.float32)
+
+
+JAX_MODULES = ("jax._src.lax.windowed_reductions",)  # (imported for main by tools/jax_reference.py)
 
 
 def _window(op, init, *geometry):
@@ -171,9 +174,8 @@ CASES = {
 }
 
 
-def main():
-    import jax
-    from jax._src.lax.windowed_reductions import _select_and_scatter
+def main(jax):
+    _select_and_scatter = jax._src.lax.windowed_reductions._select_and_scatter
 
     assert jax.__version__ == "0.10.2", jax.__version__
     arrays = {}
@@ -185,7 +187,3 @@ def main():
     DATA.parent.mkdir(exist_ok=True)
     np.savez(DATA, **arrays)
     print(f"wrote {len(arrays)} arrays to {DATA}")
-
-
-if __name__ == "__main__":
-    main()

@@ -4,9 +4,9 @@ some axes) and complex products, quotients, moduli and integer powers (XLA's fus
 multiply-adds, Smith's algorithm, JAX's order of products). The tests
 (`tests/lax/test_xla_arithmetic_reference.py`) never import JAX; they compare with
 `tests/lax/data/xla_arithmetic.npz`. To regenerate it, in a virtualenv with `jax==0.10.2`
-(CPU), from outside the repository:
+(CPU), from the repository's root:
 
-    python /path/to/tests/lax/make_jax_reference_xla_arithmetic.py
+    python tools/jax_reference.py tests/lax/make_jax_reference_xla_arithmetic.py
 
 `CASES` is also the tests' table: `name -> (fun(jnp, lax, *args), args, x64)`, called with
 `jax.numpy`/`jax.lax` here and tracejit's there, eagerly (JAX's eager arithmetic is jitted
@@ -110,10 +110,9 @@ CASES = {
 }
 
 
-def main():
-    import jax  # the scratch virtualenv's JAX, never the package's
-    import jax.numpy as jnp
-    from jax import lax
+def main(jax):
+    jnp = jax.numpy
+    lax = jax.lax
 
     out = {}
     for name, (fun, args, x64) in CASES.items():
@@ -122,7 +121,3 @@ def main():
     jax.config.update("jax_enable_x64", False)
     np.savez_compressed(DATA, **out)
     print(f"wrote {len(out)} results to {DATA}")
-
-
-if __name__ == "__main__":
-    main()

@@ -5,9 +5,9 @@ the real transforms, where a wrong transpose would hide), as reference data for
 The tests never import JAX; they compare tracejit's results (values, shapes and dtypes, or
 the exception's class) with the ones this script saved from real JAX into
 `tests/numpy/data/jax_reference_fft.json`. To regenerate it, in a virtualenv with
-`jax==0.10.2` (CPU) and NumPy, from outside the repository:
+`jax==0.10.2` (CPU) and NumPy, from the repository's root:
 
-    python /path/to/tests/numpy/make_jax_reference_fft.py
+    python tools/jax_reference.py tests/numpy/make_jax_reference_fft.py
 
 Each case is a function of the top-level module (jax or tracejit), run with 64-bit types
 enabled, so that this file is also the tests' table of cases: they load it without running
@@ -106,8 +106,7 @@ def outcome(fun, jax) -> dict:
         return {"error": type(error).__name__}
 
 
-def main():
-    import jax
+def main(jax):
 
     assert jax.__version__ == "0.10.2", jax.__version__
     jax.config.update("jax_enable_x64", True)
@@ -116,7 +115,3 @@ def main():
     lines = [f"{json.dumps(name)}: {json.dumps(out[name])}" for name in sorted(out)]
     DATA.write_text("{\n" + ",\n".join(lines) + "\n}\n")  # one case per line
     print(f"wrote {len(out)} cases to {DATA}")
-
-
-if __name__ == "__main__":
-    main()

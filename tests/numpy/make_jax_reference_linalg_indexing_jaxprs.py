@@ -1,9 +1,9 @@
 """Records how JAX 0.10.2 prints the jaxprs of the `jnp.linalg` and indexing calls of
 `linalg_indexing_jaxpr_cases.py` for `test_linalg_indexing_jaxprs.py`, which never imports JAX.
-To regenerate, in a virtualenv with `jax==0.10.2` (CPU), from a directory outside the
-repository:
+To regenerate, in a virtualenv with `jax==0.10.2` (CPU), from the repository's
+root:
 
-    python /path/to/tests/numpy/make_jax_reference_linalg_indexing_jaxprs.py
+    python tools/jax_reference.py tests/numpy/make_jax_reference_linalg_indexing_jaxprs.py
 """
 
 import pathlib
@@ -14,5 +14,8 @@ sys.path.insert(0, str(HERE.parent))  # (tests/, for recorded_jaxprs)
 
 from recorded_jaxprs import record
 
-if __name__ == "__main__":
-    record(HERE / "linalg_indexing_jaxpr_cases.py", HERE / "data" / "linalg_indexing_jaxprs.json")
+
+def main(jax):
+    record(
+        jax, HERE / "linalg_indexing_jaxpr_cases.py", HERE / "data" / "linalg_indexing_jaxprs.json"
+    )

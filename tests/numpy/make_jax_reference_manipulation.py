@@ -4,9 +4,9 @@ below, as reference data for `tests/numpy/test_jax_reference_manipulation.py`.
 The tests never import JAX; they compare tracejit's results (values, shapes, dtypes, weak
 types, or the exception's class) with the ones this script saved from real JAX into
 `tests/numpy/data/jax_reference_manipulation.json`. To regenerate them, in a virtualenv with
-`jax==0.10.2` (CPU) and NumPy, from outside the repository:
+`jax==0.10.2` (CPU) and NumPy, from the repository's root:
 
-    python /path/to/tests/numpy/make_jax_reference_manipulation.py
+    python tools/jax_reference.py tests/numpy/make_jax_reference_manipulation.py
 
 Each case is a function of a `jnp` module (jax.numpy or tracejit.numpy), so that this file is
 also the tests' table of cases: they load it without running `main`.
@@ -446,12 +446,10 @@ def outcome(fun, jnp):
         return {"error": type(error).__name__}
 
 
-def main():
+def main(jax):
     import warnings
 
-    import jax
-    import jax.numpy as jnp
-
+    jnp = jax.numpy
     assert jax.__version__ == "0.10.2", jax.__version__
     warnings.simplefilter("ignore")
     out = {name: outcome(fun, jnp) for name, fun in CASES.items()}
@@ -459,7 +457,3 @@ def main():
     lines = [f"{json.dumps(name)}: {json.dumps(out[name])}" for name in sorted(out)]
     DATA.write_text("{\n" + ",\n".join(lines) + "\n}\n")  # one case per line
     print(f"wrote {len(out)} cases to {DATA}")
-
-
-if __name__ == "__main__":
-    main()

@@ -5,7 +5,7 @@ and under jit.
 
 Run by hand with real JAX (never imported by the package or the tests):
 
-    cd tests/numpy && /work/jaxref/bin/python make_jax_reference_stats.py
+    python tools/jax_reference.py tests/numpy/make_jax_reference_stats.py
 
 Each case is an expression over `jnp`, `np` and the named inputs below; a case marked
 `eager_only` needs concrete values (its result's shape depends on them).
@@ -438,9 +438,8 @@ def encode(value):
     }
 
 
-def main():
-    import jax
-    import jax.numpy as jnp
+def main(jax):
+    jnp = jax.numpy
 
     assert jax.__version__ == "0.10.2", jax.__version__
     env = {"jnp": jnp, "np": np, **{k: jnp.asarray(v) for k, v in INPUTS.items()}}
@@ -461,7 +460,3 @@ def main():
     lines.append(",\n".join(json.dumps(case) for case in cases))
     path.write_text("\n".join(lines) + "]}\n")
     print(f"wrote {len(cases)} cases to {path}")
-
-
-if __name__ == "__main__":
-    main()

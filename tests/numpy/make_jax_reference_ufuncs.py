@@ -2,9 +2,9 @@
 cannot say (weak types, JAX's promotions, JAX's own functions and methods), into
 `data/jax_reference_ufuncs.json`, which `test_jax_reference_ufuncs.py` replays.
 
-Run by hand, outside the repository, with real JAX in a scratch virtualenv:
+Run by hand from the repository's root, with real JAX in a scratch virtualenv:
 
-    cd /tmp && /path/to/jax-venv/bin/python /path/to/tests/numpy/make_jax_reference_ufuncs.py
+    /path/to/jax-venv/bin/python tools/jax_reference.py tests/numpy/make_jax_reference_ufuncs.py
 
 Each case is an expression over `jnp`, `np` and the named inputs of INPUTS (NumPy expressions);
 its record is the result's dtype, weak type, shape and values (real and imaginary parts), or
@@ -15,11 +15,7 @@ to zero, NumPy (tracejit's eager evaluation) does not.
 import json
 import pathlib
 
-import jax
 import numpy as np
-
-jax.config.update("jax_platforms", "cpu")
-import jax.numpy as jnp
 
 INPUTS = {
     "f": "np.array([0.0, -0.0, 1.5, -3.0, 7e37, np.inf, -np.inf, np.nan, 0.3], np.float32)",
@@ -267,9 +263,9 @@ def _record(value):
     return record
 
 
-def main():
+def main(jax):
     inputs = {name: eval(source, {"np": np}) for name, source in INPUTS.items()}
-    scope = {"jnp": jnp, "np": np, **inputs}
+    scope = {"jnp": jax.numpy, "np": np, **inputs}
     results = {}
     for name, expression in CASES.items():
         try:
@@ -281,7 +277,3 @@ def main():
     document = {"jax_version": jax.__version__, "inputs": INPUTS, "cases": results}
     out.write_text(json.dumps(document, indent=1) + "\n")
     print(f"wrote {len(results)} cases to {out}")
-
-
-if __name__ == "__main__":
-    main()

@@ -3,23 +3,25 @@
 repository:
 
     XLA_FLAGS=--xla_force_host_platform_device_count=4 \
-        /work/jaxref/bin/python /work/wt-shard/tests/parallel/make_jax_reference_sharding_in_types.py
+        python tools/jax_reference.py tests/parallel/make_jax_reference_sharding_in_types.py
 """
 
 import json
-import os
-import sys
+import pathlib
 
-import jax
-import jax.numpy as jnp
-from jax import lax
-from jax.sharding import NamedSharding
-from jax.sharding import PartitionSpec as P
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sharding_in_types_cases import run_all
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "sharding_in_types.json")
-with open(out, "w") as file:
-    json.dump(run_all(jax, jnp, lax, NamedSharding, P), file, indent=1, sort_keys=True)
-    file.write("\n")
+DATA = pathlib.Path(__file__).parent / "data" / "sharding_in_types.json"
+
+
+def main(jax):
+    with open(DATA, "w") as file:
+        json.dump(
+            run_all(
+                jax, jax.numpy, jax.lax, jax.sharding.NamedSharding, jax.sharding.PartitionSpec
+            ),
+            file,
+            indent=1,
+            sort_keys=True,
+        )
+        file.write("\n")

@@ -1,23 +1,24 @@
 """Records JAX 0.10.2's typing of the shard_map bodies in `vma_cases.py` into
-data/vma.json. Run by hand, from outside the repository:
+data/vma.json. Run by hand, with JAX 0.10.2 installed, from the repository:
 
     XLA_FLAGS=--xla_force_host_platform_device_count=4 \
-        /work/jaxref/bin/python /work/wt-shard/tests/parallel/make_jax_reference_vma.py
+        python tools/jax_reference.py tests/parallel/make_jax_reference_vma.py
 """
 
 import json
-import os
-import sys
+import pathlib
 
-import jax
-import jax.numpy as jnp
-from jax import lax
-from jax.sharding import PartitionSpec as P
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vma_cases import run_all
 
-out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "vma.json")
-with open(out, "w") as file:
-    json.dump(run_all(jax, jnp, lax, P), file, indent=1, sort_keys=True)
-    file.write("\n")
+DATA = pathlib.Path(__file__).parent / "data" / "vma.json"
+
+
+def main(jax):
+    with open(DATA, "w") as file:
+        json.dump(
+            run_all(jax, jax.numpy, jax.lax, jax.sharding.PartitionSpec),
+            file,
+            indent=1,
+            sort_keys=True,
+        )
+        file.write("\n")

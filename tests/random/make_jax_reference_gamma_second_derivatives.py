@@ -1,8 +1,8 @@
 """Records JAX's second derivatives of Gamma samples in their shape `a` for
 `tests/random/test_gamma_second_derivatives.py`, which never imports JAX. To regenerate, in a
-virtualenv with `jax==0.10.2` (CPU), from a directory outside the repository:
+virtualenv with `jax==0.10.2` (CPU), from the repository's root:
 
-    python /path/to/tests/random/make_jax_reference_gamma_second_derivatives.py
+    python tools/jax_reference.py tests/random/make_jax_reference_gamma_second_derivatives.py
 
 JAX differentiates the series of `random_gamma_grad` in forward mode only: `jacfwd(grad(f))`
 and `jacfwd(jacfwd(f))` give the second derivative, `grad(grad(f))` raises.
@@ -21,9 +21,8 @@ def sample_sum(jax, dtype):
     return lambda a: jax.random.gamma(key, a, (3,), dtype=dtype).sum()
 
 
-def main():
-    import jax
-    import jax.numpy as jnp
+def main(jax):
+    jnp = jax.numpy
 
     jax.config.update("jax_enable_x64", True)
     out = {}
@@ -34,7 +33,3 @@ def main():
             for a in (jnp.asarray(a, dtype) for a in shapes)
         ]
     DATA.write_text(json.dumps(out, indent=1) + "\n")
-
-
-if __name__ == "__main__":
-    main()

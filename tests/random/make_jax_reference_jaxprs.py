@@ -1,8 +1,8 @@
 """Records how JAX 0.10.2 prints the jaxprs of its samplers (`sampler_jaxpr_cases.py`) for
 `test_sampler_jaxprs.py`, which never imports JAX. To regenerate, in a virtualenv with
-`jax==0.10.2` (CPU), from a directory outside the repository:
+`jax==0.10.2` (CPU), from the repository's root:
 
-    python /path/to/tests/random/make_jax_reference_jaxprs.py
+    python tools/jax_reference.py tests/random/make_jax_reference_jaxprs.py
 """
 
 import pathlib
@@ -13,5 +13,6 @@ sys.path.insert(0, str(HERE.parent))  # (tests/, for recorded_jaxprs)
 
 from recorded_jaxprs import record
 
-if __name__ == "__main__":
-    record(HERE / "sampler_jaxpr_cases.py", HERE / "data" / "sampler_jaxprs.json")
+
+def main(jax):
+    record(jax, HERE / "sampler_jaxpr_cases.py", HERE / "data" / "sampler_jaxprs.json")

@@ -4,7 +4,7 @@ The tests never import JAX; they compare tracejit's values with the ones this sc
 real JAX 0.10.2 into `tests/random/data/reference.npz`. To regenerate them, in a virtualenv
 with `jax==0.10.2` (CPU) and NumPy:
 
-    python tests/random/make_reference.py
+    python tools/jax_reference.py tests/random/make_reference.py
 
 The cases (`CASES`) are functions of a `random` module (jax.random or tracejit.random), a key
 and a NumPy-like module, so that this file is also the tests' table of cases: they load it
@@ -219,8 +219,7 @@ def record(jax, cases, prefix, out):
         )
 
 
-def main():
-    import jax
+def main(jax):
 
     assert jax.__version__ == "0.10.2", jax.__version__
     out = {}
@@ -248,7 +247,3 @@ def main():
     DATA.parent.mkdir(exist_ok=True)
     np.savez_compressed(DATA, **out)
     print(f"wrote {len(out)} arrays to {DATA}")
-
-
-if __name__ == "__main__":
-    main()

@@ -5,9 +5,9 @@ SciPy's (default float32 results, integer rounding, ModeResult's dtypes, BFGS's 
 
 The tests never import JAX; they load this file for `CASES` without running `main`. To
 regenerate `tests/scipy/data/jax_scipy_misc.json`, in a virtualenv with `jax==0.10.2` (CPU),
-from outside the repository:
+from the repository's root:
 
-    python /path/to/tests/scipy/make_jax_reference_scipy_misc.py
+    python tools/jax_reference.py tests/scipy/make_jax_reference_scipy_misc.py
 
 A case is `fun(jax_like)` where `jax_like` is `jax` or `tracejit` (with `.numpy` and
 `.scipy` imported); `X64_CASES` run with `jax_enable_x64`.
@@ -113,20 +113,17 @@ X64_CASES = {
     ),
 }
 
+JAX_MODULES = (
+    "jax.scipy.integrate",
+    "jax.scipy.ndimage",
+    "jax.scipy.optimize",
+    "jax.scipy.signal",
+    "jax.scipy.stats",
+)  # (imported for main by tools/jax_reference.py)
 
-if __name__ == "__main__":
+
+def main(jax):
     sys.path.insert(0, str(pathlib.Path(__file__).parent.parent))  # (tests/)
     from recorded_values import record
 
-    record(
-        CASES,
-        X64_CASES,
-        DATA,
-        modules=(
-            "jax.scipy.integrate",
-            "jax.scipy.ndimage",
-            "jax.scipy.optimize",
-            "jax.scipy.signal",
-            "jax.scipy.stats",
-        ),
-    )
+    record(jax, CASES, X64_CASES, DATA)

@@ -6,9 +6,9 @@ scipy.interpolate and scipy.cluster.vq on the cases below, for
 
 The tests never import JAX; they load this file for `CASES` without running `main`. To
 regenerate `tests/scipy/data/jax_sparse_spatial.json`, in a virtualenv with `jax==0.10.2`
-(CPU), from outside the repository:
+(CPU), from the repository's root:
 
-    python /path/to/tests/scipy/make_jax_reference_sparse_spatial.py
+    python tools/jax_reference.py tests/scipy/make_jax_reference_sparse_spatial.py
 
 A case is `fun(jax_like)` where `jax_like` is `jax` or `tracejit` (with `.numpy` and the
 `.scipy` submodules imported); `X64_CASES` run with `jax_enable_x64`.
@@ -110,19 +110,16 @@ X64_CASES = {
     ),
 }
 
+JAX_MODULES = (
+    "jax.scipy.cluster.vq",
+    "jax.scipy.interpolate",
+    "jax.scipy.sparse.linalg",
+    "jax.scipy.spatial.transform",
+)  # (imported for main by tools/jax_reference.py)
 
-if __name__ == "__main__":
+
+def main(jax):
     sys.path.insert(0, str(pathlib.Path(__file__).parent.parent))  # (tests/)
     from recorded_values import record
 
-    record(
-        CASES,
-        X64_CASES,
-        DATA,
-        modules=(
-            "jax.scipy.cluster.vq",
-            "jax.scipy.interpolate",
-            "jax.scipy.sparse.linalg",
-            "jax.scipy.spatial.transform",
-        ),
-    )
+    record(jax, CASES, X64_CASES, DATA)

@@ -3,20 +3,17 @@ in float32 and float64, with their gradients, for tests/scipy/test_special_hyper
 JAX's conventions (1F1(0; 0; x) = 1, 2F1's poles and x > 1) and its float32 rounding are not
 SciPy's.
 
-Run by hand from outside the repository:
-    cd /tmp && /work/jaxref/bin/python /path/to/tests/scipy/make_jax_reference_special2.py
+Run by hand, with JAX 0.10.2 installed, from the repository:
+    /work/jaxref/bin/python tools/jax_reference.py tests/scipy/make_jax_reference_special2.py
 It writes tests/scipy/data/jax_special2.json next to this script.
 """
 
 import json
 import pathlib
 
-import jax
 import numpy as np
 
-jax.config.update("jax_enable_x64", True)
-import jax.numpy as jnp
-from jax.scipy import special as sp
+JAX_MODULES = ("jax.scipy.special",)  # (imported for main by tools/jax_reference.py)
 
 
 def hyp1f1_operands():
@@ -48,7 +45,8 @@ def hyp2f1_operands():
     ]
 
 
-def record(fun, operands, argnums):
+def record(jax, fun, operands, argnums):
+    jnp = jax.numpy
     out = {}
     for name, dtype in (("float32", np.float32), ("float64", np.float64)):
         args = [jnp.asarray(v, dtype) for v in operands]
@@ -61,7 +59,8 @@ def record(fun, operands, argnums):
     return out
 
 
-def record_sph_harm_y():
+def record_sph_harm_y(jax):
+    jnp, sp = jax.numpy, jax.scipy.special
     rng = np.random.default_rng(4)
     n = np.array([0, 1, 1, 2, 2, 3, 4, 5, 6, 6, 8, 8])
     m = np.array([0, -1, 1, 2, -2, 0, -3, 5, 1, -6, 7, -4])
@@ -84,15 +83,13 @@ def record_sph_harm_y():
     return out
 
 
-def main():
+def main(jax):
+    jax.config.update("jax_enable_x64", True)
+    sp = jax.scipy.special
     data = {
-        "hyp1f1": record(sp.hyp1f1, hyp1f1_operands(), (0, 1, 2)),
-        "hyp2f1": record(sp.hyp2f1, hyp2f1_operands(), (0, 1, 2, 3)),
-        "sph_harm_y": record_sph_harm_y(),
+        "hyp1f1": record(jax, sp.hyp1f1, hyp1f1_operands(), (0, 1, 2)),
+        "hyp2f1": record(jax, sp.hyp2f1, hyp2f1_operands(), (0, 1, 2, 3)),
+        "sph_harm_y": record_sph_harm_y(jax),
     }
     path = pathlib.Path(__file__).parent / "data" / "jax_special2.json"
     path.write_text(json.dumps(data, allow_nan=True) + "\n")
-
-
-if __name__ == "__main__":
-    main()

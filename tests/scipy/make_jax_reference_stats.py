@@ -4,9 +4,9 @@ The tests never import JAX; where SciPy is no reference (outside the support, in
 parameters, NaN and infinite input: JAX answers NaN, -inf or a formula's value where SciPy
 may raise or answer otherwise) and for dtypes and weak types, they compare with the values
 this script saved from real JAX into `tests/scipy/data/jax_stats.json`. To regenerate them, in a
-virtualenv with `jax==0.10.2` (CPU), from outside the repository:
+virtualenv with `jax==0.10.2` (CPU), from the repository's root:
 
-    python /path/to/tests/scipy/make_jax_reference_stats.py
+    python tools/jax_reference.py tests/scipy/make_jax_reference_stats.py
 
 Every function of every distribution in the inventory (`tests/data/jax_api_0_10_2.json`) is
 called on a grid: its first argument's edge values (`EDGES`, by kind) against `PARAMETERS`,
@@ -71,6 +71,9 @@ DISCRETE = {"bernoulli", "binom", "betabinom", "geom", "nbinom", "poisson"}
 OWN_SIGNATURE = {"dirichlet", "multinomial", "multivariate_normal"}
 
 
+JAX_MODULES = ("jax.scipy.stats",)  # (imported for main by tools/jax_reference.py)
+
+
 def first_argument_kind(dist: str, fun: str) -> str:
     if dist == "poisson" and fun == "entropy":
         return "mu"
@@ -122,16 +125,11 @@ def _record(jax, stats, x64: bool) -> dict:
     return out
 
 
-def main():
-    import jax
-    from jax.scipy import stats
+def main(jax):
+    stats = jax.scipy.stats
 
     assert jax.__version__ == "0.10.2", jax.__version__
     record = {"float32": _record(jax, stats, False), "float64": _record(jax, stats, True)}
     DATA.parent.mkdir(exist_ok=True)
     DATA.write_text(json.dumps(record, indent=0, sort_keys=True) + "\n")
     print(f"wrote {DATA}")
-
-
-if __name__ == "__main__":
-    main()

@@ -2,7 +2,7 @@
 0.10.2, and the differences listed: the result's dtypes, weak types and shapes, or the class
 of the exception raised. Run by hand, with an interpreter that has jax installed:
 
-    python tests/compare_with_jax.py --jax-python PATH [--module jax.numpy] [--arity 1]
+    python tools/compare_with_jax.py --jax-python PATH [--module jax.numpy] [--arity 1]
 
 Each framework runs in its own process (this file with `--worker`; tracejit serving as `jax`
 through `python -m tracejit.as_jax`). Stop 30 used it on `jax.numpy` (one and two arguments),
